@@ -1,0 +1,166 @@
+"""Applications on top of the sockets: a writer, a reader, and a request/response pair.
+
+A send or recv call costs the host's per-call and per-byte CPU time on the application's CPU; a
+blocking send copies what fits and waits for the rest, as BSD ``sosend`` does (it resumes when at least
+``min(remaining, low-water mark)`` bytes of space are free).
+"""
+
+from __future__ import annotations
+
+from .endpoint import TcpEndpoint
+
+__all__ = ["Writer", "Reader", "RequestResponse"]
+
+SEND_LOWAT_BYTES = 2048
+"""4.4BSD ``so_snd.sb_lowat`` default: a blocked writer wakes when this much space is free."""
+
+
+class Writer:
+    """Calls ``send(write_bytes)`` back to back (or paced, or on demand for request/response)."""
+
+    def __init__(self, ep: TcpEndpoint, write_bytes: int, cpu: int, interval_s: float | None = None,
+                 total_bytes: int | None = None, calls: float = float("inf")) -> None:
+        self.ep = ep
+        self.kernel = ep.kernel
+        self.host = ep.host
+        self.write_bytes = write_bytes
+        self.cpu = cpu
+        self.interval_s = interval_s
+        self.left_total = total_bytes if total_bytes is not None else float("inf")
+        self.calls_left = calls
+        self.remaining = 0
+        self.busy = False
+        self.lowat = min(SEND_LOWAT_BYTES, max(ep.sndbuf // 2, 1))
+        self.next_call_s = 0.0
+        self.calls = 0
+        ep.on_writable = self.kick
+
+    def start(self) -> None:
+        self.kick()
+
+    def add_calls(self, n: int) -> None:
+        """Request/response: allow ``n`` more send calls."""
+        self.calls_left += n
+        self.kick()
+
+    def kick(self) -> None:
+        """Issue the next piece of work if the writer is idle and has something to do."""
+        if self.busy:
+            return
+        ep = self.ep
+        new_call = False
+        if self.remaining == 0:
+            if self.calls_left <= 0 or self.left_total <= 0:
+                ep.writer_blocked = False
+                return
+            now = self.kernel.env._now
+            if self.interval_s is not None and now < self.next_call_s:
+                self.busy = True
+                self.kernel.call_at(self.next_call_s, self._paced)
+                return
+            self.remaining = int(min(self.write_bytes, self.left_total))
+            self.calls_left -= 1
+            self.calls += 1
+            if self.interval_s is not None:
+                self.next_call_s = max(now, self.next_call_s) + self.interval_s
+            new_call = True
+        space = ep.send_space()
+        chunk = self.remaining if self.remaining < space else space
+        if chunk < self.remaining and chunk < self.lowat:
+            ep.writer_blocked = True
+            if new_call:
+                self._charge_call_only()
+            return
+        ep.writer_blocked = False
+        done = self.host.syscall(self.cpu, chunk, new_call)
+        if done <= self.kernel.env._now:
+            self._done(chunk)
+        else:
+            self.busy = True
+            self.kernel.call_at(done, self._done, chunk)
+
+    def _charge_call_only(self) -> None:
+        self.host.syscall(self.cpu, 0, True)
+
+    def _paced(self) -> None:
+        self.busy = False
+        self.kick()
+
+    def _done(self, chunk: int) -> None:
+        self.busy = False
+        self.remaining -= chunk
+        self.left_total -= chunk
+        self.ep.app_write(chunk, self.cpu)
+        if self.remaining == 0 or self.ep.send_space() >= min(self.remaining, self.lowat):
+            self.kick()
+
+
+class Reader:
+    """Calls ``recv(read_bytes)`` whenever data is waiting; counts what the application got."""
+
+    def __init__(self, ep: TcpEndpoint, read_bytes: int | None, cpu: int, on_data=None) -> None:
+        self.ep = ep
+        self.kernel = ep.kernel
+        self.host = ep.host
+        self.read_bytes = read_bytes or ep.rcv_window_max
+        self.cpu = cpu
+        self.busy = False
+        self.delivered_bytes = 0
+        self.reads = 0
+        self.on_data = on_data
+        ep.on_readable = self.kick
+
+    def kick(self) -> None:
+        if self.busy:
+            return
+        avail = self.ep.rcv_buffered
+        if avail <= 0:
+            return
+        chunk = avail if avail < self.read_bytes else self.read_bytes
+        done = self.host.syscall(self.cpu, chunk, True)
+        if done <= self.kernel.env._now:
+            self._done(chunk)
+        else:
+            self.busy = True
+            self.kernel.call_at(done, self._done, chunk)
+
+    def _done(self, chunk: int) -> None:
+        self.busy = False
+        self.reads += 1
+        self.delivered_bytes += chunk
+        self.ep.app_read(chunk, self.cpu)
+        if self.on_data is not None:
+            self.on_data(chunk)
+        self.kick()
+
+
+class RequestResponse:
+    """netperf TCP_RR: the client sends a request, the server answers once it has read all of it."""
+
+    def __init__(self, client: TcpEndpoint, server: TcpEndpoint, request_bytes: int, response_bytes: int,
+                 client_cpu: int, server_cpu: int) -> None:
+        self.request_bytes = request_bytes
+        self.response_bytes = response_bytes
+        self.transactions = 0
+        self._server_got = 0
+        self._client_got = 0
+        self.client_writer = Writer(client, request_bytes, client_cpu, calls=0)
+        self.server_writer = Writer(server, response_bytes, server_cpu, calls=0)
+        self.server_reader = Reader(server, None, server_cpu, on_data=self._server_data)
+        self.client_reader = Reader(client, None, client_cpu, on_data=self._client_data)
+
+    def start(self) -> None:
+        self.client_writer.add_calls(1)
+
+    def _server_data(self, size_bytes: int) -> None:
+        self._server_got += size_bytes
+        while self._server_got >= self.request_bytes:
+            self._server_got -= self.request_bytes
+            self.server_writer.add_calls(1)
+
+    def _client_data(self, size_bytes: int) -> None:
+        self._client_got += size_bytes
+        while self._client_got >= self.response_bytes:
+            self._client_got -= self.response_bytes
+            self.transactions += 1
+            self.client_writer.add_calls(1)

@@ -1,0 +1,376 @@
+"""One end of a TCP connection: socket buffers, segmentation, ACK processing, timers.
+
+The endpoint is full duplex (request/response traffic piggybacks ACKs on data); a bulk stream simply
+never writes on its receiving side. Every decision is delegated to :mod:`tcpsim.protocol`.
+
+Ref: RFC 9293 §3.8-3.10 (sequence space, windows, segment arrival), RFC 5681 and 6582 (congestion
+control), RFC 6298 (retransmission timer), RFC 1122 §4.2.3 (Nagle, SWS avoidance, delayed ACK).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from ..config import TcpOptions
+from ..protocol import framing
+from ..protocol.congestion import NewReno
+from ..protocol.delack import make_delack
+from ..protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
+from ..protocol.rto import RtoEstimator
+from ..protocol.window import advertised_window, scale_window, window_shift
+from .host import HostRuntime
+from .kernel import Kernel
+from .segment import Segment
+
+__all__ = ["TcpEndpoint", "BLOCK_REASONS"]
+
+BLOCK_REASONS = ("window", "cwnd", "nagle", "sndbuf", "app")
+
+
+class TcpEndpoint:
+    """Sender and receiver state of one side of a connection."""
+
+    def __init__(self, kernel: Kernel, host: HostRuntime, opts: TcpOptions, peer_opts: TcpOptions,
+                 mtu_bytes: int, rate_bps: float, stream: int, trace: list | None, name: str) -> None:
+        self.kernel = kernel
+        self.host = host
+        self.opts = opts
+        self.stream = stream
+        self.name = name
+        self.trace = trace
+        self.peer: TcpEndpoint | None = None
+        # Both ends must agree to use timestamps (RFC 7323 §3.2); the MSS is the smaller one offered.
+        ts = opts.timestamps and peer_opts.timestamps
+        self.option_bytes = framing.tcp_option_bytes(ts)
+        self.mss = framing.mss_bytes(mtu_bytes, ts)
+        self._rate_bps = rate_bps
+        self._wire_cache: dict[int, tuple[int, float]] = {}
+        # --- send side ---
+        self.sndbuf = opts.sndbuf_bytes
+        self.snd_una = 0
+        self.snd_nxt = 0
+        self.snd_max = 0
+        self.written = 0
+        self.whole_messages = opts.whole_message_segments
+        self.messages: deque[int] = deque()
+        self.sent: deque[list] = deque()  # [seq, length, sent_s, retransmitted]
+        self.nodelay = opts.nodelay
+        self.naglim = min(self.mss, opts.naglim_bytes) if opts.naglim_bytes else self.mss
+        self.cc = NewReno(self.mss, opts.initial_cwnd_segments)
+        self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
+        self._rto_deadline: float | None = None
+        self._rto_pending = False
+        self.peer_wnd = 0
+        self.max_sndwnd = 0
+        self.on_writable = None
+        self.writer_blocked = False
+        # --- receive side ---
+        window_max = opts.max_window_bytes
+        self.rcv_shift = window_shift(window_max, opts.window_scaling)
+        self.rcv_window_max = window_max
+        self.rcv_nxt = 0
+        self.rcv_buffered = 0
+        self.ooo: dict[int, int] = {}
+        self.right_edge = scale_window(window_max, self.rcv_shift)
+        self.last_adv = self.right_edge
+        self.delack = make_delack(opts.delack, self.mss, opts.delack_timeout_s, opts.deferred_acks_max,
+                                  opts.quickack_segments)
+        self._delack_gen = 0
+        self._delack_armed = False
+        self.on_readable = None
+        # --- counters ---
+        self.data_segments = 0
+        self.retransmits = 0
+        self.acks_sent = 0
+        self.bytes_sent = 0
+        self.payload_hist: dict[int, int] = {}
+        self.block = "app"
+        self.block_since = 0.0
+        self.block_time = dict.fromkeys(BLOCK_REASONS, 0.0)
+        self.rtt_sum_s = 0.0
+        self.rtt_n = 0
+
+    def connect(self, peer: "TcpEndpoint") -> None:
+        """Pair with the other end; the initial windows are what each side offers (the handshake)."""
+        self.peer = peer
+        self.mss = min(self.mss, peer.mss)
+        self.peer_wnd = peer.right_edge
+        self.max_sndwnd = self.peer_wnd
+
+    # --- helpers -----------------------------------------------------------------------------------
+    def _wire(self, length: int) -> tuple[int, float]:
+        cached = self._wire_cache.get(length)
+        if cached is None:
+            frame = framing.frame_bytes(length, self.option_bytes)
+            wire_s = framing.wire_bytes(length, self.option_bytes) * 8.0 / self._rate_bps
+            cached = self._wire_cache[length] = (frame, wire_s)
+        return cached
+
+    def _set_block(self, reason: str) -> None:
+        if reason != self.block:
+            now = self.kernel.env._now
+            self.block_time[self.block] += now - self.block_since
+            self.block = reason
+            self.block_since = now
+
+    def _window_to_advertise(self) -> int:
+        free = self.rcv_window_max - self.rcv_buffered
+        wnd = advertised_window(free, self.rcv_nxt, self.right_edge, self.mss, self.rcv_window_max)
+        wnd = scale_window(wnd, self.rcv_shift)
+        self.right_edge = max(self.right_edge, self.rcv_nxt + wnd)
+        return wnd
+
+    def _emit(self, seq: int, length: int, cpu: int, retransmit: bool) -> None:
+        now = self.kernel.env._now
+        wnd = self._window_to_advertise()
+        frame, wire_s = self._wire(length)
+        seg = Segment(self.peer, seq, length, self.rcv_nxt, wnd, frame, wire_s, retransmit, now)
+        if self.delack.held_segments:
+            self.delack.on_ack_sent()
+            self._delack_gen += 1
+            self._delack_armed = False
+        self.last_adv = self.rcv_nxt + wnd
+        if length:
+            self.data_segments += 1
+            self.bytes_sent += length
+            hist = self.payload_hist
+            hist[length] = hist.get(length, 0) + 1
+            if retransmit:
+                self.retransmits += 1
+        else:
+            self.acks_sent += 1
+        if self.trace is not None and len(self.trace) < self.trace.maxlen:
+            self.trace.append((now, self.name, "data" if length else "ack", seq, length, self.rcv_nxt, wnd,
+                               "retransmit" if retransmit else self.block))
+        self.host.transmit(seg, cpu)
+
+    # --- application interface ---------------------------------------------------------------------
+    def send_space(self) -> int:
+        """Free bytes in the send buffer (sent-but-unacknowledged data still occupies it)."""
+        return self.sndbuf - (self.written - self.snd_una)
+
+    def app_write(self, size_bytes: int, cpu: int) -> None:
+        """The application's bytes entered the send buffer (one message or one piece of a blocked write)."""
+        self.written += size_bytes
+        if self.whole_messages:
+            self.messages.append(size_bytes)
+        self.output(cpu)
+
+    def app_read(self, size_bytes: int, cpu: int) -> None:
+        """The application took ``size_bytes`` out of the receive buffer; maybe send a window update."""
+        self.rcv_buffered -= size_bytes
+        free = self.rcv_window_max - self.rcv_buffered
+        opened = (self.rcv_nxt + free) - self.last_adv
+        # 4.4BSD tcp_output: a window update is due when the right edge can move by 2 MSS or half the buffer.
+        if opened >= 2 * self.mss or 2 * opened >= self.rcv_window_max:
+            self._send_ack(cpu)
+
+    # --- output ------------------------------------------------------------------------------------
+    def output(self, cpu: int) -> None:
+        """Send what the windows, Nagle and SWS avoidance allow (RFC 1122 §4.2.3.4, RFC 5681)."""
+        mss = self.mss
+        while True:
+            if self.snd_nxt < self.snd_max:
+                if not self._retransmit_next(cpu):
+                    return
+                continue
+            unsent = self.written - self.snd_nxt
+            if unsent <= 0:
+                self._set_block("sndbuf" if self.writer_blocked else "app")
+                return
+            in_flight = self.snd_nxt - self.snd_una
+            cwnd = self.cc.cwnd
+            peer_wnd = self.peer_wnd
+            usable = (cwnd if cwnd < peer_wnd else peer_wnd) - in_flight
+            if self.whole_messages:
+                if not self.nodelay and solaris_nagle_holds(unsent, in_flight, self.naglim):
+                    self._set_block("sndbuf" if self.writer_blocked else "nagle")
+                    return
+                limit = mss if mss < usable else usable
+                length = whole_message_length(self.messages, limit, mss) if limit > 0 else 0
+                if length <= 0:
+                    if limit > 0 and 2 * limit >= self.max_sndwnd and self.messages:
+                        length = limit  # sender SWS: half the largest window may be sent (RFC 1122)
+                    else:
+                        self._block_for_window(cwnd, peer_wnd, in_flight)
+                        return
+            else:
+                length = unsent if unsent < mss else mss
+                if usable < length:
+                    length = usable
+                if not may_send_bytes(length, unsent, mss, in_flight, self.nodelay, self.max_sndwnd):
+                    if length > 0 and length == unsent and usable >= unsent:
+                        self._set_block("sndbuf" if self.writer_blocked else "nagle")
+                    else:
+                        self._block_for_window(cwnd, peer_wnd, in_flight)
+                    return
+            self._send_new(length, cpu)
+
+    def _block_for_window(self, cwnd: int, peer_wnd: int, in_flight: int) -> None:
+        self._set_block("cwnd" if cwnd < peer_wnd else "window")
+        if in_flight == 0 and self.written > self.snd_nxt:
+            self._arm_rto()  # zero-window persist: probe when the timer fires (RFC 9293 §3.8.6.1)
+
+    def _send_new(self, length: int, cpu: int) -> None:
+        seq = self.snd_nxt
+        if self.whole_messages:
+            msgs = self.messages
+            left = length
+            while left > 0:
+                head = msgs[0]
+                if head <= left:
+                    left -= head
+                    msgs.popleft()
+                else:
+                    msgs[0] = head - left
+                    left = 0
+        now = self.kernel.env._now
+        self.sent.append([seq, length, now, False])
+        self.snd_nxt = self.snd_max = seq + length
+        if self._rto_deadline is None:
+            self._arm_rto()
+        self._emit(seq, length, cpu, False)
+
+    def _retransmit_next(self, cpu: int) -> bool:
+        """Go-back-N after a timeout: resend the segment at snd_nxt if cwnd allows."""
+        in_flight = self.snd_nxt - self.snd_una
+        for entry in self.sent:
+            if entry[0] >= self.snd_nxt:
+                break
+        else:
+            self.snd_nxt = self.snd_max
+            return True
+        if entry[0] != self.snd_nxt:
+            self.snd_nxt = entry[0]
+        if in_flight + entry[1] > self.cc.cwnd and in_flight > 0:
+            self._set_block("cwnd")
+            return False
+        entry[3] = True
+        self.snd_nxt = entry[0] + entry[1]
+        self._emit(entry[0], entry[1], cpu, True)
+        return True
+
+    def _retransmit_first(self, cpu: int) -> None:
+        if self.sent:
+            entry = self.sent[0]
+            entry[3] = True
+            self._emit(entry[0], entry[1], cpu, True)
+            self._arm_rto()
+
+    # --- timers ------------------------------------------------------------------------------------
+    def _arm_rto(self) -> None:
+        self._rto_deadline = self.kernel.env._now + self.rto.timeout_s()
+        if not self._rto_pending:
+            self._rto_pending = True
+            self.kernel.call_at(self._rto_deadline, self._rto_fire)
+
+    def _rto_fire(self) -> None:
+        self._rto_pending = False
+        deadline = self._rto_deadline
+        if deadline is None:
+            return
+        now = self.kernel.env._now
+        if now < deadline - 1e-12:
+            self._rto_pending = True
+            self.kernel.call_at(deadline, self._rto_fire)
+            return
+        cpu = self.host.irq_cpu(self.stream)
+        self._rto_deadline = None
+        self.rto.on_timeout()
+        if self.snd_max > self.snd_una:
+            self.cc.on_timeout(self.snd_max - self.snd_una, self.snd_max)
+            self.snd_nxt = self.snd_una
+            self.output(cpu)
+        elif self.written > self.snd_nxt:
+            # Persist: force one byte out past the closed window; the peer ACKs it or restates its
+            # window (RFC 9293 §3.8.6.1, 4.4BSD tcp_setpersist).
+            self._send_new(1, cpu)
+
+    def _delack_fire(self, gen: int) -> None:
+        if gen == self._delack_gen and self.delack.held_segments:
+            self._send_ack(self.host.irq_cpu(self.stream))
+
+    def _send_ack(self, cpu: int) -> None:
+        self._emit(self.snd_nxt, 0, cpu, False)
+
+    # --- input -------------------------------------------------------------------------------------
+    def on_segment(self, seg: Segment, cpu: int) -> None:
+        """A segment reached TCP (after the host's receive path): ACK processing, then data."""
+        if seg.ack > self.snd_una or (seg.length == 0 and seg.ack == self.snd_una):
+            self._process_ack(seg, cpu)
+        elif seg.wnd != self.peer_wnd:
+            self.peer_wnd = seg.wnd
+            self.output(cpu)
+        if seg.length:
+            self._process_data(seg, cpu)
+
+    def _process_ack(self, seg: Segment, cpu: int) -> None:
+        ack = seg.ack
+        now = self.kernel.env._now
+        if ack > self.snd_una:
+            acked = ack - self.snd_una
+            self.snd_una = ack
+            sent = self.sent
+            sample = None
+            while sent and sent[0][0] + sent[0][1] <= ack:
+                entry = sent.popleft()
+                if not entry[3]:
+                    sample = entry[2]
+            if sent and sent[0][0] < ack:  # partially acknowledged segment (after a window probe)
+                head = sent[0]
+                head[1] -= ack - head[0]
+                head[0] = ack
+            if sample is not None:
+                rtt = now - sample
+                self.rto.sample(rtt)
+                self.rtt_sum_s += rtt
+                self.rtt_n += 1
+            if self.snd_nxt < ack:
+                self.snd_nxt = ack
+            self.peer_wnd = seg.wnd
+            if seg.wnd > self.max_sndwnd:
+                self.max_sndwnd = seg.wnd
+            if self.cc.on_new_ack(acked, ack, self.snd_max - ack):
+                self._retransmit_first(cpu)
+            if self.snd_max > ack:
+                self._arm_rto()
+            else:
+                self._rto_deadline = None
+            if self.on_writable is not None:
+                self.on_writable()
+        else:
+            if self.snd_max > self.snd_una and seg.wnd == self.peer_wnd:
+                if self.cc.on_dupack(self.snd_max - self.snd_una, self.snd_max):
+                    self._retransmit_first(cpu)
+            self.peer_wnd = seg.wnd
+            if seg.wnd > self.max_sndwnd:
+                self.max_sndwnd = seg.wnd
+        self.output(cpu)
+
+    def _process_data(self, seg: Segment, cpu: int) -> None:
+        seq, length = seg.seq, seg.length
+        rcv_nxt = self.rcv_nxt
+        if seq == rcv_nxt and self.rcv_buffered + length <= self.rcv_window_max:
+            filled_hole = bool(self.ooo)
+            rcv_nxt += length
+            ooo = self.ooo
+            while rcv_nxt in ooo:
+                more = ooo.pop(rcv_nxt)
+                self.rcv_buffered += more
+                rcv_nxt += more
+            self.rcv_nxt = rcv_nxt
+            self.rcv_buffered += length
+            ack_now = self.delack.on_segment(length, not filled_hole)
+        elif seq > rcv_nxt and seq + length - rcv_nxt <= self.rcv_window_max:
+            self.ooo.setdefault(seq, length)
+            self.delack.on_segment(length, False)
+            ack_now = True  # RFC 5681 §4.2: out-of-order data is ACKed at once (a duplicate ACK)
+        else:
+            ack_now = True  # duplicate or outside the window: restate our state (RFC 9293 §3.10.7.4)
+        if ack_now:
+            self._send_ack(cpu)
+        elif not self._delack_armed:
+            self._delack_armed = True
+            self.kernel.call_in(self.delack.timeout_s, self._delack_fire, self._delack_gen)
+        if self.on_readable is not None and self.rcv_buffered:
+            self.on_readable()

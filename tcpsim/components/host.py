@@ -1,0 +1,147 @@
+"""A host at run time: its CPUs, its bus, its NIC receive path, and the transmit path to the link.
+
+Costs follow :class:`tcpsim.platform.CpuCost`; where each piece of work runs (application thread's CPU
+or the interrupt CPU) follows ``CpuCost.interrupts_on_one_cpu``. An ideal host (no costs, no bus)
+takes a short-cut with no events of its own.
+"""
+
+from __future__ import annotations
+
+from ..platform import Platform
+from .kernel import Kernel
+from .resources import LinkDirection, Server
+from .segment import Segment
+
+__all__ = ["HostRuntime"]
+
+
+class HostRuntime:
+    """CPUs, bus and NIC of one host, and its side of the link."""
+
+    def __init__(self, kernel: Kernel, platform: Platform, name: str, n_streams_here: int) -> None:
+        self.kernel = kernel
+        self.name = name
+        self.platform = platform
+        cpu = platform.cpu
+        self.modelled = platform.host_model_on
+        self.cpus = [Server(f"{name}.cpu{i}") for i in range(cpu.n_cpus)]
+        self.bus = Server(f"{name}.bus") if platform.bus.clock_hz > 0 else None
+        self._bus_model = platform.bus
+        contention = 1.0 + cpu.per_stream_frac * max(n_streams_here - 1, 0)
+        self.per_packet_tx_s = cpu.per_packet_tx_s * contention
+        self.per_packet_rx_s = cpu.per_packet_rx_s * contention
+        csum = 0.0 if platform.nic.checksum_offload else cpu.per_byte_csum_s
+        self.per_byte_csum_s = csum
+        self.per_ack_tx_s = cpu.per_ack_tx_s
+        self.per_ack_rx_s = cpu.per_ack_rx_s
+        self.per_interrupt_s = cpu.per_interrupt_s
+        self.per_syscall_s = cpu.per_syscall_s
+        self.per_byte_copy_s = cpu.per_byte_copy_s
+        self.irq_on_one = cpu.interrupts_on_one_cpu
+        nic = platform.nic
+        self.backlog_limit = nic.backlog_packets
+        self.coalesce_packets = nic.coalesce_packets
+        self.coalesce_delay_s = nic.coalesce_delay_s
+        self.backlog = 0
+        self.rx_drops = 0
+        self._pending: list[tuple[Segment, int]] = []
+        self._irq_timer = False
+        self.link_out: LinkDirection | None = None
+        self.peer: "HostRuntime | None" = None
+
+    # --- placement -------------------------------------------------------------------------------
+    def irq_cpu(self, stream: int) -> int:
+        """CPU that takes the NIC interrupts for ``stream``."""
+        return 0 if self.irq_on_one else stream % len(self.cpus)
+
+    def app_cpu(self, stream: int) -> int:
+        """CPU that runs the application thread of ``stream``."""
+        n = len(self.cpus)
+        if self.irq_on_one and n > 1:
+            return 1 + stream % (n - 1)
+        return stream % n
+
+    # --- transmit ----------------------------------------------------------------------------------
+    def transmit(self, seg: Segment, cpu: int) -> None:
+        """Charge the stack's transmit cost on ``cpu``, then DMA over the bus and onto the link."""
+        if not self.modelled:
+            self._to_wire(seg)
+            return
+        if seg.length:
+            cost = self.per_packet_tx_s + seg.length * self.per_byte_csum_s
+        else:
+            cost = self.per_ack_tx_s
+        kernel = self.kernel
+        if cost > 0.0:
+            done = self.cpus[cpu].run(kernel.now, cost)
+            kernel.call_at(done, self._to_wire, seg)
+        else:
+            self._to_wire(seg)
+
+    def _to_wire(self, seg: Segment) -> None:
+        now = self.kernel.now
+        ready = now
+        if self.bus is not None:
+            ready = self.bus.run(now, self._bus_model.transfer_s(seg.frame_bytes))
+        arrival = self.link_out.send(now, ready, seg.wire_s)
+        if arrival is not None:
+            self.kernel.call_at(arrival, self.peer.receive, seg)
+
+    # --- receive -----------------------------------------------------------------------------------
+    def receive(self, seg: Segment) -> None:
+        """A frame has fully arrived from the link."""
+        if not self.modelled:
+            seg.dst.on_segment(seg, 0)
+            return
+        if self.bus is not None:
+            done = self.bus.run(self.kernel.now, self._bus_model.transfer_s(seg.frame_bytes))
+            self.kernel.call_at(done, self._dma_done, seg)
+        else:
+            self._dma_done(seg)
+
+    def _dma_done(self, seg: Segment) -> None:
+        if self.backlog >= self.backlog_limit:
+            self.rx_drops += 1
+            return
+        self.backlog += 1
+        self._pending.append((seg, self.irq_cpu(seg.dst.stream)))
+        if len(self._pending) >= self.coalesce_packets or self.coalesce_delay_s <= 0.0:
+            self._interrupt()
+        elif not self._irq_timer:
+            self._irq_timer = True
+            self.kernel.call_in(self.coalesce_delay_s, self._irq_timeout)
+
+    def _irq_timeout(self) -> None:
+        self._irq_timer = False
+        if self._pending:
+            self._interrupt()
+
+    def _interrupt(self) -> None:
+        pending, self._pending = self._pending, []
+        kernel = self.kernel
+        now = kernel.now
+        cpu_index = pending[0][1]
+        server = self.cpus[cpu_index]
+        if self.per_interrupt_s:
+            server.run(now, self.per_interrupt_s)
+        for seg, cpu_index in pending:
+            server = self.cpus[cpu_index]
+            if seg.length:
+                cost = self.per_packet_rx_s + seg.length * self.per_byte_csum_s
+            else:
+                cost = self.per_ack_rx_s
+            done = server.run(now, cost)
+            kernel.call_at(done, self._deliver, seg, cpu_index)
+
+    def _deliver(self, seg: Segment, cpu_index: int) -> None:
+        self.backlog -= 1
+        seg.dst.on_segment(seg, cpu_index)
+
+    # --- application system calls ------------------------------------------------------------------
+    def syscall(self, cpu: int, size_bytes: int, new_call: bool) -> float:
+        """Queue a send/recv call moving ``size_bytes``; returns its completion time."""
+        cost = size_bytes * self.per_byte_copy_s + (self.per_syscall_s if new_call else 0.0)
+        now = self.kernel.now
+        if cost <= 0.0:
+            return now
+        return self.cpus[cpu].run(now, cost)

@@ -1,0 +1,71 @@
+"""FIFO servers that spend time: a CPU, a bus, one direction of a link.
+
+All work is submitted at the current simulated time, so "start = max(now, free_at)" is an exact FIFO
+queue without a process per server; the completion time is returned for the caller to schedule.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+__all__ = ["Server", "LinkDirection"]
+
+
+class Server:
+    """A non-preemptive FIFO server (a CPU or a shared bus) with busy-time accounting."""
+
+    __slots__ = ("name", "free_at", "busy_s")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.free_at = 0.0
+        self.busy_s = 0.0
+
+    def run(self, now: float, cost_s: float) -> float:
+        """Queue ``cost_s`` of work at ``now``; returns when it completes."""
+        start = self.free_at if self.free_at > now else now
+        done = start + cost_s
+        self.free_at = done
+        self.busy_s += cost_s
+        return done
+
+    def busy_until(self, now: float) -> float:
+        """Busy seconds accumulated up to ``now`` (work already queued beyond ``now`` is left out)."""
+        ahead = self.free_at - now
+        return self.busy_s - ahead if ahead > 0 else self.busy_s
+
+
+class LinkDirection:
+    """One direction of a full-duplex link: serialization at line rate, propagation, a bounded queue."""
+
+    __slots__ = ("rate_bps", "delay_s", "queue_packets", "free_at", "busy_s", "departures", "drops")
+
+    def __init__(self, rate_bps: float, delay_s: float, queue_packets: int | None) -> None:
+        self.rate_bps = rate_bps
+        self.delay_s = delay_s
+        self.queue_packets = queue_packets
+        self.free_at = 0.0
+        self.busy_s = 0.0
+        self.departures: deque[float] = deque()
+        self.drops = 0
+
+    def send(self, now: float, ready_s: float, wire_s: float) -> float | None:
+        """Serialize a frame ready at ``ready_s``; returns its arrival time at the far end, or None if dropped."""
+        if self.queue_packets is not None:
+            q = self.departures
+            while q and q[0] <= now:
+                q.popleft()
+            if len(q) > self.queue_packets:
+                self.drops += 1
+                return None
+        start = self.free_at if self.free_at > ready_s else ready_s
+        end = start + wire_s
+        self.free_at = end
+        self.busy_s += wire_s
+        if self.queue_packets is not None:
+            self.departures.append(end)
+        return end + self.delay_s
+
+    def busy_until(self, now: float) -> float:
+        ahead = self.free_at - now
+        return self.busy_s - ahead if ahead > 0 else self.busy_s

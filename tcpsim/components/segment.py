@@ -1,0 +1,23 @@
+"""A TCP segment in flight: what the wire and the peer need, nothing more."""
+
+from __future__ import annotations
+
+__all__ = ["Segment"]
+
+
+class Segment:
+    """One TCP segment; ``length`` 0 is a pure ACK or window update."""
+
+    __slots__ = ("dst", "seq", "length", "ack", "wnd", "frame_bytes", "wire_s", "retransmit", "sent_s")
+
+    def __init__(self, dst, seq: int, length: int, ack: int, wnd: int, frame_bytes: int, wire_s: float,
+                 retransmit: bool, sent_s: float) -> None:
+        self.dst = dst
+        self.seq = seq
+        self.length = length
+        self.ack = ack
+        self.wnd = wnd
+        self.frame_bytes = frame_bytes
+        self.wire_s = wire_s
+        self.retransmit = retransmit
+        self.sent_s = sent_s

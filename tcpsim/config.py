@@ -1,0 +1,202 @@
+"""Scenario inputs: frozen, validated dataclasses. Variants are made with :func:`dataclasses.replace`.
+
+Every check raises :class:`~tcpsim.errors.ConfigError` with the field name and the accepted range.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+from .errors import ConfigError
+from .platform import DELACK_RULES, OsTcp, Platform, _check_range, os_defaults
+
+__all__ = ["Link", "TcpOptions", "Host", "Workload", "Budget", "Scenario", "WORKLOAD_KINDS"]
+
+WORKLOAD_KINDS = ("bulk", "rr")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Link:
+    """A full-duplex Ethernet path: line rate, one-way propagation delay, MTU, optional bounded queue."""
+
+    rate_bps: float = 1e9
+    one_way_delay_s: float = 50e-6
+    mtu_bytes: int = 1500
+    queue_packets: Optional[int] = None
+    """Frames the transmit queue of each direction holds before it drops (None = unbounded)."""
+    loss_frac: float = 0.0
+    """Independent random loss per frame (seeded)."""
+
+    def __post_init__(self) -> None:
+        _check_range("rate_bps", self.rate_bps, 1e3, 1e13, "in 1e3..1e13 bit/s")
+        _check_range("one_way_delay_s", self.one_way_delay_s, 0.0, 10.0, "in 0..10 s")
+        if isinstance(self.mtu_bytes, bool) or not isinstance(self.mtu_bytes, int) \
+                or not 68 <= self.mtu_bytes <= 65535:
+            raise ConfigError("mtu_bytes", self.mtu_bytes, "in 68..65535")
+        if self.queue_packets is not None:
+            _check_range("queue_packets", self.queue_packets, 1, 1 << 24)
+        _check_range("loss_frac", self.loss_frac, 0.0, 0.5, "in 0..0.5")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TcpOptions:
+    """One endpoint's TCP settings, as the kernel holds them (after any OS capping or doubling).
+
+    Build it from an OS and a requested socket buffer with :meth:`for_os`, which applies that OS's
+    semantics; the constructor takes the kernel values as they are.
+    """
+
+    sndbuf_bytes: int = 65536
+    rcvbuf_bytes: int = 65536
+    rcv_window_bytes: Optional[int] = None
+    """Largest window advertised; None = the whole receive buffer (Linux advertises only part)."""
+    nodelay: bool = False
+    timestamps: bool = False
+    sack: bool = False
+    window_scaling: bool = True
+    delack: str = "bsd"
+    delack_timeout_s: float = 0.2
+    deferred_acks_max: int = 2
+    quickack_segments: int = 0
+    whole_message_segments: bool = False
+    initial_cwnd_segments: int = 2
+    min_rto_s: float = 0.2
+    naglim_bytes: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        _check_range("sndbuf_bytes", self.sndbuf_bytes, 1, 1 << 31, "in 1..2**31 bytes")
+        _check_range("rcvbuf_bytes", self.rcvbuf_bytes, 1, 1 << 31, "in 1..2**31 bytes")
+        if self.rcv_window_bytes is not None:
+            _check_range("rcv_window_bytes", self.rcv_window_bytes, 1, self.rcvbuf_bytes,
+                         f"in 1..rcvbuf_bytes ({self.rcvbuf_bytes})")
+        if self.delack not in DELACK_RULES:
+            raise ConfigError("delack", self.delack, "one of " + ", ".join(DELACK_RULES))
+        _check_range("delack_timeout_s", self.delack_timeout_s, 1e-6, 10.0, "in 1e-6..10 s")
+        _check_range("deferred_acks_max", self.deferred_acks_max, 1, 1024)
+        _check_range("quickack_segments", self.quickack_segments, 0, 1 << 20)
+        _check_range("initial_cwnd_segments", self.initial_cwnd_segments, 1, 1000)
+        _check_range("min_rto_s", self.min_rto_s, 1e-6, 60.0)
+        if self.naglim_bytes is not None:
+            _check_range("naglim_bytes", self.naglim_bytes, 1, 1 << 31)
+
+    @property
+    def max_window_bytes(self) -> int:
+        """Largest receive window this endpoint offers (64 KiB - 1 without window scaling, RFC 7323)."""
+        wnd = self.rcvbuf_bytes if self.rcv_window_bytes is None else self.rcv_window_bytes
+        return wnd if self.window_scaling else min(wnd, 65535)
+
+    @classmethod
+    def for_os(cls, os: OsTcp | str, *, sockbuf_bytes: Optional[int] = None, sndbuf_bytes: Optional[int] = None,
+               rcvbuf_bytes: Optional[int] = None, nodelay: bool = False, **overrides) -> "TcpOptions":
+        """Endpoint settings under ``os``'s rules; requested buffers go through its setsockopt semantics."""
+        if isinstance(os, str):
+            os = os_defaults(os)
+        for name, value in (("sockbuf_bytes", sockbuf_bytes), ("sndbuf_bytes", sndbuf_bytes),
+                            ("rcvbuf_bytes", rcvbuf_bytes)):
+            if value is not None:
+                _check_range(name, value, 1, 1 << 31, "in 1..2**31 bytes")
+        snd_req = sndbuf_bytes if sndbuf_bytes is not None else sockbuf_bytes
+        rcv_req = rcvbuf_bytes if rcvbuf_bytes is not None else sockbuf_bytes
+        snd = os.kernel_buffer(snd_req, send=True) if snd_req is not None else os.default_sndbuf_bytes
+        rcv = os.kernel_buffer(rcv_req, send=False) if rcv_req is not None else os.default_rcvbuf_bytes
+        naglim = 1 if nodelay else os.naglim_bytes
+        values = dict(
+            sndbuf_bytes=snd, rcvbuf_bytes=rcv, rcv_window_bytes=os.window_bytes(rcv),
+            nodelay=nodelay or naglim == 1, timestamps=os.timestamps, sack=os.sack,
+            window_scaling=os.window_scaling, delack=os.delack, delack_timeout_s=os.delack_timeout_s,
+            deferred_acks_max=os.deferred_acks_max, quickack_segments=os.quickack_segments,
+            whole_message_segments=os.whole_message_segments, initial_cwnd_segments=os.initial_cwnd_segments,
+            min_rto_s=os.min_rto_s, naglim_bytes=naglim,
+        )
+        values.update(overrides)
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Host:
+    """One end: the machine (:class:`Platform`) and the TCP settings of its sockets."""
+
+    platform: Platform = field(default_factory=Platform)
+    tcp: TcpOptions = field(default_factory=TcpOptions)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Workload:
+    """What the applications do.
+
+    ``bulk``: each stream's writer calls ``send(write_bytes)`` back to back (netperf TCP_STREAM, ttcp,
+    iperf, GenSink); small writes make it a message stream. ``rr``: one transaction at a time, a
+    ``write_bytes`` request answered by a ``response_bytes`` reply (netperf TCP_RR).
+    """
+
+    kind: str = "bulk"
+    write_bytes: int = 65536
+    response_bytes: Optional[int] = None
+    read_bytes: Optional[int] = None
+    """Size of the reader's ``recv`` calls (None = as large as the receive buffer allows)."""
+    n_streams: int = 1
+    bidirectional: bool = False
+    """Each stream also runs in the other direction (the 10 GbE report's A <-> B: totals add both ways)."""
+    message_rate_hz: Optional[float] = None
+    """Pace each writer to this many writes per second (None = back to back)."""
+    total_bytes: Optional[int] = None
+    """Stop each writer after this many bytes (None = write for ever; the engine stops on convergence)."""
+
+    def __post_init__(self) -> None:
+        if self.kind not in WORKLOAD_KINDS:
+            raise ConfigError("workload.kind", self.kind, "one of " + ", ".join(WORKLOAD_KINDS))
+        _check_range("write_bytes", self.write_bytes, 1, 1 << 30, "in 1..2**30 bytes")
+        if self.response_bytes is not None:
+            _check_range("response_bytes", self.response_bytes, 1, 1 << 30, "in 1..2**30 bytes")
+        if self.read_bytes is not None:
+            _check_range("read_bytes", self.read_bytes, 1, 1 << 30, "in 1..2**30 bytes")
+        _check_range("n_streams", self.n_streams, 1, 1000, "in 1..1000")
+        if self.message_rate_hz is not None:
+            _check_range("message_rate_hz", self.message_rate_hz, 1e-3, 1e9)
+        if self.total_bytes is not None:
+            _check_range("total_bytes", self.total_bytes, 1, 1 << 50)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Budget:
+    """When a run stops: converged estimate, or a budget of events, simulated time or wall time."""
+
+    rel_tol: float = 0.01
+    """Stop when successive goodput estimates agree within this fraction."""
+    min_sim_time_s: float = 0.002
+    max_sim_time_s: float = 5.0
+    max_events: int = 5_000_000
+    max_wall_s: float = 60.0
+    record_trace: bool = False
+    """Keep a per-segment log (for ``explain``) and time series of the windows."""
+    trace_limit: int = 2000
+
+    def __post_init__(self) -> None:
+        _check_range("rel_tol", self.rel_tol, 1e-6, 0.5, "in 1e-6..0.5")
+        _check_range("min_sim_time_s", self.min_sim_time_s, 0.0, 3600.0)
+        _check_range("max_sim_time_s", self.max_sim_time_s, 1e-6, 3600.0, "in 1e-6..3600 s")
+        _check_range("max_events", self.max_events, 100, 1 << 40, "in 100..2**40")
+        _check_range("max_wall_s", self.max_wall_s, 0.01, 86400.0)
+        _check_range("trace_limit", self.trace_limit, 0, 1 << 24)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scenario:
+    """Everything one run needs: two hosts, the link between them, the workload, a seed and a budget."""
+
+    sender: Host = field(default_factory=Host)
+    receiver: Host = field(default_factory=Host)
+    link: Link = field(default_factory=Link)
+    workload: Workload = field(default_factory=Workload)
+    seed: int = 0
+    budget: Budget = field(default_factory=Budget)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ConfigError("seed", self.seed, "a whole number >= 0")
+
+    def replace(self, **changes) -> "Scenario":
+        """``dataclasses.replace`` as a method, for notebooks."""
+        return replace(self, **changes)

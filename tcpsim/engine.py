@@ -1,0 +1,313 @@
+"""Wire a :class:`~tcpsim.config.Scenario` into components, run it until the estimate converges, measure.
+
+The run has a warm-up (slow start and the first RTTs), then a measurement window whose goodput is
+checked at geometrically spaced times; it stops when the last three estimates agree within
+``Budget.rel_tol``, or when a budget (events, simulated time, wall time) is spent. The result says
+which.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+
+import numpy as np
+import simpy
+
+from .config import Scenario
+from .components.app import Reader, RequestResponse, Writer
+from .components.endpoint import BLOCK_REASONS, TcpEndpoint
+from .components.host import HostRuntime
+from .components.kernel import BudgetExhausted, Kernel
+from .components.resources import LinkDirection
+from .protocol import framing
+from .result import Result, StreamResult
+
+__all__ = ["run"]
+
+_GROWTH = 1.3
+_PHYSICAL_BINDING_FRAC = 0.95
+
+
+def _base_rtt_s(sc: Scenario) -> float:
+    link = sc.link
+    ts = sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps
+    mss = framing.mss_bytes(link.mtu_bytes, ts)
+    opt = framing.tcp_option_bytes(ts)
+    ser = (framing.wire_bytes(mss, opt) + framing.wire_bytes(0, opt)) * 8.0 / link.rate_bps
+    host = 0.0
+    for h in (sc.sender.platform, sc.receiver.platform):
+        c = h.cpu
+        host += c.per_packet_tx_s + c.per_packet_rx_s + c.per_ack_tx_s + c.per_ack_rx_s + 2 * c.per_interrupt_s
+        host += h.nic.coalesce_delay_s
+        host += 2 * h.bus.transfer_s(framing.frame_bytes(mss, opt))
+    return 2 * link.one_way_delay_s + ser + host
+
+
+class _Run:
+    """State of one run: hosts, endpoints, applications and the convergence monitor."""
+
+    def __init__(self, sc: Scenario) -> None:
+        self.sc = sc
+        b = sc.budget
+        self.kernel = Kernel(b.max_events, b.max_wall_s)
+        self.rng = np.random.default_rng(sc.seed)
+        self.trace = deque(maxlen=b.trace_limit) if b.record_trace else None
+        wl = sc.workload
+        n_dirs = 2 if wl.bidirectional else 1
+        streams_per_host = wl.n_streams * n_dirs
+        self.snd_host = HostRuntime(self.kernel, sc.sender.platform, "sender", streams_per_host)
+        self.rcv_host = HostRuntime(self.kernel, sc.receiver.platform, "receiver", streams_per_host)
+        link = sc.link
+        fwd = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets)
+        rev = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets)
+        self.links = {"forward": fwd, "reverse": rev}
+        self.snd_host.link_out, self.snd_host.peer = fwd, self.rcv_host
+        self.rcv_host.link_out, self.rcv_host.peer = rev, self.snd_host
+        if link.loss_frac > 0:
+            self._install_loss(fwd, link.loss_frac)
+            self._install_loss(rev, link.loss_frac)
+        self.flows: list[tuple[str, int, TcpEndpoint, TcpEndpoint, Reader | None]] = []
+        self.rr: list[RequestResponse] = []
+        self.writers: list[Writer] = []
+        for i in range(wl.n_streams):
+            self._add_flow("forward", i, self.snd_host, self.rcv_host, sc.sender.tcp, sc.receiver.tcp)
+            if wl.bidirectional:
+                self._add_flow("reverse", wl.n_streams + i, self.rcv_host, self.snd_host, sc.receiver.tcp,
+                               sc.sender.tcp)
+        self.base_rtt_s = _base_rtt_s(sc)
+
+    def _install_loss(self, direction: LinkDirection, loss_frac: float) -> None:
+        send = direction.send
+        rng = self.rng
+
+        def lossy_send(now, ready_s, wire_s):
+            arrival = send(now, ready_s, wire_s)
+            if arrival is not None and rng.random() < loss_frac:
+                direction.drops += 1
+                return None
+            return arrival
+
+        direction.send = lossy_send
+
+    def _add_flow(self, direction, stream, src_host, dst_host, src_opts, dst_opts) -> None:
+        wl = self.sc.workload
+        link = self.sc.link
+        a = TcpEndpoint(self.kernel, src_host, src_opts, dst_opts, link.mtu_bytes, link.rate_bps, stream,
+                        self.trace, f"{src_host.name}#{stream}")
+        b = TcpEndpoint(self.kernel, dst_host, dst_opts, src_opts, link.mtu_bytes, link.rate_bps, stream,
+                        self.trace, f"{dst_host.name}#{stream}")
+        a.connect(b)
+        b.connect(a)
+        src_cpu, dst_cpu = src_host.app_cpu(stream), dst_host.app_cpu(stream)
+        if wl.kind == "rr":
+            rr = RequestResponse(a, b, wl.write_bytes, wl.response_bytes or wl.write_bytes, src_cpu, dst_cpu)
+            self.rr.append(rr)
+            self.flows.append((direction, stream, a, b, None))
+            return
+        interval = 1.0 / wl.message_rate_hz if wl.message_rate_hz else None
+        writer = Writer(a, wl.write_bytes, src_cpu, interval, wl.total_bytes)
+        reader = Reader(b, wl.read_bytes, dst_cpu)
+        self.writers.append(writer)
+        self.flows.append((direction, stream, a, b, reader))
+
+    # --- measurement -------------------------------------------------------------------------------
+    def _delivered(self) -> int:
+        if self.rr:
+            return sum(rr.transactions for rr in self.rr)
+        return sum(f[4].delivered_bytes for f in self.flows)
+
+    def _snapshot(self) -> dict:
+        now = self.kernel.now
+        snap = {
+            "t": now,
+            "delivered": [f[4].delivered_bytes if f[4] else 0 for f in self.flows],
+            "transactions": sum(rr.transactions for rr in self.rr),
+            "segs": [f[2].data_segments + f[3].data_segments for f in self.flows],
+            "acks": sum(f[2].acks_sent + f[3].acks_sent for f in self.flows),
+            "retx": [f[2].retransmits + f[3].retransmits for f in self.flows],
+            "cpu": {h.name: [c.busy_until(now) for c in h.cpus] for h in (self.snd_host, self.rcv_host)},
+            "bus": {h.name: (h.bus.busy_until(now) if h.bus else 0.0) for h in (self.snd_host, self.rcv_host)},
+            "link": {k: d.busy_until(now) for k, d in self.links.items()},
+            "block": self._block_times(now),
+            "rtt": [(f[2].rtt_sum_s, f[2].rtt_n) for f in self.flows],
+        }
+        return snap
+
+    def _block_times(self, now: float) -> dict[str, float]:
+        total = dict.fromkeys(BLOCK_REASONS, 0.0)
+        for f in self.flows:
+            for ep in (f[2], f[3]) if self.rr else (f[2],):
+                for k, v in ep.block_time.items():
+                    total[k] += v
+                total[ep.block] += now - ep.block_since
+        return total
+
+    def run(self) -> Result:
+        sc, kernel, b = self.sc, self.kernel, self.sc.budget
+        env = kernel.env
+        wall0 = time.perf_counter()
+        stop = simpy.Event(env)
+        warmup_s = min(max(b.min_sim_time_s, 40 * self.base_rtt_s), b.max_sim_time_s / 4)
+        first_check_s = max(warmup_s / 2, 20 * self.base_rtt_s)
+        state = {"t0": None, "snap0": None, "history": [], "termination": None, "next_gap": first_check_s}
+
+        def warmup_done():
+            state["t0"] = kernel.now
+            state["snap0"] = self._snapshot()
+            for f in self.flows:
+                f[2].payload_hist.clear()
+                f[3].payload_hist.clear()
+            kernel.call_in(first_check_s, check)
+
+        def check():
+            t0 = state["t0"]
+            elapsed = kernel.now - t0
+            rate = (self._delivered() - (state["snap0"]["transactions"] if self.rr
+                                         else sum(state["snap0"]["delivered"]))) / elapsed
+            hist = state["history"]
+            hist.append(rate)
+            if len(hist) >= 4 and rate > 0:
+                last = hist[-4:-1]
+                if all(abs(r - rate) <= b.rel_tol * rate for r in last):
+                    state["termination"] = "converged"
+                    stop.succeed()
+                    return
+            if kernel.now >= b.max_sim_time_s:
+                state["termination"] = "time_budget"
+                stop.succeed()
+                return
+            gap = state["next_gap"] = state["next_gap"] * _GROWTH
+            kernel.call_in(min(gap, b.max_sim_time_s - kernel.now + 1e-12), check)
+
+        def time_limit():
+            if state["termination"] is None:
+                state["termination"] = "time_budget"
+                if not stop.triggered:
+                    stop.succeed()
+
+        kernel.call_in(warmup_s, warmup_done)
+        kernel.call_in(b.max_sim_time_s, time_limit)
+        for w in self.writers:
+            w.start()
+        for rr in self.rr:
+            rr.start()
+        try:
+            kernel.run(until=stop)
+        except BudgetExhausted as exc:
+            state["termination"] = exc.which
+        except simpy.core.EmptySchedule:
+            state["termination"] = "finished"
+        if state["termination"] is None:
+            state["termination"] = "finished"
+        if state["snap0"] is None:
+            state["t0"] = 0.0
+            state["snap0"] = self._empty_snapshot()
+        return self._result(state, time.perf_counter() - wall0)
+
+    def _empty_snapshot(self) -> dict:
+        snap = self._snapshot()
+        zero = lambda x: [0 * v for v in x] if isinstance(x, list) else x  # noqa: E731
+        snap.update(t=0.0, delivered=[0] * len(self.flows), transactions=0, segs=[0] * len(self.flows), acks=0,
+                    retx=[0] * len(self.flows), block=dict.fromkeys(BLOCK_REASONS, 0.0),
+                    rtt=[(0.0, 0)] * len(self.flows), link={k: 0.0 for k in self.links},
+                    bus={k: 0.0 for k in snap["bus"]}, cpu={k: zero(v) for k, v in snap["cpu"].items()})
+        return snap
+
+    def _result(self, state: dict, wall_s: float) -> Result:
+        sc = self.sc
+        s0, s1 = state["snap0"], self._snapshot()
+        dt = max(s1["t"] - s0["t"], 1e-12)
+        streams = []
+        total_bits = 0.0
+        for i, (direction, stream, a, b, reader) in enumerate(self.flows):
+            got = (s1["delivered"][i] - s0["delivered"][i]) * 8.0
+            total_bits += got
+            rtt_sum = s1["rtt"][i][0] - s0["rtt"][i][0]
+            rtt_n = s1["rtt"][i][1] - s0["rtt"][i][1]
+            streams.append(StreamResult(
+                stream=stream, direction=direction, goodput_bps=got / dt,
+                data_packets_per_s=(s1["segs"][i] - s0["segs"][i]) / dt,
+                retransmits=s1["retx"][i] - s0["retx"][i],
+                rtt_s=(rtt_sum / rtt_n) if rtt_n else (a.rto.srtt_s),
+                cwnd_bytes=int(a.cc.cwnd), peer_window_bytes=int(a.peer_wnd)))
+        transactions = None
+        if self.rr:
+            transactions = (s1["transactions"] - s0["transactions"]) / dt
+            total_bits = sum((a.bytes_sent + b.bytes_sent) * 8.0 for _, _, a, b, _ in self.flows) * 0.0
+            total_bits = transactions * dt * 8.0 * (sc.workload.write_bytes
+                                                    + (sc.workload.response_bytes or sc.workload.write_bytes))
+        hist: dict[int, int] = {}
+        for f in self.flows:
+            for ep in (f[2], f[3]):
+                for k, v in ep.payload_hist.items():
+                    hist[k] = hist.get(k, 0) + v
+        cpu_util = {}
+        util: dict[str, float] = {}
+        for host, role in ((self.snd_host, "sender"), (self.rcv_host, "receiver")):
+            per_cpu = [min(max((b1 - b0) / dt, 0.0), 1.0) for b0, b1 in zip(s0["cpu"][host.name], s1["cpu"][host.name])]
+            cpu_util[role] = per_cpu
+            if host.modelled:
+                util[f"cpu_{role}"] = max(per_cpu)
+            if host.bus is not None:
+                util[f"bus_{role}"] = min(max((s1["bus"][host.name] - s0["bus"][host.name]) / dt, 0.0), 1.0)
+        link_util = {k: min(max((s1["link"][k] - s0["link"][k]) / dt, 0.0), 1.0) for k in self.links}
+        util["line"] = max(link_util.values()) if sc.workload.bidirectional else link_util["forward"]
+        n_senders = len(self.flows) * (2 if self.rr else 1)
+        block = {k: (s1["block"][k] - s0["block"][k]) / (dt * n_senders) for k in BLOCK_REASONS}
+        util["window"] = min(max(block["window"], 0.0), 1.0)
+        util["cwnd"] = min(max(block["cwnd"], 0.0), 1.0)
+        util["sndbuf"] = min(max(block["sndbuf"], 0.0), 1.0)
+        util["nagle_delack"] = min(max(block["nagle"], 0.0), 1.0)
+        util["application"] = min(max(block["app"], 0.0), 1.0)
+        drops = {"link": sum(d.drops for d in self.links.values()),
+                 "receiver_backlog": self.rcv_host.rx_drops + self.snd_host.rx_drops}
+        retx = sum(s.retransmits for s in streams)
+        limited_by = _binding(util, drops, retx)
+        rtts = [s.rtt_s for s in streams if s.rtt_s]
+        return Result(
+            goodput_bps=total_bits / dt,
+            data_packets_per_s=sum(s1["segs"]) / 1.0 / dt - sum(s0["segs"]) / dt,
+            ack_packets_per_s=(s1["acks"] - s0["acks"]) / dt,
+            transactions_per_s=transactions,
+            payload_histogram=dict(sorted(hist.items())),
+            rtt_s=(sum(rtts) / len(rtts)) if rtts else None,
+            limited_by=limited_by,
+            utilization_frac=util,
+            cpu_utilization_frac=cpu_util,
+            retransmits=retx,
+            drops=drops,
+            streams=tuple(streams),
+            termination=state["termination"],
+            converged=state["termination"] == "converged",
+            sim_time_s=self.kernel.now,
+            measure_time_s=dt,
+            events=self.kernel.n_events,
+            wall_s=wall_s,
+            trace=tuple(self.trace) if self.trace is not None else (),
+        )
+
+
+def _binding(util: dict[str, float], drops: dict[str, int], retransmits: int) -> str:
+    """The binding limit: a physical resource that is (nearly) saturated, else what held the senders."""
+    physical = {k: v for k, v in util.items() if k == "line" or k.startswith(("cpu_", "bus_"))}
+    if physical:
+        name, frac = max(physical.items(), key=lambda kv: kv[1])
+        if frac >= _PHYSICAL_BINDING_FRAC:
+            return name
+    if drops.get("receiver_backlog", 0) > 0 and retransmits > 0:
+        return "receiver_drops"
+    held = {k: util[k] for k in ("window", "cwnd", "sndbuf", "nagle_delack", "application")}
+    name, frac = max(held.items(), key=lambda kv: kv[1])
+    if physical:
+        pname, pfrac = max(physical.items(), key=lambda kv: kv[1])
+        if pfrac > frac:
+            return pname
+    if name == "sndbuf":
+        return "window"
+    return name
+
+
+def run(scenario: Scenario) -> Result:
+    """Simulate ``scenario`` once; deterministic for a given seed."""
+    return _Run(scenario).run()

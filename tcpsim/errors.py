@@ -1,0 +1,44 @@
+"""Exceptions raised by tcpsim.
+
+::
+
+    TcpsimError
+     +-- ConfigError (also a ValueError)   bad input: names the field and the accepted range
+     |    +-- TuningFileError              a sysctl/ndd/sysconfig file tcpsim cannot map
+     +-- BudgetError                        a simulation hit its event or time budget (only when asked to raise)
+"""
+
+from __future__ import annotations
+
+__all__ = ["TcpsimError", "ConfigError", "TuningFileError", "BudgetError"]
+
+
+class TcpsimError(Exception):
+    """Base class for every error tcpsim raises on purpose."""
+
+
+class ConfigError(TcpsimError, ValueError):
+    """An input outside its accepted range; the message is one line: ``field=value: must be ...``."""
+
+    def __init__(self, field: str, value: object, allowed: str) -> None:
+        self.field = field
+        self.value = value
+        self.allowed = allowed
+        super().__init__(f"{field}={value!r}: must be {allowed}")
+
+
+class TuningFileError(ConfigError):
+    """A line of a tuning file that tcpsim does not understand, with its line number."""
+
+    def __init__(self, path: str, line_no: int, text: str, why: str) -> None:
+        self.path = path
+        self.line_no = line_no
+        self.text = text
+        TcpsimError.__init__(self, f"{path}:{line_no}: {why}: {text.strip()!r}")
+        self.field = f"{path}:{line_no}"
+        self.value = text
+        self.allowed = why
+
+
+class BudgetError(TcpsimError):
+    """Raised only by callers that ask for it; a normal run reports the budget in ``Result.termination``."""

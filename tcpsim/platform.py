@@ -1,0 +1,293 @@
+"""What a machine is: its CPUs and their costs, its NIC, its I/O bus and its OS's TCP behaviour.
+
+A :class:`Platform` is the physical half of a host; calibrated cost parameters live here and are shared by
+every scenario that runs on that platform. Profiles ship as TOML files in ``tcpsim/profiles``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+from .errors import ConfigError
+
+__all__ = [
+    "CpuCost", "Nic", "Bus", "OsTcp", "Provenance", "Platform",
+    "BUS_PRESETS", "bus_preset", "DELACK_RULES", "OS_FAMILIES", "os_defaults",
+]
+
+
+def _check_range(name: str, value: float, lo: float, hi: float = math.inf, text: str | None = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (lo <= value <= hi) \
+            or (isinstance(value, float) and math.isnan(value)):
+        raise ConfigError(name, value, text or (f">= {lo}" if hi == math.inf else f"in {lo}..{hi}"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CpuCost:
+    """CPU time charged per unit of work, in seconds; zero everywhere means an infinitely fast host.
+
+    The split follows the classic per-packet / per-byte model (Chu, "Zero-Copy TCP in Solaris", 1996,
+    the Sun blueprint's ref. [7]): a fixed cost per system call, per packet and per ACK, plus per-byte
+    copy and checksum costs.
+    """
+
+    n_cpus: int = 1
+    per_syscall_s: float = 0.0
+    per_byte_copy_s: float = 0.0
+    per_byte_csum_s: float = 0.0
+    per_packet_tx_s: float = 0.0
+    per_packet_rx_s: float = 0.0
+    per_ack_tx_s: float = 0.0
+    per_ack_rx_s: float = 0.0
+    per_interrupt_s: float = 0.0
+    per_stream_frac: float = 0.0
+    """Extra fraction of per-packet cost for each additional active stream (cache and lock contention)."""
+    interrupts_on_one_cpu: bool = True
+    """All NIC interrupts go to CPU 0 (the Itanium boxes' asymmetric I/O); else spread over CPUs."""
+
+    def __post_init__(self) -> None:
+        _check_range("n_cpus", self.n_cpus, 1, 1024)
+        for name in ("per_syscall_s", "per_byte_copy_s", "per_byte_csum_s", "per_packet_tx_s",
+                     "per_packet_rx_s", "per_ack_tx_s", "per_ack_rx_s", "per_interrupt_s"):
+            _check_range(name, getattr(self, name), 0.0, 1.0)
+        _check_range("per_stream_frac", self.per_stream_frac, 0.0, 10.0)
+
+    @property
+    def is_free(self) -> bool:
+        """True when every cost is zero: the engine then skips the host model entirely."""
+        return not any((self.per_syscall_s, self.per_byte_copy_s, self.per_byte_csum_s, self.per_packet_tx_s,
+                        self.per_packet_rx_s, self.per_ack_tx_s, self.per_ack_rx_s, self.per_interrupt_s))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Nic:
+    """Network interface card and driver: rings, receive backlog, interrupt coalescing, offload."""
+
+    tx_ring_packets: int = 256
+    rx_ring_packets: int = 256
+    backlog_packets: int = 1000
+    """Receive backlog (Linux ``net.core.netdev_max_backlog``); a full backlog drops the packet."""
+    coalesce_packets: int = 1
+    """Packets per receive interrupt at most (1 = an interrupt per packet)."""
+    coalesce_delay_s: float = 0.0
+    """Receive interrupt delay (ixgb ``RxIntDelay``): how long the NIC waits for more packets."""
+    checksum_offload: bool = False
+
+    def __post_init__(self) -> None:
+        _check_range("tx_ring_packets", self.tx_ring_packets, 1, 1 << 20)
+        _check_range("rx_ring_packets", self.rx_ring_packets, 1, 1 << 20)
+        _check_range("backlog_packets", self.backlog_packets, 1, 1 << 24)
+        _check_range("coalesce_packets", self.coalesce_packets, 1, 4096)
+        _check_range("coalesce_delay_s", self.coalesce_delay_s, 0.0, 0.1)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bus:
+    """A shared I/O bus (PCI, PCI-X, PCIe) between host memory and the NIC.
+
+    Raw bandwidth is width x clock; ``efficiency_frac`` is the share left after arbitration and
+    protocol overhead, and ``per_transaction_s`` the fixed set-up time of one DMA burst, so small frames
+    cost more than their bytes. Both directions and every card on the bus share it.
+    """
+
+    kind: str = "none"
+    width_bits: int = 64
+    clock_hz: float = 0.0
+    efficiency_frac: float = 1.0
+    per_transaction_s: float = 0.0
+    other_load_frac: float = 0.0
+    """Share of the bus taken by other cards (0 = the NIC has it alone)."""
+
+    def __post_init__(self) -> None:
+        _check_range("bus.width_bits", self.width_bits, 1, 4096)
+        _check_range("bus.clock_hz", self.clock_hz, 0.0, 1e12)
+        _check_range("bus.efficiency_frac", self.efficiency_frac, 0.01, 1.0)
+        _check_range("bus.per_transaction_s", self.per_transaction_s, 0.0, 1e-3)
+        _check_range("bus.other_load_frac", self.other_load_frac, 0.0, 0.99)
+
+    @property
+    def raw_bps(self) -> float:
+        """Width x clock, in bit/s (inf for no bus)."""
+        return math.inf if self.clock_hz == 0 else self.width_bits * self.clock_hz
+
+    @property
+    def ceiling_bps(self) -> float:
+        """Sustained DMA bandwidth left for the NIC, in bit/s (before per-transaction overhead)."""
+        return self.raw_bps * self.efficiency_frac * (1.0 - self.other_load_frac)
+
+    def transfer_s(self, size_bytes: int) -> float:
+        """Time the bus is held to move one frame of ``size_bytes``."""
+        if self.clock_hz == 0:
+            return 0.0
+        return self.per_transaction_s + size_bytes * 8.0 / self.ceiling_bps
+
+    def with_clock(self, clock_hz: float) -> "Bus":
+        """The same bus run at another clock (a slower card forces the whole bus down to its clock)."""
+        return replace(self, clock_hz=clock_hz, kind=f"{self.kind}@{clock_hz / 1e6:.0f}MHz")
+
+
+def _pcie(lanes: int, gen: int) -> Bus:
+    per_lane_bps = {1: 2.5e9 * 0.8, 2: 5e9 * 0.8, 3: 8e9 * 128 / 130, 4: 16e9 * 128 / 130, 5: 32e9 * 128 / 130}[gen]
+    return Bus(kind=f"pcie-gen{gen}-x{lanes}", width_bits=lanes, clock_hz=per_lane_bps,
+               efficiency_frac=0.85, per_transaction_s=0.0)
+
+
+BUS_PRESETS: dict[str, Bus] = {
+    "none": Bus(),
+    "pci-32-33": Bus(kind="pci-32-33", width_bits=32, clock_hz=33.33e6, efficiency_frac=0.6, per_transaction_s=0.5e-6),
+    "pci-32-66": Bus(kind="pci-32-66", width_bits=32, clock_hz=66.66e6, efficiency_frac=0.6, per_transaction_s=0.3e-6),
+    "pci-64-33": Bus(kind="pci-64-33", width_bits=64, clock_hz=33.33e6, efficiency_frac=0.6, per_transaction_s=0.5e-6),
+    "pci-64-66": Bus(kind="pci-64-66", width_bits=64, clock_hz=66.66e6, efficiency_frac=0.6, per_transaction_s=0.3e-6),
+    "pcix-64-66": Bus(kind="pcix-64-66", width_bits=64, clock_hz=66.66e6, efficiency_frac=0.75, per_transaction_s=0.2e-6),
+    "pcix-64-100": Bus(kind="pcix-64-100", width_bits=64, clock_hz=100e6, efficiency_frac=0.75, per_transaction_s=0.2e-6),
+    "pcix-64-133": Bus(kind="pcix-64-133", width_bits=64, clock_hz=133.33e6, efficiency_frac=0.75, per_transaction_s=0.2e-6),
+    "pcie-gen1-x8": _pcie(8, 1),
+    "pcie-gen2-x8": _pcie(8, 2),
+    "pcie-gen3-x8": _pcie(8, 3),
+    "pcie-gen3-x16": _pcie(16, 3),
+    "pcie-gen4-x16": _pcie(16, 4),
+}
+"""Bus presets. ``efficiency_frac`` is a starting point from the sources (the gigabit-NIC article puts a
+shared 32/33 PCI bus at about 80 of its 133 MB/s; the 10 GbE report calls 80 % of PCI-X the practical
+limit); calibrated profiles override it."""
+
+
+def bus_preset(name: str) -> Bus:
+    """The preset called ``name`` (see :data:`BUS_PRESETS`)."""
+    try:
+        return BUS_PRESETS[name]
+    except KeyError:
+        raise ConfigError("bus", name, "one of " + ", ".join(sorted(BUS_PRESETS))) from None
+
+
+DELACK_RULES = ("bsd", "linux", "solaris", "off")
+OS_FAMILIES = ("bsd", "linux", "solaris")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OsTcp:
+    """The TCP behaviour of an OS family and its defaults (values a tuning file can change).
+
+    ``family`` picks the rule sets: segmentation (Solaris builds a segment from whole application
+    messages and does not split one to fill the MSS, per the Sun blueprint; BSD and Linux fill segments
+    to the MSS), the delayed-ACK rules, and how a socket-buffer request becomes a kernel buffer.
+    """
+
+    family: str = "bsd"
+    name: str = "generic BSD"
+    default_sndbuf_bytes: int = 65536
+    default_rcvbuf_bytes: int = 65536
+    max_sockbuf_bytes: int = 1 << 30
+    """Cap on a requested buffer (``kern.ipc.maxsockbuf``, ``net.core.[rw]mem_max``, ``tcp_max_buf``)."""
+    max_sndbuf_bytes: Optional[int] = None
+    """Separate cap for the send side where the OS has one (Linux ``wmem_max``); None = ``max_sockbuf_bytes``."""
+    setsockopt_doubles: bool = False
+    """Linux stores twice the requested value (socket(7)) and advertises only part of it."""
+    adv_win_scale: int = 0
+    """Linux ``tcp_adv_win_scale``: window = buffer - buffer / 2**scale (0 = all of it is window)."""
+    delack: str = "bsd"
+    delack_timeout_s: float = 0.2
+    deferred_acks_max: int = 2
+    """Segments a receiver may hold before it must ACK (RFC 1122: 2; Solaris ``tcp_deferred_acks_max``)."""
+    quickack_segments: int = 0
+    """Linux: segments ACKed at once at the start of a connection (quick-ACK mode)."""
+    timestamps: bool = False
+    sack: bool = False
+    window_scaling: bool = True
+    initial_cwnd_segments: int = 2
+    min_rto_s: float = 0.2
+    maxpsz_multiplier: int = 0
+    """Solaris ``tcp_maxpsz_multiplier``: MSS-sized segments moved per kernel pass (0 = no limit modelled)."""
+    naglim_bytes: Optional[int] = None
+    """Solaris ``tcp_naglim_def``: Nagle holds data below this many bytes (None = the MSS; 1 disables Nagle)."""
+
+    def __post_init__(self) -> None:
+        if self.family not in OS_FAMILIES:
+            raise ConfigError("os.family", self.family, "one of " + ", ".join(OS_FAMILIES))
+        if self.delack not in DELACK_RULES:
+            raise ConfigError("delack", self.delack, "one of " + ", ".join(DELACK_RULES))
+        _check_range("default_sndbuf_bytes", self.default_sndbuf_bytes, 1, 1 << 31)
+        _check_range("default_rcvbuf_bytes", self.default_rcvbuf_bytes, 1, 1 << 31)
+        _check_range("max_sockbuf_bytes", self.max_sockbuf_bytes, 1, 1 << 31)
+        _check_range("adv_win_scale", self.adv_win_scale, -31, 31)
+        _check_range("delack_timeout_s", self.delack_timeout_s, 1e-6, 10.0)
+        _check_range("deferred_acks_max", self.deferred_acks_max, 1, 1024)
+        _check_range("quickack_segments", self.quickack_segments, 0, 1 << 20)
+        _check_range("initial_cwnd_segments", self.initial_cwnd_segments, 1, 1000)
+        _check_range("min_rto_s", self.min_rto_s, 1e-6, 60.0)
+        _check_range("maxpsz_multiplier", self.maxpsz_multiplier, 0, 100)
+
+    @property
+    def whole_message_segments(self) -> bool:
+        """Solaris does not split an application message to fill the MSS (Sun blueprint, Figure 8)."""
+        return self.family == "solaris"
+
+    def kernel_buffer(self, requested_bytes: int, send: bool) -> int:
+        """The kernel buffer a ``setsockopt(SO_SNDBUF/SO_RCVBUF, requested)`` yields.
+
+        Linux caps at ``[wr]mem_max`` then doubles (socket(7)); BSD, Tru64 and Solaris cap and keep it.
+        """
+        cap = self.max_sockbuf_bytes
+        if send and self.max_sndbuf_bytes is not None:
+            cap = self.max_sndbuf_bytes
+        value = min(requested_bytes, cap)
+        return 2 * value if self.setsockopt_doubles else value
+
+    def window_bytes(self, rcvbuf_bytes: int) -> int:
+        """The part of a receive buffer advertised as window (Linux keeps 1/2**adv_win_scale for overhead)."""
+        if self.adv_win_scale > 0:
+            return rcvbuf_bytes - (rcvbuf_bytes >> self.adv_win_scale)
+        if self.adv_win_scale < 0:
+            return rcvbuf_bytes >> -self.adv_win_scale
+        return rcvbuf_bytes
+
+
+def os_defaults(family: str) -> OsTcp:
+    """Textbook defaults of an OS family when no platform profile is given."""
+    if family == "linux":
+        # Linux 2.6: tcp_rmem default 87380, tcp_wmem 16384, adv_win_scale 2, delayed-ACK timer >= 40 ms,
+        # quick-ACK at start, timestamps and SACK on.
+        return OsTcp(family="linux", name="Linux 2.6", default_sndbuf_bytes=16384, default_rcvbuf_bytes=87380,
+                     max_sockbuf_bytes=131071, setsockopt_doubles=True, adv_win_scale=2, delack="linux",
+                     delack_timeout_s=0.04, deferred_acks_max=2, quickack_segments=16, timestamps=True,
+                     sack=True, initial_cwnd_segments=2, min_rto_s=0.2)
+    if family == "solaris":
+        # Solaris 8: tcp_xmit_hiwat = tcp_recv_hiwat = 24576, tcp_deferred_acks_max 8,
+        # tcp_deferred_ack_interval 100 ms, tcp_maxpsz_multiplier 2 (Sun blueprint).
+        return OsTcp(family="solaris", name="Solaris 8", default_sndbuf_bytes=24576, default_rcvbuf_bytes=24576,
+                     max_sockbuf_bytes=1 << 20, delack="solaris", delack_timeout_s=0.1, deferred_acks_max=8,
+                     initial_cwnd_segments=4, min_rto_s=0.4, maxpsz_multiplier=2)
+    if family == "bsd":
+        return OsTcp()
+    raise ConfigError("os", family, "one of " + ", ".join(OS_FAMILIES))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Provenance:
+    """Where a platform's description and numbers come from."""
+
+    source: str = ""
+    hardware: str = ""
+    os: str = ""
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Platform:
+    """A machine: CPU costs, NIC, bus and OS TCP behaviour, with provenance and fit record."""
+
+    name: str = "ideal"
+    cpu: CpuCost = field(default_factory=CpuCost)
+    nic: Nic = field(default_factory=Nic)
+    bus: Bus = field(default_factory=Bus)
+    os: OsTcp = field(default_factory=OsTcp)
+    provenance: Provenance = field(default_factory=Provenance)
+    fit: tuple[tuple[str, float], ...] = ()
+    """Calibration record, (key, value) pairs as written by ``tcpsim calibrate``."""
+
+    @property
+    def host_model_on(self) -> bool:
+        """False for an ideal host (no CPU cost and no bus): the engine's fast path."""
+        return not self.cpu.is_free or self.bus.clock_hz > 0 or self.nic.coalesce_delay_s > 0

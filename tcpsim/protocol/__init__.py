@@ -1,0 +1,1 @@
+"""Pure protocol rules, free of simpy: each function or class states the RFC or OS behaviour it follows."""

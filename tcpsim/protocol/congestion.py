@@ -1,0 +1,73 @@
+"""Congestion control: slow start, congestion avoidance and NewReno fast recovery.
+
+Ref: RFC 5681 §3.1 (slow start and congestion avoidance), §3.2 (fast retransmit / fast recovery);
+RFC 3465 (appropriate byte counting, L = 2 SMSS in slow start: with delayed ACKs a receiver
+ACKs two or more segments at once); RFC 6582 (NewReno: partial ACKs, ``recover``).
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["NewReno"]
+
+
+class NewReno:
+    """Congestion window state of one sender, in bytes."""
+
+    __slots__ = ("mss", "cwnd", "ssthresh", "in_recovery", "recover", "dupacks", "abc_limit", "_ca_acc")
+
+    def __init__(self, mss_bytes: int, initial_window_segments: int = 2, abc_limit_segments: int = 2) -> None:
+        self.mss = mss_bytes
+        self.cwnd = initial_window_segments * mss_bytes
+        self.ssthresh = math.inf
+        self.in_recovery = False
+        self.recover = 0
+        self.dupacks = 0
+        self.abc_limit = abc_limit_segments * mss_bytes
+        self._ca_acc = 0
+
+    def on_new_ack(self, acked_bytes: int, ack: int, flight_bytes: int) -> bool:
+        """A cumulative ACK advanced by ``acked_bytes``; returns True if a partial ACK asks to retransmit."""
+        self.dupacks = 0
+        mss = self.mss
+        if self.in_recovery:
+            if ack >= self.recover:
+                # RFC 6582 §3.2 step 3, full ACK: deflate to min(ssthresh, FlightSize + SMSS).
+                self.in_recovery = False
+                self.cwnd = min(self.ssthresh, max(flight_bytes, 0) + mss)
+                return False
+            # Partial ACK: deflate by the amount acked, add back one SMSS, retransmit the next hole.
+            self.cwnd = max(self.cwnd - acked_bytes + mss, mss)
+            return True
+        if self.cwnd < self.ssthresh:
+            self.cwnd += min(acked_bytes, self.abc_limit)
+        else:
+            # RFC 5681 eq. 3, in byte-counting form: one SMSS per cwnd of data acked.
+            self._ca_acc += acked_bytes
+            if self._ca_acc >= self.cwnd:
+                self._ca_acc -= self.cwnd
+                self.cwnd += mss
+        return False
+
+    def on_dupack(self, flight_bytes: int, snd_max: int) -> bool:
+        """A duplicate ACK; returns True on the third one (fast retransmit, RFC 5681 §3.2 step 2)."""
+        self.dupacks += 1
+        if self.in_recovery:
+            self.cwnd += self.mss
+            return False
+        if self.dupacks == 3:
+            self.ssthresh = max(flight_bytes // 2, 2 * self.mss)
+            self.cwnd = self.ssthresh + 3 * self.mss
+            self.in_recovery = True
+            self.recover = snd_max
+            return True
+        return False
+
+    def on_timeout(self, flight_bytes: int, snd_max: int) -> None:
+        """Retransmission timeout: ssthresh = max(FlightSize/2, 2 SMSS), cwnd = 1 SMSS (RFC 5681 eq. 4)."""
+        self.ssthresh = max(flight_bytes // 2, 2 * self.mss)
+        self.cwnd = self.mss
+        self.in_recovery = False
+        self.recover = snd_max
+        self.dupacks = 0

@@ -1,0 +1,126 @@
+"""Delayed-ACK rule sets: when a receiver ACKs at once and when it arms its timer.
+
+Ref: RFC 1122 §4.2.3.2 (ACK at least every second full-sized segment, delay < 0.5 s);
+RFC 5681 §4.2 (ACK out-of-order segments at once); 4.4BSD ``tcp_input`` (every second segment, 200 ms
+fast timer); Linux ``__tcp_ack_snd_check`` (quick-ACK at start, ACK when more than one full frame is
+unacknowledged, 40 ms minimum timer); Solaris 8 ``tcp_deferred_acks_max`` with the rules the Sun
+blueprint gives (Figure 8 and "Potential Impact of ACK Packets").
+"""
+
+from __future__ import annotations
+
+__all__ = ["DelayedAck", "make_delack", "ACK_NOW", "ACK_LATER"]
+
+ACK_NOW = True
+ACK_LATER = False
+
+
+class DelayedAck:
+    """Base rule set: ACK every segment (delayed ACK off)."""
+
+    __slots__ = ("mss", "held_segments", "held_bytes")
+    timeout_s = 0.0
+
+    def __init__(self, mss_bytes: int) -> None:
+        self.mss = mss_bytes
+        self.held_segments = 0
+        self.held_bytes = 0
+
+    def on_segment(self, length_bytes: int, in_order: bool) -> bool:
+        """Account one arriving data segment; True means send an ACK now."""
+        return ACK_NOW
+
+    def on_ack_sent(self) -> None:
+        """An ACK (pure or piggybacked on data) covered everything held."""
+        self.held_segments = 0
+        self.held_bytes = 0
+
+
+class BsdDelayedAck(DelayedAck):
+    """4.4BSD / Tru64: ACK every second segment; otherwise within the delayed-ACK timer (200 ms)."""
+
+    __slots__ = ("timeout_s",)
+
+    def __init__(self, mss_bytes: int, timeout_s: float = 0.2) -> None:
+        super().__init__(mss_bytes)
+        self.timeout_s = timeout_s
+
+    def on_segment(self, length_bytes: int, in_order: bool) -> bool:
+        self.held_segments += 1
+        self.held_bytes += length_bytes
+        return not in_order or self.held_segments >= 2
+
+
+class LinuxDelayedAck(DelayedAck):
+    """Linux: quick-ACK the first segments, then ACK once more than one full frame is unacknowledged.
+
+    The receiver's notion of a full frame (``rcv_mss``) follows the segment sizes it sees, so a stream of
+    small segments is ACKed every second segment too.
+    """
+
+    __slots__ = ("timeout_s", "quick_left", "rcv_mss")
+
+    def __init__(self, mss_bytes: int, timeout_s: float = 0.04, quickack_segments: int = 16) -> None:
+        super().__init__(mss_bytes)
+        self.timeout_s = timeout_s
+        self.quick_left = quickack_segments
+        self.rcv_mss = min(536, mss_bytes)
+
+    def on_segment(self, length_bytes: int, in_order: bool) -> bool:
+        self.held_segments += 1
+        self.held_bytes += length_bytes
+        if length_bytes > self.rcv_mss:
+            self.rcv_mss = min(length_bytes, self.mss)
+        if not in_order:
+            return ACK_NOW
+        if self.quick_left > 0:
+            self.quick_left -= 1
+            return ACK_NOW
+        return self.held_bytes > self.rcv_mss
+
+
+class SolarisDelayedAck(DelayedAck):
+    """Solaris 8: hold up to ``tcp_deferred_acks_max`` segments, with the blueprint's immediate-ACK rule.
+
+    * The number of segments that may be held (``tcp_rack_cur_max``) starts at one and grows by one with
+      each ACK sent for reaching it, up to ``tcp_deferred_acks_max`` (``tcp_rack_abs_max``).
+    * A segment shorter than the MSS is ACKed at once when the data already held unacknowledged is not a
+      multiple of the MSS (the Sun blueprint's two conditions). "Already held" means before this
+      segment: that reading is the one under which the blueprint's Figure 8 holds (the first 100-byte
+      segment is deferred, the 1400-byte one that follows is ACKed at once).
+    """
+
+    __slots__ = ("timeout_s", "abs_max", "cur_max")
+
+    def __init__(self, mss_bytes: int, timeout_s: float = 0.1, deferred_acks_max: int = 8) -> None:
+        super().__init__(mss_bytes)
+        self.timeout_s = timeout_s
+        self.abs_max = deferred_acks_max
+        self.cur_max = 1
+
+    def on_segment(self, length_bytes: int, in_order: bool) -> bool:
+        held_before = self.held_bytes
+        self.held_segments += 1
+        self.held_bytes += length_bytes
+        if not in_order:
+            self.cur_max = 1
+            return ACK_NOW
+        if length_bytes < self.mss and held_before % self.mss != 0:
+            return ACK_NOW
+        if self.held_segments >= self.cur_max:
+            if self.cur_max < self.abs_max:
+                self.cur_max += 1
+            return ACK_NOW
+        return ACK_LATER
+
+
+def make_delack(rule: str, mss_bytes: int, timeout_s: float, deferred_acks_max: int,
+                quickack_segments: int) -> DelayedAck:
+    """The rule set called ``rule`` ("bsd", "linux", "solaris" or "off")."""
+    if rule == "bsd":
+        return BsdDelayedAck(mss_bytes, timeout_s)
+    if rule == "linux":
+        return LinuxDelayedAck(mss_bytes, timeout_s, quickack_segments)
+    if rule == "solaris":
+        return SolarisDelayedAck(mss_bytes, timeout_s, deferred_acks_max)
+    return DelayedAck(mss_bytes)

@@ -1,0 +1,60 @@
+"""Sizes on the wire: MSS from the MTU and options, and Ethernet framing overhead.
+
+Ref: RFC 9293 §3.7.1 (MSS = MTU - IP and TCP headers), RFC 7323 §3 (timestamps option, 10 bytes padded
+to 12), IEEE 802.3 (preamble+SFD 8, header 14, FCS 4, inter-frame gap 12, minimum frame 64 bytes).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "IP_HEADER_BYTES", "TCP_HEADER_BYTES", "TIMESTAMP_OPTION_BYTES", "ETH_HEADER_BYTES", "ETH_FCS_BYTES",
+    "ETH_PREAMBLE_BYTES", "ETH_IFG_BYTES", "ETH_MIN_FRAME_BYTES", "tcp_option_bytes", "mss_bytes",
+    "frame_bytes", "wire_bytes", "serialization_s", "line_goodput_bps",
+]
+
+IP_HEADER_BYTES = 20
+TCP_HEADER_BYTES = 20
+TIMESTAMP_OPTION_BYTES = 12
+ETH_HEADER_BYTES = 14
+ETH_FCS_BYTES = 4
+ETH_PREAMBLE_BYTES = 8
+ETH_IFG_BYTES = 12
+ETH_MIN_FRAME_BYTES = 64
+
+
+def tcp_option_bytes(timestamps: bool) -> int:
+    """Option bytes carried by every data segment: 12 with RFC 7323 timestamps, else 0.
+
+    SACK blocks ride only on ACKs during recovery (RFC 2018) and are not counted in the MSS.
+    """
+    return TIMESTAMP_OPTION_BYTES if timestamps else 0
+
+
+def mss_bytes(mtu_bytes: int, timestamps: bool = False) -> int:
+    """Largest TCP payload per segment: MTU - 40 - options (1500 -> 1460, or 1448 with timestamps)."""
+    return mtu_bytes - IP_HEADER_BYTES - TCP_HEADER_BYTES - tcp_option_bytes(timestamps)
+
+
+def frame_bytes(payload_bytes: int, option_bytes: int = 0) -> int:
+    """Ethernet frame size (header to FCS) carrying a TCP segment, padded to the 64-byte minimum."""
+    size = payload_bytes + option_bytes + IP_HEADER_BYTES + TCP_HEADER_BYTES + ETH_HEADER_BYTES + ETH_FCS_BYTES
+    return size if size > ETH_MIN_FRAME_BYTES else ETH_MIN_FRAME_BYTES
+
+
+def wire_bytes(payload_bytes: int, option_bytes: int = 0) -> int:
+    """Bytes of line time a segment takes: its frame plus preamble, SFD and inter-frame gap."""
+    return frame_bytes(payload_bytes, option_bytes) + ETH_PREAMBLE_BYTES + ETH_IFG_BYTES
+
+
+def serialization_s(payload_bytes: int, option_bytes: int, rate_bps: float) -> float:
+    """Time to clock one segment onto a link of ``rate_bps``."""
+    return wire_bytes(payload_bytes, option_bytes) * 8.0 / rate_bps
+
+
+def line_goodput_bps(rate_bps: float, mtu_bytes: int, timestamps: bool = False) -> float:
+    """Application bytes per second a saturated link carries with full-sized segments.
+
+    1 Gbit/s, MTU 1500, no timestamps: 1e9 * 1460 / 1538 = 949.3 Mbit/s (ACKs use the reverse direction).
+    """
+    mss = mss_bytes(mtu_bytes, timestamps)
+    return rate_bps * mss / wire_bytes(mss, tcp_option_bytes(timestamps))

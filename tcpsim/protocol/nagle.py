@@ -1,0 +1,53 @@
+"""When the sender may put a segment on the wire: Nagle and sender silly-window avoidance.
+
+Ref: RFC 896 (Nagle); RFC 1122 §4.2.3.4 (when to send data: a full segment, or all queued data with
+nothing unacknowledged or TCP_NODELAY, or at least half the largest window the peer offered);
+Sun blueprint (Solaris holds data while unacknowledged data exists and less than ``tcp_naglim`` bytes
+are queued, and builds segments from whole messages).
+"""
+
+from __future__ import annotations
+
+__all__ = ["may_send_bytes", "solaris_nagle_holds", "whole_message_length"]
+
+
+def may_send_bytes(length_bytes: int, unsent_bytes: int, mss_bytes: int, in_flight_bytes: int,
+                   nodelay: bool, max_sndwnd_bytes: int) -> bool:
+    """RFC 1122 §4.2.3.4 for a byte-stream sender (BSD, Linux) about to send ``length_bytes``.
+
+    ``length_bytes`` is already limited by the MSS, the unsent data and the usable window.
+    """
+    if length_bytes <= 0:
+        return False
+    if length_bytes >= mss_bytes:
+        return True
+    idle = nodelay or in_flight_bytes == 0
+    if idle and length_bytes >= unsent_bytes:
+        return True
+    return idle and 2 * length_bytes >= max_sndwnd_bytes
+
+
+def solaris_nagle_holds(unsent_bytes: int, in_flight_bytes: int, naglim_bytes: int) -> bool:
+    """Solaris: with unacknowledged data outstanding, hold while fewer than ``naglim`` bytes are queued.
+
+    ``naglim`` is min(MSS, ``tcp_naglim_def``); ``tcp_naglim_def`` = 1 disables Nagle (Sun blueprint).
+    """
+    return in_flight_bytes > 0 and unsent_bytes < naglim_bytes
+
+
+def whole_message_length(messages, limit_bytes: int, mss_bytes: int) -> int:
+    """Bytes of one Solaris segment built from queued messages without splitting one to fill the MSS.
+
+    ``messages`` are the unsent message sizes in order; ``limit_bytes`` = min(MSS, usable window).
+    A message larger than the MSS is cut into MSS pieces (as for bulk writes); a first message that fits
+    the MSS but not the window gives 0 (wait for window). Ref: Sun blueprint, Figure 8 and TABLE 2
+    (100-byte messages go out as 1400-byte segments, 536-byte ones as 1072).
+    """
+    total = 0
+    for size in messages:
+        if total == 0 and size > mss_bytes:
+            return min(mss_bytes, limit_bytes) if limit_bytes >= mss_bytes else 0
+        if total + size > limit_bytes:
+            break
+        total += size
+    return total

@@ -1,0 +1,105 @@
+"""What a run returns: flat, documented numbers that print, tabulate and plot easily."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Optional
+
+from .units import format_rate
+
+__all__ = ["Result", "StreamResult", "LIMITS"]
+
+LIMITS = ("window", "cwnd", "sndbuf", "nagle_delack", "application", "line", "bus_sender", "bus_receiver",
+          "cpu_sender", "cpu_receiver", "receiver_drops")
+"""Names ``Result.limited_by`` can take."""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamResult:
+    """One connection in one direction."""
+
+    stream: int
+    direction: str
+    """``"forward"`` (sender -> receiver) or ``"reverse"`` (bidirectional runs)."""
+    goodput_bps: float
+    data_packets_per_s: float
+    retransmits: int
+    rtt_s: Optional[float]
+    cwnd_bytes: int
+    peer_window_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """Outcome of one simulated scenario; rates are over the measurement window (after warm-up)."""
+
+    goodput_bps: float
+    """Application bytes delivered per second, all streams and directions, in bit/s."""
+    data_packets_per_s: float
+    """Data segments put on the wire per second (retransmissions included)."""
+    ack_packets_per_s: float
+    """Pure ACKs and window updates per second."""
+    transactions_per_s: Optional[float]
+    """Completed request/response transactions per second (``rr`` workloads)."""
+    payload_histogram: dict[int, int]
+    """On-wire data payload in bytes -> number of segments sent in the measurement window."""
+    rtt_s: Optional[float]
+    """Mean RTT measured by the senders (ACK delay included)."""
+    limited_by: str
+    """The binding limit, one of :data:`LIMITS`."""
+    utilization_frac: dict[str, float]
+    """Each resource's busy fraction (0..1): line, buses, busiest CPU per host, and the share of time the
+    senders were held by the window, cwnd, send buffer, Nagle or an idle application."""
+    cpu_utilization_frac: dict[str, list[float]]
+    """Per host (``sender``, ``receiver``), each CPU's busy fraction."""
+    retransmits: int
+    drops: dict[str, int]
+    streams: tuple[StreamResult, ...]
+    termination: str
+    """``converged``, ``time_budget``, ``event_budget``, ``wall_budget`` or ``finished``."""
+    converged: bool
+    sim_time_s: float
+    measure_time_s: float
+    events: int
+    wall_s: float
+    ceilings_bps: dict[str, float] = field(default_factory=dict)
+    """Closed-form bounds (:mod:`tcpsim.ceilings`), attached by :func:`tcpsim.simulate`."""
+    trace: tuple = ()
+    """With ``Budget.record_trace``: (time_s, endpoint, kind, seq, length, ack, window, why) per segment."""
+    inputs: dict[str, Any] = field(default_factory=dict)
+    """The scenario's main inputs, flat, for tables."""
+
+    @property
+    def goodput_mbps(self) -> float:
+        return self.goodput_bps / 1e6
+
+    @property
+    def throughput_bps(self) -> float:
+        """Alias of :attr:`goodput_bps` (the sources call it throughput)."""
+        return self.goodput_bps
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with stable keys."""
+        d = asdict(self)
+        d["payload_histogram"] = {str(k): v for k, v in sorted(self.payload_histogram.items())}
+        d["trace"] = [list(t) for t in self.trace]
+        d["streams"] = [asdict(s) for s in self.streams]
+        return d
+
+    def summary(self) -> str:
+        """Two lines for a terminal."""
+        util = ", ".join(f"{k} {v:.0%}" for k, v in sorted(self.utilization_frac.items(), key=lambda kv: -kv[1])[:4])
+        return (f"goodput {format_rate(self.goodput_bps)} ({self.goodput_bps / 8e6:.1f} MB/s), "
+                f"{self.data_packets_per_s:,.0f} data pkt/s, limited by {self.limited_by}\n"
+                f"busiest: {util}; {self.termination} after {self.sim_time_s * 1e3:.1f} ms simulated, "
+                f"{self.events:,} events, {self.wall_s:.2f} s wall")
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<tr><td>{k}</td><td>{v:.1%}</td></tr>" for k, v in
+                       sorted(self.utilization_frac.items(), key=lambda kv: -kv[1]))
+        return (f"<div><b>{format_rate(self.goodput_bps)}</b> ({self.goodput_bps / 8e6:.1f} MB/s), "
+                f"limited by <b>{self.limited_by}</b>; {self.data_packets_per_s:,.0f} data pkt/s; "
+                f"{self.termination}<table><tr><th>resource</th><th>busy</th></tr>{rows}</table></div>")
