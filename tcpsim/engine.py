@@ -59,14 +59,11 @@ class _Run:
         self.snd_host = HostRuntime(self.kernel, sc.sender.platform, "sender", streams_per_host)
         self.rcv_host = HostRuntime(self.kernel, sc.receiver.platform, "receiver", streams_per_host)
         link = sc.link
-        fwd = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets)
-        rev = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets)
+        fwd = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng)
+        rev = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng)
         self.links = {"forward": fwd, "reverse": rev}
         self.snd_host.link_out, self.snd_host.peer = fwd, self.rcv_host
         self.rcv_host.link_out, self.rcv_host.peer = rev, self.snd_host
-        if link.loss_frac > 0:
-            self._install_loss(fwd, link.loss_frac)
-            self._install_loss(rev, link.loss_frac)
         self.flows: list[tuple[str, int, TcpEndpoint, TcpEndpoint, Reader | None]] = []
         self.rr: list[RequestResponse] = []
         self.writers: list[Writer] = []
@@ -76,19 +73,6 @@ class _Run:
                 self._add_flow("reverse", wl.n_streams + i, self.rcv_host, self.snd_host, sc.receiver.tcp,
                                sc.sender.tcp)
         self.base_rtt_s = _base_rtt_s(sc)
-
-    def _install_loss(self, direction: LinkDirection, loss_frac: float) -> None:
-        send = direction.send
-        rng = self.rng
-
-        def lossy_send(now, ready_s, wire_s):
-            arrival = send(now, ready_s, wire_s)
-            if arrival is not None and rng.random() < loss_frac:
-                direction.drops += 1
-                return None
-            return arrival
-
-        direction.send = lossy_send
 
     def _add_flow(self, direction, stream, src_host, dst_host, src_opts, dst_opts) -> None:
         wl = self.sc.workload

@@ -44,20 +44,31 @@ class Writer:
         self.kick()
 
     def kick(self) -> None:
-        """Issue the next piece of work if the writer is idle and has something to do."""
-        if self.busy:
-            return
+        """Issue the next pieces of work while the writer is idle and has something to do."""
+        while not self.busy:
+            chunk = self._next_chunk()
+            if chunk is None:
+                return
+            chunk, new_call = chunk
+            done = self.host.syscall(self.cpu, chunk, new_call)
+            if done > self.kernel.env._now:
+                self.busy = True
+                self.kernel.call_at(done, self._done, chunk)
+                return
+            self._commit(chunk)
+
+    def _next_chunk(self) -> tuple[int, bool] | None:
         ep = self.ep
         new_call = False
         if self.remaining == 0:
             if self.calls_left <= 0 or self.left_total <= 0:
                 ep.writer_blocked = False
-                return
+                return None
             now = self.kernel.env._now
             if self.interval_s is not None and now < self.next_call_s:
                 self.busy = True
                 self.kernel.call_at(self.next_call_s, self._paced)
-                return
+                return None
             self.remaining = int(min(self.write_bytes, self.left_total))
             self.calls_left -= 1
             self.calls += 1
@@ -69,30 +80,24 @@ class Writer:
         if chunk < self.remaining and chunk < self.lowat:
             ep.writer_blocked = True
             if new_call:
-                self._charge_call_only()
-            return
+                self.host.syscall(self.cpu, 0, True)
+            return None
         ep.writer_blocked = False
-        done = self.host.syscall(self.cpu, chunk, new_call)
-        if done <= self.kernel.env._now:
-            self._done(chunk)
-        else:
-            self.busy = True
-            self.kernel.call_at(done, self._done, chunk)
-
-    def _charge_call_only(self) -> None:
-        self.host.syscall(self.cpu, 0, True)
+        return chunk, new_call
 
     def _paced(self) -> None:
         self.busy = False
         self.kick()
 
-    def _done(self, chunk: int) -> None:
-        self.busy = False
+    def _commit(self, chunk: int) -> None:
         self.remaining -= chunk
         self.left_total -= chunk
         self.ep.app_write(chunk, self.cpu)
-        if self.remaining == 0 or self.ep.send_space() >= min(self.remaining, self.lowat):
-            self.kick()
+
+    def _done(self, chunk: int) -> None:
+        self.busy = False
+        self._commit(chunk)
+        self.kick()
 
 
 class Reader:
@@ -111,26 +116,28 @@ class Reader:
         ep.on_readable = self.kick
 
     def kick(self) -> None:
-        if self.busy:
-            return
-        avail = self.ep.rcv_buffered
-        if avail <= 0:
-            return
-        chunk = avail if avail < self.read_bytes else self.read_bytes
-        done = self.host.syscall(self.cpu, chunk, True)
-        if done <= self.kernel.env._now:
-            self._done(chunk)
-        else:
-            self.busy = True
-            self.kernel.call_at(done, self._done, chunk)
+        while not self.busy:
+            avail = self.ep.rcv_buffered
+            if avail <= 0:
+                return
+            chunk = avail if avail < self.read_bytes else self.read_bytes
+            done = self.host.syscall(self.cpu, chunk, True)
+            if done > self.kernel.env._now:
+                self.busy = True
+                self.kernel.call_at(done, self._done, chunk)
+                return
+            self._commit(chunk)
 
-    def _done(self, chunk: int) -> None:
-        self.busy = False
+    def _commit(self, chunk: int) -> None:
         self.reads += 1
         self.delivered_bytes += chunk
         self.ep.app_read(chunk, self.cpu)
         if self.on_data is not None:
             self.on_data(chunk)
+
+    def _done(self, chunk: int) -> None:
+        self.busy = False
+        self._commit(chunk)
         self.kick()
 
 

@@ -22,9 +22,21 @@ from .host import HostRuntime
 from .kernel import Kernel
 from .segment import Segment
 
-__all__ = ["TcpEndpoint", "BLOCK_REASONS"]
+__all__ = ["TcpEndpoint", "BLOCK_REASONS", "AuditError", "audit"]
 
 BLOCK_REASONS = ("window", "cwnd", "nagle", "sndbuf", "app")
+
+
+class AuditError(AssertionError):
+    """An invariant of the sliding window broke (only checked when auditing is on)."""
+
+
+AUDIT = {"on": False}
+
+
+def audit(on: bool = True) -> None:
+    """Check window invariants on every segment sent (for tests; slows runs down a little)."""
+    AUDIT["on"] = on
 
 
 class TcpEndpoint:
@@ -224,12 +236,28 @@ class TcpEndpoint:
                 else:
                     msgs[0] = head - left
                     left = 0
+        if AUDIT["on"]:
+            self._audit(seq, length)
         now = self.kernel.env._now
         self.sent.append([seq, length, now, False])
         self.snd_nxt = self.snd_max = seq + length
         if self._rto_deadline is None:
             self._arm_rto()
         self._emit(seq, length, cpu, False)
+
+    def _audit(self, seq: int, length: int) -> None:
+        in_flight = seq + length - self.snd_una
+        probe = length == 1 and seq == self.snd_una
+        if not probe and in_flight > max(self.peer_wnd, 0):
+            raise AuditError(f"{self.name}: {in_flight} bytes in flight > peer window {self.peer_wnd}")
+        if not probe and in_flight > self.cc.cwnd:
+            raise AuditError(f"{self.name}: {in_flight} bytes in flight > cwnd {self.cc.cwnd}")
+        if seq + length > self.written:
+            raise AuditError(f"{self.name}: sending byte {seq + length} never written ({self.written})")
+        if length > self.mss:
+            raise AuditError(f"{self.name}: segment of {length} bytes > MSS {self.mss}")
+        if self.written - self.snd_una > self.sndbuf:
+            raise AuditError(f"{self.name}: send buffer holds {self.written - self.snd_una} > {self.sndbuf}")
 
     def _retransmit_next(self, cpu: int) -> bool:
         """Go-back-N after a timeout: resend the segment at snd_nxt if cwnd allows."""

@@ -38,9 +38,13 @@ class Server:
 class LinkDirection:
     """One direction of a full-duplex link: serialization at line rate, propagation, a bounded queue."""
 
-    __slots__ = ("rate_bps", "delay_s", "queue_packets", "free_at", "busy_s", "departures", "drops")
+    __slots__ = ("rate_bps", "delay_s", "queue_packets", "free_at", "busy_s", "departures", "drops", "loss_frac",
+                 "rng")
 
-    def __init__(self, rate_bps: float, delay_s: float, queue_packets: int | None) -> None:
+    def __init__(self, rate_bps: float, delay_s: float, queue_packets: int | None, loss_frac: float = 0.0,
+                 rng=None) -> None:
+        self.loss_frac = loss_frac
+        self.rng = rng
         self.rate_bps = rate_bps
         self.delay_s = delay_s
         self.queue_packets = queue_packets
@@ -64,6 +68,9 @@ class LinkDirection:
         self.busy_s += wire_s
         if self.queue_packets is not None:
             self.departures.append(end)
+        if self.loss_frac and self.rng.random() < self.loss_frac:
+            self.drops += 1
+            return None
         return end + self.delay_s
 
     def busy_until(self, now: float) -> float:

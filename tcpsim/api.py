@@ -1,0 +1,145 @@
+"""The public entry points: :func:`simulate` a scenario, :func:`predict` from human units, :func:`sweep`."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import replace
+from typing import Any, Iterable, Mapping, Optional
+
+from .config import Budget, Host, Link, Scenario, TcpOptions, Workload
+from .errors import ConfigError
+from .platform import OS_FAMILIES, Platform, bus_preset, os_defaults
+from .result import Result
+from .units import parse_duration, parse_rate, parse_size
+
+__all__ = ["simulate", "predict", "build_scenario", "scenario_inputs"]
+
+
+def simulate(scenario: Scenario) -> Result:
+    """Run ``scenario`` until its goodput estimate converges (or a budget ends it).
+
+    Returns a :class:`~tcpsim.result.Result` with the closed-form ceilings attached, so the simulated
+    answer can be read beside what the window, the line, the bus and the CPUs would allow.
+    """
+    from . import ceilings, engine
+
+    result = engine.run(scenario)
+    return replace(result, ceilings_bps=ceilings.ceilings(scenario), inputs=scenario_inputs(scenario))
+
+
+def scenario_inputs(sc: Scenario) -> dict[str, Any]:
+    """The main inputs of a scenario as a flat dict with unit-suffixed keys."""
+    wl = sc.workload
+    return {
+        "sender_platform": sc.sender.platform.name,
+        "receiver_platform": sc.receiver.platform.name,
+        "rate_bps": sc.link.rate_bps,
+        "one_way_delay_s": sc.link.one_way_delay_s,
+        "mtu_bytes": sc.link.mtu_bytes,
+        "sndbuf_bytes": sc.sender.tcp.sndbuf_bytes,
+        "rcvbuf_bytes": sc.receiver.tcp.rcvbuf_bytes,
+        "workload": wl.kind,
+        "write_bytes": wl.write_bytes,
+        "n_streams": wl.n_streams,
+        "bidirectional": wl.bidirectional,
+        "nodelay": sc.sender.tcp.nodelay,
+        "delack": sc.receiver.tcp.delack,
+        "seed": sc.seed,
+    }
+
+
+def _platform(spec: Platform | str | None, tuning: Optional[str]) -> Platform | None:
+    if spec is None or isinstance(spec, Platform):
+        return spec
+    from .profiles import load_platform
+
+    return load_platform(spec, tuning=tuning)
+
+
+def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None, mtu: Any = 1500,
+                   sockbuf: Any = None, sndbuf: Any = None, rcvbuf: Any = None, write: Any = "64k",
+                   message: Any = None, rr: Any = None, response: Any = None, read: Any = None,
+                   streams: int = 1, bidir: bool = False, nodelay: bool = False, delack: Optional[str] = None,
+                   deferred_acks_max: Optional[int] = None, os: Optional[str] = None,
+                   platform: Platform | str | None = None, sender: Platform | str | None = None,
+                   receiver: Platform | str | None = None, tuning: Optional[str] = None,
+                   cpus: Optional[int] = None, bus: Optional[str] = None, queue: Optional[int] = None,
+                   loss: float = 0.0, message_rate: Any = None, seed: int = 0,
+                   budget: Optional[Budget] = None) -> Scenario:
+    """A :class:`Scenario` from human quantities (``"512k"``, ``"1gbit"``, ``"100us"``), as the CLI takes them.
+
+    ``sockbuf`` is what the application asks for with ``setsockopt`` on both ends; the OS of each host
+    turns it into a kernel buffer (Linux doubles it and caps it at ``rmem_max``). ``os`` replaces the
+    platforms' OS family with that family's textbook defaults.
+    """
+    if rtt is not None:
+        delay_s = parse_duration(rtt, "rtt") / 2
+    else:
+        delay_s = parse_duration(delay, "delay")
+    link = Link(rate_bps=parse_rate(rate, "rate"), one_way_delay_s=delay_s,
+                mtu_bytes=parse_size(mtu, "mtu_bytes"), queue_packets=queue, loss_frac=loss)
+    snd_platform = _platform(sender if sender is not None else platform, tuning) or Platform()
+    rcv_platform = _platform(receiver if receiver is not None else platform, tuning) or Platform()
+    if os is not None:
+        if os not in OS_FAMILIES:
+            raise ConfigError("os", os, "one of " + ", ".join(OS_FAMILIES))
+        snd_platform = replace(snd_platform, os=os_defaults(os))
+        rcv_platform = replace(rcv_platform, os=os_defaults(os))
+    if cpus is not None:
+        snd_platform = replace(snd_platform, cpu=replace(snd_platform.cpu, n_cpus=cpus))
+        rcv_platform = replace(rcv_platform, cpu=replace(rcv_platform.cpu, n_cpus=cpus))
+    if bus is not None:
+        snd_platform = replace(snd_platform, bus=bus_preset(bus))
+        rcv_platform = replace(rcv_platform, bus=bus_preset(bus))
+
+    def tcp_for(p: Platform) -> TcpOptions:
+        over: dict[str, Any] = {}
+        if delack is not None:
+            over["delack"] = delack
+        if deferred_acks_max is not None:
+            over["deferred_acks_max"] = deferred_acks_max
+        return TcpOptions.for_os(
+            p.os,
+            sockbuf_bytes=None if sockbuf is None else parse_size(sockbuf, "sockbuf_bytes"),
+            sndbuf_bytes=None if sndbuf is None else parse_size(sndbuf, "sndbuf_bytes"),
+            rcvbuf_bytes=None if rcvbuf is None else parse_size(rcvbuf, "rcvbuf_bytes"),
+            nodelay=nodelay, **over)
+
+    if rr is not None:
+        size = parse_size(rr, "rr_bytes")
+        workload = Workload(kind="rr", write_bytes=size,
+                            response_bytes=parse_size(response, "response_bytes") if response else size,
+                            n_streams=streams)
+    else:
+        write_bytes = parse_size(message if message is not None else write, "write_bytes")
+        rate_hz = None if message_rate is None else float(message_rate)
+        workload = Workload(kind="bulk", write_bytes=write_bytes, n_streams=streams, bidirectional=bidir,
+                            read_bytes=None if read is None else parse_size(read, "read_bytes"),
+                            message_rate_hz=rate_hz)
+    return Scenario(sender=Host(platform=snd_platform, tcp=tcp_for(snd_platform)),
+                    receiver=Host(platform=rcv_platform, tcp=tcp_for(rcv_platform)),
+                    link=link, workload=workload, seed=seed, budget=budget or Budget())
+
+
+def predict(*, method: str = "simulate", **kwargs: Any) -> Result:
+    """Answer "what throughput will I get, and what limits it?" from human-unit inputs.
+
+    Takes the keyword arguments of :func:`build_scenario` (``mtu="9000", sockbuf="512k",
+    platform="es40_tru64"``...). ``method="ceilings"`` skips the simulation and returns the closed-form
+    bound alone (instant, but blind to Nagle, delayed ACK and queueing).
+    """
+    scenario = build_scenario(**kwargs)
+    if method == "simulate":
+        return simulate(scenario)
+    if method == "ceilings":
+        from . import ceilings
+
+        bounds = ceilings.ceilings(scenario)
+        name, bps = ceilings.binding_ceiling(scenario)
+        return Result(goodput_bps=bps, data_packets_per_s=float("nan"), ack_packets_per_s=float("nan"),
+                      transactions_per_s=None, payload_histogram={}, rtt_s=ceilings.base_rtt_s(scenario),
+                      limited_by=name, utilization_frac={}, cpu_utilization_frac={}, retransmits=0, drops={},
+                      streams=(), termination="closed_form", converged=True, sim_time_s=0.0, measure_time_s=0.0,
+                      events=0, wall_s=0.0, ceilings_bps=bounds, inputs=scenario_inputs(scenario))
+    raise ConfigError("method", method, "'simulate' or 'ceilings'")

@@ -1,0 +1,130 @@
+"""The engine against exact closed-form regimes and the Sun blueprint's Nagle / deferred-ACK cycle."""
+
+import math
+
+import pytest
+
+from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
+from tcpsim.engine import run
+from tcpsim.protocol import framing
+
+
+def bulk(sndbuf, rcvbuf, *, rate=1e9, delay=50e-6, mtu=1500, write=65536, **tcp):
+    opts = dict(sndbuf_bytes=sndbuf, rcvbuf_bytes=rcvbuf, **tcp)
+    return Scenario(sender=Host(tcp=TcpOptions(**opts)), receiver=Host(tcp=TcpOptions(**opts)),
+                    link=Link(rate_bps=rate, one_way_delay_s=delay, mtu_bytes=mtu),
+                    workload=Workload(write_bytes=write))
+
+
+def test_line_limited_reaches_line_goodput():
+    r = run(bulk(1 << 22, 1 << 22))
+    assert r.converged
+    assert r.goodput_bps == pytest.approx(framing.line_goodput_bps(1e9, 1500), rel=0.02)
+    assert r.limited_by == "line"
+
+
+def test_jumbo_frames_line_goodput_at_10g():
+    r = run(bulk(1 << 24, 1 << 24, rate=10e9, mtu=9000))
+    assert r.goodput_bps == pytest.approx(framing.line_goodput_bps(10e9, 9000), rel=0.02)
+
+
+def test_window_limited_matches_window_over_rtt():
+    """1 Gbit/s, RTT 1 ms, 64 KiB receive window: whole segments in flight over one RTT.
+
+    The sender keeps floor(W / MSS) full segments in flight (sender SWS avoidance holds the last
+    partial one, RFC 1122 §4.2.3.4), so the exact bound is that many bytes per RTT, where the RTT
+    includes one data and one ACK serialization.
+    """
+    window = 65536
+    r = run(bulk(1 << 20, window, delay=500e-6))
+    mss = 1460
+    rtt = 1e-3 + (framing.wire_bytes(mss) + framing.wire_bytes(0)) * 8 / 1e9
+    bound = (window // mss) * mss * 8 / rtt
+    assert r.goodput_bps == pytest.approx(bound, rel=0.02)
+    assert r.limited_by == "window"
+
+
+def test_goodput_never_above_line():
+    for buf in (8192, 65536, 1 << 20):
+        r = run(bulk(buf, buf))
+        assert r.goodput_bps <= framing.line_goodput_bps(1e9, 1500) * 1.0001
+
+
+def test_deterministic():
+    sc = bulk(1 << 18, 1 << 18)
+    a, b = run(sc), run(sc)
+    assert a.goodput_bps == b.goodput_bps and a.events == b.events
+
+
+def solaris_messages(message_bytes, rate_hz, nodelay=False):
+    sol = TcpOptions.for_os("solaris", sockbuf_bytes=65536, nodelay=nodelay)
+    return Scenario(sender=Host(tcp=sol), receiver=Host(tcp=sol),
+                    link=Link(rate_bps=1e9, one_way_delay_s=5e-6),
+                    workload=Workload(write_bytes=message_bytes, message_rate_hz=rate_hz),
+                    budget=Budget(max_sim_time_s=0.5))
+
+
+@pytest.mark.parametrize("message, pair", [(60, (60, 1440)), (100, (100, 1400)), (250, (250, 1250)),
+                                           (536, (536, 1072))])
+def test_nagle_deferred_ack_cycle_gives_blueprint_pairs(message, pair):
+    """Sun blueprint Figure 8 / TABLE 2: a writer slower than the ACK turnaround gives the exact pairs.
+
+    Nagle (Solaris: hold while data is unacknowledged and less than the MSS is queued), whole-message
+    segments and the deferred-ACK rules produce the cycle; nothing here names the pair.
+    """
+    r = run(solaris_messages(message, rate_hz=20_000))
+    top = sorted(r.payload_histogram.items(), key=lambda kv: -kv[1])[:2]
+    assert sorted(k for k, _ in top) == sorted(pair)
+    counts = [v for _, v in top]
+    assert abs(counts[0] - counts[1]) <= 1
+    assert r.limited_by == "nagle_delack"
+
+
+def test_faster_writer_fills_the_first_segment_more():
+    """A writer faster than the ACK turnaround queues more messages before each ACK returns."""
+    slow = run(solaris_messages(100, rate_hz=20_000))
+    fast = run(solaris_messages(100, rate_hz=200_000))
+    small_slow = min(k for k in slow.payload_histogram if slow.payload_histogram[k] > 10)
+    small_fast = min(k for k in fast.payload_histogram if fast.payload_histogram[k] > 10)
+    assert small_fast > small_slow
+
+
+def test_nodelay_sends_one_message_per_segment():
+    r = run(solaris_messages(100, rate_hz=20_000, nodelay=True))
+    assert set(r.payload_histogram) == {100}
+
+
+def test_bsd_fills_segments_to_the_mss():
+    opts = TcpOptions(sndbuf_bytes=65536, rcvbuf_bytes=65536)
+    sc = Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts), link=Link(one_way_delay_s=5e-6),
+                  workload=Workload(write_bytes=100, message_rate_hz=200_000), budget=Budget(max_sim_time_s=0.5))
+    r = run(sc)
+    assert max(r.payload_histogram) == 1460
+
+
+def test_budget_is_reported():
+    sc = bulk(1 << 20, 1 << 20)
+    sc = Scenario(sender=sc.sender, receiver=sc.receiver, link=sc.link, workload=sc.workload,
+                  budget=Budget(max_events=20_000, rel_tol=1e-6))
+    r = run(sc)
+    assert r.termination == "event_budget"
+    assert not r.converged
+
+
+def test_request_response_rate_is_one_rtt_per_transaction():
+    opts = TcpOptions(sndbuf_bytes=65536, rcvbuf_bytes=65536)
+    sc = Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts), link=Link(one_way_delay_s=50e-6),
+                  workload=Workload(kind="rr", write_bytes=100))
+    r = run(sc)
+    rtt = 100e-6 + 2 * framing.wire_bytes(100) * 8 / 1e9
+    assert r.transactions_per_s == pytest.approx(1 / rtt, rel=0.02)
+
+
+def test_lossy_link_recovers_and_counts_retransmissions():
+    sc = bulk(1 << 18, 1 << 18)
+    sc = Scenario(sender=sc.sender, receiver=sc.receiver, link=Link(loss_frac=0.001), workload=sc.workload,
+                  budget=Budget(max_sim_time_s=0.5))
+    r = run(sc)
+    assert r.retransmits > 0
+    assert 0 < r.goodput_bps < framing.line_goodput_bps(1e9, 1500)
+    assert math.isfinite(r.goodput_bps)
