@@ -137,7 +137,7 @@ def predict(*, method: str = "simulate", **kwargs: Any) -> Result:
 
         bounds = ceilings.ceilings(scenario)
         name, bps = ceilings.binding_ceiling(scenario)
-        return Result(goodput_bps=bps, data_packets_per_s=float("nan"), ack_packets_per_s=float("nan"),
+        return Result(goodput_bps=bps, interface_bps={}, data_packets_per_s=float("nan"), ack_packets_per_s=float("nan"),
                       transactions_per_s=None, payload_histogram={}, rtt_s=ceilings.base_rtt_s(scenario),
                       limited_by=name, utilization_frac={}, cpu_utilization_frac={}, retransmits=0, drops={},
                       streams=(), termination="closed_form", converged=True, sim_time_s=0.0, measure_time_s=0.0,

@@ -12,7 +12,6 @@ import time
 from collections import deque
 
 import numpy as np
-import simpy
 
 from .config import Scenario
 from .components.app import Reader, RequestResponse, Writer
@@ -113,6 +112,7 @@ class _Run:
             "cpu": {h.name: [c.busy_until(now) for c in h.cpus] for h in (self.snd_host, self.rcv_host)},
             "bus": {h.name: (h.bus.busy_until(now) if h.bus else 0.0) for h in (self.snd_host, self.rcv_host)},
             "link": {k: d.busy_until(now) for k, d in self.links.items()},
+            "frames": {k: d.frame_bytes for k, d in self.links.items()},
             "block": self._block_times(now),
             "rtt": [(f[2].rtt_sum_s, f[2].rtt_n) for f in self.flows],
         }
@@ -129,9 +129,7 @@ class _Run:
 
     def run(self) -> Result:
         sc, kernel, b = self.sc, self.kernel, self.sc.budget
-        env = kernel.env
         wall0 = time.perf_counter()
-        stop = simpy.Event(env)
         warmup_s = min(max(b.min_sim_time_s, 40 * self.base_rtt_s), b.max_sim_time_s / 4)
         first_check_s = max(warmup_s / 2, 20 * self.base_rtt_s)
         state = {"t0": None, "snap0": None, "history": [], "termination": None, "next_gap": first_check_s}
@@ -155,11 +153,11 @@ class _Run:
                 last = hist[-4:-1]
                 if all(abs(r - rate) <= b.rel_tol * rate for r in last):
                     state["termination"] = "converged"
-                    stop.succeed()
+                    kernel.stop()
                     return
             if kernel.now >= b.max_sim_time_s:
                 state["termination"] = "time_budget"
-                stop.succeed()
+                kernel.stop()
                 return
             gap = state["next_gap"] = state["next_gap"] * _GROWTH
             kernel.call_in(min(gap, b.max_sim_time_s - kernel.now + 1e-12), check)
@@ -167,8 +165,7 @@ class _Run:
         def time_limit():
             if state["termination"] is None:
                 state["termination"] = "time_budget"
-                if not stop.triggered:
-                    stop.succeed()
+                kernel.stop()
 
         kernel.call_in(warmup_s, warmup_done)
         kernel.call_in(b.max_sim_time_s, time_limit)
@@ -177,11 +174,10 @@ class _Run:
         for rr in self.rr:
             rr.start()
         try:
-            kernel.run(until=stop)
+            if not kernel.run():
+                state["termination"] = "finished"
         except BudgetExhausted as exc:
             state["termination"] = exc.which
-        except simpy.core.EmptySchedule:
-            state["termination"] = "finished"
         if state["termination"] is None:
             state["termination"] = "finished"
         if state["snap0"] is None:
@@ -195,6 +191,7 @@ class _Run:
         snap.update(t=0.0, delivered=[0] * len(self.flows), transactions=0, segs=[0] * len(self.flows), acks=0,
                     retx=[0] * len(self.flows), block=dict.fromkeys(BLOCK_REASONS, 0.0),
                     rtt=[(0.0, 0)] * len(self.flows), link={k: 0.0 for k in self.links},
+                    frames={k: 0 for k in self.links},
                     bus={k: 0.0 for k in snap["bus"]}, cpu={k: zero(v) for k, v in snap["cpu"].items()})
         return snap
 
@@ -218,9 +215,8 @@ class _Run:
         transactions = None
         if self.rr:
             transactions = (s1["transactions"] - s0["transactions"]) / dt
-            total_bits = sum((a.bytes_sent + b.bytes_sent) * 8.0 for _, _, a, b, _ in self.flows) * 0.0
-            total_bits = transactions * dt * 8.0 * (sc.workload.write_bytes
-                                                    + (sc.workload.response_bytes or sc.workload.write_bytes))
+            per_transaction_bits = 8.0 * (sc.workload.write_bytes + (sc.workload.response_bytes or sc.workload.write_bytes))
+            total_bits = transactions * dt * per_transaction_bits
         hist: dict[int, int] = {}
         for f in self.flows:
             for ep in (f[2], f[3]):
@@ -247,11 +243,14 @@ class _Run:
         drops = {"link": sum(d.drops for d in self.links.values()),
                  "receiver_backlog": self.rcv_host.rx_drops + self.snd_host.rx_drops}
         retx = sum(s.retransmits for s in streams)
+        # Interface byte counters (Linux /proc/net/dev counts the Ethernet header, not the FCS).
+        iface = {k: (s1["frames"][k] - s0["frames"][k]) * 8.0 / dt for k in self.links}
         limited_by = _binding(util, drops, retx)
         rtts = [s.rtt_s for s in streams if s.rtt_s]
         return Result(
             goodput_bps=total_bits / dt,
-            data_packets_per_s=sum(s1["segs"]) / 1.0 / dt - sum(s0["segs"]) / dt,
+            interface_bps=iface,
+            data_packets_per_s=(sum(s1["segs"]) - sum(s0["segs"])) / dt,
             ack_packets_per_s=(s1["acks"] - s0["acks"]) / dt,
             transactions_per_s=transactions,
             payload_histogram=dict(sorted(hist.items())),

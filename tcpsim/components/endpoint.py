@@ -17,7 +17,7 @@ from ..protocol.congestion import NewReno
 from ..protocol.delack import make_delack
 from ..protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
 from ..protocol.rto import RtoEstimator
-from ..protocol.window import advertised_window, scale_window, window_shift
+from ..protocol.window import scale_window, window_shift
 from .host import HostRuntime
 from .kernel import Kernel
 from .segment import Segment
@@ -83,12 +83,14 @@ class TcpEndpoint:
         self.rcv_nxt = 0
         self.rcv_buffered = 0
         self.ooo: dict[int, int] = {}
+        self._wnd_field_max = 65535 << self.rcv_shift
+        self._sws_step = min(window_max // 2, self.mss)
         self.right_edge = scale_window(window_max, self.rcv_shift)
         self.last_adv = self.right_edge
         self.delack = make_delack(opts.delack, self.mss, opts.delack_timeout_s, opts.deferred_acks_max,
                                   opts.quickack_segments)
-        self._delack_gen = 0
-        self._delack_armed = False
+        self._delack_deadline: float | None = None
+        self._delack_pending = False
         self.on_readable = None
         # --- counters ---
         self.data_segments = 0
@@ -105,7 +107,12 @@ class TcpEndpoint:
     def connect(self, peer: "TcpEndpoint") -> None:
         """Pair with the other end; the initial windows are what each side offers (the handshake)."""
         self.peer = peer
-        self.mss = min(self.mss, peer.mss)
+        if peer.mss < self.mss:
+            self.mss = peer.mss
+            self.naglim = min(self.naglim, peer.mss)
+            self.cc = NewReno(self.mss, self.opts.initial_cwnd_segments)
+            self.delack.mss = self.mss
+            self._sws_step = min(self.rcv_window_max // 2, self.mss)
         self.peer_wnd = peer.right_edge
         self.max_sndwnd = self.peer_wnd
 
@@ -126,10 +133,21 @@ class TcpEndpoint:
             self.block_since = now
 
     def _window_to_advertise(self) -> int:
-        free = self.rcv_window_max - self.rcv_buffered
-        wnd = advertised_window(free, self.rcv_nxt, self.right_edge, self.mss, self.rcv_window_max)
-        wnd = scale_window(wnd, self.rcv_shift)
-        self.right_edge = max(self.right_edge, self.rcv_nxt + wnd)
+        """RFC 1122 §4.2.3.3 receiver SWS avoidance and RFC 7323 scaling; see :mod:`tcpsim.protocol.window`."""
+        rcv_nxt = self.rcv_nxt
+        new_edge = rcv_nxt + self.rcv_window_max - self.rcv_buffered
+        edge = self.right_edge
+        if new_edge - edge >= self._sws_step:
+            wnd = new_edge - rcv_nxt
+        else:
+            wnd = edge - rcv_nxt if edge > rcv_nxt else 0
+        shift = self.rcv_shift
+        if shift:
+            wnd = (wnd >> shift) << shift
+        if wnd > self._wnd_field_max:
+            wnd = self._wnd_field_max
+        if rcv_nxt + wnd > edge:
+            self.right_edge = rcv_nxt + wnd
         return wnd
 
     def _emit(self, seq: int, length: int, cpu: int, retransmit: bool) -> None:
@@ -139,8 +157,7 @@ class TcpEndpoint:
         seg = Segment(self.peer, seq, length, self.rcv_nxt, wnd, frame, wire_s, retransmit, now)
         if self.delack.held_segments:
             self.delack.on_ack_sent()
-            self._delack_gen += 1
-            self._delack_armed = False
+        self._delack_deadline = None
         self.last_adv = self.rcv_nxt + wnd
         if length:
             self.data_segments += 1
@@ -314,8 +331,18 @@ class TcpEndpoint:
             # window (RFC 9293 §3.8.6.1, 4.4BSD tcp_setpersist).
             self._send_new(1, cpu)
 
-    def _delack_fire(self, gen: int) -> None:
-        if gen == self._delack_gen and self.delack.held_segments:
+    def _delack_fire(self) -> None:
+        """The delayed-ACK timer; one pending event is re-aimed rather than one scheduled per segment."""
+        self._delack_pending = False
+        deadline = self._delack_deadline
+        if deadline is None:
+            return
+        if self.kernel.env._now < deadline - 1e-12:
+            self._delack_pending = True
+            self.kernel.call_at(deadline, self._delack_fire)
+            return
+        self._delack_deadline = None
+        if self.delack.held_segments:
             self._send_ack(self.host.irq_cpu(self.stream))
 
     def _send_ack(self, cpu: int) -> None:
@@ -397,8 +424,10 @@ class TcpEndpoint:
             ack_now = True  # duplicate or outside the window: restate our state (RFC 9293 §3.10.7.4)
         if ack_now:
             self._send_ack(cpu)
-        elif not self._delack_armed:
-            self._delack_armed = True
-            self.kernel.call_in(self.delack.timeout_s, self._delack_fire, self._delack_gen)
+        elif self._delack_deadline is None:
+            self._delack_deadline = self.kernel.env._now + self.delack.timeout_s
+            if not self._delack_pending:
+                self._delack_pending = True
+                self.kernel.call_at(self._delack_deadline, self._delack_fire)
         if self.on_readable is not None and self.rcv_buffered:
             self.on_readable()

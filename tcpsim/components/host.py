@@ -83,7 +83,7 @@ class HostRuntime:
         ready = now
         if self.bus is not None:
             ready = self.bus.run(now, self._bus_model.transfer_s(seg.frame_bytes))
-        arrival = self.link_out.send(now, ready, seg.wire_s)
+        arrival = self.link_out.send(now, ready, seg.wire_s, seg.frame_bytes)
         if arrival is not None:
             self.kernel.call_at(arrival, self.peer.receive, seg)
 

@@ -8,6 +8,7 @@ counter, so runs are deterministic.
 from __future__ import annotations
 
 import time
+from heapq import heappop, heappush
 
 import simpy
 from simpy.events import NORMAL, Event
@@ -42,10 +43,13 @@ class _Call(Event):
 class Kernel:
     """The event queue of one run, with an event budget and a wall-clock budget."""
 
-    __slots__ = ("env", "n_events", "max_events", "max_wall_s", "wall_start")
+    __slots__ = ("env", "n_events", "max_events", "max_wall_s", "wall_start", "stopped", "_queue", "_eid")
 
     def __init__(self, max_events: int, max_wall_s: float) -> None:
         self.env = simpy.Environment()
+        self._queue = self.env._queue
+        self._eid = self.env._eid
+        self.stopped = False
         self.n_events = 0
         self.max_events = max_events
         self.max_wall_s = max_wall_s
@@ -64,11 +68,33 @@ class Kernel:
             if time.perf_counter() - self.wall_start > self.max_wall_s:
                 raise BudgetExhausted("wall_budget")
         env = self.env
-        env.schedule(_Call(env, fn, args), NORMAL, delay_s if delay_s > 0.0 else 0.0)
+        # simpy's Environment.schedule, inlined: (time, priority, insertion counter, event).
+        heappush(self._queue, (env._now + (delay_s if delay_s > 0.0 else 0.0), NORMAL, next(self._eid),
+                               _Call(env, fn, args)))
 
     def call_at(self, time_s: float, fn, *args) -> None:
         """Call ``fn(*args)`` at simulated time ``time_s`` (now, if that is already past)."""
         self.call_in(time_s - self.env._now, fn, *args)
 
-    def run(self, until: Event) -> None:
-        self.env.run(until=until)
+    def stop(self) -> None:
+        """Make :meth:`run` return after the current event."""
+        self.stopped = True
+
+    def run(self) -> bool:
+        """Process events until :meth:`stop` is called; False if the queue ran dry first.
+
+        This is :meth:`simpy.Environment.step` in a loop without the per-step method call; any simpy
+        event (a process, a timeout) scheduled on ``env`` is processed exactly as simpy would.
+        """
+        env = self.env
+        queue = self._queue
+        while not self.stopped:
+            if not queue:
+                return False
+            env._now, _, _, event = heappop(queue)
+            callbacks, event.callbacks = event.callbacks, None
+            for callback in callbacks:
+                callback(event)
+            if not event._ok and not hasattr(event, "_defused"):
+                raise event._value
+        return True

@@ -39,12 +39,14 @@ class LinkDirection:
     """One direction of a full-duplex link: serialization at line rate, propagation, a bounded queue."""
 
     __slots__ = ("rate_bps", "delay_s", "queue_packets", "free_at", "busy_s", "departures", "drops", "loss_frac",
-                 "rng")
+                 "rng", "frame_bytes")
 
     def __init__(self, rate_bps: float, delay_s: float, queue_packets: int | None, loss_frac: float = 0.0,
                  rng=None) -> None:
         self.loss_frac = loss_frac
         self.rng = rng
+        self.frame_bytes = 0
+        """Ethernet frame bytes (header to FCS) sent, for interface counters."""
         self.rate_bps = rate_bps
         self.delay_s = delay_s
         self.queue_packets = queue_packets
@@ -53,7 +55,7 @@ class LinkDirection:
         self.departures: deque[float] = deque()
         self.drops = 0
 
-    def send(self, now: float, ready_s: float, wire_s: float) -> float | None:
+    def send(self, now: float, ready_s: float, wire_s: float, frame_bytes: int = 0) -> float | None:
         """Serialize a frame ready at ``ready_s``; returns its arrival time at the far end, or None if dropped."""
         if self.queue_packets is not None:
             q = self.departures
@@ -66,6 +68,7 @@ class LinkDirection:
         end = start + wire_s
         self.free_at = end
         self.busy_s += wire_s
+        self.frame_bytes += frame_bytes
         if self.queue_packets is not None:
             self.departures.append(end)
         if self.loss_frac and self.rng.random() < self.loss_frac:
