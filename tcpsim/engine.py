@@ -25,6 +25,8 @@ from .result import Result, StreamResult
 __all__ = ["run"]
 
 _GROWTH = 1.3
+_MAX_RESTARTS = 6
+_SWING_FACTOR = 4.0
 _PHYSICAL_BINDING_FRAC = 0.95
 
 
@@ -72,6 +74,7 @@ class _Run:
                 self._add_flow("reverse", wl.n_streams + i, self.rcv_host, self.snd_host, sc.receiver.tcp,
                                sc.sender.tcp)
         self.base_rtt_s = _base_rtt_s(sc)
+        self.window_bytes = sum(min(a.sndbuf, b.rcv_window_max) for _, _, a, b, _ in self.flows)
 
     def _add_flow(self, direction, stream, src_host, dst_host, src_opts, dst_opts) -> None:
         wl = self.sc.workload
@@ -99,6 +102,9 @@ class _Run:
         if self.rr:
             return sum(rr.transactions for rr in self.rr)
         return sum(f[4].delivered_bytes for f in self.flows)
+
+    def _sent(self) -> int:
+        return sum(f[2].snd_max for f in self.flows)
 
     def _snapshot(self) -> dict:
         now = self.kernel.now
@@ -132,35 +138,60 @@ class _Run:
         wall0 = time.perf_counter()
         warmup_s = min(max(b.min_sim_time_s, 40 * self.base_rtt_s), b.max_sim_time_s / 4)
         first_check_s = max(warmup_s / 2, 20 * self.base_rtt_s)
-        state = {"t0": None, "snap0": None, "history": [], "termination": None, "next_gap": first_check_s}
+        state = {"t0": None, "snap0": None, "history": [], "termination": None, "next_gap": first_check_s,
+                 "restarts": 0}
 
-        def warmup_done():
+        def start_measuring():
             state["t0"] = kernel.now
             state["snap0"] = self._snapshot()
+            state["last"] = (kernel.now, self._delivered(), self._sent())
+            state["sent0"] = state["last"][2]
+            state["history"] = []
+            state["next_gap"] = first_check_s
             for f in self.flows:
                 f[2].payload_hist.clear()
                 f[3].payload_hist.clear()
+
+        def warmup_done():
+            start_measuring()
             kernel.call_in(first_check_s, check)
 
         def check():
-            t0 = state["t0"]
-            elapsed = kernel.now - t0
-            rate = (self._delivered() - (state["snap0"]["transactions"] if self.rr
-                                         else sum(state["snap0"]["delivered"]))) / elapsed
+            now = kernel.now
+            delivered, sent = self._delivered(), self._sent()
+            last_t, last_delivered, last_sent = state["last"]
+            state["last"] = (now, delivered, sent)
+            if not self.rr and state["restarts"] < _MAX_RESTARTS and delivered > last_delivered:
+                # Still filling or draining the pipeline (queues at the bottleneck, bytes in flight)?
+                # Then the warm-up is not over: measure afresh from here.
+                if abs((sent - last_sent) - (delivered - last_delivered)) > b.rel_tol * (delivered - last_delivered):
+                    state["restarts"] += 1
+                    start_measuring()
+                    kernel.call_in(first_check_s, check)
+                    return
+            rate = (delivered - (state["snap0"]["transactions"] if self.rr
+                                 else sum(state["snap0"]["delivered"]))) / (now - state["t0"])
             hist = state["history"]
             hist.append(rate)
-            if len(hist) >= 4 and rate > 0:
+            # Bytes in flight and in buffers can swing by up to the windows: measure long enough that
+            # such a swing moves the estimate by a few percent at most.
+            long_enough = self.rr or (now - state["t0"]) * rate >= _SWING_FACTOR * self.window_bytes
+            if long_enough and not self.rr:
+                # ... and data sent and data delivered over the window agree (the swing is small).
+                sent_cum = (sent - state["sent0"]) / (now - state["t0"])
+                long_enough = abs(sent_cum - rate) <= max(2 * b.rel_tol, 0.02) * rate
+            if len(hist) >= 4 and rate > 0 and long_enough:
                 last = hist[-4:-1]
                 if all(abs(r - rate) <= b.rel_tol * rate for r in last):
                     state["termination"] = "converged"
                     kernel.stop()
                     return
-            if kernel.now >= b.max_sim_time_s:
+            if now >= b.max_sim_time_s:
                 state["termination"] = "time_budget"
                 kernel.stop()
                 return
             gap = state["next_gap"] = state["next_gap"] * _GROWTH
-            kernel.call_in(min(gap, b.max_sim_time_s - kernel.now + 1e-12), check)
+            kernel.call_in(min(gap, b.max_sim_time_s - now + 1e-12), check)
 
         def time_limit():
             if state["termination"] is None:
