@@ -28,6 +28,8 @@ class Link:
     """Frames the transmit queue of each direction holds before it drops (None = unbounded)."""
     loss_frac: float = 0.0
     """Independent random loss per frame (seeded)."""
+    switch_hops: int = 0
+    """Store-and-forward switches on the path; each adds one frame's serialization to its delay."""
 
     def __post_init__(self) -> None:
         _check_range("rate_bps", self.rate_bps, 1e3, 1e13, "in 1e3..1e13 bit/s")
@@ -38,6 +40,7 @@ class Link:
         if self.queue_packets is not None:
             _check_range("queue_packets", self.queue_packets, 1, 1 << 24)
         _check_range("loss_frac", self.loss_frac, 0.0, 0.5, "in 0..0.5")
+        _check_range("switch_hops", self.switch_hops, 0, 64, "in 0..64")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -42,7 +42,7 @@ def _base_rtt_s(sc: Scenario) -> float:
         host += c.per_packet_tx_s + c.per_packet_rx_s + c.per_ack_tx_s + c.per_ack_rx_s + 2 * c.per_interrupt_s
         host += h.nic.coalesce_delay_s
         host += 2 * h.bus.transfer_s(framing.frame_bytes(mss, opt))
-    return 2 * link.one_way_delay_s + ser + host
+    return 2 * link.one_way_delay_s + ser * (1 + link.switch_hops) + host
 
 
 class _Run:
@@ -60,8 +60,10 @@ class _Run:
         self.snd_host = HostRuntime(self.kernel, sc.sender.platform, "sender", streams_per_host)
         self.rcv_host = HostRuntime(self.kernel, sc.receiver.platform, "receiver", streams_per_host)
         link = sc.link
-        fwd = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng)
-        rev = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng)
+        fwd = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng,
+                            link.switch_hops)
+        rev = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng,
+                            link.switch_hops)
         self.links = {"forward": fwd, "reverse": rev}
         self.snd_host.link_out, self.snd_host.peer = fwd, self.rcv_host
         self.rcv_host.link_out, self.rcv_host.peer = rev, self.snd_host
@@ -118,7 +120,7 @@ class _Run:
             "cpu": {h.name: [c.busy_until(now) for c in h.cpus] for h in (self.snd_host, self.rcv_host)},
             "bus": {h.name: (h.bus.busy_until(now) if h.bus else 0.0) for h in (self.snd_host, self.rcv_host)},
             "link": {k: d.busy_until(now) for k, d in self.links.items()},
-            "frames": {k: d.frame_bytes for k, d in self.links.items()},
+            "frames": {k: d.iface_bytes for k, d in self.links.items()},
             "block": self._block_times(now),
             "rtt": [(f[2].rtt_sum_s, f[2].rtt_n) for f in self.flows],
         }

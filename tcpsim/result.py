@@ -36,7 +36,8 @@ class Result:
     goodput_bps: float
     """Application bytes delivered per second, all streams and directions, in bit/s."""
     interface_bps: dict[str, float]
-    """Ethernet frame bits per second per link direction (``forward``, ``reverse``), FCS included."""
+    """What interface counters report, per link direction (``forward``, ``reverse``), in bit/s: Ethernet
+    header to payload, FCS left out, as Linux ``/proc/net/dev`` counts."""
     data_packets_per_s: float
     """Data segments put on the wire per second (retransmissions included)."""
     ack_packets_per_s: float

@@ -39,14 +39,15 @@ class LinkDirection:
     """One direction of a full-duplex link: serialization at line rate, propagation, a bounded queue."""
 
     __slots__ = ("rate_bps", "delay_s", "queue_packets", "free_at", "busy_s", "departures", "drops", "loss_frac",
-                 "rng", "frame_bytes")
+                 "rng", "iface_bytes", "hops")
 
     def __init__(self, rate_bps: float, delay_s: float, queue_packets: int | None, loss_frac: float = 0.0,
-                 rng=None) -> None:
+                 rng=None, hops: int = 0) -> None:
+        self.hops = hops
         self.loss_frac = loss_frac
         self.rng = rng
-        self.frame_bytes = 0
-        """Ethernet frame bytes (header to FCS) sent, for interface counters."""
+        self.iface_bytes = 0
+        """Bytes an interface counter sees (Ethernet header to payload, FCS left out, as /proc/net/dev)."""
         self.rate_bps = rate_bps
         self.delay_s = delay_s
         self.queue_packets = queue_packets
@@ -68,13 +69,14 @@ class LinkDirection:
         end = start + wire_s
         self.free_at = end
         self.busy_s += wire_s
-        self.frame_bytes += frame_bytes
+        self.iface_bytes += frame_bytes - 4
         if self.queue_packets is not None:
             self.departures.append(end)
         if self.loss_frac and self.rng.random() < self.loss_frac:
             self.drops += 1
             return None
-        return end + self.delay_s
+        # A store-and-forward switch receives the whole frame before it sends it on.
+        return end + self.delay_s + self.hops * wire_s
 
     def busy_until(self, now: float) -> float:
         ahead = self.free_at - now
