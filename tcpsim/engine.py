@@ -163,7 +163,8 @@ class _Run:
             delivered, sent = self._delivered(), self._sent()
             last_t, last_delivered, last_sent = state["last"]
             state["last"] = (now, delivered, sent)
-            if not self.rr and state["restarts"] < _MAX_RESTARTS and delivered > last_delivered:
+            out_of_time = now >= b.max_sim_time_s - 1e-12
+            if not self.rr and state["restarts"] < _MAX_RESTARTS and delivered > last_delivered and not out_of_time:
                 # Still filling or draining the pipeline (queues at the bottleneck, bytes in flight)?
                 # Then the warm-up is not over: measure afresh from here.
                 if abs((sent - last_sent) - (delivered - last_delivered)) > b.rel_tol * (delivered - last_delivered):
@@ -188,7 +189,7 @@ class _Run:
                     state["termination"] = "converged"
                     kernel.stop()
                     return
-            if now >= b.max_sim_time_s:
+            if out_of_time:
                 state["termination"] = "time_budget"
                 kernel.stop()
                 return

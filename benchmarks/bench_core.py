@@ -1,0 +1,72 @@
+"""Speed of the core engine: simulated data segments per wall second, events per segment, time to answer.
+
+Run: ``python benchmarks/bench_core.py``. Figures, not assertions: speed goals live here, not in tests.
+Two runs per scenario: one to a converged answer (what a user waits for), one for a fixed 0.2 s of
+simulated time (steady-state throughput of the engine).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from dataclasses import replace
+
+from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
+from tcpsim.engine import run
+
+
+def _bulk(rate_bps, mtu, buf, delay_s, **wl):
+    opts = TcpOptions(sndbuf_bytes=buf, rcvbuf_bytes=buf)
+    return Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts),
+                    link=Link(rate_bps=rate_bps, mtu_bytes=mtu, one_way_delay_s=delay_s),
+                    workload=Workload(**wl))
+
+
+def scenarios() -> dict[str, Scenario]:
+    sol = TcpOptions.for_os("solaris", sockbuf_bytes=65536)
+    nagle = Scenario(sender=Host(tcp=sol), receiver=Host(tcp=sol), link=Link(one_way_delay_s=5e-6),
+                     workload=Workload(write_bytes=100, message_rate_hz=20_000))
+    return {
+        "1G bulk, MTU 1500, 64 KB, RTT 100 us": _bulk(1e9, 1500, 65536, 50e-6),
+        "10G bulk, MTU 9000, 256 KB": _bulk(10e9, 9000, 262144, 50e-6),
+        "4 streams bidirectional, 1G": _bulk(1e9, 1500, 262144, 50e-6, n_streams=4, bidirectional=True),
+        "100-byte messages, Nagle + Solaris deferred ACK": nagle,
+    }
+
+
+def measure(sc: Scenario) -> dict[str, float]:
+    t = time.perf_counter()
+    r = run(sc)
+    converged_wall = time.perf_counter() - t
+    fixed = replace(sc, budget=Budget(rel_tol=1e-6, max_sim_time_s=0.2, min_sim_time_s=0.15))
+    t = time.perf_counter()
+    rf = run(fixed)
+    wall = time.perf_counter() - t
+    segments = rf.data_packets_per_s * rf.measure_time_s * (rf.sim_time_s / rf.measure_time_s)
+    return {"segments_per_wall_s": segments / wall, "events_per_segment": rf.events / max(segments, 1),
+            "wall_to_converged_s": converged_wall, "termination": r.termination,
+            "goodput_mbps": r.goodput_bps / 1e6}
+
+
+def predict_startup_s() -> float:
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "tcpsim", "predict", "--mtu", "9000", "--sockbuf", "512k"],
+                   check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    print(f"{'scenario':50s} {'seg/wall s':>11s} {'ev/seg':>7s} {'converged in':>13s} {'goodput':>12s}")
+    for name, sc in scenarios().items():
+        m = measure(sc)
+        print(f"{name:50s} {m['segments_per_wall_s']:11,.0f} {m['events_per_segment']:7.2f} "
+              f"{m['wall_to_converged_s']:11.3f} s {m['goodput_mbps']:8.1f} Mb/s  ({m['termination']})")
+    try:
+        print(f"tcpsim predict --mtu 9000 --sockbuf 512k, wall time including start-up: {predict_startup_s():.2f} s")
+    except (subprocess.CalledProcessError, FileNotFoundError) as exc:  # the CLI may not be installed
+        print(f"tcpsim predict not measured: {exc}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""Read ``validation/data/<source>/<table>.csv`` into :class:`Point` records with SI values.
+
+Units are converted here and nowhere else: the CSVs keep each number exactly as its source prints it.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ..errors import ConfigError
+
+__all__ = ["Point", "load_points", "find_data_dir", "to_si", "COLUMNS"]
+
+COLUMNS = ("source", "table", "row", "metric", "value", "unit", "platform_sender", "platform_receiver", "os_sender",
+           "os_receiver", "tuning", "mtu_bytes", "sockbuf_bytes", "write_bytes", "message_bytes", "n_streams",
+           "direction", "nagle", "delack", "deferred_acks_max", "n_cpus", "role", "page_hint", "flags", "note")
+
+_RATE_UNITS = {"mbps": 1e6, "mbit/s": 1e6, "mbits/sec": 1e6, "mb/s": None, "mbits/s": 1e6, "gbps": 1e9,
+               "kbps": 1e3}
+
+
+def to_si(value: float, unit: str, metric: str) -> float:
+    """A printed value in SI: throughput in bit/s, rates per second, percentages as fractions, latency in s.
+
+    ``MB/s`` (capital B) is megabytes per second, x 8e6 bit/s; ``Mb/s``, ``Mbps``, ``Mbits/sec`` are 1e6 bit/s.
+    """
+    u = unit.strip()
+    if metric in ("throughput", "bus_claim"):
+        if u in ("MB/s", "MByte/s", "MBytes/s"):
+            return value * 8e6
+        if u in ("GB/s",):
+            return value * 8e9
+        mult = _RATE_UNITS.get(u.lower())
+        if mult is None:
+            raise ConfigError("unit", unit, "a throughput unit such as Mbps, Mb/s, Mbits/sec or MB/s")
+        return value * mult
+    if u in ("%", "percent"):
+        return value / 100.0
+    if u in ("us", "µs", "microseconds"):
+        return value * 1e-6
+    if u in ("ms",):
+        return value * 1e-3
+    if u in ("s", "sec", "seconds"):
+        return value
+    return value  # counts and per-second rates are SI already
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measured number with its test conditions."""
+
+    source_id: str
+    table_id: str
+    source: str
+    table: str
+    row: str
+    metric: str
+    value: float
+    unit: str
+    value_si: float
+    role: str
+    flags: tuple[str, ...]
+    note: str
+    fields: dict = field(default_factory=dict, compare=False)
+    """The CSV row as strings (test conditions)."""
+
+    @property
+    def key(self) -> str:
+        return f"{self.source_id}/{self.table_id}#{self.row}:{self.metric}"
+
+    def get(self, name: str, default: Optional[str] = None) -> Optional[str]:
+        value = self.fields.get(name, "")
+        return value if value not in ("", None) else default
+
+    def get_int(self, name: str, default: Optional[int] = None) -> Optional[int]:
+        value = self.get(name)
+        return default if value is None else int(float(value))
+
+
+def find_data_dir(start: Optional[Path] = None) -> Path:
+    """``validation/data`` of this checkout: from ``$TCPSIM_VALIDATION_DATA``, the working directory up, or the package."""
+    env = os.environ.get("TCPSIM_VALIDATION_DATA")
+    if env:
+        return Path(env)
+    candidates: list[Path] = []
+    here = (start or Path.cwd()).resolve()
+    candidates += [p / "validation" / "data" for p in (here, *here.parents)]
+    pkg = Path(__file__).resolve().parents[2]
+    candidates.append(pkg / "validation" / "data")
+    for c in candidates:
+        if c.is_dir():
+            return c
+    raise ConfigError("validation data", str(here), "a checkout with validation/data (or set TCPSIM_VALIDATION_DATA)")
+
+
+def _points_from(path: Path) -> Iterable[Point]:
+    with path.open(newline="") as fh:
+        for rec in csv.DictReader(fh):
+            try:
+                value = float(rec["value"])
+            except (TypeError, ValueError):
+                continue
+            if not math.isfinite(value):
+                continue
+            metric = rec["metric"].strip()
+            flags = tuple(f.strip() for f in (rec.get("flags") or "").split(";") if f.strip())
+            yield Point(source_id=path.parent.name, table_id=path.stem, source=rec["source"], table=rec["table"],
+                        row=rec.get("row", ""), metric=metric, value=value, unit=rec["unit"],
+                        value_si=to_si(value, rec["unit"], metric), role=(rec.get("role") or "none").strip(),
+                        flags=flags, note=rec.get("note") or "", fields=dict(rec))
+
+
+def load_points(data_dir: Optional[Path] = None) -> list[Point]:
+    """Every measured number under ``data_dir`` (default :func:`find_data_dir`), in file order."""
+    root = Path(data_dir) if data_dir is not None else find_data_dir()
+    points: list[Point] = []
+    for path in sorted(root.glob("*/*.csv")):
+        points.extend(_points_from(path))
+    return points
