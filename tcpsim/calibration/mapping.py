@@ -1,0 +1,136 @@
+"""From a measured point's test conditions to a :class:`~tcpsim.config.Scenario`, and back to a number.
+
+Each source's set-up is stated once here (its link, switch, tools and what its throughput counts), so a
+table row only carries what varies: platforms, OS tuning, MTU, buffers, write size, streams, direction,
+Nagle, delayed ACK, CPUs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Mapping, Optional
+
+from ..config import Budget, Host, Link, Scenario, TcpOptions, Workload
+from ..platform import Platform
+from ..result import Result
+from .tables import Point
+
+__all__ = ["SOURCE_SETUPS", "SourceSetup", "scenario_for", "predicted_value", "platform_ids", "CALIBRATION_BUDGET"]
+
+CALIBRATION_BUDGET = Budget(rel_tol=0.01, max_sim_time_s=2.0, max_wall_s=30.0)
+
+
+@dataclass(frozen=True)
+class SourceSetup:
+    """The fixed part of one source's test bed."""
+
+    link: Link
+    counts_interface_bytes: bool = False
+    """True when the tool counts interface bytes both ways (the 10 GbE report reads /proc/net/dev)."""
+    default_sockbuf_bytes: Optional[int] = None
+    default_write_bytes: int = 65536
+    note: str = ""
+
+
+SOURCE_SETUPS: dict[str, SourceSetup] = {
+    "tru64": SourceSetup(
+        link=Link(rate_bps=1e9, one_way_delay_s=2e-6, switch_hops=1),
+        note="two ES40s through an Alteon ACEswitch 180 (one store-and-forward hop), netperf TCP_STREAM"),
+    "sunfire": SourceSetup(
+        link=Link(rate_bps=1e9, one_way_delay_s=2e-6, switch_hops=1), default_sockbuf_bytes=65536,
+        note="Sun Fire 6800 domains through a gigabit switch, MC-Netperf; 64 KB socket buffers after FIGURE 1"),
+    "tengbe": SourceSetup(
+        link=Link(rate_bps=10e9, one_way_delay_s=0.5e-6, switch_hops=0), counts_interface_bytes=True,
+        default_sockbuf_bytes=262144,
+        note="back to back, GenSink; throughput is rx+tx bytes of /proc/net/dev on one host (headers, ACKs, "
+             "both directions)"),
+    "vbox": SourceSetup(
+        link=Link(rate_bps=1e9, one_way_delay_s=10e-6, switch_hops=0),
+        note="two VirtualBox VMs with emulated Intel Pro/1000 NICs on one host, iperf -n 900M"),
+    "gignic": SourceSetup(
+        link=Link(rate_bps=1e9, one_way_delay_s=2e-6, switch_hops=1),
+        note="two Pentium 4 servers through a gigabit switch, ttcp"),
+}
+
+_TRUE = ("on", "yes", "true", "1", "enabled")
+_FALSE = ("off", "no", "false", "0", "disabled")
+
+
+def platform_ids(point: Point) -> tuple[Optional[str], Optional[str]]:
+    """Sender and receiver platform ids of a point."""
+    return point.get("platform_sender"), point.get("platform_receiver")
+
+
+def _both_ways(point: Point) -> bool:
+    d = (point.get("direction") or "").replace(" ", "").lower()
+    return d in ("both", "<->", "a<->b", "bidirectional")
+
+
+def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Budget = CALIBRATION_BUDGET) -> Scenario:
+    """The scenario that reproduces ``point``'s test conditions, on the given platform objects."""
+    setup = SOURCE_SETUPS[point.source_id]
+    snd_id, rcv_id = platform_ids(point)
+    snd = platforms[snd_id]
+    rcv = platforms[rcv_id or snd_id]
+    n_cpus = point.get_int("n_cpus")
+    if n_cpus is not None:
+        snd = replace(snd, cpu=replace(snd.cpu, n_cpus=n_cpus))
+        rcv = replace(rcv, cpu=replace(rcv.cpu, n_cpus=n_cpus))
+    link = setup.link
+    mtu = point.get_int("mtu_bytes")
+    if mtu is not None:
+        link = replace(link, mtu_bytes=mtu)
+    sockbuf = point.get_int("sockbuf_bytes", setup.default_sockbuf_bytes)
+    nagle = (point.get("nagle") or "").lower()
+    nodelay = nagle in _FALSE
+    delack = (point.get("delack") or "").lower()
+    dam = point.get_int("deferred_acks_max")
+
+    def tcp(p: Platform) -> TcpOptions:
+        over = {}
+        if delack in _FALSE:
+            over["delack"] = "off"
+            over["deferred_acks_max"] = 1
+        if dam is not None:
+            over["deferred_acks_max"] = dam
+            if dam == 1:
+                over["delack"] = "off"
+        return TcpOptions.for_os(p.os, sockbuf_bytes=sockbuf, nodelay=nodelay, **over)
+
+    message = point.get_int("message_bytes")
+    write = point.get_int("write_bytes", setup.default_write_bytes)
+    streams = point.get_int("n_streams", 1)
+    if point.metric == "transactions":
+        workload = Workload(kind="rr", write_bytes=message or write, n_streams=streams)
+    else:
+        workload = Workload(write_bytes=message or write, n_streams=streams, bidirectional=_both_ways(point))
+    return Scenario(sender=Host(platform=snd, tcp=tcp(snd)), receiver=Host(platform=rcv, tcp=tcp(rcv)),
+                    link=link, workload=workload, budget=budget)
+
+
+def _cpu_pct(point: Point, scenario: Scenario, result: Result) -> Optional[float]:
+    what = f"{point.row} {point.note} {point.table}".lower()
+    if "copy" in what:
+        # Share of the sender's CPU time spent copying user data into the kernel (one CPU in this test).
+        copy_s_per_s = result.goodput_bps / 8.0 * scenario.sender.platform.cpu.per_byte_copy_s
+        return copy_s_per_s / scenario.sender.platform.cpu.n_cpus
+    return None  # user-mode time of the benchmark itself is not modelled
+
+
+def predicted_value(point: Point, scenario: Scenario, result: Result) -> Optional[float]:
+    """The model's value for ``point``'s metric, in the SI unit of ``point.value_si`` (None: not modelled)."""
+    metric = point.metric
+    if metric == "throughput":
+        if SOURCE_SETUPS[point.source_id].counts_interface_bytes:
+            return sum(result.interface_bps.values())
+        return result.goodput_bps
+    if metric == "packet_rate":
+        return result.data_packets_per_s
+    if metric == "transactions":
+        return result.transactions_per_s
+    if metric == "cpu_pct":
+        return _cpu_pct(point, scenario, result)
+    if metric == "cpus_busy":
+        host = "receiver" if "receiv" in f"{point.row} {point.note}".lower() else "sender"
+        return sum(result.cpu_utilization_frac.get(host, []))
+    return None
