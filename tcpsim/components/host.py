@@ -79,13 +79,17 @@ class HostRuntime:
             self._to_wire(seg)
 
     def _to_wire(self, seg: Segment) -> None:
-        now = self.kernel.now
+        kernel = self.kernel
+        now = kernel.env._now
         ready = now
         if self.bus is not None:
             ready = self.bus.run(now, self._bus_model.transfer_s(seg.frame_bytes))
         arrival = self.link_out.send(now, ready, seg.wire_s, seg.frame_bytes)
         if arrival is not None:
-            self.kernel.call_at(arrival, self.peer.receive, seg)
+            if self.peer.modelled:
+                kernel.call_in(arrival - now, self.peer.receive, seg)
+            else:  # an ideal receiver hands the segment straight to TCP
+                kernel.call_in(arrival - now, seg.dst.on_segment, seg, 0)
 
     # --- receive -----------------------------------------------------------------------------------
     def receive(self, seg: Segment) -> None:

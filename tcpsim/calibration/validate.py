@@ -1,0 +1,223 @@
+"""Run every measured point of the sources through the model; per-table errors, JSON and a report.
+
+``tcpsim validate`` prints, per table: points, role (calibration / holdout), median and maximum absolute
+relative error of tcpsim and of a bandwidth-delay-product calculator, and flags. ``--json FILE`` writes
+one object per point; ``--report`` writes ``validation/REPORT.md`` with figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+from ..platform import Platform
+from .mapping import SOURCE_SETUPS, platform_ids, predicted_value, scenario_for
+from .tables import Point, find_data_dir, load_points
+
+__all__ = ["Outcome", "evaluate", "table_summary", "main", "load_platforms"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A measured point beside the model's and the naive calculator's values (SI units)."""
+
+    point: Point
+    predicted: Optional[float]
+    naive: Optional[float]
+    limited_by: Optional[str]
+    termination: Optional[str]
+    why_not: str = ""
+
+    @property
+    def error(self) -> Optional[float]:
+        if self.predicted is None or not self.point.value_si:
+            return None
+        return self.predicted / self.point.value_si - 1.0
+
+    @property
+    def naive_error(self) -> Optional[float]:
+        if self.naive is None or not self.point.value_si:
+            return None
+        return self.naive / self.point.value_si - 1.0
+
+    @property
+    def scored(self) -> bool:
+        """Counts in the statistics: a measurement the model predicts, not flagged as unusable."""
+        bad = {"invalid_measurement", "not_a_measurement"}
+        return self.error is not None and self.point.role in ("calibration", "holdout") and not (bad & set(self.point.flags))
+
+    def to_json(self) -> dict:
+        p = self.point
+        scale = self.point.value / self.point.value_si if self.point.value_si else 1.0
+        return {
+            "source": p.source, "table": p.table, "row": p.row, "metric": p.metric, "unit": p.unit,
+            "inputs": {k: v for k, v in p.fields.items() if k not in ("source", "table", "value", "unit", "metric",
+                                                                       "role", "flags", "note", "row") and v},
+            "measured": p.value,
+            "predicted": None if self.predicted is None else self.predicted * scale,
+            "naive_bdp": None if self.naive is None else self.naive * scale,
+            "error": self.error, "naive_error": self.naive_error,
+            "role": p.role, "flags": list(p.flags), "limited_by": self.limited_by, "termination": self.termination,
+            "note": p.note or self.why_not,
+        }
+
+
+def load_platforms(ids: Iterable[str]) -> dict[str, Platform]:
+    from ..profiles import load_platform
+
+    out: dict[str, Platform] = {}
+    for pid in ids:
+        if pid and pid not in out:
+            out[pid] = load_platform(pid)
+    return out
+
+
+def _platforms_for(point: Point, tuned: dict) -> dict[str, Platform]:
+    from ..profiles import load_platform
+
+    level = point.get("tuning")
+    out = {}
+    for pid in platform_ids(point):
+        if pid:
+            key = (pid, level)
+            if key not in tuned:
+                try:
+                    tuned[key] = load_platform(pid, tuning=level if level in ("kernel", "driver") else None)
+                except (ValueError, KeyError):
+                    tuned[key] = load_platform(pid)
+            out[pid] = tuned[key]
+    return out
+
+
+def _evaluate_one(point: Point) -> Outcome:
+    from ..ceilings import naive_bdp_bps
+    from ..engine import run
+
+    if point.source_id not in SOURCE_SETUPS or not platform_ids(point)[0]:
+        return Outcome(point, None, None, None, None, "no test bed mapped for this point")
+    if point.metric not in ("throughput", "packet_rate", "transactions", "cpu_pct", "cpus_busy"):
+        return Outcome(point, None, None, None, None, f"metric {point.metric!r} is not modelled")
+    platforms = _platforms_for(point, _CACHE)
+    sc = scenario_for(point, platforms)
+    result = run(sc)
+    pred = predicted_value(point, sc, result)
+    naive = None
+    if point.metric == "throughput":
+        naive = naive_bdp_bps(sc)
+        if SOURCE_SETUPS[point.source_id].counts_interface_bytes and naive is not None:
+            from ..protocol import framing
+            mss = framing.mss_bytes(sc.link.mtu_bytes)
+            naive *= (mss + 54) / mss
+    why = "" if pred is not None else "this metric's quantity is not part of the model"
+    return Outcome(point, pred, naive, result.limited_by, result.termination, why)
+
+
+_CACHE: dict = {}
+
+
+def evaluate(points: Sequence[Point], executor: Optional[Executor] = None) -> list[Outcome]:
+    """Outcomes for ``points`` (in order); runs them on ``executor`` when given."""
+    mapper = executor.map if executor is not None else map
+    return list(mapper(_evaluate_one, points, chunksize=4) if executor is not None else mapper(_evaluate_one, points))
+
+
+@dataclass(frozen=True)
+class TableSummary:
+    source_id: str
+    table_id: str
+    table: str
+    role: str
+    n_points: int
+    n_scored: int
+    median_error: Optional[float]
+    max_error: Optional[float]
+    naive_median_error: Optional[float]
+    flags: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _median(xs: list[float]) -> Optional[float]:
+    return statistics.median(xs) if xs else None
+
+
+def table_summary(outcomes: Sequence[Outcome]) -> list[TableSummary]:
+    groups: dict[tuple[str, str], list[Outcome]] = {}
+    for o in outcomes:
+        groups.setdefault((o.point.source_id, o.point.table_id), []).append(o)
+    rows = []
+    for (sid, tid), outs in groups.items():
+        scored = [o for o in outs if o.scored]
+        errs = [abs(o.error) for o in scored]
+        naive = [abs(o.naive_error) for o in scored if o.naive_error is not None]
+        roles = sorted({o.point.role for o in outs})
+        flags = sorted({f for o in outs for f in o.point.flags})
+        rows.append(TableSummary(sid, tid, outs[0].point.table, "/".join(roles), len(outs), len(scored),
+                                 _median(errs), max(errs) if errs else None, _median(naive), tuple(flags)))
+    return rows
+
+
+def _fmt(x: Optional[float]) -> str:
+    return "   -  " if x is None else f"{x:6.1%}"
+
+
+def format_summary(rows: Sequence[TableSummary], outcomes: Sequence[Outcome]) -> str:
+    lines = [f"{'table':34s} {'role':12s} {'pts':>4s} {'scored':>6s} {'median':>7s} {'max':>7s} {'BDP calc':>8s}  flags"]
+    for r in rows:
+        lines.append(f"{r.source_id + '/' + r.table_id:34s} {r.role:12s} {r.n_points:4d} {r.n_scored:6d} "
+                     f"{_fmt(r.median_error)} {_fmt(r.max_error)} {_fmt(r.naive_median_error):>8s}  "
+                     f"{','.join(r.flags)}")
+    for role in ("calibration", "holdout"):
+        errs = [abs(o.error) for o in outcomes if o.scored and o.point.role == role]
+        naive = [abs(o.naive_error) for o in outcomes if o.scored and o.point.role == role and o.naive_error is not None]
+        if errs:
+            lines.append(f"overall {role:12s}: {len(errs)} points, median |error| {_median(errs):.1%}, "
+                         f"max {max(errs):.1%}; BDP calculator median {_fmt(_median(naive)).strip()}")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="tcpsim validate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="Example:\n  tcpsim validate --json points.json --report")
+    parser.add_argument("--data", type=Path, default=None, help="validation/data folder (default: found from here)")
+    parser.add_argument("--json", dest="json_path", default=None, help="write one object per point to FILE ('-' = stdout)")
+    parser.add_argument("--report", action="store_true", help="write validation/REPORT.md and validation/figures/")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--source", default=None, help="only this source id (tru64, sunfire, tengbe, vbox, gignic)")
+    args = parser.parse_args(argv)
+    t0 = time.perf_counter()
+    points = load_points(args.data)
+    if args.source:
+        points = [p for p in points if p.source_id == args.source]
+    if args.workers > 1:
+        with ProcessPoolExecutor(args.workers) as ex:
+            outcomes = evaluate(points, ex)
+    else:
+        outcomes = evaluate(points)
+    rows = table_summary(outcomes)
+    print(format_summary(rows, outcomes))
+    print(f"{len(points)} points in {time.perf_counter() - t0:.1f} s")
+    if args.json_path:
+        payload = json.dumps([o.to_json() for o in outcomes], indent=1, allow_nan=False, default=str)
+        if args.json_path == "-":
+            print(payload)
+        else:
+            Path(args.json_path).write_text(payload + "\n")
+    if args.report:
+        from .report import write_report
+
+        data_dir = args.data or find_data_dir()
+        write_report(outcomes, rows, data_dir.parent)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
