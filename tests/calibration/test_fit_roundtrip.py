@@ -1,0 +1,44 @@
+"""Calibration inverts its own forward model: simulate a table from known parameters, fit, recover them."""
+
+from dataclasses import replace
+
+import pytest
+
+from tcpsim.calibration.fit import PARAMS, apply_params, fit_platform, predict_point
+from tcpsim.calibration.tables import Point
+from tcpsim.platform import CpuCost, Nic, OsTcp, Platform
+
+TRUE = Platform(name="synthetic", os=OsTcp(family="bsd", default_sndbuf_bytes=61440, default_rcvbuf_bytes=61440),
+                cpu=CpuCost(n_cpus=2, per_packet_tx_s=15e-6, per_packet_rx_s=9e-6, per_ack_tx_s=4e-6,
+                            per_ack_rx_s=4e-6, per_syscall_s=4e-6, per_byte_copy_s=6e-9),
+                nic=Nic(coalesce_delay_s=50e-6, coalesce_packets=64))
+CONDITIONS = [(128, 61440), (1024, 61440), (65536, 61440), (65536, 32768), (65536, 262144), (8192, 524288)]
+
+
+def _points(platform):
+    pts = []
+    for i, (write, buf) in enumerate(CONDITIONS):
+        fields = dict(platform_sender="synthetic", platform_receiver="synthetic", mtu_bytes="1500",
+                      sockbuf_bytes=str(buf), write_bytes=str(write))
+        probe = Point("tru64", "synthetic", "synthetic", "synthetic", str(i), "throughput", 1.0, "Mbps", 1e6,
+                      "calibration", (), "", fields)
+        value = predict_point(probe, {"synthetic": platform})
+        pts.append(replace(probe, value=value / 1e6, value_si=value))
+    return pts
+
+
+@pytest.mark.slow
+def test_fit_recovers_known_parameters():
+    points = _points(TRUE)
+    names = ["cpu.per_packet_tx_s", "cpu.per_byte_copy_s"]
+    start = apply_params(TRUE, names, [25e-6, 3e-9])
+    fit = fit_platform("synthetic", points, {"synthetic": start}, names, max_nfev=25)
+    assert fit.median_abs_rel_error < 0.01
+    assert fit.values[0] == pytest.approx(15e-6, rel=0.1)
+    assert fit.values[1] == pytest.approx(6e-9, rel=0.1)
+
+
+def test_parameters_have_physical_bounds():
+    for p in PARAMS.values():
+        assert 0 < p.lo < p.hi
+        assert p.meaning
