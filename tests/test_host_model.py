@@ -1,0 +1,100 @@
+"""The host model: CPU costs, interrupts, NIC backlog and the I/O bus bound what TCP can do."""
+
+from dataclasses import replace
+
+import pytest
+
+from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
+from tcpsim.engine import run
+from tcpsim.platform import BUS_PRESETS, CpuCost, Nic, Platform, bus_preset, os_defaults
+
+COSTS = CpuCost(n_cpus=2, per_syscall_s=4e-6, per_byte_copy_s=2e-9, per_packet_tx_s=10e-6, per_packet_rx_s=12e-6,
+                per_ack_tx_s=4e-6, per_ack_rx_s=4e-6, per_interrupt_s=2e-6)
+
+
+def scenario(platform, *, buf=524288, write=65536, streams=1, bidir=False, rate=1e9, mtu=1500, budget=None):
+    tcp = TcpOptions.for_os(platform.os, sockbuf_bytes=buf)
+    return Scenario(sender=Host(platform=platform, tcp=tcp), receiver=Host(platform=platform, tcp=tcp),
+                    link=Link(rate_bps=rate, mtu_bytes=mtu, one_way_delay_s=5e-6),
+                    workload=Workload(write_bytes=write, n_streams=streams, bidirectional=bidir),
+                    budget=budget or Budget())
+
+
+def test_pci_32_33_bus_caps_a_gigabit_nic():
+    """The gigabit-NIC article: a 32-bit 33 MHz PCI bus moves 133 MB/s raw, about 80 MB/s in practice."""
+    bus = bus_preset("pci-32-33")
+    platform = Platform(bus=bus)
+    r = run(scenario(platform))
+    assert r.goodput_bps / 8 < 133.3e6
+    assert r.goodput_bps <= bus.ceiling_bps
+    assert r.limited_by in ("bus_sender", "bus_receiver")
+    assert max(r.utilization_frac["bus_sender"], r.utilization_frac["bus_receiver"]) > 0.95
+
+
+def test_shared_bus_caps_the_sum_of_both_directions():
+    bus = bus_preset("pcix-64-66")
+    platform = Platform(bus=bus)
+    r = run(scenario(platform, rate=10e9, mtu=9000, bidir=True, buf=1 << 20))
+    assert r.goodput_bps <= bus.ceiling_bps
+    assert r.limited_by.startswith("bus_")
+
+
+def test_a_slower_card_drags_the_whole_bus_down():
+    """The 10 GbE report: a RAID card that could not run at full speed forced PCI-X into low-speed mode."""
+    fast = Platform(bus=bus_preset("pcix-64-100"))
+    slow = Platform(bus=bus_preset("pcix-64-100").with_clock(33.33e6))
+    rf = run(scenario(fast, rate=10e9, mtu=9000, buf=1 << 20))
+    rs = run(scenario(slow, rate=10e9, mtu=9000, buf=1 << 20))
+    assert rs.goodput_bps < 0.5 * rf.goodput_bps
+
+
+def test_goodput_rises_with_write_size_then_levels_off():
+    """Tru64 Table 1's shape: per-call cost dominates small writes."""
+    platform = Platform(cpu=COSTS, os=os_defaults("bsd"))
+    rates = [run(scenario(platform, write=w)).goodput_bps for w in (128, 1024, 8192, 65536)]
+    assert rates[0] < rates[1] < rates[2] * 1.02
+    assert rates[3] == pytest.approx(rates[2], rel=0.1)
+
+
+def test_cpu_bound_sender_gains_from_a_second_cpu():
+    one = Platform(cpu=replace(COSTS, n_cpus=1, per_packet_rx_s=1e-6), os=os_defaults("bsd"))
+    two = replace(one, cpu=replace(one.cpu, n_cpus=2))
+    r1, r2 = run(scenario(one)), run(scenario(two))
+    assert r1.limited_by.startswith("cpu_")
+    assert r2.goodput_bps > 1.2 * r1.goodput_bps
+
+
+def test_receive_backlog_overflow_drops_and_tcp_recovers():
+    slow_rx = replace(COSTS, per_packet_rx_s=40e-6)
+    platform = Platform(cpu=slow_rx, nic=Nic(backlog_packets=20), os=os_defaults("bsd"))
+    r = run(scenario(platform, buf=1 << 20, budget=Budget(max_sim_time_s=0.5)))
+    assert r.drops["receiver_backlog"] > 0
+    assert r.retransmits > 0
+    assert r.goodput_bps > 0
+
+
+def test_utilizations_are_fractions_and_the_binding_one_is_highest():
+    platform = Platform(cpu=COSTS, bus=bus_preset("pci-64-33"), os=os_defaults("bsd"))
+    r = run(scenario(platform, streams=2))
+    for name, frac in r.utilization_frac.items():
+        assert 0.0 <= frac <= 1.0, name
+    for cpus in r.cpu_utilization_frac.values():
+        assert all(0.0 <= c <= 1.0 for c in cpus)
+    physical = {k: v for k, v in r.utilization_frac.items() if k == "line" or k.startswith(("cpu_", "bus_"))}
+    if r.limited_by in physical:
+        assert physical[r.limited_by] == max(physical.values())
+
+
+def test_interrupt_coalescing_delay_lengthens_the_rtt():
+    base = Platform(cpu=COSTS, os=os_defaults("bsd"))
+    coalesced = replace(base, nic=Nic(coalesce_delay_s=200e-6, coalesce_packets=64))
+    fast = run(scenario(base, buf=32768))
+    slow = run(scenario(coalesced, buf=32768))
+    assert slow.rtt_s > fast.rtt_s + 100e-6
+    assert slow.goodput_bps < fast.goodput_bps
+
+
+def test_every_bus_preset_has_a_finite_ceiling():
+    for name, bus in BUS_PRESETS.items():
+        if name != "none":
+            assert 0 < bus.ceiling_bps < bus.raw_bps
