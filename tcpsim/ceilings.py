@@ -1,0 +1,171 @@
+"""Closed-form bounds on goodput: the simulator's cross-check and the vocabulary of "what limits it".
+
+Every function returns application goodput in bit/s for the whole scenario (all streams, both
+directions when the workload is bidirectional) unless it says otherwise. No simpy here.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .config import Host, Scenario
+from .protocol import framing
+
+__all__ = ["window_limit_bps", "base_rtt_s", "line_ceiling_bps", "bus_ceiling_bps", "cpu_ceiling_bps",
+           "nagle_interlock_bps", "nagle_pair_bytes", "naive_bdp_bps", "acks_every", "ceilings",
+           "binding_ceiling"]
+
+
+def _timestamps(sc: Scenario) -> bool:
+    return sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps
+
+
+def _mss(sc: Scenario) -> int:
+    return framing.mss_bytes(sc.link.mtu_bytes, _timestamps(sc))
+
+
+def _payload(sc: Scenario) -> int:
+    """Typical data payload: the MSS, or the message size when small messages go out one per segment."""
+    mss = _mss(sc)
+    wl = sc.workload
+    if wl.kind == "rr" or (sc.sender.tcp.nodelay and wl.write_bytes < mss):
+        return min(wl.write_bytes, mss)
+    return mss
+
+
+def _directions(sc: Scenario) -> int:
+    return 2 if sc.workload.bidirectional else 1
+
+
+def acks_every(sc: Scenario) -> float:
+    """Data segments per ACK in a bulk stream under the receiver's delayed-ACK rule (RFC 1122: 2)."""
+    tcp = sc.receiver.tcp
+    if tcp.delack == "off":
+        return 1.0
+    if tcp.delack == "solaris":
+        return float(max(tcp.deferred_acks_max, 1))
+    return 2.0
+
+
+def window_limit_bps(window_bytes: float, rtt_s: float) -> float:
+    """Sliding-window bound: at most one window per round trip (RFC 9293 §3.8.6; the BDP rule)."""
+    return math.inf if rtt_s <= 0 else window_bytes * 8.0 / rtt_s
+
+
+def base_rtt_s(sc: Scenario) -> float:
+    """Unloaded round trip of a full segment and its ACK: propagation, serialization (and switch hops),
+    the per-packet and per-ACK CPU costs on the path, bus transfers and interrupt delays."""
+    link = sc.link
+    opt = framing.tcp_option_bytes(_timestamps(sc))
+    payload = _payload(sc)
+    ser = (framing.wire_bytes(payload, opt) + framing.wire_bytes(0, opt)) * 8.0 / link.rate_bps
+    s, r = sc.sender.platform, sc.receiver.platform
+    host = (s.cpu.per_packet_tx_s + r.cpu.per_packet_rx_s + r.cpu.per_ack_tx_s + s.cpu.per_ack_rx_s
+            + s.cpu.per_interrupt_s + r.cpu.per_interrupt_s + r.nic.coalesce_delay_s + s.nic.coalesce_delay_s)
+    bus = 0.0
+    for p in (s, r):
+        bus += p.bus.transfer_s(framing.frame_bytes(payload, opt)) + p.bus.transfer_s(framing.frame_bytes(0, opt))
+    return 2 * link.one_way_delay_s + ser * (1 + link.switch_hops) + host + bus
+
+
+def line_ceiling_bps(sc: Scenario) -> float:
+    """Goodput of a saturated line with the scenario's segment size, per direction times directions."""
+    opt = framing.tcp_option_bytes(_timestamps(sc))
+    payload = _payload(sc)
+    return sc.link.rate_bps * payload / framing.wire_bytes(payload, opt) * _directions(sc)
+
+
+def bus_ceiling_bps(sc: Scenario, host: Host) -> float:
+    """Total goodput a host's bus allows: every data frame and every ACK frame crosses it (both directions
+    share one bus, so for a bidirectional run the bound is on the sum)."""
+    bus = host.platform.bus
+    if bus.clock_hz == 0:
+        return math.inf
+    opt = framing.tcp_option_bytes(_timestamps(sc))
+    payload = _payload(sc)
+    per_segment_s = bus.transfer_s(framing.frame_bytes(payload, opt)) + \
+        bus.transfer_s(framing.frame_bytes(0, opt)) / acks_every(sc)
+    return payload * 8.0 / per_segment_s
+
+
+def cpu_ceiling_bps(sc: Scenario, host: Host, role: str) -> float:
+    """Goodput the host's CPUs allow, from the cost contract of :mod:`tcpsim.platform` (all streams).
+
+    Work is split into the application threads' part (system calls and copies, one thread per stream)
+    and the interrupt part (per-packet and per-ACK processing), placed on CPUs as the engine places
+    them; the bound is the first CPU to saturate.
+    """
+    p = host.platform
+    c = p.cpu
+    if c.is_free:
+        return math.inf
+    wl = sc.workload
+    payload = _payload(sc)
+    n_streams = wl.n_streams * _directions(sc)
+    k = 1.0 + c.per_stream_frac * (n_streams - 1)
+    csum = 0.0 if p.nic.checksum_offload else c.per_byte_csum_s
+    per_int = c.per_interrupt_s / p.nic.coalesce_packets
+    ack_ratio = acks_every(sc)
+    if role == "sender":
+        app_per_byte = c.per_syscall_s / wl.write_bytes + c.per_byte_copy_s
+        irq_per_byte = (k * c.per_packet_tx_s + payload * csum + (c.per_ack_rx_s + per_int) / ack_ratio) / payload
+    else:
+        read = wl.read_bytes or max(host.tcp.rcvbuf_bytes // 2, payload)
+        app_per_byte = c.per_syscall_s / read + c.per_byte_copy_s
+        irq_per_byte = (k * c.per_packet_rx_s + per_int + payload * csum + c.per_ack_tx_s / ack_ratio) / payload
+    n = c.n_cpus
+    busy = [0.0] * n  # CPU-seconds per byte of total goodput, per CPU
+    share = 1.0 / n_streams
+    for i in range(n_streams):
+        irq = 0 if c.interrupts_on_one_cpu else i % n
+        app = (1 + i % (n - 1)) if (c.interrupts_on_one_cpu and n > 1) else i % n
+        busy[irq] += irq_per_byte * share
+        busy[app] += app_per_byte * share
+    worst = max(busy)
+    return math.inf if worst <= 0 else 8.0 / worst
+
+
+def nagle_pair_bytes(message_bytes: int, mss_bytes: int) -> tuple[int, int] | None:
+    """On-wire payloads of the Nagle / deferred-ACK cycle with whole-message segments (Sun blueprint
+    Figure 8): one message, then as many whole messages as fit the MSS. None when messages fill segments."""
+    if message_bytes >= mss_bytes:
+        return None
+    return message_bytes, (mss_bytes // message_bytes) * message_bytes
+
+
+def nagle_interlock_bps(packet_rate_per_s: float, message_bytes: int, mss_bytes: int = 1460) -> float:
+    """The Sun blueprint's formula: Throughput = Packet_Rate * (floor(MSS/message) + 1) * message / 2."""
+    return packet_rate_per_s * (mss_bytes // message_bytes + 1) * message_bytes / 2.0 * 8.0
+
+
+def naive_bdp_bps(sc: Scenario) -> float:
+    """What a bandwidth-delay-product calculator says: min(line rate, socket buffer / RTT) per stream.
+
+    RTT = twice the one-way delay; the buffer is the smaller of the sender's send and the receiver's
+    receive buffer as configured. This is the baseline the validation report compares against.
+    """
+    rtt = 2 * sc.link.one_way_delay_s
+    buf = min(sc.sender.tcp.sndbuf_bytes, sc.receiver.tcp.rcvbuf_bytes)
+    per_stream = sc.link.rate_bps if rtt <= 0 else min(sc.link.rate_bps, buf * 8.0 / rtt)
+    return min(per_stream * sc.workload.n_streams, sc.link.rate_bps) * _directions(sc)
+
+
+def ceilings(sc: Scenario) -> dict[str, float]:
+    """Every closed-form bound, as total goodput in bit/s (inf where a resource is not modelled)."""
+    rtt = base_rtt_s(sc)
+    mss = _mss(sc)
+    wnd = min(sc.sender.tcp.sndbuf_bytes, sc.receiver.tcp.max_window_bytes)
+    whole = max((wnd // mss) * mss, min(wnd, mss))
+    return {
+        "line": line_ceiling_bps(sc),
+        "window": window_limit_bps(whole, rtt) * sc.workload.n_streams * _directions(sc),
+        "bus_sender": bus_ceiling_bps(sc, sc.sender),
+        "bus_receiver": bus_ceiling_bps(sc, sc.receiver),
+        "cpu_sender": cpu_ceiling_bps(sc, sc.sender, "sender"),
+        "cpu_receiver": cpu_ceiling_bps(sc, sc.receiver, "receiver"),
+    }
+
+
+def binding_ceiling(sc: Scenario) -> tuple[str, float]:
+    """The smallest bound and its name."""
+    return min(ceilings(sc).items(), key=lambda kv: kv[1])
