@@ -1,0 +1,96 @@
+"""Plain-text explanation of a result: what limits it, by how much, and the one change that helps most."""
+
+from __future__ import annotations
+
+import math
+
+from .config import Scenario
+from .protocol import framing
+from .result import Result
+from .units import format_rate, format_size
+
+__all__ = ["advice", "describe"]
+
+_NAMES = {
+    "window": "the TCP window (socket buffers vs round-trip time)",
+    "cwnd": "the congestion window",
+    "sndbuf": "the send socket buffer",
+    "nagle_delack": "the Nagle / delayed-ACK interlock",
+    "application": "the application's write rate",
+    "line": "the line rate",
+    "bus_sender": "the sender's I/O bus",
+    "bus_receiver": "the receiver's I/O bus",
+    "cpu_sender": "the sender's CPU",
+    "cpu_receiver": "the receiver's CPU",
+    "receiver_drops": "receive backlog drops and retransmissions",
+    "closed_form": "the closed-form bound",
+}
+
+
+def advice(sc: Scenario, r: Result) -> str:
+    """The single change most likely to raise goodput, phrased as a tcpsim flag where there is one."""
+    lim = r.limited_by
+    if lim in ("window", "sndbuf", "cwnd"):
+        rtt = r.rtt_s or (2 * sc.link.one_way_delay_s)
+        target = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes) / 8 * rtt
+        size = 1 << max(12, math.ceil(math.log2(max(target * 1.25, 4096))))
+        return f"raise the socket buffers to about {format_size(size)} (bandwidth x RTT with margin): --sockbuf {size // 1024}k"
+    if lim == "nagle_delack":
+        return "disable Nagle on the sending socket (TCP_NODELAY): --nodelay"
+    if lim == "line":
+        if sc.link.mtu_bytes < 9000:
+            return "the link is full: jumbo frames (--mtu 9000) carry a few % more payload per frame; else a faster link"
+        return "the link is full: only a faster link (--rate) goes faster"
+    if lim.startswith("cpu_"):
+        return ("fewer, larger packets: jumbo frames (--mtu 9000), larger writes, checksum offload; "
+                "or more/faster CPUs (--cpus)")
+    if lim.startswith("bus_"):
+        return "a faster or less shared bus (--bus pcix-64-133 or PCIe), or jumbo frames to cut per-transfer overhead"
+    if lim == "receiver_drops":
+        return "a longer receive backlog (net.core.netdev_max_backlog) or a faster receiver"
+    if lim == "application":
+        return "the application does not write fast enough: larger or more frequent writes"
+    return "no single change stands out"
+
+
+def describe(sc: Scenario, r: Result) -> str:
+    """The short report ``tcpsim predict`` prints."""
+    wl = sc.workload
+    line = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes)
+    what = (f"{wl.kind} {format_size(wl.write_bytes)} writes" if wl.kind == "bulk"
+            else f"request/response {format_size(wl.write_bytes)}")
+    lines = [
+        f"{sc.sender.platform.name} -> {sc.receiver.platform.name}: {format_rate(sc.link.rate_bps)}, "
+        f"MTU {sc.link.mtu_bytes}, RTT {2 * sc.link.one_way_delay_s * 1e6:.0f} us, "
+        f"sndbuf {format_size(sc.sender.tcp.sndbuf_bytes)}, rcvbuf {format_size(sc.receiver.tcp.rcvbuf_bytes)}, "
+        f"{what}, {wl.n_streams} stream(s){' both ways' if wl.bidirectional else ''}"
+        f"{', TCP_NODELAY' if sc.sender.tcp.nodelay else ''}",
+        f"goodput      {r.goodput_bps / 1e6:9.1f} Mbit/s  {r.goodput_bps / 8e6:8.1f} MB/s  "
+        f"({r.goodput_bps / line:.0%} of line-rate goodput {line / 1e6:.0f} Mbit/s)",
+    ]
+    if r.transactions_per_s is not None:
+        lines.append(f"transactions {r.transactions_per_s:9,.0f} /s")
+    if not math.isnan(r.data_packets_per_s):
+        lines.append(f"packets      {r.data_packets_per_s:9,.0f} data/s  {r.ack_packets_per_s:8,.0f} ACK/s")
+    for role in ("sender", "receiver"):
+        cpus = r.cpu_utilization_frac.get(role)
+        bus = r.utilization_frac.get(f"bus_{role}")
+        parts = []
+        if cpus and any(cpus):
+            parts.append("CPU " + " ".join(f"{c:.0%}" for c in cpus))
+        if bus is not None:
+            parts.append(f"bus {bus:.0%}")
+        if parts:
+            lines.append(f"{role:12s} " + ", ".join(parts))
+    lines.append(f"limited by   {_NAMES.get(r.limited_by, r.limited_by)}")
+    others = sorted((v, k) for k, v in r.ceilings_bps.items()
+                    if k != r.limited_by and math.isfinite(v) and v > r.goodput_bps * 1.001)
+    if others:
+        v, k = others[0]
+        gain = v / r.goodput_bps - 1 if r.goodput_bps > 0 else math.inf
+        lines.append(f"headroom     next limit: {_NAMES.get(k, k)} at {v / 1e6:.0f} Mbit/s"
+                     f" ({gain:+.0%} if the current limit were lifted)")
+    lines.append(f"try          {advice(sc, r)}")
+    lines.append(f"run          {r.termination}, {r.sim_time_s * 1e3:.1f} ms simulated, {r.events:,} events, "
+                 f"{r.wall_s:.2f} s")
+    return "\n".join(lines)
