@@ -1,0 +1,60 @@
+"""The validation data holds every number of the sources, with the fixed calibration / holdout split."""
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from tcpsim.calibration.tables import COLUMNS, load_points, to_si
+
+DATA = Path(__file__).resolve().parents[1] / "validation" / "data"
+
+# Counted in the documents, independently of the CSVs.
+EXPECTED = {
+    ("tru64", "table1"): 6, ("tru64", "table2"): 5, ("tru64", "table3"): 7,
+    ("vbox", "text"): 2,
+    ("gignic", "text"): 8,
+    ("tengbe", "table1"): 2 * 3 + 2 * 3 + 3 * 3,
+    ("tengbe", "table2"): 7 * 4, ("tengbe", "table3"): 7 * 4, ("tengbe", "table4"): 7 * 4,
+    ("tengbe", "table5"): 7 * 4, ("tengbe", "table6"): 7 * 4, ("tengbe", "text"): 9,
+    ("sunfire", "table1"): 7 * 2, ("sunfire", "table2"): 6 * 2, ("sunfire", "table3"): 6 * 4,
+    ("sunfire", "table4"): 6 * 2, ("sunfire", "text"): 16,
+}
+CALIBRATION = {("tru64", "table1"), ("tru64", "table2"), ("tengbe", "table2"), ("tengbe", "table4"),
+               ("tengbe", "table5"), ("sunfire", "table1"), ("sunfire", "table3"), ("sunfire", "table4")}
+
+
+def test_every_table_file_has_the_columns():
+    for path in DATA.glob("*/*.csv"):
+        with path.open(newline="") as fh:
+            assert tuple(csv.DictReader(fh).fieldnames) == COLUMNS, path
+
+
+def test_counts_per_table():
+    points = load_points(DATA)
+    counts = {}
+    for p in points:
+        counts[(p.source_id, p.table_id)] = counts.get((p.source_id, p.table_id), 0) + 1
+    assert counts == EXPECTED
+
+
+def test_split_is_the_fixed_one():
+    for p in load_points(DATA):
+        assert p.role in ("calibration", "holdout", "none"), p.key
+        if (p.source_id, p.table_id) in CALIBRATION:
+            assert p.role == "calibration", p.key
+        elif p.role != "none":
+            assert p.role == "holdout", p.key
+
+
+def test_units_convert_once():
+    assert to_si(744, "MB/s", "throughput") == pytest.approx(5.952e9)
+    assert to_si(425, "Mbps", "throughput") == 425e6
+    assert to_si(390, "Mbits/sec", "throughput") == 390e6
+    assert to_si(7, "%", "cpu_pct") == pytest.approx(0.07)
+
+
+def test_flagged_inconsistencies_are_kept_not_corrected():
+    pts = {p.key: p for p in load_points(DATA)}
+    row = pts["sunfire/table2#message 250 throughput:throughput"]
+    assert row.value == 181.56 and "inconsistent" in row.flags
