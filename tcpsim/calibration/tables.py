@@ -20,7 +20,7 @@ COLUMNS = ("source", "table", "row", "metric", "value", "unit", "platform_sender
            "os_receiver", "tuning", "mtu_bytes", "sockbuf_bytes", "write_bytes", "message_bytes", "n_streams",
            "direction", "nagle", "delack", "deferred_acks_max", "n_cpus", "role", "page_hint", "flags", "note")
 
-_RATE_UNITS = {"mbps": 1e6, "mbit/s": 1e6, "mbits/sec": 1e6, "mb/s": None, "mbits/s": 1e6, "gbps": 1e9,
+_RATE_UNITS = {"mbps": 1e6, "mbit/s": 1e6, "mbits/sec": 1e6, "mb/s": 1e6, "mbits/s": 1e6, "gbps": 1e9,
                "kbps": 1e3}
 
 
