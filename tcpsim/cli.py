@@ -256,7 +256,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("validate", "calibrate"):
         try:
-            return _delegate(argv[0], argv[1:])
+            return _delegate("validate" if argv[0] == "validate" else "calibrate", argv[1:])
         except (TcpsimError, ValueError) as exc:
             return _fail(str(exc))
     try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Optional, Sequence
 
 from ..platform import Platform
-from .mapping import predicted_value, scenario_for
+from .mapping import platforms_for_point, predicted_value, scenario_for
 from .tables import Point
 
 __all__ = ["Param", "PARAMS", "apply_params", "param_values", "predict_point", "fit_platform", "FitResult"]
@@ -31,12 +31,14 @@ class Param:
 
     def get(self, p: Platform) -> float:
         part, attr = self.name.split(".")
+        if attr == "per_ack_s":
+            return float(p.cpu.per_ack_tx_s)
         return float(getattr(getattr(p, part), attr))
 
     def set(self, p: Platform, value: float) -> Platform:
         part, attr = self.name.split(".")
         sub = getattr(p, part)
-        if attr == "per_ack_s":
+        if attr == "per_ack_s":  # one cost for sending and for receiving an ACK
             return replace(p, cpu=replace(p.cpu, per_ack_tx_s=value, per_ack_rx_s=value))
         cast = int if isinstance(getattr(sub, attr), int) and not isinstance(getattr(sub, attr), bool) else float
         return replace(p, **{part: replace(sub, **{attr: cast(value)})})
@@ -47,6 +49,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("cpu.per_packet_rx_s", 0.3e-6, 300e-6, "CPU seconds to receive one data segment"),
     Param("cpu.per_ack_tx_s", 0.2e-6, 200e-6, "CPU seconds to send an ACK"),
     Param("cpu.per_ack_rx_s", 0.2e-6, 200e-6, "CPU seconds to process a received ACK"),
+    Param("cpu.per_ack_s", 0.2e-6, 200e-6, "CPU seconds to send or to process an ACK (one value for both)"),
     Param("cpu.per_syscall_s", 0.1e-6, 200e-6, "CPU seconds per send/recv system call"),
     Param("cpu.per_byte_copy_s", 0.02e-9, 50e-9, "CPU seconds per byte copied user<->kernel (1/copy bandwidth)"),
     Param("cpu.per_byte_csum_s", 0.01e-9, 50e-9, "CPU seconds per byte checksummed"),
@@ -69,10 +72,10 @@ def apply_params(p: Platform, names: Sequence[str], values: Sequence[float]) -> 
 
 
 def predict_point(point: Point, platforms: Mapping[str, Platform]) -> Optional[float]:
-    """Simulate one point; its predicted value in SI units (None when the metric is not modelled)."""
+    """Simulate one point on the given (untuned) platforms; its value in SI units (None: not modelled)."""
     from ..engine import run
 
-    sc = scenario_for(point, platforms)
+    sc = scenario_for(point, platforms_for_point(point, platforms))
     return predicted_value(point, sc, run(sc))
 
 

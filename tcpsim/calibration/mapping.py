@@ -15,7 +15,8 @@ from ..platform import Platform
 from ..result import Result
 from .tables import Point
 
-__all__ = ["SOURCE_SETUPS", "SourceSetup", "scenario_for", "predicted_value", "platform_ids", "CALIBRATION_BUDGET"]
+__all__ = ["SOURCE_SETUPS", "SourceSetup", "scenario_for", "predicted_value", "platform_ids", "CALIBRATION_BUDGET",
+           "platforms_for_point"]
 
 CALIBRATION_BUDGET = Budget(rel_tol=0.01, max_sim_time_s=2.0, max_wall_s=30.0)
 
@@ -59,6 +60,40 @@ _FALSE = ("off", "no", "false", "0", "disabled")
 def platform_ids(point: Point) -> tuple[Optional[str], Optional[str]]:
     """Sender and receiver platform ids of a point."""
     return point.get("platform_sender"), point.get("platform_receiver")
+
+
+def platforms_for_point(point: Point, given: Mapping[str, Platform] | None = None) -> dict[str, Platform]:
+    """The platforms of a point, each with the point's tuning level applied when its profile has that level.
+
+    ``given`` overrides the shipped profiles (a calibration candidate); tuning is applied on top, so a
+    level's knobs (``RxIntDelay=0``, buffer caps) win over the candidate's untuned values.
+    """
+    from ..profiles import load_platform, tune, tuning_levels
+
+    level = point.get("tuning")
+    out: dict[str, Platform] = {}
+    for pid in platform_ids(point):
+        if not pid or pid in out:
+            continue
+        base = (given or {}).get(pid) or load_platform(pid)
+        if level and level in _levels(pid):
+            base = tune(base, pid, level)
+        out[pid] = base
+    return out
+
+
+_LEVELS_CACHE: dict[str, list[str]] = {}
+
+
+def _levels(pid: str) -> list[str]:
+    if pid not in _LEVELS_CACHE:
+        from ..profiles import tuning_levels
+
+        try:
+            _LEVELS_CACHE[pid] = tuning_levels(pid)
+        except ValueError:
+            _LEVELS_CACHE[pid] = []
+    return _LEVELS_CACHE[pid]
 
 
 def _both_ways(point: Point) -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from ..platform import Platform
-from .mapping import SOURCE_SETUPS, platform_ids, predicted_value, scenario_for
+from .mapping import SOURCE_SETUPS, platform_ids, platforms_for_point, predicted_value, scenario_for
 from .tables import Point, find_data_dir, load_points
 
 __all__ = ["Outcome", "evaluate", "table_summary", "main", "load_platforms"]
@@ -81,23 +81,6 @@ def load_platforms(ids: Iterable[str]) -> dict[str, Platform]:
     return out
 
 
-def _platforms_for(point: Point, tuned: dict) -> dict[str, Platform]:
-    from ..profiles import load_platform
-
-    level = point.get("tuning")
-    out = {}
-    for pid in platform_ids(point):
-        if pid:
-            key = (pid, level)
-            if key not in tuned:
-                try:
-                    tuned[key] = load_platform(pid, tuning=level if level in ("kernel", "driver") else None)
-                except (ValueError, KeyError):
-                    tuned[key] = load_platform(pid)
-            out[pid] = tuned[key]
-    return out
-
-
 def _evaluate_one(point: Point) -> Outcome:
     from ..ceilings import naive_bdp_bps
     from ..engine import run
@@ -106,8 +89,7 @@ def _evaluate_one(point: Point) -> Outcome:
         return Outcome(point, None, None, None, None, "no test bed mapped for this point")
     if point.metric not in ("throughput", "packet_rate", "transactions", "cpu_pct", "cpus_busy"):
         return Outcome(point, None, None, None, None, f"metric {point.metric!r} is not modelled")
-    platforms = _platforms_for(point, _CACHE)
-    sc = scenario_for(point, platforms)
+    sc = scenario_for(point, platforms_for_point(point))
     result = run(sc)
     pred = predicted_value(point, sc, result)
     naive = None
@@ -119,9 +101,6 @@ def _evaluate_one(point: Point) -> Outcome:
             naive *= (mss + 54) / mss
     why = "" if pred is not None else "this metric's quantity is not part of the model"
     return Outcome(point, pred, naive, result.limited_by, result.termination, why)
-
-
-_CACHE: dict = {}
 
 
 def evaluate(points: Sequence[Point], executor: Optional[Executor] = None) -> list[Outcome]:

@@ -16,7 +16,8 @@ from typing import Any, Optional
 from ..errors import ConfigError
 from ..platform import Bus, CpuCost, Nic, OsTcp, Platform, Provenance, bus_preset
 
-__all__ = ["load_platform", "list_platforms", "platform_summary", "save_platform", "profile_path", "tuning_levels"]
+__all__ = ["load_platform", "list_platforms", "platform_summary", "save_platform", "profile_path", "tuning_levels",
+           "tune", "tuning_texts"]
 
 
 def _dir():
@@ -80,14 +81,24 @@ def load_platform(name: str, tuning: Optional[str] = None) -> Platform:
     )
     if tuning in (None, "", "none", "default"):
         return platform
-    levels = data.get("tuning", {})
-    if tuning not in levels:
-        raise ConfigError("tuning", tuning, "one of none, " + ", ".join(sorted(levels)) if levels
+    return tune(platform, name, tuning)
+
+
+def tuning_texts(name: str) -> dict[str, str]:
+    """The knob lines of each tuning level of profile ``name``."""
+    return {level: table["knobs"] for level, table in _read(name).get("tuning", {}).items()}
+
+
+def tune(platform: Platform, name: str, level: str) -> Platform:
+    """``platform`` with the knobs of profile ``name``'s tuning ``level`` applied."""
+    levels = tuning_texts(name)
+    if level not in levels:
+        raise ConfigError("tuning", level, "one of none, " + ", ".join(sorted(levels)) if levels
                           else "none (this profile defines no tuning levels)")
     from ..tuning import apply_tuning, parse_tuning
 
-    knobs = parse_tuning(levels[tuning]["knobs"], f"{name}:tuning.{tuning}")
-    return replace(apply_tuning(platform, knobs).platform, name=f"{platform.name}+{tuning}")
+    knobs = parse_tuning(levels[level], f"{name}:tuning.{level}")
+    return replace(apply_tuning(platform, knobs).platform, name=f"{platform.name}+{level}")
 
 
 def platform_summary(name: str) -> str:

@@ -1,0 +1,113 @@
+"""``tcpsim calibrate --platform NAME``: fit a profile's free parameters to its calibration tables only.
+
+The parameters fitted per platform are listed in :data:`FIT_PLAN` (at most eight, each physical, each
+bounded in :data:`tcpsim.calibration.fit.PARAMS`). The result is written back into the profile with
+the date, the tables used and the residuals. Holdout tables are never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Optional, Sequence
+
+from ..errors import ConfigError
+from .fit import PARAMS, fit_platform
+from .mapping import platform_ids
+from .tables import Point, load_points
+
+__all__ = ["FIT_PLAN", "calibration_points", "main"]
+
+_HOST = ["cpu.per_packet_tx_s", "cpu.per_packet_rx_s", "cpu.per_ack_s", "cpu.per_syscall_s", "cpu.per_byte_copy_s"]
+FIT_PLAN: dict[str, list[str]] = {
+    "es40_tru64": _HOST + ["nic.coalesce_delay_s"],
+    "sunfire6800_ce": _HOST + ["nic.coalesce_delay_s"],
+    "rx2600_ixgb": _HOST + ["cpu.per_stream_frac", "nic.coalesce_delay_s", "bus.efficiency_frac"],
+    "se7501_ixgb": _HOST + ["cpu.per_stream_frac", "nic.coalesce_delay_s", "bus.efficiency_frac"],
+}
+"""Free parameters per platform. Platforms not listed have no calibration table in the sources."""
+
+_SCORED_METRICS = ("throughput", "packet_rate", "transactions", "cpu_pct", "cpus_busy")
+
+
+def calibration_points(platform_id: str, points: Sequence[Point]) -> list[Point]:
+    """The calibration-role points that involve ``platform_id`` and that the model predicts."""
+    out = []
+    for p in points:
+        if p.role != "calibration" or p.metric not in _SCORED_METRICS:
+            continue
+        if "invalid_measurement" in p.flags or "not_a_measurement" in p.flags:
+            continue
+        if platform_id not in platform_ids(p):
+            continue
+        if p.metric == "cpu_pct" and "copy" not in f"{p.row} {p.note}".lower():
+            continue  # user-mode time of the benchmark is not modelled
+        out.append(p)
+    return out
+
+
+def _header(path: Path) -> str:
+    lines = []
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line[1:].strip())
+    return "\n".join(lines)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="tcpsim calibrate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="Example:\n  tcpsim calibrate --platform es40_tru64 --max-evals 60")
+    parser.add_argument("--platform", required=True, choices=sorted(FIT_PLAN))
+    parser.add_argument("--max-evals", type=int, default=40, help="model evaluations of the whole table set")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--data", type=Path, default=None)
+    parser.add_argument("--dry-run", action="store_true", help="fit and print, do not write the profile")
+    args = parser.parse_args(argv)
+    from ..profiles import load_platform, profile_path, save_platform, tuning_texts
+
+    names = FIT_PLAN[args.platform]
+    points = calibration_points(args.platform, load_points(args.data))
+    if not points:
+        raise ConfigError("platform", args.platform, "a platform with calibration points")
+    tables = sorted({f"{p.source_id}/{p.table_id}" for p in points})
+    print(f"calibrating {args.platform}: {len(points)} points from {', '.join(tables)}; "
+          f"free parameters: {', '.join(names)}")
+    base = load_platform(args.platform)
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(args.workers) as ex:
+        fit = fit_platform(args.platform, points, {args.platform: base}, names, executor=ex,
+                           max_nfev=args.max_evals, progress=print)
+    for n, v0, v in zip(fit.names, fit.start, fit.values):
+        print(f"  {n:24s} {v0:11.4g} -> {v:11.4g}   {PARAMS[n].meaning}")
+    print(f"median |error| {fit.median_abs_rel_error:.1%}, max {fit.max_abs_rel_error:.1%}, "
+          f"{fit.n_evaluations} evaluations in {time.perf_counter() - t0:.0f} s ({fit.message})")
+    if args.dry_run:
+        return 0
+    path = profile_path(args.platform)
+    record = {
+        "date": _dt.date.today().isoformat(),
+        "tables": tables,
+        "n_points": fit.n_points,
+        "params": list(fit.names),
+        "values": [float(f"{v:.6g}") for v in fit.values],
+        "start": [float(f"{v:.6g}") for v in fit.start],
+        "median_abs_rel_error": round(fit.median_abs_rel_error, 4),
+        "max_abs_rel_error": round(fit.max_abs_rel_error, 4),
+        "evaluations": fit.n_evaluations,
+    }
+    fitted = fit.platform.__class__(**{**{f: getattr(fit.platform, f) for f in
+                                         ("name", "cpu", "nic", "bus", "os", "provenance")}, "fit": ()})
+    save_platform(fitted, path, tuning=tuning_texts(args.platform), fit=record, header=_header(path))
+    print(f"written {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
