@@ -41,4 +41,4 @@ class RtoEstimator:
 
     def on_timeout(self) -> None:
         """Double the timer (RFC 6298 §5.5)."""
-        self.backoff = min(self.backoff * 2, 64)
+        self.backoff = min(self.backoff * 2, 1 << 20)

@@ -1,0 +1,138 @@
+"""Pure protocol rules, table-driven, each against the RFC or OS behaviour it follows."""
+
+import math
+
+import pytest
+
+from tcpsim.protocol import framing
+from tcpsim.protocol.congestion import NewReno
+from tcpsim.protocol.delack import make_delack
+from tcpsim.protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
+from tcpsim.protocol.rto import RtoEstimator
+from tcpsim.protocol.window import advertised_window, scale_window, window_shift
+
+MSS = 1460
+
+
+@pytest.mark.parametrize("mtu, ts, mss", [(1500, False, 1460), (1500, True, 1448), (9000, True, 8948),
+                                          (9000, False, 8960), (16114, False, 16074)])
+def test_mss_from_mtu(mtu, ts, mss):
+    """RFC 9293 §3.7.1 and RFC 7323 §3; 8948 is what iperf printed in the VirtualBox note."""
+    assert framing.mss_bytes(mtu, ts) == mss
+
+
+def test_ethernet_framing():
+    assert framing.frame_bytes(0) == 64  # minimum frame
+    assert framing.wire_bytes(1460) == 1538
+    assert framing.line_goodput_bps(1e9, 1500) == pytest.approx(1e9 * 1460 / 1538)
+
+
+@pytest.mark.parametrize("length, unsent, in_flight, nodelay, max_wnd, ok", [
+    (1460, 5000, 3000, False, 65535, True),     # a full segment always goes
+    (500, 500, 0, False, 65535, True),          # idle and all queued data fits: push it
+    (500, 500, 1460, False, 65535, False),      # Nagle: small segment while data is unacknowledged
+    (500, 500, 1460, True, 65535, True),        # TCP_NODELAY
+    (500, 2000, 0, False, 65535, False),        # idle but more data queued than fits: wait (SWS)
+    (600, 2000, 0, False, 1000, True),          # at least half the largest window offered
+    (0, 100, 0, False, 65535, False),
+])
+def test_rfc1122_when_to_send(length, unsent, in_flight, nodelay, max_wnd, ok):
+    """RFC 1122 §4.2.3.4 with RFC 896."""
+    assert may_send_bytes(length, unsent, MSS, in_flight, nodelay, max_wnd) is ok
+
+
+def test_solaris_nagle_counts_queued_bytes():
+    assert solaris_nagle_holds(1400, 100, MSS)
+    assert not solaris_nagle_holds(1500, 100, MSS)
+    assert not solaris_nagle_holds(100, 0, MSS)
+
+
+@pytest.mark.parametrize("messages, limit, expected", [
+    ([100] * 15, MSS, 1400), ([536] * 3, MSS, 1072), ([60] * 25, MSS, 1440), ([250] * 6, MSS, 1250),
+    ([65536], MSS, MSS), ([1000, 1000], 900, 0), ([100, 100], 150, 100),
+])
+def test_whole_message_segments(messages, limit, expected):
+    """The Sun blueprint: Solaris does not split a message to fill the MSS (TABLE 2 pairs)."""
+    assert whole_message_length(messages, limit, MSS) == expected
+
+
+def test_bsd_delack_every_second_segment_and_out_of_order_at_once():
+    d = make_delack("bsd", MSS, 0.2, 2, 0)
+    assert d.on_segment(MSS, True) is False
+    assert d.on_segment(MSS, True) is True
+    d.on_ack_sent()
+    assert d.on_segment(MSS, False) is True  # RFC 5681 §4.2
+
+
+def test_linux_quickack_then_more_than_one_frame():
+    d = make_delack("linux", MSS, 0.04, 2, 2)
+    assert d.on_segment(MSS, True) and d.on_segment(MSS, True)  # quick-ACK mode
+    d.on_ack_sent()
+    assert d.on_segment(MSS, True) is False
+    assert d.on_segment(MSS, True) is True
+
+
+def test_solaris_deferred_acks_grow_to_the_maximum():
+    d = make_delack("solaris", MSS, 0.1, 4, 0)
+    ratios = []
+    for _ in range(5):
+        n = 0
+        while True:
+            n += 1
+            if d.on_segment(MSS, True):
+                break
+        d.on_ack_sent()
+        ratios.append(n)
+    assert ratios == [1, 2, 3, 4, 4]
+
+
+def test_solaris_immediate_ack_rule_of_figure_8():
+    d = make_delack("solaris", MSS, 0.1, 8, 0)
+    d.cur_max = 8
+    assert d.on_segment(100, True) is False   # nothing held before: deferred
+    assert d.on_segment(1400, True) is True   # non-MSS, 100 held (not a multiple of MSS): ACK now
+
+
+def test_newreno_slow_start_avoidance_and_recovery():
+    cc = NewReno(MSS, initial_window_segments=2)
+    cc.on_new_ack(2 * MSS, 2 * MSS, 0)
+    assert cc.cwnd == 4 * MSS                    # ABC, L = 2 SMSS (RFC 3465)
+    cc.ssthresh = cc.cwnd
+    before = cc.cwnd
+    cc.on_new_ack(before, 10 * MSS, 0)
+    assert cc.cwnd == before + MSS               # one SMSS per cwnd acked (RFC 5681 §3.1)
+    flight = 10 * MSS
+    assert not cc.on_dupack(flight, 20 * MSS) and not cc.on_dupack(flight, 20 * MSS)
+    assert cc.on_dupack(flight, 20 * MSS)        # third duplicate ACK
+    assert cc.ssthresh == flight // 2 and cc.cwnd == cc.ssthresh + 3 * MSS
+    cc.on_dupack(flight, 20 * MSS)
+    assert cc.cwnd == cc.ssthresh + 4 * MSS      # inflation
+    assert cc.on_new_ack(MSS, 12 * MSS, flight)  # partial ACK (RFC 6582): retransmit
+    assert not cc.on_new_ack(8 * MSS, 20 * MSS, 0)  # full ACK ends recovery
+    assert not cc.in_recovery and cc.cwnd <= cc.ssthresh + MSS
+    cc.on_timeout(8 * MSS, 30 * MSS)
+    assert cc.cwnd == MSS and cc.ssthresh == 4 * MSS
+
+
+def test_rto_rfc6298():
+    r = RtoEstimator(min_rto_s=0.2)
+    r.sample(0.1)
+    assert r.srtt_s == 0.1 and r.rttvar_s == 0.05 and r.rto_s == pytest.approx(0.3)
+    r.sample(0.1)
+    assert r.rttvar_s == pytest.approx(0.0375)
+    r.on_timeout()
+    assert r.timeout_s() == pytest.approx(2 * r.rto_s)
+    for _ in range(20):
+        r.on_timeout()
+    assert r.timeout_s() == 60.0
+
+
+def test_window_scaling_and_receiver_sws():
+    assert window_shift(65535, True) == 0
+    assert window_shift(1 << 20, True) == 5
+    assert window_shift(1 << 20, False) == 0
+    assert scale_window(1000, 3) == 1000 // 8 * 8
+    # RFC 1122 §4.2.3.3: the right edge moves only by at least min(buffer/2, MSS).
+    assert advertised_window(free_bytes=1000, rcv_nxt=0, right_edge=60000, mss_bytes=MSS, buffer_bytes=65536) == 60000
+    assert advertised_window(65536, 5000, 65536, MSS, 65536) == 65536
+    assert advertised_window(65536, 500, 65536, MSS, 65536) == 65036

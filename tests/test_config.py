@@ -1,0 +1,58 @@
+"""Scenario inputs are frozen and reject bad values with one line naming the field and the range."""
+
+import dataclasses
+
+import pytest
+
+from tcpsim.config import Budget, Link, Scenario, TcpOptions, Workload
+from tcpsim.errors import ConfigError
+from tcpsim.platform import CpuCost, OsTcp, os_defaults
+
+
+@pytest.mark.parametrize("make, field", [
+    (lambda: Link(mtu_bytes=67), "mtu_bytes"),
+    (lambda: Link(mtu_bytes=65536), "mtu_bytes"),
+    (lambda: Link(rate_bps=0), "rate_bps"),
+    (lambda: Link(one_way_delay_s=-1e-6), "one_way_delay_s"),
+    (lambda: TcpOptions(sndbuf_bytes=0), "sndbuf_bytes"),
+    (lambda: TcpOptions(rcvbuf_bytes=-5), "rcvbuf_bytes"),
+    (lambda: TcpOptions(delack="sometimes"), "delack"),
+    (lambda: Workload(kind="ftp"), "workload.kind"),
+    (lambda: Workload(n_streams=0), "n_streams"),
+    (lambda: Budget(rel_tol=0), "rel_tol"),
+    (lambda: Scenario(seed=-1), "seed"),
+    (lambda: CpuCost(per_packet_tx_s=-1.0), "per_packet_tx_s"),
+    (lambda: OsTcp(family="plan9"), "os.family"),
+])
+def test_bad_inputs_raise_one_line(make, field):
+    with pytest.raises(ConfigError) as exc:
+        make()
+    msg = str(exc.value)
+    assert msg.startswith(f"{field}=") and "must be" in msg and "\n" not in msg
+    assert isinstance(exc.value, ValueError)
+
+
+def test_inputs_are_frozen():
+    link = Link()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        link.mtu_bytes = 9000
+    assert dataclasses.replace(link, mtu_bytes=9000).mtu_bytes == 9000
+
+
+def test_linux_setsockopt_doubles_and_caps():
+    """socket(7): the kernel doubles the value, capped at rmem_max first."""
+    linux = os_defaults("linux")  # rmem_max 131071
+    t = TcpOptions.for_os(linux, sockbuf_bytes=262144)
+    assert t.rcvbuf_bytes == 2 * 131071
+    assert t.rcv_window_bytes == 2 * 131071 - (2 * 131071 >> 2)  # tcp_adv_win_scale 2
+
+
+def test_bsd_and_solaris_keep_the_request():
+    assert TcpOptions.for_os("bsd", sockbuf_bytes=65536).rcvbuf_bytes == 65536
+    sol = TcpOptions.for_os("solaris", sockbuf_bytes=65536)
+    assert sol.sndbuf_bytes == 65536 and sol.whole_message_segments and sol.delack == "solaris"
+
+
+def test_window_without_scaling_is_64k_at_most():
+    t = TcpOptions(rcvbuf_bytes=1 << 20, window_scaling=False)
+    assert t.max_window_bytes == 65535
