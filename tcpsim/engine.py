@@ -164,7 +164,8 @@ class _Run:
             last_t, last_delivered, last_sent = state["last"]
             state["last"] = (now, delivered, sent)
             out_of_time = now >= b.max_sim_time_s - 1e-12
-            if not self.rr and state["restarts"] < _MAX_RESTARTS and delivered > last_delivered and not out_of_time:
+            late = now > 0.5 * b.max_sim_time_s  # too late to start measuring afresh
+            if not self.rr and state["restarts"] < _MAX_RESTARTS and delivered > last_delivered and not late:
                 # Still filling or draining the pipeline (queues at the bottleneck, bytes in flight)?
                 # Then the warm-up is not over: measure afresh from here.
                 if abs((sent - last_sent) - (delivered - last_delivered)) > b.rel_tol * (delivered - last_delivered):

@@ -36,6 +36,7 @@ class Param:
         return float(getattr(getattr(p, part), attr))
 
     def set(self, p: Platform, value: float) -> Platform:
+        value = float(value)
         part, attr = self.name.split(".")
         sub = getattr(p, part)
         if attr == "per_ack_s":  # one cost for sending and for receiving an ACK

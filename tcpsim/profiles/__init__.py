@@ -113,8 +113,10 @@ def platform_summary(name: str) -> str:
 def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, (int, float)):
+    if isinstance(v, int):
         return repr(v)
+    if isinstance(v, float) or hasattr(v, "__float__"):
+        return f"{float(v):.6g}" if "e" in f"{float(v):.6g}" or "." in f"{float(v):.6g}" else f"{float(v):.6g}.0"
     if isinstance(v, str):
         if "\n" in v:
             return '"""\n' + v.replace('"""', '\\"\\"\\"') + '"""'

@@ -1,0 +1,68 @@
+"""Properties that hold for any scenario: the sliding window, conservation of bytes, physical bounds."""
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tcpsim.components import endpoint
+from tcpsim.engine import _Run, run
+from tcpsim.protocol import framing
+
+from strategies import scenarios
+
+
+@pytest.fixture(autouse=True)
+def audited():
+    endpoint.audit(True)
+    yield
+    endpoint.audit(False)
+
+
+@settings(deadline=None)
+@given(scenarios(lossless=False))
+def test_window_and_conservation(sc):
+    """Never more in flight than the peer's window or cwnd; bytes arrive in order and never beyond what was written."""
+    r = _Run(sc)
+    result = r.run()  # AuditError would propagate
+    for _direction, _stream, snd, rcv, reader in r.flows:
+        assert rcv.rcv_nxt <= snd.snd_max <= snd.written
+        if reader is not None:
+            assert reader.delivered_bytes + rcv.rcv_buffered == rcv.rcv_nxt
+    assert result.termination in ("converged", "time_budget", "event_budget", "finished")
+
+
+@settings(deadline=None)
+@given(scenarios())
+def test_goodput_within_line_rate_and_utilizations_are_fractions(sc):
+    result = run(sc)
+    ts = sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps
+    line = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes, ts)
+    directions = 2 if sc.workload.bidirectional or sc.workload.kind == "rr" else 1
+    # A finite measurement window can catch one segment per stream more at its edges.
+    edge = 2 * framing.mss_bytes(sc.link.mtu_bytes, ts) * 8 * sc.workload.n_streams * directions
+    assert result.goodput_bps <= line * directions + edge / result.measure_time_s
+    for name, frac in result.utilization_frac.items():
+        assert 0.0 <= frac <= 1.0, name
+
+
+@settings(deadline=None, max_examples=10)
+@given(scenarios())
+def test_same_seed_same_result(sc):
+    a, b = run(sc), run(sc)
+    assert a.goodput_bps == b.goodput_bps and a.events == b.events and a.payload_histogram == b.payload_histogram
+
+
+@settings(deadline=None, max_examples=15)
+@given(scenarios(bulk_only=True), st.sampled_from([2, 4]))
+def test_more_receive_buffer_never_hurts_a_lossless_bulk_stream(sc, factor):
+    sc = replace(sc, workload=replace(sc.workload, n_streams=1, bidirectional=False, message_rate_hz=None,
+                                      write_bytes=65536),
+                 budget=replace(sc.budget, max_sim_time_s=0.05))
+    bigger = replace(sc, receiver=replace(sc.receiver, tcp=replace(sc.receiver.tcp,
+                                                                    rcvbuf_bytes=sc.receiver.tcp.rcvbuf_bytes * factor,
+                                                                    rcv_window_bytes=None)))
+    small, large = run(sc), run(bigger)
+    if small.converged and large.converged:
+        assert large.goodput_bps >= small.goodput_bps * 0.97
