@@ -42,8 +42,18 @@ def advice(sc: Scenario, r: Result) -> str:
             return "the link is full: jumbo frames (--mtu 9000) carry a few % more payload per frame; else a faster link"
         return "the link is full: only a faster link (--rate) goes faster"
     if lim.startswith("cpu_"):
-        return ("fewer, larger packets: jumbo frames (--mtu 9000), larger writes, checksum offload; "
-                "or more/faster CPUs (--cpus)")
+        host = sc.sender if lim == "cpu_sender" else sc.receiver
+        ideas = []
+        if sc.link.mtu_bytes < 9000:
+            ideas.append("jumbo frames (--mtu 9000): fewer packets for the same bytes")
+        if sc.workload.write_bytes < 65536 and lim == "cpu_sender":
+            ideas.append("larger writes (--write 64k): fewer system calls")
+        if not host.platform.nic.checksum_offload and host.platform.cpu.per_byte_csum_s > 0:
+            ideas.append("checksum offload")
+        if host.platform.cpu.interrupts_on_one_cpu and host.platform.cpu.n_cpus > 1:
+            ideas.append("spreading interrupts over the CPUs")
+        ideas.append("faster CPUs (more CPUs help only while one CPU is not the bottleneck: --cpus)")
+        return "; ".join(ideas)
     if lim.startswith("bus_"):
         return "a faster or less shared bus (--bus pcix-64-133 or PCIe), or jumbo frames to cut per-transfer overhead"
     if lim == "receiver_drops":
