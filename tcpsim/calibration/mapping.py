@@ -18,7 +18,7 @@ from .tables import Point
 __all__ = ["SOURCE_SETUPS", "SourceSetup", "scenario_for", "predicted_value", "platform_ids", "CALIBRATION_BUDGET",
            "platforms_for_point"]
 
-CALIBRATION_BUDGET = Budget(rel_tol=0.01, max_sim_time_s=2.0, max_wall_s=30.0)
+CALIBRATION_BUDGET = Budget(rel_tol=0.02, max_sim_time_s=1.0, max_wall_s=20.0)
 
 
 @dataclass(frozen=True)
