@@ -118,7 +118,7 @@ def cpu_ceiling_bps(sc: Scenario, host: Host, role: str) -> float:
     share = 1.0 / n_streams
     for i in range(n_streams):
         irq = 0 if c.interrupts_on_one_cpu else i % n
-        app = (1 + i % (n - 1)) if (c.interrupts_on_one_cpu and n > 1) else i % n
+        app = 0 if n == 1 else ((1 + i % (n - 1)) if c.interrupts_on_one_cpu else (i + 1) % n)
         busy[irq] += irq_per_byte * share
         busy[app] += app_per_byte * share
     worst = max(busy)

@@ -55,11 +55,13 @@ class HostRuntime:
         return 0 if self.irq_on_one else stream % len(self.cpus)
 
     def app_cpu(self, stream: int) -> int:
-        """CPU that runs the application thread of ``stream``."""
+        """CPU that runs the application thread of ``stream`` (not its interrupt CPU when there is another)."""
         n = len(self.cpus)
-        if self.irq_on_one and n > 1:
+        if n == 1:
+            return 0
+        if self.irq_on_one:
             return 1 + stream % (n - 1)
-        return stream % n
+        return (stream + 1) % n
 
     # --- transmit ----------------------------------------------------------------------------------
     def transmit(self, seg: Segment, cpu: int) -> None:
