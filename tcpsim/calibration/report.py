@@ -6,7 +6,7 @@ import datetime as _dt
 from pathlib import Path
 from typing import Sequence
 
-from .validate import Outcome, TableSummary, _fmt, _median
+from .validate import Outcome, TableSummary, _fmt, role_summaries
 
 __all__ = ["write_report"]
 
@@ -20,37 +20,22 @@ def _value(o: Outcome, si: float | None) -> str:
 
 
 def _figures(outcomes: Sequence[Outcome], rows: Sequence[TableSummary], fig_dir: Path) -> dict[str, str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from ..plot import plot_predicted_vs_measured
 
     fig_dir.mkdir(parents=True, exist_ok=True)
     out: dict[str, str] = {}
     for r in rows:
         outs = [o for o in outcomes if (o.point.source_id, o.point.table_id) == (r.source_id, r.table_id)
-                and o.predicted is not None]
+                and o.predicted is not None and o.point.value_si]
         if not outs:
             continue
-        fig, ax = plt.subplots(figsize=(4.2, 4.0))
-        meas = [o.point.value for o in outs]
-        scale = [o.point.value / o.point.value_si if o.point.value_si else 1.0 for o in outs]
-        pred = [o.predicted * s for o, s in zip(outs, scale)]
-        naive = [(o.naive * s if o.naive is not None else None) for o, s in zip(outs, scale)]
-        ax.scatter(meas, pred, label="tcpsim", zorder=3)
-        nv = [(m, n) for m, n in zip(meas, naive) if n is not None]
-        if nv:
-            ax.scatter([m for m, _ in nv], [n for _, n in nv], marker="x", color="grey", label="BDP calculator")
-        lo = min(meas + pred) * 0.8
-        hi = max(meas + pred + [n for _, n in nv]) * 1.2
-        ax.plot([lo, hi], [lo, hi], color="black", lw=0.8)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel(f"measured [{outs[0].point.unit}]")
-        ax.set_ylabel(f"predicted [{outs[0].point.unit}]")
-        ax.set_title(f"{r.source_id}: {r.table}"[:60], fontsize=9)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
+        scale = [o.point.value / o.point.value_si for o in outs]
+        naive = [o.naive * s for o, s in zip(outs, scale) if o.naive is not None]
+        fig = plot_predicted_vs_measured([o.point.value for o in outs], [o.predicted * s for o, s in zip(outs, scale)],
+                                         naive if len(naive) == len(outs) else (), unit=f"[{outs[0].point.unit}]",
+                                         title=f"{r.source_id}: {r.table}"[:60])
         name = f"{r.source_id}__{r.table_id}.png"
         fig.savefig(fig_dir / name, dpi=90)
         plt.close(fig)
@@ -76,12 +61,9 @@ def write_report(outcomes: Sequence[Outcome], rows: Sequence[TableSummary], vali
                      f"{_fmt(r.median_error).strip()} | {_fmt(r.max_error).strip()} | "
                      f"{_fmt(r.naive_median_error).strip()} | {', '.join(r.flags)} |")
     lines.append("")
-    for role in ("calibration", "holdout"):
-        errs = [abs(o.error) for o in outcomes if o.scored and o.point.role == role]
-        naive = [abs(o.naive_error) for o in outcomes if o.scored and o.point.role == role and o.naive_error is not None]
-        if errs:
-            lines.append(f"- **{role}**: {len(errs)} points, median |error| {_median(errs):.1%}, max {max(errs):.1%}; "
-                         f"BDP calculator median {_fmt(_median(naive)).strip()}.")
+    for role, n, median, worst, naive in role_summaries(outcomes):
+        lines.append(f"- **{role}**: {n} points, median |error| {median:.1%}, max {worst:.1%}; "
+                     f"BDP calculator median {_fmt(naive).strip()}.")
     lines += ["", "## Every point", ""]
     for r in rows:
         lines += [f"### {r.source_id}/{r.table_id}: {r.table} ({r.role})", ""]

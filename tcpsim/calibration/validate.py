@@ -153,13 +153,22 @@ def format_summary(rows: Sequence[TableSummary], outcomes: Sequence[Outcome]) ->
         lines.append(f"{r.source_id + '/' + r.table_id:34s} {r.role:12s} {r.n_points:4d} {r.n_scored:6d} "
                      f"{_fmt(r.median_error)} {_fmt(r.max_error)} {_fmt(r.naive_median_error):>8s}  "
                      f"{','.join(r.flags)}")
-    for role in ("calibration", "holdout"):
-        errs = [abs(o.error) for o in outcomes if o.scored and o.point.role == role]
-        naive = [abs(o.naive_error) for o in outcomes if o.scored and o.point.role == role and o.naive_error is not None]
-        if errs:
-            lines.append(f"overall {role:12s}: {len(errs)} points, median |error| {_median(errs):.1%}, "
-                         f"max {max(errs):.1%}; BDP calculator median {_fmt(_median(naive)).strip()}")
+    for role, n, median, worst, naive in role_summaries(outcomes):
+        lines.append(f"overall {role:12s}: {n} points, median |error| {median:.1%}, max {worst:.1%}; "
+                     f"BDP calculator median {_fmt(naive).strip()}")
     return "\n".join(lines)
+
+
+def role_summaries(outcomes: Sequence[Outcome]) -> list[tuple[str, int, float, float, Optional[float]]]:
+    """Per role: (role, scored points, median and max |error|, the BDP calculator's median |error|)."""
+    out = []
+    for role in ("calibration", "holdout"):
+        scored = [o for o in outcomes if o.scored and o.point.role == role]
+        errs = [abs(o.error) for o in scored]
+        naive = [abs(o.naive_error) for o in scored if o.naive_error is not None]
+        if errs:
+            out.append((role, len(errs), _median(errs), max(errs), _median(naive)))
+    return out
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
