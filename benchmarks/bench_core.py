@@ -27,8 +27,14 @@ def scenarios() -> dict[str, Scenario]:
     sol = TcpOptions.for_os("solaris", sockbuf_bytes=65536)
     nagle = Scenario(sender=Host(tcp=sol), receiver=Host(tcp=sol), link=Link(one_way_delay_s=5e-6),
                      workload=Workload(write_bytes=100, message_rate_hz=20_000))
+    from tcpsim.api import build_scenario
+
     return {
         "1G bulk, MTU 1500, 64 KB, RTT 100 us": _bulk(1e9, 1500, 65536, 50e-6),
+        "same, host model on (es40_tru64 profile)": build_scenario(platform="es40_tru64", sockbuf="64k", rtt="100us"),
+        "10G, 4 streams, rx2600_ixgb driver tuning": build_scenario(platform="rx2600_ixgb", tuning="driver",
+                                                                  rate="10gbit", mtu=9000, sockbuf="256k",
+                                                                  streams=4, delay="1us"),
         "10G bulk, MTU 9000, 256 KB": _bulk(10e9, 9000, 262144, 50e-6),
         "4 streams bidirectional, 1G": _bulk(1e9, 1500, 262144, 50e-6, n_streams=4, bidirectional=True),
         "100-byte messages, Nagle + Solaris deferred ACK": nagle,
@@ -49,6 +55,15 @@ def measure(sc: Scenario) -> dict[str, float]:
             "goodput_mbps": r.goodput_bps / 1e6}
 
 
+def sweep_20_points_s() -> float:
+    from tcpsim.sweep import sweep
+
+    t = time.perf_counter()
+    sweep({"platform": "es40_tru64"}, sockbuf=["16k", "32k", "64k", "128k", "256k"], mtu=[1500, 9000],
+          write=["8k", "64k"])
+    return time.perf_counter() - t
+
+
 def predict_startup_s() -> float:
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "tcpsim", "predict", "--mtu", "9000", "--sockbuf", "512k"],
@@ -62,6 +77,7 @@ def main() -> None:
         m = measure(sc)
         print(f"{name:50s} {m['segments_per_wall_s']:11,.0f} {m['events_per_segment']:7.2f} "
               f"{m['wall_to_converged_s']:11.3f} s {m['goodput_mbps']:8.1f} Mb/s  ({m['termination']})")
+    print(f"sweep of 20 points (es40_tru64, all cores): {sweep_20_points_s():.1f} s")
     try:
         print(f"tcpsim predict --mtu 9000 --sockbuf 512k, wall time including start-up: {predict_startup_s():.2f} s")
     except (subprocess.CalledProcessError, FileNotFoundError) as exc:  # the CLI may not be installed
