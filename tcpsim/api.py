@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 from dataclasses import replace
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Optional
 
 from .config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from .errors import ConfigError

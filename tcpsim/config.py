@@ -5,7 +5,6 @@ Every check raises :class:`~tcpsim.errors.ConfigError` with the field name and t
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import Optional
 

@@ -137,7 +137,7 @@ class _Run:
         return total
 
     def run(self) -> Result:
-        sc, kernel, b = self.sc, self.kernel, self.sc.budget
+        kernel, b = self.kernel, self.sc.budget
         wall0 = time.perf_counter()
         warmup_s = min(max(b.min_sim_time_s, 40 * self.base_rtt_s), b.max_sim_time_s / 4)
         first_check_s = max(warmup_s / 2, 20 * self.base_rtt_s)
@@ -222,14 +222,13 @@ class _Run:
         return self._result(state, time.perf_counter() - wall0)
 
     def _empty_snapshot(self) -> dict:
-        snap = self._snapshot()
-        zero = lambda x: [0 * v for v in x] if isinstance(x, list) else x  # noqa: E731
-        snap.update(t=0.0, delivered=[0] * len(self.flows), transactions=0, segs=[0] * len(self.flows), acks=0,
-                    retx=[0] * len(self.flows), block=dict.fromkeys(BLOCK_REASONS, 0.0),
-                    rtt=[(0.0, 0)] * len(self.flows), link={k: 0.0 for k in self.links},
-                    frames={k: 0 for k in self.links},
-                    bus={k: 0.0 for k in snap["bus"]}, cpu={k: zero(v) for k, v in snap["cpu"].items()})
-        return snap
+        """The state at time zero (when a budget ends the run before the warm-up does)."""
+        n = len(self.flows)
+        hosts = (self.snd_host, self.rcv_host)
+        return {"t": 0.0, "delivered": [0] * n, "transactions": 0, "segs": [0] * n, "acks": 0, "retx": [0] * n,
+                "cpu": {h.name: [0.0] * len(h.cpus) for h in hosts}, "bus": {h.name: 0.0 for h in hosts},
+                "link": dict.fromkeys(self.links, 0.0), "frames": dict.fromkeys(self.links, 0),
+                "block": dict.fromkeys(BLOCK_REASONS, 0.0), "rtt": [(0.0, 0)] * n}
 
     def _result(self, state: dict, wall_s: float) -> Result:
         sc = self.sc

@@ -52,7 +52,6 @@ class Explanation:
 def explain(segments: int = 40, **kwargs: Any) -> Explanation:
     """Run ``build_scenario(**kwargs)`` with tracing and keep its first ``segments`` segments."""
     from .api import build_scenario, simulate
-    from .config import Budget
 
     sc = build_scenario(**kwargs)
     sc = replace(sc, budget=replace(sc.budget, record_trace=True, trace_limit=max(segments, 1)))

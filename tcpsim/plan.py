@@ -6,7 +6,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .errors import ConfigError
 from .units import format_rate, format_size, parse_rate
 
 __all__ = ["Answer", "smallest_sockbuf", "smallest_cpus", "jumbo_frames_help"]

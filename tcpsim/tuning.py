@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Optional
 
 from .errors import TuningFileError
-from .platform import Nic, OsTcp, Platform
+from .platform import Platform
 
 __all__ = ["Knob", "TuningResult", "parse_tuning", "apply_tuning", "KNOWN_KNOBS", "IGNORED_KNOBS"]
 
@@ -51,10 +51,6 @@ def _one(value: str) -> int:
 
 
 Setter = Callable[[Platform, str], tuple[Platform, str]]
-
-
-def _os(**changes) -> Callable[[Platform], Platform]:
-    return lambda p: replace(p, os=replace(p.os, **changes))
 
 
 def _set_os(field: str, convert=_one, what: str = "") -> Setter:

@@ -8,7 +8,7 @@ Nagle, delayed ACK, CPUs.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping, Optional
+from typing import Mapping, Optional
 
 from ..config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from ..platform import Platform
@@ -68,7 +68,7 @@ def platforms_for_point(point: Point, given: Mapping[str, Platform] | None = Non
     ``given`` overrides the shipped profiles (a calibration candidate); tuning is applied on top, so a
     level's knobs (``RxIntDelay=0``, buffer caps) win over the candidate's untuned values.
     """
-    from ..profiles import load_platform, tune, tuning_levels
+    from ..profiles import load_platform, tune
 
     level = point.get("tuning")
     out: dict[str, Platform] = {}

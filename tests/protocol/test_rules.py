@@ -1,6 +1,5 @@
 """Pure protocol rules, table-driven, each against the RFC or OS behaviour it follows."""
 
-import math
 
 import pytest
 
