@@ -32,6 +32,15 @@ FIT_PLAN: dict[str, list[str]] = {
 }
 """Free parameters per platform. Platforms not listed have no calibration table in the sources."""
 
+FIT_TABLES: dict[str, tuple[str, ...]] = {
+    "es40_tru64": ("tru64/table1", "tru64/table2"),
+    "sunfire6800_ce": ("sunfire/table1", "sunfire/table3", "sunfire/table4"),
+    "rx2600_ixgb": ("tengbe/table2",),
+    "se7501_ixgb": ("tengbe/table4", "tengbe/table5"),
+}
+"""The calibration tables each platform is fitted on, in fit order: the rx2600 on its own table first, then
+the SE7501 on the two tables it shares with the (then fixed) rx2600."""
+
 _SCORED_METRICS = ("throughput", "packet_rate", "transactions", "cpu_pct", "cpus_busy")
 
 
@@ -43,7 +52,7 @@ def calibration_points(platform_id: str, points: Sequence[Point]) -> list[Point]
             continue
         if "invalid_measurement" in p.flags or "not_a_measurement" in p.flags:
             continue
-        if platform_id not in platform_ids(p):
+        if platform_id not in platform_ids(p) or f"{p.source_id}/{p.table_id}" not in FIT_TABLES[platform_id]:
             continue
         if p.metric == "cpu_pct" and "copy" not in f"{p.row} {p.note}".lower():
             continue  # user-mode time of the benchmark is not modelled

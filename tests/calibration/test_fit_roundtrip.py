@@ -42,3 +42,16 @@ def test_parameters_have_physical_bounds():
     for p in PARAMS.values():
         assert 0 < p.lo < p.hi
         assert p.meaning
+
+
+def test_each_platform_is_fitted_on_its_own_calibration_tables_only():
+    from tcpsim.calibration.calibrate import FIT_PLAN, FIT_TABLES, calibration_points
+    from tcpsim.calibration.tables import load_points
+
+    points = load_points()
+    for pid in FIT_PLAN:
+        assert len(FIT_PLAN[pid]) <= 8
+        chosen = calibration_points(pid, points)
+        assert chosen
+        assert {f"{p.source_id}/{p.table_id}" for p in chosen} == set(FIT_TABLES[pid])
+        assert all(p.role == "calibration" for p in chosen)
