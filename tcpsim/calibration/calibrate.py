@@ -50,8 +50,8 @@ def calibration_points(platform_id: str, points: Sequence[Point]) -> list[Point]
     for p in points:
         if p.role != "calibration" or p.metric not in _SCORED_METRICS:
             continue
-        if "invalid_measurement" in p.flags or "not_a_measurement" in p.flags:
-            continue
+        if {"invalid_measurement", "not_a_measurement", "inconsistent"} & set(p.flags):
+            continue  # a source's contradiction is reported, never fitted
         if platform_id not in platform_ids(p) or f"{p.source_id}/{p.table_id}" not in FIT_TABLES[platform_id]:
             continue
         if p.metric == "cpu_pct" and "copy" not in f"{p.row} {p.note}".lower():

@@ -55,3 +55,4 @@ def test_each_platform_is_fitted_on_its_own_calibration_tables_only():
         assert chosen
         assert {f"{p.source_id}/{p.table_id}" for p in chosen} == set(FIT_TABLES[pid])
         assert all(p.role == "calibration" for p in chosen)
+        assert not any("inconsistent" in p.flags for p in chosen)
