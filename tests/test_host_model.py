@@ -98,3 +98,18 @@ def test_every_bus_preset_has_a_finite_ceiling():
     for name, bus in BUS_PRESETS.items():
         if name != "none":
             assert 0 < bus.ceiling_bps < bus.raw_bps
+
+
+def test_linux_defaults_of_the_10gbe_report_cap_setsockopt_and_kernel_tuning_lifts_it():
+    """Appendix B: rmem_max 65535, so GenSink's setsockopt(262144) gets 2 x 65535; Appendix C lifts the cap."""
+    from tcpsim.profiles import load_platform
+
+    normal = load_platform("rx2600_ixgb")
+    tuned = load_platform("rx2600_ixgb", tuning="kernel")
+    capped = TcpOptions.for_os(normal.os, sockbuf_bytes=262144)
+    lifted = TcpOptions.for_os(tuned.os, sockbuf_bytes=262144)
+    assert capped.rcvbuf_bytes == 2 * 65535 and capped.sndbuf_bytes == 2 * 65535
+    assert lifted.rcvbuf_bytes == 2 * 262144
+    assert not tuned.os.sack and not tuned.os.timestamps and tuned.nic.backlog_packets == 300000
+    driver = load_platform("rx2600_ixgb", tuning="driver")
+    assert driver.nic.coalesce_delay_s == 0.0 and driver.nic.rx_ring_packets == 2048
