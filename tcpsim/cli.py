@@ -12,19 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from .cliutil import OneLineParser, fail
 from .errors import ConfigError, TcpsimError
 
 __all__ = ["main"]
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage first by default)
-        raise SystemExit(_fail(message))
-
-
-def _fail(message: str) -> int:
-    print(f"tcpsim: error: {message}", file=sys.stderr)
-    return 2
 
 
 def _scenario_flags(p: argparse.ArgumentParser) -> None:
@@ -191,7 +184,7 @@ def _delegate(module: str, argv: list[str]) -> int:
     try:
         mod = importlib.import_module(f"tcpsim.calibration.{module}")
     except ImportError as exc:  # pragma: no cover - a build without the calibration package
-        return _fail(f"{module} is not available in this build ({exc})")
+        return fail(f"{module} is not available in this build ({exc})")
     return mod.main(argv)
 
 
@@ -210,9 +203,9 @@ _EXAMPLES = {
 
 def _parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
-    p = _Parser(prog="tcpsim", description="Discrete-event TCP simulator: throughput, and what limits it.",
+    p = OneLineParser(prog="tcpsim", description="Discrete-event TCP simulator: throughput, and what limits it.",
                 formatter_class=fmt, epilog="Example:\n  tcpsim predict --mtu 9000 --sockbuf 512k")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     sp = sub.add_parser("predict", help="simulate one scenario and explain the result", formatter_class=fmt,
                         epilog=_EXAMPLES["predict"])
     _scenario_flags(sp)
@@ -257,8 +250,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if argv and argv[0] in ("validate", "calibrate"):
         try:
             return _delegate("validate" if argv[0] == "validate" else "calibrate", argv[1:])
+        except SystemExit as exc:
+            return int(exc.code or 0)
         except (TcpsimError, ValueError) as exc:
-            return _fail(str(exc))
+            return fail(str(exc).splitlines()[0])
     try:
         parser = _parser()
         if argv and argv[0] == "sweep":
@@ -276,12 +271,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _cmd_explain(args)
         if args.command == "plan":
             if args.question in ("sockbuf", "cpus") and not args.target:
-                return _fail(f"plan {args.question} needs --target (e.g. --target 900mbit)")
+                return fail(f"plan {args.question} needs --target (e.g. --target 900mbit)")
             return _cmd_plan(args)
     except SystemExit as exc:
         return int(exc.code or 0)
     except (TcpsimError, ValueError) as exc:
-        return _fail(str(exc).splitlines()[0])
+        return fail(str(exc).splitlines()[0])
     except KeyboardInterrupt:
         return 130
     return 2

@@ -87,3 +87,10 @@ def test_import_does_not_pull_matplotlib_or_scipy():
             "bad = [m for m in ('matplotlib', 'scipy', 'pandas') if m in sys.modules]; "
             "sys.exit(1 if bad else 0)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+@pytest.mark.parametrize("argv", [["calibrate", "--platform", "nope"], ["validate", "--bogus"]])
+def test_calibration_commands_fail_in_one_line(capsys, argv):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("tcpsim: error:")

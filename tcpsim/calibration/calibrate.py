@@ -16,6 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Optional, Sequence
 
+from ..cliutil import OneLineParser
 from ..errors import ConfigError
 from .fit import PARAMS, fit_platform
 from .mapping import platform_ids
@@ -70,7 +71,7 @@ def _header(path: Path) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="tcpsim calibrate", description=__doc__,
+    parser = OneLineParser(prog="tcpsim calibrate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="Example:\n  tcpsim calibrate --platform es40_tru64 --max-evals 60")
     parser.add_argument("--platform", required=True, choices=sorted(FIT_PLAN))

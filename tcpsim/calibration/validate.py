@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
+from ..cliutil import OneLineParser
 from ..platform import Platform
 from .mapping import SOURCE_SETUPS, platform_ids, platforms_for_point, predicted_value, scenario_for
 from .tables import Point, find_data_dir, load_points
@@ -171,7 +172,7 @@ def role_summaries(outcomes: Sequence[Outcome]) -> list[tuple[str, int, float, f
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="tcpsim validate", description=__doc__,
+    parser = OneLineParser(prog="tcpsim validate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="Example:\n  tcpsim validate --json points.json --report")
     parser.add_argument("--data", type=Path, default=None, help="validation/data folder (default: found from here)")
