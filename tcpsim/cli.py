@@ -1,6 +1,9 @@
-"""The ``tcpsim`` command: predict, sweep, explain, plan, platforms, validate, calibrate.
+"""The ``tcpsim`` command: predict, platforms, sweep, explain, plan, validate, calibrate.
 
-Parse, call the library, print. Bad input prints one line ``tcpsim: error: ...`` and exits 2.
+Parse, call the library, print. Bad input (a :class:`~tcpsim.errors.ConfigError`, a bad unit, an
+unknown platform, a bad range) prints one line ``tcpsim: error: ...`` on stderr and exits 2, as
+argparse errors do. Heavy modules (the engine, numpy, matplotlib) load only inside the command that
+needs them, so ``import tcpsim.cli`` and ``tcpsim --help`` stay fast.
 """
 
 from __future__ import annotations
@@ -9,89 +12,171 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
 
 from .cliutil import OneLineParser, fail
 from .errors import ConfigError, TcpsimError
 
 __all__ = ["main"]
 
+_FMT = argparse.RawDescriptionHelpFormatter
+
+_EXAMPLES = {
+    "tcpsim": "Examples:\n  tcpsim predict --mtu 9000 --sockbuf 512k\n  tcpsim platforms\n"
+              "  tcpsim predict --platform es40_tru64 --sockbuf 32k\n  tcpsim <command> --help",
+    "predict": "Examples:\n  tcpsim predict --mtu 9000 --sockbuf 512k\n"
+               "  tcpsim predict --platform es40_tru64 --sockbuf 32k --json\n"
+               "  tcpsim predict --platform rx2600_ixgb --tuning driver --rate 10gbit --mtu 9000 --streams 4\n"
+               "  tcpsim predict --platform p4_linux --rtt 10ms --sockbuf 1M --sysctl tuned.conf\n"
+               "  tcpsim predict --os solaris --message 100 --message-rate 20000",
+    "platforms": "Example:\n  tcpsim platforms\n  tcpsim platforms --json",
+    "sweep": "Examples:\n  tcpsim sweep --sockbuf 16k..1M:x2 --mtu 1500,9000 --platform es40_tru64\n"
+             "  tcpsim sweep --streams 1..20:+4 --platform rx2600_ixgb --rate 10gbit --csv -\n"
+             "  tcpsim sweep --sockbuf 16k..1M:x2 --rtt 1ms,10ms --plot bdp.png --x sockbuf --y goodput_mbps\n\n"
+             "Any input flag takes a list or a range instead of one value:\n"
+             "  a,b,c        a list (1500,9000; es40_tru64,ideal)\n"
+             "  lo..hi:xF    geometric (16k..1M:x2 = 16k 32k 64k ... 1M)\n"
+             "  lo..hi:+S    arithmetic (1..20:+4 = 1 5 9 13 17); lo..hi steps by 1 on whole-number inputs\n"
+             "Points run in parallel on all cores (--workers 1: one at a time); each point's seed comes\n"
+             "from numpy SeedSequence(--seed).spawn, so the table does not depend on --workers.",
+    "explain": "Examples:\n  tcpsim explain --os solaris --message 100 --message-rate 20000 --delay 5us\n"
+               "  tcpsim explain --platform sunfire6800_ce --message 100 --segments 30 --plot nagle.png",
+    "plan": "Examples:\n  tcpsim plan sockbuf --target 900mbit --rtt 1ms\n"
+            "  tcpsim plan cpus --target 500mbit --platform es40_tru64 --sockbuf 512k\n"
+            "  tcpsim plan jumbo --platform es40_tru64",
+    "validate": "Example:\n  tcpsim validate --report",
+    "calibrate": "Example:\n  tcpsim calibrate --platform es40_tru64",
+}
+
+_SWEEPABLE = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "write", "message", "rr", "response",
+              "streams", "cpus", "bus", "platform", "sender", "receiver", "tuning", "os", "delack",
+              "deferred_acks_max", "message_rate", "loss", "queue", "seed")
+
+_DELEGATES = {"validate": ("validate",), "calibrate": ("calibrate", "fit")}
+"""Subcommands served by tcpsim.calibration modules (first module found with a ``main(argv)``)."""
 
 
+# ---------------------------------------------------------------- flags shared by predict, sweep, explain, plan
 
 def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("path")
-    g.add_argument("--rate", default="1gbit", help="line rate (default 1gbit; e.g. 100mbit, 10g)")
-    g.add_argument("--delay", default="50us", help="one-way propagation delay (default 50us)")
-    g.add_argument("--rtt", default=None, help="round-trip propagation delay (sets --delay to half)")
-    g.add_argument("--mtu", default="1500", help="MTU in bytes (default 1500)")
-    g.add_argument("--queue", type=int, default=None, help="link transmit queue in frames (default unbounded)")
-    g.add_argument("--loss", type=float, default=0.0, help="random frame loss fraction (default 0)")
+    g.add_argument("--rate", default="1gbit", help="line rate (default 1gbit; 100mbit, 10gbit ...)")
+    g.add_argument("--delay", default=None, help="one-way propagation delay (default 50us)")
+    g.add_argument("--rtt", default=None, help="round-trip propagation delay, instead of --delay")
+    g.add_argument("--mtu", default=None, help="MTU in bytes (default 1500; 9000 = jumbo frames)")
+    g.add_argument("--queue", type=int, default=None, metavar="N", help="link queue in frames (default unbounded)")
+    g.add_argument("--loss", type=float, default=0.0, metavar="FRAC", help="random frame loss, 0..1 (default 0)")
     g = p.add_argument_group("sockets and TCP")
-    g.add_argument("--sockbuf", default=None, help="SO_SNDBUF and SO_RCVBUF both ends (e.g. 512k); OS semantics apply")
-    g.add_argument("--sndbuf", default=None, help="send buffer request")
-    g.add_argument("--rcvbuf", default=None, help="receive buffer request")
+    g.add_argument("--sockbuf", default=None, help="SO_SNDBUF and SO_RCVBUF on both ends (512k); the OS rules apply "
+                   "(Linux doubles and caps at rmem_max)")
+    g.add_argument("--sndbuf", default=None, help="SO_SNDBUF request")
+    g.add_argument("--rcvbuf", default=None, help="SO_RCVBUF request")
     g.add_argument("--nodelay", action="store_true", help="TCP_NODELAY on the sender (Nagle off)")
-    g.add_argument("--delack", choices=("bsd", "linux", "solaris", "off"), default=None, help="delayed-ACK rule set")
-    g.add_argument("--deferred-acks-max", type=int, default=None, help="Solaris tcp_deferred_acks_max")
-    g.add_argument("--os", choices=("linux", "solaris", "bsd"), default=None, help="OS family rules and defaults")
+    g.add_argument("--delack", choices=("bsd", "linux", "solaris", "off"), default=None, help="delayed-ACK rules")
+    g.add_argument("--deferred-acks-max", type=int, default=None, metavar="N", help="Solaris tcp_deferred_acks_max")
+    g.add_argument("--os", choices=("linux", "solaris", "bsd"), default=None,
+                   help="OS family: its TCP rules and textbook defaults on both hosts")
     g = p.add_argument_group("workload")
     g.add_argument("--write", default="64k", help="application write size (default 64k)")
-    g.add_argument("--message", default=None, help="small-message stream: message size (like --write)")
-    g.add_argument("--message-rate", type=float, default=None, help="messages per second per stream (default: back to back)")
-    g.add_argument("--rr", default=None, help="request/response transactions of this size (netperf TCP_RR)")
-    g.add_argument("--response", default=None, help="response size for --rr (default: same as the request)")
-    g.add_argument("--streams", type=int, default=1, help="parallel streams (default 1)")
+    g.add_argument("--message", default=None, help="small messages of this size instead of bulk writes")
+    g.add_argument("--message-rate", type=float, default=None, metavar="HZ",
+                   help="messages per second per stream (default: back to back)")
+    g.add_argument("--rr", default=None, help="request/response transactions of this request size (netperf TCP_RR)")
+    g.add_argument("--response", default=None, help="response size for --rr (default: the request size)")
+    g.add_argument("--streams", type=int, default=1, metavar="N", help="parallel connections (default 1)")
     g.add_argument("--bidir", action="store_true", help="each stream also runs the other way")
     g = p.add_argument_group("hosts")
-    g.add_argument("--platform", default=None, help="platform profile for both hosts (see 'tcpsim platforms')")
-    g.add_argument("--sender", default=None, help="platform profile of the sender")
-    g.add_argument("--receiver", default=None, help="platform profile of the receiver")
-    g.add_argument("--tuning", default=None, help="a tuning level of the profile (e.g. kernel, driver)")
+    g.add_argument("--platform", default=None, metavar="NAME", help="profile for both hosts (tcpsim platforms)")
+    g.add_argument("--sender", default=None, metavar="NAME", help="profile of the sender")
+    g.add_argument("--receiver", default=None, metavar="NAME", help="profile of the receiver")
+    g.add_argument("--tuning", default=None, metavar="LEVEL",
+                   help="a tuning level of the profile: none, kernel, driver ... (tcpsim platforms lists them)")
     g.add_argument("--sysctl", default=None, metavar="FILE",
-                   help="tuning file (sysctl.conf, sysctl -w, ndd -set, sysconfig -r, modprobe lines) for both hosts")
-    g.add_argument("--cpus", type=int, default=None, help="CPUs per host")
-    g.add_argument("--bus", default=None, help="I/O bus preset (pci-32-33, pci-64-66, pcix-64-133, pcie-gen3-x8 ...)")
+                   help="a tuning file for both hosts (sysctl.conf, sysctl -w, ndd -set, sysconfig -r, modprobe, "
+                        "ifconfig mtu lines)")
+    g.add_argument("--cpus", type=int, default=None, metavar="N", help="CPUs per host")
+    g.add_argument("--bus", default=None, metavar="PRESET", help="I/O bus preset (pci-64-66, pcix-64-133, "
+                   "pcie-gen3-x8 ...)")
     g = p.add_argument_group("run")
-    g.add_argument("--seed", type=int, default=0)
-    g.add_argument("--max-time", default=None, help="simulated-time budget (default 5s)")
+    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    g.add_argument("--max-time", default=None, metavar="DURATION", help="simulated-time budget (default 5s)")
 
 
-def _scenario_kwargs(a: argparse.Namespace) -> dict[str, Any]:
-    from .api import _platform
+def _with_os(platform: Any, os_family: str | None) -> Any:
+    from dataclasses import replace
+
+    from .platform import os_defaults
+
+    return replace(platform, os=os_defaults(os_family)) if os_family else platform
+
+
+def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None) -> dict[str, Any]:
+    """build_scenario keywords from the shared flags; a --sysctl file is applied to both hosts here.
+
+    ``axes`` (sweep): the swept flags; a swept --platform/--sender/--receiver gets the file applied per value.
+    """
     from .config import Budget
-    from .platform import Platform
     from .units import parse_duration
 
-    kw: dict[str, Any] = dict(rate=a.rate, delay=a.delay, rtt=a.rtt, mtu=a.mtu, sockbuf=a.sockbuf, sndbuf=a.sndbuf,
-                              rcvbuf=a.rcvbuf, write=a.write, message=a.message, rr=a.rr, response=a.response,
-                              streams=a.streams, bidir=a.bidir, nodelay=a.nodelay, delack=a.delack,
-                              deferred_acks_max=a.deferred_acks_max, os=a.os, platform=a.platform, sender=a.sender,
-                              receiver=a.receiver, tuning=a.tuning, cpus=a.cpus, bus=a.bus, queue=a.queue,
-                              loss=a.loss, message_rate=a.message_rate, seed=a.seed)
+    axes = axes if axes is not None else {}
+    if a.delay is not None and a.rtt is not None:
+        raise ConfigError("delay", a.delay, "left out when --rtt is given (one of --delay, --rtt)")
+    profiled = any((a.platform, a.sender, a.receiver)) or any(k in axes for k in ("platform", "sender", "receiver"))
+    if a.tuning not in (None, "none", "default") and not profiled:
+        raise ConfigError("tuning", a.tuning, "used with --platform, --sender or --receiver (levels belong to a "
+                          "profile; a tuning file goes to --sysctl)")
+    kw: dict[str, Any] = dict(rate=a.rate, delay=a.delay or "50us", rtt=a.rtt, mtu=a.mtu or 1500,
+                              sockbuf=a.sockbuf, sndbuf=a.sndbuf, rcvbuf=a.rcvbuf, write=a.write, message=a.message,
+                              rr=a.rr, response=a.response, streams=a.streams, bidir=a.bidir, nodelay=a.nodelay,
+                              delack=a.delack, deferred_acks_max=a.deferred_acks_max, os=a.os, platform=a.platform,
+                              sender=a.sender, receiver=a.receiver, tuning=a.tuning, cpus=a.cpus, bus=a.bus,
+                              queue=a.queue, loss=a.loss, message_rate=a.message_rate, seed=a.seed)
     if a.max_time is not None:
         kw["budget"] = Budget(max_sim_time_s=parse_duration(a.max_time, "max_time"))
     if a.sysctl:
-        from .tuning import apply_tuning, parse_tuning
-
-        try:
-            text = Path(a.sysctl).read_text()
-        except OSError as exc:
-            raise ConfigError("sysctl", a.sysctl, f"a readable file ({exc.strerror})") from None
-        knobs = parse_tuning(text, a.sysctl)
+        for bad in ("tuning", "os"):
+            if bad in axes:
+                raise ConfigError(bad, ",".join(map(str, axes[bad])), "a single value when --sysctl is given")
+        knobs = _read_tuning_file(a.sysctl)
+        for key in ("platform", "sender", "receiver"):
+            if key in axes:
+                axes[key] = [_tuned(v, a.tuning, a.os, knobs, a.sysctl) for v in axes[key]]
         for role in ("sender", "receiver"):
-            spec = kw[role] if kw[role] is not None else kw["platform"]
-            base = _platform(spec, a.tuning) or Platform()
-            tuned = apply_tuning(base, knobs, a.sysctl)
-            kw[role] = tuned.platform
-            if tuned.mtu_bytes is not None and a.mtu == "1500":
-                kw["mtu"] = tuned.mtu_bytes
-        kw["tuning"] = None
+            if role in axes or ("platform" in axes and kw[role] is None):
+                continue  # every swept value was tuned above
+            kw[role] = _tuned(kw[role] if kw[role] is not None else kw["platform"], a.tuning, a.os, knobs, a.sysctl)
+        mtu = [k.value for k in knobs if getattr(k, "name", None) == "mtu"]
+        if mtu and a.mtu is None and "mtu" not in axes:
+            kw["mtu"] = mtu[-1]
+        kw.update(tuning=None, os=None)
     return kw
 
 
+def _read_tuning_file(path: str) -> list:
+    from .tuning import parse_tuning
+
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise ConfigError("sysctl", path, f"a readable file ({exc.strerror})") from None
+    return parse_tuning(text, path)
+
+
+def _tuned(spec: Any, tuning: str | None, os_family: str | None, knobs: list, path: str) -> Any:
+    """A profile (or the ideal host) with its tuning level, the --os family, then the file's knobs."""
+    from .api import _platform
+    from .platform import Platform
+    from .tuning import apply_tuning
+
+    base = _with_os(_platform(spec, tuning) or Platform(), os_family)
+    out = apply_tuning(base, knobs, path)
+    return getattr(out, "platform", out)  # a TuningResult, or a Platform from a simpler apply_tuning
+
+
 def _json_ready(obj: Any) -> Any:
+    """Infinite and NaN floats as null, dict keys as strings: valid JSON."""
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):
@@ -101,36 +186,99 @@ def _json_ready(obj: Any) -> Any:
     return obj
 
 
+def _dump(obj: Any) -> str:
+    return json.dumps(_json_ready(obj), indent=1, allow_nan=False)
+
+
+def _write(path: str, text: str) -> None:
+    """Write ``text`` to a file, or to stdout for ``-``."""
+    if path == "-":
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    try:
+        Path(path).write_text(text if text.endswith("\n") else text + "\n")
+    except OSError as exc:
+        raise ConfigError("output", path, f"a writable file ({exc.strerror})") from None
+
+
+def _save_figure(fig: Any, path: str) -> None:
+    try:
+        fig.savefig(path, dpi=110)
+    except OSError as exc:
+        raise ConfigError("plot", path, f"a writable file ({exc.strerror})") from None
+    except ValueError as exc:  # an extension matplotlib has no writer for
+        raise ConfigError("plot", path, f"a .png, .pdf or .svg path ({str(exc).splitlines()[0]})") from None
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+
+
+# ---------------------------------------------------------------- commands
+
 def _cmd_predict(a: argparse.Namespace) -> int:
     from .api import build_scenario, predict
-    from .report_text import describe
 
     kw = _scenario_kwargs(a)
     result = predict(method=a.method, **kw)
     if a.json:
         d = result.to_dict()
-        d.pop("trace", None)
-        print(json.dumps(_json_ready(d), indent=1, allow_nan=False))
+        d.update(goodput_bps=result.goodput_bps, data_packets_per_s=result.data_packets_per_s,
+                 limited_by=result.limited_by, ceilings_bps=dict(result.ceilings_bps),
+                 payload_histogram={str(k): v for k, v in sorted(result.payload_histogram.items())})
+        print(_dump(d))
     else:
+        from .report_text import describe
+
         print(describe(build_scenario(**kw), result))
     return 0
 
 
 def _cmd_platforms(a: argparse.Namespace) -> int:
-    from .profiles import list_platforms, load_platform, platform_summary, tuning_levels
+    from . import profiles
 
-    names = list_platforms()
-    if a.json:
-        out = []
+    names = profiles.list_platforms()
+    if not a.json:
         for n in names:
-            p = load_platform(n)
-            out.append({"name": n, "hardware": p.provenance.hardware, "os": p.provenance.os,
-                        "source": p.provenance.source, "tuning_levels": tuning_levels(n),
-                        "bus": p.bus.kind, "n_cpus": p.cpu.n_cpus})
-        print(json.dumps(out, indent=1))
-    else:
-        for n in names:
-            print(platform_summary(n))
+            print(profiles.platform_summary(n))
+        return 0
+    levels = getattr(profiles, "tuning_levels", lambda n: [])
+    out = []
+    for n in names:
+        p = profiles.load_platform(n)
+        fit = dict(getattr(p, "fit", ()) or ())
+        out.append({"name": n, "summary": profiles.platform_summary(n), "hardware": p.provenance.hardware,
+                    "os": p.provenance.os, "os_family": p.os.family, "source": p.provenance.source,
+                    "tuning_levels": list(levels(n)), "n_cpus": p.cpu.n_cpus, "bus": p.bus.kind,
+                    "median_abs_rel_error": fit.get("median_abs_rel_error")})
+    print(_dump(out))
+    return 0
+
+
+def _cmd_sweep(a: argparse.Namespace, axes: dict[str, list]) -> int:
+    from .sweep import sweep
+
+    if a.workers is not None and a.workers < 1:
+        raise ConfigError("workers", a.workers, "1 or more")
+    kw = _scenario_kwargs(a, axes)
+    res = sweep(kw, workers=a.workers, progress=sys.stderr.isatty(), **axes)
+    to_stdout = False
+    if a.csv:
+        _write(a.csv, res.to_csv())
+        to_stdout |= a.csv == "-"
+    if a.json_out:
+        _write(a.json_out, res.to_json())
+        to_stdout |= a.json_out == "-"
+    if not to_stdout:
+        print(res.table())
+    if a.plot:
+        names = list(axes)
+        x = a.x or (names[0] if names else None)
+        if x is None:
+            raise ConfigError("x", None, "a column for --plot (nothing was swept)")
+        hue = a.hue or next((n for n in names if n != x and res.column_name(n) != res.column_name(x)), None)
+        _save_figure(res.plot(x, a.y, hue=hue), a.plot)
+        print(f"figure written to {a.plot}", file=sys.stderr)
     return 0
 
 
@@ -140,143 +288,127 @@ def _cmd_explain(a: argparse.Namespace) -> int:
     ex = explain(segments=a.segments, **_scenario_kwargs(a))
     print(ex.text())
     if a.plot:
-        ex.plot().savefig(a.plot, dpi=110)
-        print(f"figure written to {a.plot}")
-    return 0
-
-
-def _cmd_sweep(a: argparse.Namespace, axes: dict[str, list]) -> int:
-    from .sweep import sweep
-
-    kw = _scenario_kwargs(a)
-    res = sweep(kw, workers=a.workers, progress=sys.stderr.isatty(), **axes)
-    if a.csv:
-        text = res.to_csv()
-        (sys.stdout.write(text) if a.csv == "-" else Path(a.csv).write_text(text))
-    if a.json_out:
-        text = json.dumps(_json_ready(res.rows), indent=1)
-        (print(text) if a.json_out == "-" else Path(a.json_out).write_text(text + "\n"))
-    if not a.csv and not a.json_out:
-        print(res.table())
-    if a.plot:
-        fig = res.plot(a.x or next(iter(axes)), a.y)
-        fig.savefig(a.plot, dpi=110)
+        _save_figure(ex.plot(), a.plot)
+        print(f"figure written to {a.plot}", file=sys.stderr)
     return 0
 
 
 def _cmd_plan(a: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
     from . import plan
 
+    if a.question in ("sockbuf", "cpus") and not a.target:
+        raise ConfigError("target", None, f"given for plan {a.question} (e.g. --target 900mbit)")
     kw = _scenario_kwargs(a)
     if a.question == "sockbuf":
         ans = plan.smallest_sockbuf(a.target, **kw)
     elif a.question == "cpus":
-        ans = plan.smallest_cpus(a.target, **kw)
+        ans = plan.smallest_cpus(a.target, max_cpus=a.max_cpus, **kw)
     else:
         ans = plan.jumbo_frames_help(**kw)
-    print(ans.text)
+    print(_dump(asdict(ans)) if a.json else ans.reason)
     return 0
 
 
-def _delegate(module: str, argv: list[str]) -> int:
+def _delegate(command: str, argv: list[str]) -> int:
     import importlib
 
-    try:
-        mod = importlib.import_module(f"tcpsim.calibration.{module}")
-    except ImportError as exc:  # pragma: no cover - a build without the calibration package
-        return fail(f"{module} is not available in this build ({exc})")
-    return mod.main(argv)
+    for module in _DELEGATES[command]:
+        try:
+            mod = importlib.import_module(f"tcpsim.calibration.{module}")
+        except ImportError:
+            continue
+        if callable(getattr(mod, "main", None)):
+            return int(mod.main(argv) or 0)
+    return fail(f"{command} is not available in this build")
 
 
-_EXAMPLES = {
-    "predict": "Example:\n  tcpsim predict --mtu 9000 --sockbuf 512k\n"
-               "  tcpsim predict --platform es40_tru64 --sockbuf 32k --json\n"
-               "  tcpsim predict --os solaris --message 100 --message-rate 20000",
-    "platforms": "Example:\n  tcpsim platforms --json",
-    "sweep": "Example:\n  tcpsim sweep --sockbuf 16k..1M:x2 --mtu 1500,9000 --platform es40_tru64 --csv -",
-    "explain": "Example:\n  tcpsim explain --platform sunfire6800_ce --message 100 --segments 30",
-    "plan": "Example:\n  tcpsim plan sockbuf --target 900mbit --rtt 1ms\n  tcpsim plan jumbo --platform es40_tru64",
-    "validate": "Example:\n  tcpsim validate --json points.json --report",
-    "calibrate": "Example:\n  tcpsim calibrate --platform es40_tru64",
-}
-
+# ---------------------------------------------------------------- parser
 
 def _parser() -> argparse.ArgumentParser:
-    fmt = argparse.RawDescriptionHelpFormatter
-    p = OneLineParser(prog="tcpsim", description="Discrete-event TCP simulator: throughput, and what limits it.",
-                formatter_class=fmt, epilog="Example:\n  tcpsim predict --mtu 9000 --sockbuf 512k")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
-    sp = sub.add_parser("predict", help="simulate one scenario and explain the result", formatter_class=fmt,
+    p = OneLineParser(prog="tcpsim", description="Discrete-event TCP simulator: the throughput you will get, "
+                      "and what limits it.", formatter_class=_FMT, epilog=_EXAMPLES["tcpsim"])
+    sub = p.add_subparsers(dest="command", required=True, metavar="command", parser_class=OneLineParser)
+
+    sp = sub.add_parser("predict", help="simulate one scenario: goodput, what limits it, what would help",
+                        description="Simulate one scenario and explain the result.", formatter_class=_FMT,
                         epilog=_EXAMPLES["predict"])
     _scenario_flags(sp)
-    sp.add_argument("--method", choices=("simulate", "ceilings"), default="simulate")
-    sp.add_argument("--json", action="store_true", help="print a JSON object with stable keys")
-    sp = sub.add_parser("platforms", help="list platform profiles and their sources", formatter_class=fmt,
-                        epilog=_EXAMPLES["platforms"])
-    sp.add_argument("--json", action="store_true")
-    sp = sub.add_parser("sweep", help="run a grid of scenarios (any flag as a list or range)", formatter_class=fmt,
-                        epilog=_EXAMPLES["sweep"] + "\n\nRanges: 16k..1M:x2 (geometric), 1..20:+4 (arithmetic), "
-                        "1500,9000 (list).")
+    sp.add_argument("--method", choices=("simulate", "ceilings"), default="simulate",
+                    help="simulate (default) or the closed-form ceilings alone (instant)")
+    sp.add_argument("--json", action="store_true", help="print one JSON object with stable keys")
+
+    sp = sub.add_parser("platforms", help="list the platform profiles and their sources",
+                        description="List the platform profiles: hardware, OS, source, tuning levels.",
+                        formatter_class=_FMT, epilog=_EXAMPLES["platforms"])
+    sp.add_argument("--json", action="store_true", help="print a JSON array")
+
+    sp = sub.add_parser("sweep", help="run a grid of scenarios (any input as a list or range)",
+                        description="Run a grid of scenarios: give any input flag a list or a range.",
+                        formatter_class=_FMT, epilog=_EXAMPLES["sweep"])
     _scenario_flags(sp)
-    sp.add_argument("--csv", default=None, metavar="FILE", help="write CSV ('-' = stdout)")
-    sp.add_argument("--json", dest="json_out", default=None, metavar="FILE", help="write JSON ('-' = stdout)")
-    sp.add_argument("--plot", default=None, metavar="PNG")
-    sp.add_argument("--x", default=None, help="x column for --plot (default: the first swept input)")
-    sp.add_argument("--y", default="goodput_mbps", help="y column for --plot (default goodput_mbps)")
-    sp.add_argument("--workers", type=int, default=None, help="parallel processes (default: all cores)")
+    g = sp.add_argument_group("output")
+    g.add_argument("--csv", default=None, metavar="FILE", help="write CSV ('-' = stdout)")
+    g.add_argument("--json", dest="json_out", default=None, metavar="FILE", help="write JSON ('-' = stdout)")
+    g.add_argument("--plot", default=None, metavar="PNG", help="draw --y against --x (needs matplotlib)")
+    g.add_argument("--x", default=None, help="x for --plot: a swept flag or a column (default: the first swept)")
+    g.add_argument("--y", default="goodput_mbps", help="y for --plot (default goodput_mbps)")
+    g.add_argument("--hue", default=None, help="one line per value of this (default: the other swept flag)")
+    g.add_argument("--workers", type=int, default=None, metavar="N", help="processes (default: all cores; 1 = serial)")
+
     sp = sub.add_parser("explain", help="packet-by-packet timeline of a scenario's first segments",
-                        formatter_class=fmt, epilog=_EXAMPLES["explain"])
+                        description="Print a sequence diagram of the first segments and the payload cycle.",
+                        formatter_class=_FMT, epilog=_EXAMPLES["explain"])
     _scenario_flags(sp)
-    sp.add_argument("--segments", type=int, default=40, help="segments to show (default 40)")
-    sp.add_argument("--plot", default=None, metavar="PNG", help="also draw a sequence diagram")
-    sp = sub.add_parser("plan", help="capacity planning: inverse questions answered with the simulator",
-                        formatter_class=fmt, epilog=_EXAMPLES["plan"])
+    sp.add_argument("--segments", type=int, default=40, metavar="N", help="segments to show (default 40)")
+    sp.add_argument("--plot", default=None, metavar="PNG", help="also draw it (the Sun blueprint's Figure 8)")
+
+    sp = sub.add_parser("plan", help="capacity planning: smallest buffer, fewest CPUs, do jumbo frames help",
+                        description="Inverse questions answered by root finding over the simulator.",
+                        formatter_class=_FMT, epilog=_EXAMPLES["plan"])
     sp.add_argument("question", choices=("sockbuf", "cpus", "jumbo"))
-    sp.add_argument("--target", default=None, help="target goodput (e.g. 900mbit) for sockbuf and cpus")
+    sp.add_argument("--target", default=None, help="goodput to reach, for sockbuf and cpus (900mbit)")
+    sp.add_argument("--max-cpus", type=int, default=64, metavar="N", help="largest CPU count tried (default 64)")
+    sp.add_argument("--json", action="store_true", help="print the answer as JSON")
     _scenario_flags(sp)
-    sub.add_parser("validate", help="compare the model with every measured table", add_help=False,
-                   formatter_class=fmt, epilog=_EXAMPLES["validate"])
-    sub.add_parser("calibrate", help="fit a platform's parameters to its calibration tables", add_help=False,
-                   formatter_class=fmt, epilog=_EXAMPLES["calibrate"])
+
+    for name, text in (("validate", "compare the model with every measured table of the sources"),
+                       ("calibrate", "fit a platform's parameters to its calibration tables")):
+        sub.add_parser(name, help=text, add_help=False, formatter_class=_FMT, epilog=_EXAMPLES[name])
     return p
 
 
-_SWEEPABLE = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "write", "message", "rr", "streams",
-              "cpus", "bus", "platform", "sender", "receiver", "tuning", "message_rate", "loss", "queue", "seed")
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``tcpsim`` command line; returns the exit code (0 ok, 2 bad input)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("validate", "calibrate"):
-        try:
-            return _delegate("validate" if argv[0] == "validate" else "calibrate", argv[1:])
-        except SystemExit as exc:
-            return int(exc.code or 0)
-        except (TcpsimError, ValueError) as exc:
-            return fail(str(exc).splitlines()[0])
     try:
+        if argv and argv[0] in _DELEGATES:
+            return _delegate(argv[0], argv[1:])
         parser = _parser()
+        axes: dict[str, list] = {}
         if argv and argv[0] == "sweep":
             from .sweep import split_axes
 
             argv, axes = split_axes(argv, _SWEEPABLE)
-            args = parser.parse_args(argv)
-            return _cmd_sweep(args, axes)
         args = parser.parse_args(argv)
-        if args.command == "predict":
-            return _cmd_predict(args)
-        if args.command == "platforms":
-            return _cmd_platforms(args)
-        if args.command == "explain":
-            return _cmd_explain(args)
-        if args.command == "plan":
-            if args.question in ("sockbuf", "cpus") and not args.target:
-                return fail(f"plan {args.question} needs --target (e.g. --target 900mbit)")
-            return _cmd_plan(args)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+        command = {"predict": _cmd_predict, "platforms": _cmd_platforms, "explain": _cmd_explain,
+                   "plan": _cmd_plan}.get(args.command)
+        if args.command == "sweep":
+            return _cmd_sweep(args, axes)
+        return command(args) if command else fail(f"unknown command {args.command!r}")
+    except SystemExit as exc:  # --help, and argparse errors (already printed in one line)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else fail(str(exc.code)))
     except (TcpsimError, ValueError) as exc:
-        return fail(str(exc).splitlines()[0])
+        return fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except KeyboardInterrupt:
+        print(file=sys.stderr)
         return 130
-    return 2
+    except BrokenPipeError:  # tcpsim ... | head: stop quietly (the Python docs' recipe for SIGPIPE)
+        import os
+
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0

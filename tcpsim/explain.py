@@ -1,4 +1,9 @@
-"""Packet-by-packet timeline of a scenario's first segments: who sends what, when, and why it waited."""
+"""Packet-by-packet timeline of a scenario's first segments: who sends what, when, and why it waited.
+
+``explain(os="solaris", message=100, message_rate=20000)`` runs the scenario with a segment trace and
+returns an :class:`Explanation`: ``.text()`` is a text sequence diagram (the Sun blueprint's Figure 8
+as a table), ``.cycle()`` the payload sizes the connection settles into, ``.plot()`` the figure.
+"""
 
 from __future__ import annotations
 
@@ -8,51 +13,142 @@ from typing import Any
 
 from .config import Scenario
 from .result import Result
+from .units import format_duration, format_rate, format_size
 
-__all__ = ["explain", "Explanation"]
+__all__ = ["REASONS", "Explanation", "explain"]
 
-_WHY = {"app": "", "window": "held by window", "cwnd": "held by cwnd", "nagle": "after Nagle hold",
-        "sndbuf": "send buffer full", "retransmit": "retransmission"}
+REASONS = {
+    "app": "",
+    "nagle": "after a Nagle hold",
+    "window": "after waiting for the peer's window",
+    "cwnd": "after waiting for cwnd",
+    "sndbuf": "after the send buffer filled",
+    "retransmit": "retransmission",
+}
+"""The engine's reason a sender had been held before this segment left (trace column ``why``) -> words."""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceRow:
+    """One segment of the trace, with the arrow direction and a reason in words."""
+
+    time_s: float
+    endpoint: str
+    forward: bool
+    """True when the segment goes sender -> receiver."""
+    kind: str
+    seq: int
+    length_bytes: int
+    ack: int
+    window_bytes: int
+    why: str
 
 
 @dataclass(frozen=True)
 class Explanation:
+    """A traced run: the scenario, its result, and the first ``segments`` segments on the wire."""
+
     scenario: Scenario
     result: Result
     segments: int
 
     @property
     def trace(self) -> tuple:
-        return self.result.trace[: self.segments]
+        """The first ``segments`` trace tuples ``(time_s, endpoint, kind, seq, length, ack, window, why)``."""
+        return tuple(self.result.trace[: self.segments])
 
-    def cycle(self, top: int = 3) -> list[tuple[int, int]]:
-        """Most common on-wire data payloads (bytes, count) in the measured run."""
+    def rows(self) -> list[TraceRow]:
+        """The trace with directions and reasons; an ACK's reason says what it acknowledges."""
+        out: list[TraceRow] = []
+        last_ack: dict[str, tuple[int, int]] = {}
+        sent: dict[str, list[tuple[int, int]]] = {}
+        for t, who, kind, seq, length, ack, wnd, why in self.trace:
+            who = str(who)
+            host, _, stream = who.partition("#")
+            peer = ("receiver" if host == "sender" else "sender") + (f"#{stream}" if stream else "")
+            if kind == "data":
+                sent.setdefault(who, []).append((seq, length))
+                words = REASONS.get(why, why)
+            else:
+                prev = last_ack.get(who)
+                if prev is not None and ack == prev[0]:
+                    words = "window update" if wnd > prev[1] else "duplicate ACK"
+                else:
+                    start = prev[0] if prev is not None else 0
+                    covered = [s for s in sent.get(peer, []) if start <= s[0] < ack]
+                    n = len(covered)
+                    words = f"acks {ack - start} B" + (f" ({n} segment{'s' if n != 1 else ''})" if n else "")
+            last_ack[who] = (ack, wnd)
+            out.append(TraceRow(time_s=t, endpoint=who, forward=host == "sender", kind=kind, seq=seq,
+                                length_bytes=length, ack=ack, window_bytes=wnd, why=words))
+        return out
+
+    def cycle(self, top: int | None = 3) -> list[tuple[int, int]]:
+        """Most common on-wire data payloads in the measured run, as ``(payload_bytes, n_segments)``."""
         return Counter(self.result.payload_histogram).most_common(top)
 
+    def cycle_text(self) -> str:
+        """One line: the payload sizes the connection settles into, with their shares."""
+        total = sum(self.result.payload_histogram.values())
+        if not total:
+            return "payload cycle: no data segments in the measured run"
+        parts = ", ".join(f"{size} B {n / total:.0%}" for size, n in self.cycle())
+        return f"payload cycle (measured run, {total:,} data segments): {parts}"
+
     def text(self) -> str:
-        """A text sequence diagram: sender on the left, receiver on the right."""
-        rows = [f"{'time us':>10s}  {'sender':^24s}      {'receiver':^24s}  why"]
-        for t, who, kind, seq, length, ack, wnd, why in self.trace:
-            label = f"{kind} seq={seq} len={length}" if kind == "data" else f"ack={ack} win={wnd}"
-            if who.startswith("sender"):
-                rows.append(f"{t * 1e6:10.1f}  {label:>24s} ---> {'':24s}  {_WHY.get(why, why)}")
-            else:
-                rows.append(f"{t * 1e6:10.1f}  {'':24s} <--- {label:<24s}")
-        cyc = ", ".join(f"{size} B x{n}" for size, n in self.cycle())
-        rows.append(f"most common data payloads in the measured run: {cyc}")
-        rows.append(f"goodput {self.result.goodput_bps / 1e6:.1f} Mbit/s, limited by {self.result.limited_by}")
-        return "\n".join(rows)
+        """A text sequence diagram: time in us, arrow, kind, seq, len, ack, window and the reason."""
+        sc, r = self.scenario, self.result
+        multi = sc.workload.n_streams > 1 or sc.workload.bidirectional
+        head = (f"{'time us':>10s}  {'direction':20s}  {'stream  ' if multi else ''}{'kind':4s}  {'seq':>9s}  "
+                f"{'len':>5s}  {'ack':>9s}  {'window':>7s}  why")
+        lines = [self._scenario_line(), head]
+        for row in self.rows():
+            arrow = "sender ---> receiver" if row.forward else "sender <--- receiver"
+            stream = f"{row.endpoint.partition('#')[2]:>6s}  " if multi else ""
+            lines.append(f"{row.time_s * 1e6:10.1f}  {arrow:20s}  {stream}{row.kind:4s}  {row.seq:9d}  "
+                         f"{row.length_bytes:5d}  {row.ack:9d}  {row.window_bytes:7d}  {row.why}".rstrip())
+        if len(self.trace) < self.segments:
+            lines.append(f"(the run sent {len(self.trace)} segments in all)")
+        lines.append(self.cycle_text())
+        lines.append(f"goodput {format_rate(r.goodput_bps)}, {r.data_packets_per_s:,.0f} data segments/s, "
+                     f"limited by {r.limited_by}")
+        return "\n".join(lines)
+
+    def _scenario_line(self) -> str:
+        sc = self.scenario
+        wl = sc.workload
+        what = f"{format_size(wl.write_bytes)} {'messages' if wl.message_rate_hz else 'writes'}"
+        if wl.message_rate_hz:
+            what += f" at {wl.message_rate_hz:,.0f}/s"
+        if wl.kind == "rr":
+            what = f"request/response {format_size(wl.write_bytes)}"
+        return (f"{sc.sender.platform.name} ({sc.sender.platform.os.family}) -> {sc.receiver.platform.name} "
+                f"({sc.receiver.platform.os.family}): {format_rate(sc.link.rate_bps)}, MTU {sc.link.mtu_bytes}, "
+                f"one-way delay {format_duration(sc.link.one_way_delay_s)}, {what}, "
+                f"delayed ACK {sc.receiver.tcp.delack}{', TCP_NODELAY' if sc.sender.tcp.nodelay else ''}")
+
+    def __str__(self) -> str:
+        return self.text()
 
     def plot(self):
+        """The first segments as a Figure-8 style sequence diagram (matplotlib, imported here)."""
         from .plot import plot_sequence
 
-        return plot_sequence(self.trace)
+        return plot_sequence(self.trace, one_way_delay_s=self.scenario.link.one_way_delay_s,
+                             rate_bps=self.scenario.link.rate_bps, title=self._scenario_line()[:90])
 
 
 def explain(segments: int = 40, **kwargs: Any) -> Explanation:
-    """Run ``build_scenario(**kwargs)`` with tracing and keep its first ``segments`` segments."""
-    from .api import build_scenario, simulate
+    """Run ``build_scenario(**kwargs)`` with a segment trace and keep its first ``segments`` segments.
 
+    Segments are data segments and ACKs in the order they left their hosts. The run goes on to
+    convergence as usual, so ``.cycle()`` describes the steady state, not the start-up.
+    """
+    from .api import build_scenario, simulate
+    from .errors import ConfigError
+
+    if isinstance(segments, bool) or not isinstance(segments, int) or not 1 <= segments <= 100_000:
+        raise ConfigError("segments", segments, "a whole number in 1..100000")
     sc = build_scenario(**kwargs)
-    sc = replace(sc, budget=replace(sc.budget, record_trace=True, trace_limit=max(segments, 1)))
+    sc = replace(sc, budget=replace(sc.budget, record_trace=True, trace_limit=segments))
     return Explanation(scenario=sc, result=simulate(sc), segments=segments)

@@ -1,66 +1,234 @@
-"""Capacity planning: inverse questions answered by root finding over the simulator."""
+"""Capacity planning: inverse questions answered by root finding over the simulator.
+
+``smallest_sockbuf("900mbit", rtt="1ms")`` bisects on log2(buffer size); ``smallest_cpus`` doubles the
+CPU count, then bisects; ``jumbo_frames_help`` runs MTU 1500 and 9000 side by side. Each takes the
+keyword arguments of :func:`tcpsim.build_scenario` for everything else and returns a small frozen
+answer with a one-line ``reason``. Goodput is assumed to grow with the buffer and the CPU count (it
+does in the model: more of either never removes capacity), which is what makes bisection valid.
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
+from .errors import ConfigError
 from .units import format_rate, format_size, parse_rate
 
-__all__ = ["Answer", "smallest_sockbuf", "smallest_cpus", "jumbo_frames_help"]
+__all__ = ["CpusAnswer", "JumboAnswer", "SockbufAnswer", "jumbo_frames_help", "smallest_cpus", "smallest_sockbuf"]
+
+_WORDS = {
+    "window": "the TCP window", "cwnd": "the congestion window", "sndbuf": "the send buffer",
+    "nagle_delack": "the Nagle / delayed-ACK interlock", "application": "the application's write rate",
+    "line": "the line rate", "bus_sender": "the sender's bus", "bus_receiver": "the receiver's bus",
+    "cpu_sender": "the sender's CPU", "cpu_receiver": "the receiver's CPU",
+    "receiver_drops": "receiver drops and retransmissions",
+}
 
 
-@dataclass(frozen=True)
-class Answer:
-    value: Optional[float]
-    text: str
+def _words(limit: str) -> str:
+    return _WORDS.get(limit, limit)
 
 
-def _goodput(**kw: Any) -> tuple[float, str]:
+@dataclass(frozen=True, slots=True)
+class SockbufAnswer:
+    """The smallest socket buffer (``setsockopt`` on both ends) that reaches ``target_bps``."""
+
+    target_bps: float
+    sockbuf_bytes: int | None
+    """None when no buffer up to the search limit reaches the target."""
+    goodput_bps: float
+    """Goodput at ``sockbuf_bytes`` (or at the largest buffer tried when unreachable)."""
+    limited_by: str
+    reason: str
+
+    @property
+    def text(self) -> str:
+        return self.reason
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+@dataclass(frozen=True, slots=True)
+class CpusAnswer:
+    """The fewest CPUs per host that reach ``target_bps``."""
+
+    target_bps: float
+    n_cpus: int | None
+    """None when ``max_cpus`` is not enough."""
+    goodput_bps: float
+    limited_by: str
+    reason: str
+
+    @property
+    def text(self) -> str:
+        return self.reason
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+@dataclass(frozen=True, slots=True)
+class JumboAnswer:
+    """MTU 1500 against MTU 9000 on the same hosts and path."""
+
+    helps: bool
+    """True when MTU 9000 gives at least 5 % more goodput."""
+    gain_frac: float
+    """goodput(9000) / goodput(1500) - 1."""
+    goodput_1500_bps: float
+    goodput_9000_bps: float
+    limited_by_1500: str
+    limited_by_9000: str
+    reason: str
+
+    @property
+    def text(self) -> str:
+        return self.reason
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+def _run(**kw: Any) -> tuple[float, str]:
     from .api import predict
 
     r = predict(**kw)
     return r.goodput_bps, r.limited_by
 
 
-def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20, **kw: Any) -> Answer:
-    """Smallest socket buffer (both ends) that reaches ``target`` goodput: bisection on log2(size)."""
-    target_bps = parse_rate(target, "target")
+def _target(target: Any) -> float:
+    bps = parse_rate(target, "target")
+    if not bps > 0:
+        raise ConfigError("target", target, "a rate above 0 (e.g. 900mbit)")
+    return bps
+
+
+def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20, rel_tol: float = 0.02,
+                     **kw: Any) -> SockbufAnswer:
+    """Smallest socket buffer, both ends, that reaches ``target`` goodput (bisection on log2 of the size).
+
+    The answer is rounded up to a whole KiB and re-checked. It is the size the application asks for; the
+    OS turns it into a kernel buffer (Linux doubles it and caps it at ``rmem_max``), so a cap can make a
+    target unreachable at any size: the reason then says so. Ref: RFC 9293 §3.8.6 (window / RTT).
+    """
+    from .api import build_scenario
+    from .ceilings import base_rtt_s
+
+    target_bps = _target(target)
+    if not 0 < lo_bytes < hi_bytes:
+        raise ConfigError("lo_bytes", lo_bytes, f"above 0 and below hi_bytes={hi_bytes}")
     kw.pop("sockbuf", None)
-    best, why = _goodput(sockbuf=hi_bytes, **kw)
-    if best < target_bps:
-        return Answer(None, f"not reachable: even {format_size(hi_bytes)} buffers give {format_rate(best)} "
-                            f"(limited by {why})")
-    lo, hi = math.log2(lo_bytes), math.log2(hi_bytes)
-    for _ in range(12):
+    sc = build_scenario(**kw)
+    flows = sc.workload.n_streams * (2 if sc.workload.bidirectional else 1)
+    need = target_bps / flows * base_rtt_s(sc) / 8  # bytes in flight per connection, window / RTT
+    # Start above the bandwidth-delay product and double: huge buffers are slow to simulate (long slow start).
+    upper = min(hi_bytes, max(2 * lo_bytes, 1 << math.ceil(math.log2(max(2 * need, 1.0)))))
+    def kernel_bytes(request: int) -> int:
+        k = build_scenario(sockbuf=request, **kw)
+        return min(k.sender.tcp.sndbuf_bytes, k.receiver.tcp.rcvbuf_bytes)
+
+    below = lo_bytes
+    while True:
+        g_hi, lim_hi = _run(sockbuf=upper, **kw)
+        if g_hi >= target_bps:
+            break
+        capped = kernel_bytes(min(2 * upper, hi_bytes)) <= kernel_bytes(upper)
+        if upper >= hi_bytes or capped or lim_hi not in ("window", "cwnd", "sndbuf"):
+            kernel = kernel_bytes(upper)
+            cap = (f"; the OS caps the buffer at {format_size(kernel)}: raise its limit with a tuning file "
+                   f"(--sysctl)" if capped and upper < hi_bytes else "")
+            return SockbufAnswer(target_bps=target_bps, sockbuf_bytes=None, goodput_bps=g_hi, limited_by=lim_hi,
+                                 reason=f"not reachable: {format_size(upper)} buffers give {format_rate(g_hi)}, "
+                                        f"limited by {_words(lim_hi)}{cap}")
+        below, upper = upper, min(2 * upper, hi_bytes)
+    if below == lo_bytes:
+        g_lo, lim_lo = _run(sockbuf=lo_bytes, **kw)
+        if g_lo >= target_bps:
+            return SockbufAnswer(target_bps=target_bps, sockbuf_bytes=lo_bytes, goodput_bps=g_lo, limited_by=lim_lo,
+                                 reason=f"{format_size(lo_bytes)} (the smallest size tried) already gives "
+                                        f"{format_rate(g_lo)}, limited by {_words(lim_lo)}: the buffer is not the issue")
+    lo, hi = math.log2(below), math.log2(upper)  # invariant: goodput(2**lo) < target <= goodput(2**hi)
+    while hi - lo > math.log2(1 + rel_tol):
         mid = (lo + hi) / 2
-        g, _ = _goodput(sockbuf=int(2 ** mid), **kw)
+        g, _ = _run(sockbuf=int(round(2 ** mid)), **kw)
         lo, hi = (mid, hi) if g < target_bps else (lo, mid)
-    size = int(math.ceil(2 ** hi / 1024) * 1024)
-    g, why = _goodput(sockbuf=size, **kw)
-    return Answer(size, f"smallest socket buffer for {format_rate(target_bps)}: {format_size(size)} "
-                        f"(gives {format_rate(g)}, then limited by {why})")
+    size = int(math.ceil(2 ** hi / 1024)) * 1024
+    g, lim = _run(sockbuf=size, **kw)
+    while g < target_bps and size < upper:  # rounding noise: step up by KiB until it holds
+        size += 1024
+        g, lim = _run(sockbuf=size, **kw)
+    return SockbufAnswer(target_bps=target_bps, sockbuf_bytes=size, goodput_bps=g, limited_by=lim,
+                         reason=f"smallest socket buffer for {format_rate(target_bps)}: {format_size(size)} "
+                                f"(--sockbuf {size // 1024}k gives {format_rate(g)}; then limited by {_words(lim)})")
 
 
-def smallest_cpus(target: Any, max_cpus: int = 64, **kw: Any) -> Answer:
-    """Fewest CPUs per host that reach ``target`` goodput."""
-    target_bps = parse_rate(target, "target")
+def smallest_cpus(target: Any, max_cpus: int = 64, **kw: Any) -> CpusAnswer:
+    """Fewest CPUs per host (both hosts) that reach ``target`` goodput: doubling, then bisection.
+
+    More CPUs help only while the work spreads: with interrupts on one CPU, that CPU stays the limit.
+    """
+    target_bps = _target(target)
+    if isinstance(max_cpus, bool) or not isinstance(max_cpus, int) or max_cpus < 1:
+        raise ConfigError("max_cpus", max_cpus, "a whole number >= 1")
     kw.pop("cpus", None)
-    for n in range(1, max_cpus + 1):
-        g, why = _goodput(cpus=n, **kw)
-        if g >= target_bps:
-            return Answer(n, f"{n} CPU(s) per host reach {format_rate(target_bps)} (give {format_rate(g)}, "
-                             f"limited by {why})")
-    return Answer(None, f"not reachable with up to {max_cpus} CPUs ({format_rate(g)}, limited by {why})")
+    runs: dict[int, tuple[float, str]] = {}
+
+    def run(n: int) -> tuple[float, str]:
+        if n not in runs:
+            runs[n] = _run(cpus=n, **kw)
+        return runs[n]
+
+    n, prev = 1, 0
+    while run(n)[0] < target_bps:
+        if n >= max_cpus:
+            g, lim = run(n)
+            return CpusAnswer(target_bps=target_bps, n_cpus=None, goodput_bps=g, limited_by=lim,
+                              reason=f"not reachable with up to {max_cpus} CPUs per host: {format_rate(g)}, "
+                                     f"limited by {_words(lim)}")
+        prev, n = n, min(2 * n, max_cpus)
+    lo, hi = prev, n  # goodput(lo) < target <= goodput(hi); lo = 0 means one CPU is enough
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if run(mid)[0] < target_bps else (lo, mid)
+    g, lim = run(hi)
+    return CpusAnswer(target_bps=target_bps, n_cpus=hi, goodput_bps=g, limited_by=lim,
+                      reason=f"{hi} CPU{'s per host reach' if hi > 1 else ' per host reaches'} {format_rate(target_bps)} "
+                             f"(--cpus {hi} gives {format_rate(g)}; then limited by {_words(lim)})")
 
 
-def jumbo_frames_help(**kw: Any) -> Answer:
-    """Compare MTU 1500 and 9000 on this platform, with the reason."""
+def jumbo_frames_help(threshold_frac: float = 0.05, **kw: Any) -> JumboAnswer:
+    """Whether MTU 9000 beats MTU 1500 on these hosts by at least ``threshold_frac``, and why.
+
+    Jumbo frames cut the per-packet work (CPU, interrupts, bus transactions) about six-fold for the same
+    bytes; they hardly change the line-rate goodput (a few %) and do nothing for a window limit.
+    Ref: 10 GbE report 003 (Tables 2-5), Tru64 best practice 000 (Tables 2-3).
+    """
     kw.pop("mtu", None)
-    g1, w1 = _goodput(mtu=1500, **kw)
-    g9, w9 = _goodput(mtu=9000, **kw)
+    g1, w1 = _run(mtu=1500, **kw)
+    g9, w9 = _run(mtu=9000, **kw)
     gain = g9 / g1 - 1 if g1 > 0 else math.inf
-    verdict = "help" if gain > 0.05 else "do not help much"
-    return Answer(gain, f"jumbo frames {verdict}: MTU 1500 gives {format_rate(g1)} (limited by {w1}), "
-                        f"MTU 9000 gives {format_rate(g9)} (limited by {w9}), {gain:+.0%}")
+    helps = gain >= threshold_frac
+    both = (f"MTU 1500 gives {format_rate(g1)} (limited by {_words(w1)}), "
+            f"MTU 9000 gives {format_rate(g9)} (limited by {_words(w9)})")
+    if helps and (w1.startswith("cpu_") or w1.startswith("bus_") or w1 == "receiver_drops"):
+        why = "six times fewer packets for the same bytes relieve the per-packet cost"
+    elif helps:
+        why = "larger segments move more per round trip and per packet"
+    elif w1 in ("window", "cwnd", "sndbuf"):
+        why = "the window limits both: raise the socket buffers (tcpsim plan sockbuf) instead"
+    elif w1 == "nagle_delack":
+        why = "Nagle and delayed ACK set the pace: TCP_NODELAY (--nodelay) is the fix"
+    elif w1 == "line":
+        why = "the line is already full: larger frames only save header bytes"
+    elif w1 == "application":
+        why = "the application does not offer more data"
+    else:
+        why = f"{_words(w1)} does not depend on the frame size"
+    verdict = "jumbo frames help" if helps else ("jumbo frames hurt" if gain < -threshold_frac
+                                                 else "jumbo frames do not help much")
+    return JumboAnswer(helps=helps, gain_frac=gain, goodput_1500_bps=g1, goodput_9000_bps=g9,
+                       limited_by_1500=w1, limited_by_9000=w9,
+                       reason=f"{verdict} ({gain:+.0%}): {both}; {why}")

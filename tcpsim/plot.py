@@ -1,89 +1,188 @@
-"""All of tcpsim's matplotlib: each function returns a Figure. Imported lazily, never by ``import tcpsim``."""
+"""All of tcpsim's matplotlib: each function returns a :class:`matplotlib.figure.Figure`.
+
+The only module that imports matplotlib; nothing imports it at ``import tcpsim`` time (sweep, explain
+and the CLI import it inside the method that draws). On a Linux box without a display, and unless
+the user chose a backend (``MPLBACKEND``, or pyplot already imported, as Jupyter does), the Agg backend
+is selected so figures save without a window system.
+"""
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+import math
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import matplotlib
 
-if matplotlib.get_backend().lower() not in ("agg",) and not __import__("os").environ.get("DISPLAY"):
-    matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
-__all__ = ["plot_sweep", "plot_sequence", "plot_lines", "plot_predicted_vs_measured"]
+def _pick_backend() -> None:
+    if os.environ.get("MPLBACKEND") or "matplotlib.pyplot" in sys.modules:
+        return
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        matplotlib.use("Agg")
+
+
+_pick_backend()
+import matplotlib.pyplot as plt
+
+__all__ = ["plot_lines", "plot_predicted_vs_measured", "plot_sequence", "plot_sweep"]
 
 
 def plot_lines(series: Mapping[str, tuple[Sequence[float], Sequence[float]]], xlabel: str, ylabel: str,
-               title: str = "", logx: bool = False, points: Optional[Mapping[str, tuple]] = None):
-    """Lines (model) and optional markers (measurements) sharing axes."""
+               title: str = "", logx: bool = False, points: Mapping[str, tuple] | None = None,
+               logy: bool = False):
+    """Lines (model) and optional hollow markers (measurements) on shared axes.
+
+    ``series`` and ``points`` map a legend label to ``(xs, ys)``; ``logx`` uses a base-2 x axis (buffer sizes).
+    """
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, (xs, ys) in series.items():
-        ax.plot(xs, ys, marker=".", label=label)
+        ax.plot(list(xs), list(ys), marker=".", label=label)
     for label, (xs, ys) in (points or {}).items():
-        ax.scatter(xs, ys, marker="o", facecolors="none", edgecolors="black", label=label, zorder=3)
+        ax.scatter(list(xs), list(ys), marker="o", facecolors="none", edgecolors="black", label=label, zorder=3)
     if logx:
         ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    if series or points:
+        ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
 
 
-def plot_sweep(rows: Sequence[Mapping], x: str, y: str = "goodput_mbps", hue: Optional[str] = None):
-    """One line per value of ``hue`` (or one line), ``y`` against ``x``."""
-    groups: dict[str, list] = {}
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _pretty(key: str, v: Any) -> str:
+    from .units import format_duration, format_rate, format_size
+
+    if not _number(v):
+        return str(v)
+    if key.endswith("_bytes"):
+        return format_size(v) if v % 1024 == 0 else f"{v:g}"
+    if key.endswith("_bps"):
+        return format_rate(v)
+    if key.endswith("_s") and not key.endswith("_per_s"):
+        return format_duration(v)
+    return f"{v:g}"
+
+
+def plot_sweep(rows: Sequence[Mapping], x: str, y: str = "goodput_mbps", hue: str | None = None,
+               title: str = ""):
+    """``y`` against ``x`` from sweep rows, one line per value of ``hue`` (or a single line).
+
+    A positive numeric ``x`` spanning more than 16x (a geometric sweep) gets a base-2 log axis.
+    """
+    groups: dict[Any, list] = {}
     for r in rows:
-        groups.setdefault(str(r.get(hue)) if hue else y, []).append(r)
+        groups.setdefault(r.get(hue) if hue else None, []).append(r)
     series = {}
-    for label, rs in groups.items():
-        rs = sorted(rs, key=lambda r: r[x])
-        series[f"{hue}={label}" if hue else label] = ([r[x] for r in rs], [r[y] for r in rs])
-    return plot_lines(series, x, y)
+    for value, rs in groups.items():
+        numeric = all(_number(r.get(x)) for r in rs)
+        rs = sorted(rs, key=lambda r: r.get(x)) if numeric else rs
+        label = f"{hue} = {_pretty(hue, value)}" if hue else y
+        series[label] = ([r.get(x) for r in rs], [r.get(y) for r in rs])
+    xs = [v for xs_, _ in series.values() for v in xs_ if _number(v)]
+    logx = bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= 8
+    return plot_lines(series, x, y, title, logx=logx)
 
 
-def plot_sequence(trace: Sequence[tuple]):
-    """A sequence diagram like the Sun blueprint's Figure 8: two time lines, slanted arrows."""
-    fig, ax = plt.subplots(figsize=(5, 7))
+def plot_sequence(trace: Sequence[tuple], one_way_delay_s: float | None = None, rate_bps: float | None = None,
+                  title: str = "", to_scale: bool = False):
+    """A sequence diagram like the Sun blueprint's Figure 8: two vertical time lines, slanted arrows.
+
+    ``trace`` rows are ``(time_s, endpoint, kind, seq, length, ack, window, why)`` as a traced run records
+    them (``Result.trace``). By default one row per segment, its send time in microseconds at the left,
+    as the blueprint draws it. ``to_scale=True`` puts time on the vertical axis instead: an arrow reaches
+    the other line after the one-way delay plus the frame's serialization at ``rate_bps``.
+    Ref: Sun blueprint 004, Figure 8.
+    """
+    from .protocol import framing
+
+    fig, ax = plt.subplots(figsize=(6.2, max(3.5, min(16.0, 1.2 + 0.32 * len(trace)))))
     if not trace:
+        ax.set_axis_off()
         return fig
     t0 = trace[0][0]
-    span = max(t[0] for t in trace) - t0 or 1e-6
-    lag = span / max(len(trace), 1) * 0.8
-    for t, who, kind, seq, length, ack, wnd, why in trace:
-        y = (t - t0) * 1e6
-        if who.startswith("sender"):
-            ax.annotate("", xy=(1, y + lag * 1e6), xytext=(0, y), arrowprops=dict(arrowstyle="->", color="tab:blue"))
-            ax.text(0.02, y, f"{length} B" if kind == "data" else "ack", fontsize=7, color="tab:blue", va="bottom")
+    gaps = sorted(b[0] - a[0] for a, b in zip(trace, trace[1:]) if b[0] > a[0])
+    nominal = (gaps[len(gaps) // 2] if gaps else 1e-6) * 0.8
+
+    def flight(length: int) -> float:
+        if one_way_delay_s is None or not rate_bps:
+            return nominal
+        return one_way_delay_s + framing.wire_bytes(length) * 8.0 / rate_bps
+
+    bottom = 0.0
+    for i, (t, who, kind, seq, length, ack, wnd, why) in enumerate(trace):
+        forward = str(who).startswith("sender")
+        if to_scale:
+            y0, y1 = (t - t0) * 1e6, (t + flight(length) - t0) * 1e6
         else:
-            ax.annotate("", xy=(0, y + lag * 1e6), xytext=(1, y), arrowprops=dict(arrowstyle="->", color="tab:red"))
-            ax.text(0.98, y, f"ACK {ack}", fontsize=7, color="tab:red", va="bottom", ha="right")
+            y0, y1 = float(i), i + 0.8
+        bottom = max(bottom, y1)
+        x0, x1 = (0.0, 1.0) if forward else (1.0, 0.0)
+        color = "tab:blue" if kind == "data" else "tab:red"
+        ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
+                    arrowprops=dict(arrowstyle="->", color=color, lw=1.0, shrinkA=0, shrinkB=0))
+        label = f"seq {seq}, {length} B" if kind == "data" else f"ACK {ack}, win {wnd}"
+        ax.text(0.5, (y0 + y1) / 2, label, fontsize=7, color=color, ha="center", va="center",
+                bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
+    for x in (0.0, 1.0):
+        ax.plot([x, x], [0, bottom], color="black", lw=1.4)
+    pad = (bottom or 1.0) * 0.03
     ax.set_xlim(-0.1, 1.1)
-    ax.invert_yaxis()
+    ax.set_ylim(bottom + pad, -pad)
     ax.set_xticks([0, 1], ["sender", "receiver"])
-    ax.set_ylabel("time [us]")
+    ax.xaxis.tick_top()
+    if to_scale:
+        ax.set_ylabel("time [us]")
+    else:
+        ax.set_yticks(range(len(trace)), [f"{(row[0] - t0) * 1e6:,.1f}" for row in trace], fontsize=7)
+        ax.set_ylabel("send time [us]")
+    for side in ("right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+    if title:
+        fig.suptitle(title, fontsize=8)
     fig.tight_layout()
     return fig
 
 
-def plot_predicted_vs_measured(measured: Sequence[float], predicted: Sequence[float], naive: Sequence[float] = (),
-                               unit: str = "", title: str = ""):
-    """Log-log predicted against measured, with the y = x line and the BDP calculator beside."""
+def plot_predicted_vs_measured(measured: Sequence[Any], predicted: Sequence[float] | None = None,
+                               naive: Sequence[float] = (), unit: str = "", title: str = ""):
+    """Log-log predicted against measured, with the y = x line and, optionally, the BDP calculator's answers.
+
+    Give ``measured`` and ``predicted`` as two sequences, or ``measured`` alone as points:
+    ``(measured, predicted)`` pairs or mappings with those keys.
+    """
+    if predicted is None:
+        pts = list(measured)
+        if pts and isinstance(pts[0], Mapping):
+            measured, predicted = [p["measured"] for p in pts], [p["predicted"] for p in pts]
+        else:
+            measured, predicted = [p[0] for p in pts], [p[1] for p in pts]
+    measured, predicted, naive = list(measured), list(predicted), list(naive)
     fig, ax = plt.subplots(figsize=(4.5, 4.2))
     ax.scatter(measured, predicted, label="tcpsim", zorder=3)
     if naive:
         ax.scatter(measured, naive, marker="x", color="grey", label="BDP calculator")
-    vals = [v for v in list(measured) + list(predicted) + list(naive) if v]
-    lo, hi = min(vals) * 0.8, max(vals) * 1.2
-    ax.plot([lo, hi], [lo, hi], color="black", lw=0.8)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel(f"measured {unit}")
-    ax.set_ylabel(f"predicted {unit}")
-    ax.set_title(title, fontsize=9)
+    vals = [v for v in measured + predicted + naive if _number(v) and v > 0]
+    if vals:
+        lo, hi = min(vals) * 0.8, max(vals) * 1.2
+        ax.plot([lo, hi], [lo, hi], color="black", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlabel(f"measured {unit}".strip())
+    ax.set_ylabel(f"predicted {unit}".strip())
+    if title:
+        ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig

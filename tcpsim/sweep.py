@@ -1,221 +1,454 @@
-"""Run a grid of scenarios: any input as a list, in parallel on local cores or any executor.
+"""Run a grid of scenarios: any input of :func:`~tcpsim.api.build_scenario` as a list, on local cores or any executor.
 
 ``sweep({"platform": "es40_tru64"}, sockbuf=["32k", "64k", "512k"], mtu=[1500, 9000])`` runs six
-scenarios. Per-point seeds come from ``numpy.random.SeedSequence(base seed).spawn(n)``, so a point's
-seed depends on its place in the grid, not on the order the executor finishes them. Pass any
-:class:`concurrent.futures.Executor`: a user with a cluster passes ``distributed.Client().get_executor()``
-(Dask) or a Ray executor, and nothing else changes.
+scenarios and returns a :class:`SweepResult`, one row per point.
+
+Seeds. Point ``i`` of the grid (in :func:`itertools.product` order of the axes as given) runs with
+``numpy.random.SeedSequence(base_seed).spawn(n_points)[i].generate_state(1)[0]``: a point's seed
+depends on its place in the grid, never on which worker ran it or when it finished, so a serial run,
+a process pool and a cluster give the same table. Sweeping ``seed`` itself uses the given seeds as
+they are (replications).
+
+Executors. Points run through ``executor.map`` of any :class:`concurrent.futures.Executor`. Without
+one, a :class:`~concurrent.futures.ProcessPoolExecutor` on the local cores (``workers`` processes,
+default ``os.cpu_count()``); ``workers=1`` runs in this process. A user with a Dask cluster passes
+``distributed.Client(...).get_executor()`` (a concurrent.futures Executor; a Ray cluster works the same
+through any Executor adapter) and nothing else changes: each point is a picklable
+:class:`~tcpsim.config.Scenario` sent to the module-level :func:`_run_point`, and results come back in
+grid order whatever the executor.
 """
 
 from __future__ import annotations
 
 import csv
+import html
 import io
 import itertools
+import json
+import math
 import os
 import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any
 
 from .errors import ConfigError
-from .units import parse_duration, parse_rate, parse_size
+from .units import (
+    format_duration,
+    format_rate,
+    format_size,
+    parse_duration,
+    parse_rate,
+    parse_size,
+)
 
-__all__ = ["sweep", "SweepResult", "parse_axis", "split_axes"]
+__all__ = ["AXES", "SweepResult", "parse_axis", "split_axes", "sweep"]
 
-_SIZE_AXES = {"sockbuf", "sndbuf", "rcvbuf", "write", "message", "rr", "mtu"}
-_RATE_AXES = {"rate"}
-_TIME_AXES = {"delay", "rtt"}
-_INT_AXES = {"streams", "cpus", "queue", "seed"}
-_FLOAT_AXES = {"message_rate", "loss"}
+AXES: dict[str, tuple[str, str]] = {
+    "sockbuf": ("size", "sockbuf_bytes"),
+    "sndbuf": ("size", "sndbuf_request_bytes"),
+    "rcvbuf": ("size", "rcvbuf_request_bytes"),
+    "write": ("size", "write_bytes"),
+    "message": ("size", "message_bytes"),
+    "read": ("size", "read_bytes"),
+    "rr": ("size", "rr_bytes"),
+    "response": ("size", "response_bytes"),
+    "mtu": ("size", "mtu_bytes"),
+    "rate": ("rate", "rate_bps"),
+    "delay": ("duration", "one_way_delay_s"),
+    "rtt": ("duration", "path_rtt_s"),
+    "streams": ("int", "n_streams"),
+    "cpus": ("int", "n_cpus"),
+    "queue": ("int", "queue_packets"),
+    "seed": ("int", "seed"),
+    "deferred_acks_max": ("int", "deferred_acks_max"),
+    "message_rate": ("float", "message_rate_hz"),
+    "loss": ("float", "loss_frac"),
+    "nodelay": ("bool", "nodelay"),
+    "bidir": ("bool", "bidirectional"),
+    "bus": ("text", "bus"),
+    "platform": ("text", "platform"),
+    "sender": ("text", "sender_platform"),
+    "receiver": ("text", "receiver_platform"),
+    "tuning": ("text", "tuning"),
+    "os": ("text", "os"),
+    "delack": ("text", "delack"),
+}
+"""Sweepable inputs: build_scenario keyword -> (value kind, the row column holding the requested value).
+
+``sockbuf`` is the ``setsockopt`` request; the rows also hold what the OS made of it (``sndbuf_bytes``,
+``rcvbuf_bytes``: Linux doubles and caps it). ``rtt`` lands in ``path_rtt_s`` (propagation only);
+``rtt_s`` is the RTT the senders measured."""
+
+_MAX_POINTS = 10_000
 
 
-def _parse_one(name: str, text: str) -> Any:
-    if name in _SIZE_AXES:
-        return parse_size(text, name)
-    if name in _RATE_AXES:
-        return parse_rate(text, name)
-    if name in _TIME_AXES:
-        return parse_duration(text, name)
-    if name in _INT_AXES:
+def _parse_one(name: str, value: Any) -> Any:
+    """One axis value in SI units (``"16k"`` -> 16384 for a size axis)."""
+    kind = AXES.get(name, ("text", name))[0]
+    if kind == "size":
+        return parse_size(value, name)
+    if kind == "rate":
+        return parse_rate(value, name)
+    if kind == "duration":
+        return parse_duration(value, name)
+    if kind == "int":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str):
+            try:
+                return int(value.strip())
+            except ValueError:
+                pass
+        raise ConfigError(name, value, "a whole number")
+    if kind == "float":
         try:
-            return int(text)
-        except ValueError:
-            raise ConfigError(name, text, "a whole number") from None
-    if name in _FLOAT_AXES:
-        try:
-            return float(text)
-        except ValueError:
-            raise ConfigError(name, text, "a number") from None
-    return text
+            out = float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(name, value, "a number") from None
+        if not math.isfinite(out):
+            raise ConfigError(name, value, "a finite number")
+        return out
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        word = str(value).strip().lower()
+        if word in ("1", "true", "yes", "on"):
+            return True
+        if word in ("0", "false", "no", "off"):
+            return False
+        raise ConfigError(name, value, "true or false")
+    return value if not isinstance(value, str) else value.strip()
 
 
 def parse_axis(name: str, text: str) -> list[Any]:
-    """Values of one axis: ``a,b,c``, ``lo..hi:xF`` (geometric) or ``lo..hi:+S`` (arithmetic)."""
+    """Values of one axis from the command-line syntax, in SI units.
+
+    ``a,b,c`` a list; ``lo..hi:xF`` geometric (``16k..1M:x2``: 16 KiB, 32 KiB ... 1 MiB); ``lo..hi:+S``
+    arithmetic (``1..20:+4``: 1, 5, 9, 13, 17); ``lo..hi`` steps by 1 on whole-number axes. ``hi`` is
+    included when the steps land on it. Sizes, rates and durations take units (:mod:`tcpsim.units`).
+    """
     text = str(text).strip()
-    if ".." in text:
-        try:
-            span, step = text.split(":", 1)
-            lo_t, hi_t = span.split("..", 1)
-        except ValueError:
-            raise ConfigError(name, text, "a range like 16k..1M:x2 or 1..20:+4") from None
-        lo, hi = _parse_one(name, lo_t), _parse_one(name, hi_t)
-        try:
-            factor = float(step[1:])
-        except ValueError:
-            raise ConfigError(name, text, "a range step like :x2 or :+4") from None
-        if step.startswith("x") and factor > 1:
-            values, v = [], lo
-            while v <= hi * (1 + 1e-9):
-                values.append(type(lo)(v) if isinstance(lo, int) else v)
-                v = v * factor
-        elif step.startswith("+") and factor > 0:
-            values, v = [], lo
-            while v <= hi * (1 + 1e-9):
-                values.append(type(lo)(v) if isinstance(lo, int) else v)
-                v = v + factor
-        else:
-            raise ConfigError(name, text, "a range step like :x2 (factor > 1) or :+4 (step > 0)")
-        if not values or len(values) > 10_000:
-            raise ConfigError(name, text, "a range with 1..10000 values")
+    if ".." not in text or AXES.get(name, ("text",))[0] in ("text", "bool"):
+        values = [_parse_one(name, t) for t in text.split(",") if t.strip()]
+        if not values:
+            raise ConfigError(name, text, "a value, a list like 1500,9000 or a range like 16k..1M:x2")
         return values
-    return [_parse_one(name, t) for t in text.split(",") if t.strip()]
+    how = "a range like 16k..1M:x2 (geometric) or 1..20:+4 (arithmetic)"
+    span, _, step = text.partition(":")
+    lo_t, _, hi_t = span.partition("..")
+    if not lo_t.strip() or not hi_t.strip() or ".." in hi_t:
+        raise ConfigError(name, text, how)
+    lo, hi = _parse_one(name, lo_t), _parse_one(name, hi_t)
+    if not isinstance(lo, (int, float)) or isinstance(lo, bool):
+        raise ConfigError(name, text, "a list (this input has no ranges)")
+    if lo > hi:
+        raise ConfigError(name, text, f"{how}, low end first")
+    step = step.strip() or ("+1" if AXES.get(name, ("",))[0] == "int" else "")
+    try:
+        amount = float(step[1:])
+    except ValueError:
+        raise ConfigError(name, text, how) from None
+    if step[:1] in ("x", "*") and amount > 1:
+        if lo <= 0:
+            raise ConfigError(name, text, "a geometric range starting above 0")
+        n = int(math.floor(math.log(hi / lo, amount) + 1e-9)) + 1
+        raw = [lo * amount ** i for i in range(min(n, _MAX_POINTS + 1))]
+    elif step[:1] == "+" and amount > 0:
+        n = int(math.floor((hi - lo) / amount + 1e-9)) + 1
+        raw = [lo + amount * i for i in range(min(n, _MAX_POINTS + 1))]
+    else:
+        raise ConfigError(name, text, f"{how}; the factor after x must be > 1 and the step after + > 0")
+    if len(raw) > _MAX_POINTS:
+        raise ConfigError(name, text, f"a range of at most {_MAX_POINTS} values")
+    values = [int(round(v)) for v in raw] if isinstance(lo, int) else [float(f"{v:.12g}") for v in raw]
+    return list(dict.fromkeys(values))  # rounding can repeat small sizes (1..4:x1.2)
 
 
 def split_axes(argv: Sequence[str], sweepable: Iterable[str]) -> tuple[list[str], dict[str, list]]:
-    """Pull list/range values of sweepable flags out of a command line; the rest goes to argparse."""
+    """Pull list and range values of sweepable flags out of a command line; the rest goes to argparse.
+
+    ``--mtu 1500,9000`` and ``--mtu=1500,9000`` become the axis ``mtu``; a single value stays a flag.
+    """
     names = set(sweepable)
     rest: list[str] = []
     axes: dict[str, list] = {}
-    it = iter(argv)
-    for tok in it:
-        flag = tok[2:].replace("-", "_") if tok.startswith("--") else None
-        if flag in names:
-            value = next(it, None)
-            if value is None:
-                rest.append(tok)
-                continue
-            if "," in value or ".." in value:
-                axes[flag] = parse_axis(flag, value)
+    i = 0
+    argv = list(argv)
+    while i < len(argv):
+        tok = argv[i]
+        flag, eq, inline = tok[2:].partition("=") if tok.startswith("--") else ("", "", "")
+        name = flag.replace("-", "_")
+        if name in names:
+            if eq:
+                value, used = inline, 1
+            elif i + 1 < len(argv):
+                value, used = argv[i + 1], 2
             else:
-                rest += [tok, value]
+                rest.append(tok)
+                i += 1
+                continue
+            if "," in value or (".." in value and AXES.get(name, ("text",))[0] not in ("text", "bool")):
+                if name in axes:
+                    raise ConfigError(name, value, "given once")
+                axes[name] = parse_axis(name, value)
+            else:
+                rest += [f"--{flag}", value]
+            i += used
         else:
             rest.append(tok)
+            i += 1
     return rest, axes
 
 
-def _run_point(job: tuple[dict, int]) -> dict[str, Any]:
-    from .api import build_scenario, simulate
+def _run_point(scenario: Any) -> dict[str, Any]:
+    """Simulate one point and return its outputs (module level, so process pools can pickle it)."""
+    from .api import simulate
 
-    kwargs, seed = job
-    kw = dict(kwargs)
-    kw["seed"] = seed
-    r = simulate(build_scenario(**kw))
-    row: dict[str, Any] = dict(r.inputs)
-    row.update(goodput_bps=r.goodput_bps, goodput_mbps=r.goodput_bps / 1e6,
-               data_packets_per_s=r.data_packets_per_s, ack_packets_per_s=r.ack_packets_per_s,
-               transactions_per_s=r.transactions_per_s, rtt_s=r.rtt_s, limited_by=r.limited_by,
-               termination=r.termination)
+    r = simulate(scenario)
+    out: dict[str, Any] = dict(
+        goodput_bps=r.goodput_bps, goodput_mbps=r.goodput_bps / 1e6,
+        data_packets_per_s=r.data_packets_per_s, ack_packets_per_s=r.ack_packets_per_s,
+        transactions_per_s=r.transactions_per_s, rtt_s=r.rtt_s, limited_by=r.limited_by,
+        retransmits=r.retransmits, termination=r.termination, sim_time_s=r.sim_time_s, events=r.events)
     for k, v in r.utilization_frac.items():
-        row[f"util_{k}_frac"] = v
-    return row
+        out[f"util_{k}_frac"] = v
+    for role, cpus in r.cpu_utilization_frac.items():
+        out[f"cpu_{role}_mean_frac"] = sum(cpus) / len(cpus) if cpus else 0.0
+    for k, v in r.ceilings_bps.items():
+        out[f"ceiling_{k}_bps"] = v
+    return out
+
+
+def _axis_value_for_row(value: Any) -> Any:
+    name = getattr(value, "name", None)  # a Platform object given as an axis value
+    return name if isinstance(name, str) and not isinstance(value, str) else value
+
+
+def _format_cell(key: str, v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return str(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    if key.endswith("_bytes"):
+        return format_size(v) if v and v % 1024 == 0 else f"{v:.0f}"
+    if key.endswith("_bps"):
+        return format_rate(v)
+    if key.endswith("_per_s"):
+        return f"{v:,.0f}"
+    if key.endswith("_s"):
+        return format_duration(v)
+    if key.endswith("_frac"):
+        return f"{v:.0%}"
+    if isinstance(v, float):
+        return f"{v:,.1f}"
+    return str(v)
+
+
+def _json_ready(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): _json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_ready(v) for v in obj]
+    return obj
 
 
 @dataclass(frozen=True)
 class SweepResult:
-    """One row per scenario: inputs and outputs as columns with units in their names."""
+    """One row per point: the swept values, the scenario's inputs and the outputs, units in the column names."""
 
     rows: tuple[dict, ...]
-    axes: tuple[str, ...]
+    """Per point, in grid order: swept values (``sockbuf_bytes``...), inputs (``sndbuf_bytes``, ``mtu_bytes``...),
+    outputs (``goodput_bps``, ``goodput_mbps``, ``data_packets_per_s``, ``limited_by``, ``util_<resource>_frac``,
+    ``cpu_<host>_mean_frac``, ``ceiling_<name>_bps``, ``termination``...)."""
+    axes: tuple[str, ...] = ()
+    """The swept build_scenario keywords, in grid order."""
+
+    def column_name(self, name: str) -> str:
+        """The column of ``name``: a column as it is, or a swept keyword (``sockbuf`` -> ``sockbuf_bytes``)."""
+        keys = self._keys()
+        if name in keys:
+            return name
+        if name in AXES and AXES[name][1] in keys:
+            return AXES[name][1]
+        raise ConfigError("column", name, "a swept input (" + ", ".join(self.axes or ("none",))
+                          + ") or a column: " + ", ".join(keys))
+
+    def _keys(self) -> list[str]:
+        keys: dict[str, None] = {}
+        for r in self.rows:
+            keys.update(dict.fromkeys(r))
+        return list(keys)
+
+    @property
+    def axis_columns(self) -> list[str]:
+        """The columns holding the swept values, in grid order."""
+        return [AXES[a][1] for a in self.axes]
 
     @property
     def columns(self) -> dict[str, Any]:
+        """Column name -> numpy array (float with NaN for missing numbers, bool, int, or object for text)."""
         import numpy as np
 
-        keys: list[str] = []
-        for r in self.rows:
-            keys += [k for k in r if k not in keys]
         out = {}
-        for k in keys:
+        for k in self._keys():
             vals = [r.get(k) for r in self.rows]
-            try:
+            present = [v for v in vals if v is not None]
+            if present and all(isinstance(v, bool) for v in present) and len(present) == len(vals):
+                out[k] = np.array(vals, dtype=bool)
+            elif present and all(isinstance(v, int) and not isinstance(v, bool) for v in present) \
+                    and len(present) == len(vals):
+                out[k] = np.array(vals, dtype=np.int64)
+            elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
                 out[k] = np.array([np.nan if v is None else v for v in vals], dtype=float)
-            except (TypeError, ValueError):
+            else:
                 out[k] = np.array(vals, dtype=object)
         return out
 
     def to_records(self) -> list[dict]:
+        """The rows as a list of fresh dicts."""
         return [dict(r) for r in self.rows]
 
     def to_pandas(self):
+        """A :class:`pandas.DataFrame`, one row per point (pandas imported here, only when asked)."""
         import pandas as pd
 
-        return pd.DataFrame(self.to_records())
+        return pd.DataFrame(self.to_records(), columns=self._keys())
 
-    def to_csv(self, path: Optional[str] = None) -> str:
+    def to_csv(self, path: str | os.PathLike | None = None) -> str:
+        """CSV text with a header row; written to ``path`` too when given."""
         buf = io.StringIO()
-        keys = list(self.columns)
-        w = csv.DictWriter(buf, fieldnames=keys)
+        w = csv.DictWriter(buf, fieldnames=self._keys(), lineterminator="\n")
         w.writeheader()
         for r in self.rows:
             w.writerow(r)
         text = buf.getvalue()
-        if path:
+        if path is not None:
             with open(path, "w", newline="") as fh:
                 fh.write(text)
         return text
 
+    def to_json(self, path: str | os.PathLike | None = None) -> str:
+        """A JSON array of the rows (infinite values as null); written to ``path`` too when given."""
+        text = json.dumps(_json_ready(list(self.rows)), indent=1, allow_nan=False)
+        if path is not None:
+            with open(path, "w") as fh:
+                fh.write(text + "\n")
+        return text
+
     def table(self) -> str:
-        cols = [f"{a}" for a in self.axes] + ["goodput_mbps", "limited_by", "termination"]
-        name_map = {"sockbuf": "sndbuf_bytes", "sndbuf": "sndbuf_bytes", "rcvbuf": "rcvbuf_bytes", "mtu": "mtu_bytes",
-                    "write": "write_bytes", "message": "write_bytes", "streams": "n_streams", "rate": "rate_bps",
-                    "delay": "one_way_delay_s", "platform": "sender_platform"}
-        header = [name_map.get(c, c) for c in cols]
-        lines = ["  ".join(f"{h:>16s}" for h in header)]
-        for r in self.rows:
-            cells = []
-            for h in header:
-                v = r.get(h, r.get(f"_{h}", ""))
-                cells.append(f"{v:16.1f}" if isinstance(v, float) else f"{str(v):>16s}")
-            lines.append("  ".join(cells))
+        """A plain-text table: the swept values, goodput, what limits it and how the run ended."""
+        keys = self.axis_columns + ["goodput_mbps", "data_packets_per_s", "limited_by", "termination"]
+        keys = [k for k in dict.fromkeys(keys) if any(k in r for r in self.rows)]
+        cells = [[_format_cell(k, r.get(k)) for k in keys] for r in self.rows]
+        widths = [max([len(k)] + [len(c[i]) for c in cells]) for i, k in enumerate(keys)]
+        lines = ["  ".join(k.rjust(w) for k, w in zip(keys, widths))]
+        lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells]
         return "\n".join(lines)
 
-    def _repr_html_(self) -> str:
-        keys = list(self.columns)
-        head = "".join(f"<th>{k}</th>" for k in keys)
-        body = "".join("<tr>" + "".join(f"<td>{r.get(k, '')}</td>" for k in keys) + "</tr>" for r in self.rows)
-        return f"<table><tr>{head}</tr>{body}</table>"
+    def __len__(self) -> int:
+        return len(self.rows)
 
-    def plot(self, x: str, y: str = "goodput_mbps", hue: Optional[str] = None):
+    def _repr_html_(self) -> str:
+        keys = self.axis_columns + [k for k in ("goodput_mbps", "data_packets_per_s", "limited_by", "termination")]
+        keys = [k for k in dict.fromkeys(keys) if any(k in r for r in self.rows)]
+        head = "".join(f"<th>{html.escape(k)}</th>" for k in keys)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(_format_cell(k, r.get(k)))}</td>" for k in keys) + "</tr>"
+                       for r in self.rows[:200])
+        more = f"<p>... {len(self.rows) - 200} more rows (.to_pandas())</p>" if len(self.rows) > 200 else ""
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+
+    def plot(self, x: str, y: str = "goodput_mbps", hue: str | None = None):
+        """A matplotlib Figure of ``y`` against ``x``, one line per ``hue`` value (names as :meth:`column_name`)."""
         from .plot import plot_sweep
 
-        return plot_sweep(self.to_records(), x, y, hue)
+        return plot_sweep(self.rows, self.column_name(x), self.column_name(y),
+                          self.column_name(hue) if hue else None)
 
 
-def sweep(base: Optional[Mapping[str, Any]] = None, *, executor: Optional[Executor] = None,
-          workers: Optional[int] = None, progress: bool = False, **axes: Sequence[Any]) -> SweepResult:
-    """Simulate every combination of ``axes`` over ``base`` (keyword arguments of :func:`build_scenario`)."""
+def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = None,
+          workers: int | None = None, progress: bool | Callable[[int, int], Any] | None = None,
+          **axes: Any) -> SweepResult:
+    """Simulate every combination of ``axes`` on top of ``base`` (both keyword arguments of build_scenario).
+
+    Each axis is a list of values (``sockbuf=["16k", "64k"]``) or a string in the command-line syntax
+    (``sockbuf="16k..1M:x2"``, see :func:`parse_axis`). Every point is built (and checked) before any
+    runs, so a bad value fails at once. ``executor``: any concurrent.futures.Executor; otherwise
+    ``workers`` local processes (default: all cores; 1 = serial, in this process). ``progress``: True
+    prints ``i/n points`` on stderr, a callable is called as ``progress(done, total)``.
+    """
+    import inspect
+
     import numpy as np
 
+    from .api import build_scenario
+
     base = dict(base or {})
-    names = list(axes)
-    combos = list(itertools.product(*(list(axes[n]) for n in names)))
-    seed = int(base.pop("seed", 0) or 0)
-    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(len(combos))]
-    jobs = [({**base, **dict(zip(names, combo))}, s) for combo, s in zip(combos, seeds)]
-    rows: list[dict] = []
-    own = None
-    if executor is None and (workers or os.cpu_count() or 1) > 1 and len(jobs) > 1:
-        own = executor = ProcessPoolExecutor(max_workers=workers or os.cpu_count())
+    allowed = set(inspect.signature(build_scenario).parameters)
+    for key in list(base) + list(axes):
+        if key not in allowed:
+            raise ConfigError(key, base.get(key, axes.get(key)), "a keyword of tcpsim.build_scenario")
+    for key in axes:
+        if key not in AXES:
+            raise ConfigError(key, axes[key], "a sweepable input: " + ", ".join(AXES))
+    grid: dict[str, list] = {}
+    for name, values in axes.items():
+        if isinstance(values, str):
+            grid[name] = parse_axis(name, values)
+        else:
+            grid[name] = [_parse_one(name, v) for v in values]
+        if not grid[name]:
+            raise ConfigError(name, values, "at least one value")
+    names = list(grid)
+    combos = list(itertools.product(*(grid[n] for n in names)))
+    if len(combos) > _MAX_POINTS:
+        raise ConfigError("sweep", f"{len(combos)} points", f"at most {_MAX_POINTS} points")
+    if workers is not None and workers < 1:
+        raise ConfigError("workers", workers, "1 or more")
+    if "seed" in grid:
+        seeds = [int(dict(zip(names, c))["seed"]) for c in combos]
+    else:
+        base_seed = int(base.pop("seed", 0) or 0)
+        seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(base_seed).spawn(len(combos))]
+    scenarios = [build_scenario(**{**base, **dict(zip(names, combo)), "seed": seed})
+                 for combo, seed in zip(combos, seeds)]
+
+    own: Executor | None = None
+    n_workers = workers or os.cpu_count() or 1
+    if executor is None and n_workers > 1 and len(scenarios) > 1:
+        own = executor = ProcessPoolExecutor(max_workers=min(n_workers, len(scenarios)))
+    report = progress if callable(progress) else (_stderr_progress if progress else None)
+    outputs: list[dict] = []
     try:
-        results = executor.map(_run_point, jobs) if executor is not None else map(_run_point, jobs)
-        for i, row in enumerate(results, 1):
-            rows.append(row)
-            if progress:
-                print(f"\r{i}/{len(jobs)} points", end="", file=sys.stderr, flush=True)
+        results = executor.map(_run_point, scenarios) if executor is not None else map(_run_point, scenarios)
+        for i, out in enumerate(results, 1):
+            outputs.append(out)
+            if report is not None:
+                report(i, len(scenarios))
     finally:
         if own is not None:
-            own.shutdown()
-    if progress:
+            own.shutdown(cancel_futures=True)
+    if progress is True:
         print(file=sys.stderr)
+
+    from .api import scenario_inputs
+
+    rows = []
+    for combo, sc, out in zip(combos, scenarios, outputs):
+        row: dict[str, Any] = {AXES[n][1]: _axis_value_for_row(v) for n, v in zip(names, combo)}
+        for k, v in scenario_inputs(sc).items():
+            row.setdefault(k, v)
+        row.update(out)
+        rows.append(row)
     return SweepResult(rows=tuple(rows), axes=tuple(names))
+
+
+def _stderr_progress(done: int, total: int) -> None:
+    print(f"\r{done}/{total} points", end="", file=sys.stderr, flush=True)

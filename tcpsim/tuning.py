@@ -1,251 +1,587 @@
 """Read the tuning files users already have and map each knob onto the model, with its OS's semantics.
 
-Accepted, in any mix: ``sysctl.conf`` lines (``net.core.rmem_max = 4194304``), ``sysctl -w name=value``,
-Solaris ``ndd -set /dev/tcp name value``, Tru64 ``sysconfig -r inet name=value ...``, FreeBSD sysctl
-names, Windows registry values (``TcpWindowSize = 131400``), ``ifconfig IF mtu N`` and an Intel ``ixgb``
-``modprobe`` line. Shell noise from the sources' scripts (``#!``, ``rmmod``, ``ifup``, ``ifconfig IF
-up|down``) is skipped; any other unknown line is an error naming its line number.
+Give tcpsim the very file you would apply. Any mix of these lines is read:
+
+=========================================  ===========================================================
+``net.core.rmem_max = 4194304``            sysctl.conf (Linux, FreeBSD); the value may be quoted
+``sysctl [-w] name=value [name=value]``    the command form (``"4096 87380 174760"`` quoted)
+``echo 4194304 > /proc/sys/net/core/...``  the /proc form
+``ndd -set /dev/tcp name value``           Solaris
+``set ce:ce_taskq_disable = 1``            Solaris ``/etc/system``
+``sysconfig -r inet name=value ...``       Tru64 (several pairs on a line)
+``TcpWindowSize = 131400``                 Windows registry values (also ``Name value`` and .reg files)
+``modprobe ixgb RxIntDelay=0 ...``         Intel PRO/10GbE driver options
+``ifconfig eth2 mtu 9000``                 MTU (``ipmtu`` on Tru64; ``ip link set dev eth2 mtu 9000``)
+=========================================  ===========================================================
+
+Comments (``#``, ``;``), blank lines and the shell noise of the sources' scripts (:data:`IGNORABLE`) are
+skipped; every other line must set a knob of :data:`KNOBS`, or :class:`~tcpsim.errors.TuningFileError`
+names the line. Knobs tcpsim knows but does not model (``tcp_mem``, ``tcp_tw_recycle``...) become knobs
+with target ``"ignored"`` and the reason in ``note``. Two copying artefacts of the sources are repaired
+because their intent is certain: a quoted value broken over lines (10 GbE report, Appendix E) and driver
+options wrapped onto the next line (Appendices D and E). Values are parsed (and range-checked) here;
+:func:`apply_tuning` then changes a :class:`~tcpsim.platform.Platform` under the rules of its OS family.
+
+Ref: socket(7), tcp(7) (Linux); Sun blueprint 004 and Solaris Tunable Parameters (ndd); Tru64 best
+practice 000 (sysconfig); gigabit-NIC article 002 (FreeBSD, Windows); 10 GbE report 003 (Appendices B-E).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 import shlex
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Optional
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Iterator, Optional
 
-from .errors import TuningFileError
+from .errors import ConfigError, TuningFileError
 from .platform import Platform
 
-__all__ = ["Knob", "TuningResult", "parse_tuning", "apply_tuning", "KNOWN_KNOBS", "IGNORED_KNOBS"]
+__all__ = ["Knob", "KnobSpec", "TuningResult", "parse_tuning", "apply_tuning", "KNOBS", "IGNORABLE"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Knob:
-    """One setting from a tuning file."""
+    """One setting read from a tuning file, its value parsed, and what it changes in the model."""
 
     name: str
-    value: str
+    """Knob key: ``net.core.rmem_max``, ``tcp_xmit_hiwat``, ``ixgb.RxIntDelay``, ``TcpWindowSize``, ``mtu``."""
+    value: Any
+    """Parsed value: an int, a bool, a tuple of ints (``tcp_rmem``) or a str (``tcp_congestion_control``)."""
     line_no: int
-    text: str
+    target: str
+    """The model input it changes (``os.max_sockbuf_bytes``, ``nic.backlog_packets``, ``link.mtu_bytes``) or ``ignored``."""
+    note: str
+    """The OS semantics applied, or why the knob is ignored."""
+    text: str = ""
+    """The statement as written (for error messages)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TuningResult:
-    """A platform with the knobs applied, the MTU if a line set one, and what each knob did."""
+    """A platform with the knobs applied, the MTU if a line set one, and what each knob did, in order."""
 
     platform: Platform
     mtu_bytes: Optional[int]
-    effects: tuple[str, ...]
+    """MTU set by an ``ifconfig``/``ip link`` line: a scenario input (``Link.mtu_bytes``), not a platform field."""
+    effects: tuple[tuple[Knob, str], ...]
+
+    @property
+    def ignored(self) -> tuple[Knob, ...]:
+        """Knobs accepted but without effect on the model."""
+        return tuple(k for k, _ in self.effects if k.target == "ignored")
+
+    def explain(self) -> str:
+        """One line per knob: where it was set and what it did."""
+        return "\n".join(f"line {k.line_no}: {k.name} = {_show(k.value)}: {what}" for k, what in self.effects)
 
 
-def _ints(value: str) -> list[int]:
-    return [int(float(v)) for v in value.replace(",", " ").split()]
+def _show(value: Any) -> str:
+    return " ".join(map(str, value)) if isinstance(value, tuple) else str(value)
 
 
-def _one(value: str) -> int:
-    nums = _ints(value)
-    if len(nums) != 1:
-        raise ValueError("expects one number")
-    return nums[0]
+# ---------------------------------------------------------------- value parsers (text -> value)
+
+def _int_word(word: str) -> int:
+    try:
+        return int(word, 0) if word.lower().startswith("0x") else int(word, 10)
+    except ValueError:
+        raise ValueError(f"{word!r} is not a whole number") from None
 
 
-Setter = Callable[[Platform, str], tuple[Platform, str]]
+def _ints(lo_n: int, hi_n: int, lo: int = 0, hi: int = 1 << 31) -> Callable[[str], tuple[int, ...]]:
+    def parse(text: str) -> tuple[int, ...]:
+        words = text.replace(",", " ").split()
+        if not lo_n <= len(words) <= hi_n:
+            raise ValueError(f"expects {lo_n}..{hi_n} whole numbers, got {len(words)}")
+        values = tuple(_int_word(w) for w in words)
+        for v in values:
+            if not lo <= v <= hi:
+                raise ValueError(f"{v} is outside {lo}..{hi}")
+        return values
+    return parse
 
 
-def _set_os(field: str, convert=_one, what: str = "") -> Setter:
-    def apply(p: Platform, value: str) -> tuple[Platform, str]:
-        v = convert(value)
-        return replace(p, os=replace(p.os, **{field: v})), f"{field} = {v}{what}"
+def _int(lo: int, hi: int) -> Callable[[str], int]:
+    many = _ints(1, 1, lo, hi)
+    return lambda text: many(text)[0]
+
+
+def _flag(text: str) -> bool:
+    return _int(0, 1 << 31)(text) != 0
+
+
+def _word(text: str) -> str:
+    words = text.split()
+    if len(words) != 1:
+        raise ValueError("expects one word")
+    return words[0]
+
+
+# ---------------------------------------------------------------- setters (platform, value -> platform, effect)
+
+Setter = Callable[[Platform, Any], "tuple[Platform, str]"]
+
+
+def _os(field: str, why: str = "", convert: Callable[[Any], Any] = lambda v: v) -> Setter:
+    def apply(p: Platform, value: Any) -> tuple[Platform, str]:
+        new = convert(value)
+        return replace(p, os=replace(p.os, **{field: new})), f"os.{field} = {new}" + (f" ({why})" if why else "")
     return apply
 
 
-def _set_nic(field: str, convert=_one, what: str = "") -> Setter:
-    def apply(p: Platform, value: str) -> tuple[Platform, str]:
-        v = convert(value)
-        return replace(p, nic=replace(p.nic, **{field: v})), f"nic.{field} = {v}{what}"
+def _nic(field: str, why: str = "", convert: Callable[[Any], Any] = lambda v: v) -> Setter:
+    def apply(p: Platform, value: Any) -> tuple[Platform, str]:
+        new = convert(value)
+        return replace(p, nic=replace(p.nic, **{field: new})), f"nic.{field} = {new}" + (f" ({why})" if why else "")
     return apply
 
 
-def _linux_triple(field: str) -> Setter:
-    """``tcp_rmem``/``tcp_wmem`` "min default max": the default is what an unset socket gets.
+def _rmem_max(p: Platform, value: int) -> tuple[Platform, str]:
+    """Linux ``rmem_max`` caps receive buffers only: a platform without a send cap keeps its old one for sending."""
+    pin = {} if p.os.max_sndbuf_bytes is not None else {"max_sndbuf_bytes": p.os.max_sockbuf_bytes}
+    os = replace(p.os, max_sockbuf_bytes=value, **pin)
+    rule = f"2 x min(n, {value})" if os.setsockopt_doubles else f"min(n, {value})"
+    return replace(p, os=os), f"os.max_sockbuf_bytes = {value}: setsockopt(SO_RCVBUF, n) gives {rule}"
 
-    With one number it is taken as the default; with two (as the 10 GbE report's kernel script writes
-    them) as min and default.
+
+def _common_cap(p: Platform, value: int) -> tuple[Platform, str]:
+    """One cap for both directions (Solaris ``tcp_max_buf``, FreeBSD ``kern.ipc.maxsockbuf``, Tru64 ``sb_max``)."""
+    os = replace(p.os, max_sockbuf_bytes=value, max_sndbuf_bytes=None)
+    rule = f"2 x min(n, {value})" if os.setsockopt_doubles else f"min(n, {value})"
+    return replace(p, os=os), f"os.max_sockbuf_bytes = {value}: setsockopt(n) gives {rule}, both directions"
+
+
+def _send_cap(p: Platform, value: int) -> tuple[Platform, str]:
+    """Linux ``wmem_max``: the cap on send buffers."""
+    rule = f"2 x min(n, {value})" if p.os.setsockopt_doubles else f"min(n, {value})"
+    return (replace(p, os=replace(p.os, max_sndbuf_bytes=value)),
+            f"os.max_sndbuf_bytes = {value}: setsockopt(SO_SNDBUF, n) gives {rule}")
+
+
+def _linux_mem(field: str) -> Setter:
+    """``tcp_rmem``/``tcp_wmem`` "min default max": the kernel writes the numbers given, in order.
+
+    One number changes the minimum only (no model effect); two (as the 10 GbE report's Appendix C
+    writes them) change minimum and default and leave the maximum as it was. The default is a socket's
+    starting buffer when the application sets none; receive autotuning up to the maximum is not
+    modelled, so the default stays fixed. Ref: tcp(7); proc_dointvec.
     """
-    def apply(p: Platform, value: str) -> tuple[Platform, str]:
-        nums = _ints(value)
-        if not 1 <= len(nums) <= 3:
-            raise ValueError("expects 1 to 3 numbers")
-        default = nums[0] if len(nums) == 1 else nums[1]
-        return replace(p, os=replace(p.os, **{field: default})), f"{field} = {default} (tcp_[rw]mem default)"
+    def apply(p: Platform, value: tuple[int, ...]) -> tuple[Platform, str]:
+        if len(value) < 2:
+            return p, f"sets the minimum only; os.{field} stays {getattr(p.os, field)}"
+        extra = "" if len(value) == 3 else "; the maximum keeps its previous value (two numbers given)"
+        return (replace(p, os=replace(p.os, **{field: value[1]})),
+                f"os.{field} = {value[1]} (the middle value: the buffer of a socket that sets none){extra}")
     return apply
 
 
-def _flag(field: str) -> Setter:
-    def apply(p: Platform, value: str) -> tuple[Platform, str]:
-        v = _one(value) != 0
-        return replace(p, os=replace(p.os, **{field: v})), f"{field} = {v}"
-    return apply
+def _both_defaults(p: Platform, value: int) -> tuple[Platform, str]:
+    os = replace(p.os, default_sndbuf_bytes=value, default_rcvbuf_bytes=value)
+    return replace(p, os=os), f"os.default_sndbuf_bytes = os.default_rcvbuf_bytes = {value}"
 
 
-def _both_buffers(p: Platform, value: str) -> tuple[Platform, str]:
-    v = _one(value)
-    return replace(p, os=replace(p.os, default_sndbuf_bytes=v, default_rcvbuf_bytes=v)), f"default buffers = {v}"
+def _rfc1323_bits(p: Platform, value: int) -> tuple[Platform, str]:
+    ws, ts = bool(value & 1), bool(value & 2)
+    return (replace(p, os=replace(p.os, window_scaling=ws, timestamps=ts)),
+            f"os.window_scaling = {ws} (bit 0), os.timestamps = {ts} (bit 1)")
 
 
-def _ms(value: str) -> float:
-    return _one(value) / 1000.0
+def _rfc1323_flag(p: Platform, value: bool) -> tuple[Platform, str]:
+    return (replace(p, os=replace(p.os, window_scaling=value, timestamps=value)),
+            f"os.window_scaling = os.timestamps = {value}")
 
 
-def _rx_int_delay(value: str) -> float:
-    return _one(value) * 1.024e-6  # ixgb RxIntDelay is in units of 1.024 us
+def _delayed_ack(p: Platform, value: bool) -> tuple[Platform, str]:
+    rule = p.os.family if value else "off"
+    return replace(p, os=replace(p.os, delack=rule)), f"os.delack = {rule!r}"
 
 
-def _tcp1323(p: Platform, value: str) -> tuple[Platform, str]:
-    v = _one(value)
-    os = replace(p.os, window_scaling=bool(v & 1), timestamps=bool(v & 2))
-    return replace(p, os=os), f"window_scaling = {bool(v & 1)}, timestamps = {bool(v & 2)}"
+def _xsum(p: Platform, value: bool) -> tuple[Platform, str]:  # resolved in apply_tuning (two knobs, one flag)
+    raise AssertionError("handled by apply_tuning")
 
 
-def _naglim(value: str) -> int:
-    return _one(value)
+# ---------------------------------------------------------------- the knob table
+
+@dataclass(frozen=True, slots=True)
+class KnobSpec:
+    """How a knob is written, which OS family it belongs to, what it changes and how its value is read."""
+
+    key: str
+    syntax: str
+    """``sysctl``, ``ndd``, ``system`` (/etc/system), ``sysconfig``, ``registry`` or ``modprobe``."""
+    where: str
+    """ndd device, sysconfig subsystem or driver module ("" when the syntax has none)."""
+    family: Optional[str]
+    """OS family whose semantics the knob has (None: any, e.g. a NIC driver or a Windows value)."""
+    target: str
+    note: str
+    parse: Callable[[str], Any]
+    apply: Optional[Setter] = None
+    """None: accepted and ignored, for the reason in ``note``."""
+
+    @property
+    def how(self) -> str:
+        """How a line sets it, for error messages."""
+        name = self.key.split(".", 1)[1] if self.syntax == "modprobe" else self.key
+        return {"sysctl": f"'sysctl -w {name}=N' or '{name} = N'", "ndd": f"'ndd -set {self.where} {name} N'",
+                "system": f"'set {name} = N' in /etc/system", "sysconfig": f"'sysconfig -r {self.where} {name}=N'",
+                "registry": f"'{name} = N' (registry value)", "modprobe": f"'modprobe {self.where} {name}=N'"}[self.syntax]
 
 
-KNOWN_KNOBS: dict[str, Setter] = {
-    # Linux (socket(7), tcp(7))
-    "net.core.rmem_max": _set_os("max_sockbuf_bytes", what=" (cap on SO_RCVBUF)"),
-    "net.core.wmem_max": _set_os("max_sndbuf_bytes", what=" (cap on SO_SNDBUF)"),
-    "net.ipv4.tcp_rmem": _linux_triple("default_rcvbuf_bytes"),
-    "net.ipv4.tcp_wmem": _linux_triple("default_sndbuf_bytes"),
-    "net.ipv4.tcp_adv_win_scale": _set_os("adv_win_scale"),
-    "net.ipv4.tcp_sack": _flag("sack"),
-    "net.ipv4.tcp_timestamps": _flag("timestamps"),
-    "net.ipv4.tcp_window_scaling": _flag("window_scaling"),
-    "net.core.netdev_max_backlog": _set_nic("backlog_packets"),
-    # Solaris ndd /dev/tcp
-    "tcp_xmit_hiwat": _set_os("default_sndbuf_bytes"),
-    "tcp_recv_hiwat": _set_os("default_rcvbuf_bytes"),
-    "tcp_max_buf": _set_os("max_sockbuf_bytes"),
-    "tcp_naglim_def": _set_os("naglim_bytes", convert=_naglim),
-    "tcp_deferred_acks_max": _set_os("deferred_acks_max"),
-    "tcp_local_dacks_max": _set_os("deferred_acks_max"),
-    "tcp_deferred_ack_interval": _set_os("delack_timeout_s", convert=_ms),
-    "tcp_local_dack_interval": _set_os("delack_timeout_s", convert=_ms),
-    "tcp_maxpsz_multiplier": _set_os("maxpsz_multiplier"),
-    # Tru64 sysconfig inet
-    "tcp_sendspace": _set_os("default_sndbuf_bytes"),
-    "tcp_recvspace": _set_os("default_rcvbuf_bytes"),
-    # FreeBSD
-    "kern.ipc.maxsockbuf": _set_os("max_sockbuf_bytes"),
-    "net.inet.tcp.sendspace": _set_os("default_sndbuf_bytes"),
-    "net.inet.tcp.recvspace": _set_os("default_rcvbuf_bytes"),
-    "net.inet.tcp.rfc1323": _flag("window_scaling"),
-    # Windows (HKLM\SYSTEM\CurrentControlSet\Services\Tcpip\Parameters)
-    "TcpWindowSize": _both_buffers,
-    "Tcp1323Opts": _tcp1323,
-    # Intel ixgb driver module options
-    "RxIntDelay": _set_nic("coalesce_delay_s", convert=_rx_int_delay),
-    "RxDescriptors": _set_nic("rx_ring_packets"),
-    "TxDescriptors": _set_nic("tx_ring_packets"),
-    "XsumRX": _set_nic("checksum_offload", convert=lambda v: _one(v) != 0),
-    "XsumTX": _set_nic("checksum_offload", convert=lambda v: _one(v) != 0),
-}
+_BUF = (1, 1 << 31)
+_S = KnobSpec
+_SPECS = [
+    # Linux: socket(7), tcp(7). setsockopt caps at [rw]mem_max then doubles (OsTcp.setsockopt_doubles).
+    _S("net.core.rmem_max", "sysctl", "", "linux", "os.max_sockbuf_bytes",
+       "cap on SO_RCVBUF requests (the kernel then doubles the request)", _int(*_BUF), _rmem_max),
+    _S("net.core.wmem_max", "sysctl", "", "linux", "os.max_sndbuf_bytes",
+       "cap on SO_SNDBUF requests (the kernel then doubles the request)", _int(*_BUF), _send_cap),
+    _S("net.ipv4.tcp_rmem", "sysctl", "", "linux", "os.default_rcvbuf_bytes",
+       "min default max: the default (middle) is an unset socket's buffer; 1..3 numbers, written in order",
+       _ints(1, 3, *_BUF), _linux_mem("default_rcvbuf_bytes")),
+    _S("net.ipv4.tcp_wmem", "sysctl", "", "linux", "os.default_sndbuf_bytes",
+       "min default max: the default (middle) is an unset socket's buffer; 1..3 numbers, written in order",
+       _ints(1, 3, *_BUF), _linux_mem("default_sndbuf_bytes")),
+    _S("net.ipv4.tcp_adv_win_scale", "sysctl", "", "linux", "os.adv_win_scale",
+       "share of the receive buffer advertised as window", _int(-31, 31), _os("adv_win_scale")),
+    _S("net.ipv4.tcp_sack", "sysctl", "", "linux", "os.sack", "SACK option (RFC 2018)", _flag, _os("sack")),
+    _S("net.ipv4.tcp_timestamps", "sysctl", "", "linux", "os.timestamps",
+       "timestamp option, 12 bytes per segment (RFC 7323)", _flag, _os("timestamps")),
+    _S("net.ipv4.tcp_window_scaling", "sysctl", "", "linux", "os.window_scaling",
+       "window scale option (RFC 7323): without it the window stops at 65535", _flag, _os("window_scaling")),
+    _S("net.core.netdev_max_backlog", "sysctl", "", "linux", "nic.backlog_packets",
+       "receive backlog; a full backlog drops the packet", _int(1, 1 << 24), _nic("backlog_packets")),
+    _S("net.core.rmem_default", "sysctl", "", "linux", "ignored",
+       "TCP sockets start from tcp_rmem's middle value, not from this (tcp(7))", _int(*_BUF)),
+    _S("net.core.wmem_default", "sysctl", "", "linux", "ignored",
+       "TCP sockets start from tcp_wmem's middle value, not from this (tcp(7))", _int(*_BUF)),
+    _S("net.core.optmem_max", "sysctl", "", "linux", "ignored",
+       "ancillary-data buffers: no effect on a TCP stream", _int(*_BUF)),
+    _S("net.ipv4.tcp_mem", "sysctl", "", "linux", "ignored",
+       "system-wide memory pressure thresholds in pages: not reached by a few connections", _ints(1, 3, 0, 1 << 40)),
+    _S("net.ipv4.tcp_tw_recycle", "sysctl", "", "linux", "ignored",
+       "TIME-WAIT handling: no effect on an open connection", _flag),
+    _S("net.ipv4.tcp_tw_reuse", "sysctl", "", "linux", "ignored",
+       "TIME-WAIT handling: no effect on an open connection", _flag),
+    _S("net.ipv4.tcp_moderate_rcvbuf", "sysctl", "", "linux", "ignored",
+       "receive autotuning is not modelled: buffers stay at the default or requested size", _flag),
+    _S("net.ipv4.tcp_no_metrics_save", "sysctl", "", "linux", "ignored",
+       "route metrics cache: each simulated run starts fresh anyway", _flag),
+    _S("net.ipv4.tcp_congestion_control", "sysctl", "", "linux", "ignored",
+       "tcpsim runs NewReno (RFC 5681, 6582) whatever is named here", _word),
+    # Solaris ndd /dev/tcp (Sun blueprint; Solaris 9 uses the tcp_local_* names on a LAN).
+    _S("tcp_xmit_hiwat", "ndd", "/dev/tcp", "solaris", "os.default_sndbuf_bytes",
+       "default send buffer (Solaris 8: 24576)", _int(*_BUF), _os("default_sndbuf_bytes")),
+    _S("tcp_recv_hiwat", "ndd", "/dev/tcp", "solaris", "os.default_rcvbuf_bytes",
+       "default receive buffer and window (Solaris 8: 24576)", _int(*_BUF), _os("default_rcvbuf_bytes")),
+    _S("tcp_max_buf", "ndd", "/dev/tcp", "solaris", "os.max_sockbuf_bytes",
+       "largest buffer setsockopt may ask for (Solaris refuses larger requests; tcpsim caps them)",
+       _int(*_BUF), _common_cap),
+    _S("tcp_naglim_def", "ndd", "/dev/tcp", "solaris", "os.naglim_bytes",
+       "Nagle holds data below min(MSS, this); 1 disables Nagle", _int(1, 65535), _os("naglim_bytes")),
+    _S("tcp_deferred_acks_max", "ndd", "/dev/tcp", "solaris", "os.deferred_acks_max",
+       "segments held before an ACK is due; 0 and 1 both mean no deferral", _int(0, 16),
+       _os("deferred_acks_max", convert=lambda v: max(v, 1))),
+    _S("tcp_local_dacks_max", "ndd", "/dev/tcp", "solaris", "os.deferred_acks_max",
+       "Solaris 9 name of tcp_deferred_acks_max for the local subnet (unit: packets)", _int(0, 16),
+       _os("deferred_acks_max", convert=lambda v: max(v, 1))),
+    _S("tcp_deferred_ack_interval", "ndd", "/dev/tcp", "solaris", "os.delack_timeout_s",
+       "deferred-ACK timer in ms", _int(1, 60000), _os("delack_timeout_s", "ms -> s", lambda v: v / 1000.0)),
+    _S("tcp_local_dack_interval", "ndd", "/dev/tcp", "solaris", "os.delack_timeout_s",
+       "Solaris 9 name of tcp_deferred_ack_interval for the local subnet (ms)", _int(1, 60000),
+       _os("delack_timeout_s", "ms -> s", lambda v: v / 1000.0)),
+    _S("tcp_maxpsz_multiplier", "ndd", "/dev/tcp", "solaris", "os.maxpsz_multiplier",
+       "MSS-sized segments copied per kernel pass (Solaris 8: 2)", _int(0, 100), _os("maxpsz_multiplier")),
+    _S("tcp_xmit_lowat", "ndd", "/dev/tcp", "solaris", "ignored",
+       "send low watermark: tcpsim wakes a blocked writer as soon as space frees", _int(*_BUF)),
+    _S("ce:ce_taskq_disable", "system", "", "solaris", "ignored",
+       "ce receive task queues: cpu.interrupts_on_one_cpu models where receive work runs", _flag),
+    # Tru64 sysconfig (best practice 000): inet tcp_sendspace/tcp_recvspace; socket sb_max caps setsockopt.
+    _S("tcp_sendspace", "sysconfig", "inet", "bsd", "os.default_sndbuf_bytes",
+       "default send buffer (Tru64 5.x: 61440)", _int(*_BUF), _os("default_sndbuf_bytes")),
+    _S("tcp_recvspace", "sysconfig", "inet", "bsd", "os.default_rcvbuf_bytes",
+       "default receive buffer (Tru64 5.x: 61440)", _int(*_BUF), _os("default_rcvbuf_bytes")),
+    _S("sb_max", "sysconfig", "socket", "bsd", "os.max_sockbuf_bytes",
+       "largest socket buffer", _int(*_BUF), _common_cap),
+    # FreeBSD (gigabit-NIC article 002)
+    _S("kern.ipc.maxsockbuf", "sysctl", "", "bsd", "os.max_sockbuf_bytes",
+       "largest socket buffer (FreeBSD counts mbuf overhead in it and refuses larger requests; tcpsim caps)",
+       _int(*_BUF), _common_cap),
+    _S("net.inet.tcp.sendspace", "sysctl", "", "bsd", "os.default_sndbuf_bytes",
+       "default send buffer", _int(*_BUF), _os("default_sndbuf_bytes")),
+    _S("net.inet.tcp.recvspace", "sysctl", "", "bsd", "os.default_rcvbuf_bytes",
+       "default receive buffer", _int(*_BUF), _os("default_rcvbuf_bytes")),
+    _S("net.inet.tcp.rfc1323", "sysctl", "", "bsd", "os.window_scaling",
+       "RFC 1323 window scaling and timestamps, both", _flag, _rfc1323_flag),
+    _S("net.inet.tcp.delayed_ack", "sysctl", "", "bsd", "os.delack", "0 turns delayed ACKs off", _flag, _delayed_ack),
+    _S("kern.ipc.nmbclusters", "sysctl", "", "bsd", "ignored",
+       "mbuf cluster pool: assumed large enough", _int(*_BUF)),
+    # Windows, HKLM\SYSTEM\CurrentControlSet\Services\Tcpip\Parameters (article 002).
+    _S("TcpWindowSize", "registry", "", None, "os.default_rcvbuf_bytes",
+       "default window; taken for both buffers", _int(0, 0x3FFFFFFF), _both_defaults),
+    _S("Tcp1323Opts", "registry", "", None, "os.window_scaling",
+       "bit 0 window scaling, bit 1 timestamps", _int(0, 3), _rfc1323_bits),
+    _S("ForwardBufferMemory", "registry", "", None, "ignored",
+       "router forwarding buffers: a host's own TCP streams do not use them", _int(0, 0xFFFFFFFF)),
+    _S("NumForwardPackets", "registry", "", None, "ignored",
+       "router forwarding buffers: a host's own TCP streams do not use them", _int(0, 0xFFFFFFFF)),
+    # Intel PRO/10GbE driver options (10 GbE report, Appendices D and E).
+    _S("ixgb.RxIntDelay", "modprobe", "ixgb", None, "nic.coalesce_delay_s",
+       "receive interrupt delay in units of 1.024 us", _int(0, 65535),
+       _nic("coalesce_delay_s", "x 1.024 us", lambda v: v * 1.024e-6)),
+    _S("ixgb.RxDescriptors", "modprobe", "ixgb", None, "nic.rx_ring_packets",
+       "receive ring size", _int(64, 4096), _nic("rx_ring_packets")),
+    _S("ixgb.TxDescriptors", "modprobe", "ixgb", None, "nic.tx_ring_packets",
+       "transmit ring size", _int(64, 4096), _nic("tx_ring_packets")),
+    _S("ixgb.XsumRX", "modprobe", "ixgb", None, "nic.checksum_offload",
+       "receive checksum offload (tcpsim has one flag: on only when XsumRX and XsumTX are both on)", _flag, _xsum),
+    _S("ixgb.XsumTX", "modprobe", "ixgb", None, "nic.checksum_offload",
+       "transmit checksum offload (tcpsim has one flag: on only when XsumRX and XsumTX are both on)", _flag, _xsum),
+]
+KNOBS: MappingProxyType = MappingProxyType({s.key: s for s in _SPECS})
+"""Every knob tcpsim reads, by key (sysctl and registry names as written, driver options as ``module.Option``)."""
 
-IGNORED_KNOBS: dict[str, str] = {
-    "net.core.rmem_default": "the tcp_rmem default overrides it for TCP sockets",
-    "net.core.wmem_default": "the tcp_wmem default overrides it for TCP sockets",
-    "net.core.optmem_max": "ancillary buffers: no effect on a TCP stream",
-    "net.ipv4.tcp_mem": "global memory pressure limits: not reached in these runs",
-    "net.ipv4.tcp_tw_recycle": "TIME-WAIT handling: no effect on an open connection",
-    "net.ipv4.tcp_tw_reuse": "TIME-WAIT handling: no effect on an open connection",
-    "kern.ipc.nmbclusters": "mbuf pool size: not modelled (assumed large enough)",
-    "ForwardBufferMemory": "router forwarding buffers: not on the path of a host's TCP stream",
-    "NumForwardPackets": "router forwarding buffers: not on the path of a host's TCP stream",
-}
+_MTU = KnobSpec("mtu", "ifconfig", "", None, "link.mtu_bytes",
+                "interface MTU: a scenario input (Link.mtu_bytes)", _int(68, 65535))
+_FAMILY_NAMES = {"linux": "Linux", "solaris": "Solaris", "bsd": "BSD (Tru64, FreeBSD)"}
 
-_SHELL_NOISE = re.compile(r"^(#!|rmmod\b|ifup\b|ifdown\b|modprobe\s+\S+\s*$|ifconfig\s+\S+\s+(up|down)\s*$)")
-_SYSCTL = re.compile(r"^(?:sysctl\s+(?:-w\s+)?)?([A-Za-z0-9_.]+)\s*=\s*\"?([^\"]*)\"?\s*$")
-_NDD = re.compile(r"^ndd\s+-set\s+/dev/(?:tcp|ip)\s+(\S+)\s+(\S+)\s*$")
-_IFCONFIG_MTU = re.compile(r"^ifconfig\s+\S+\s+(?:ip)?mtu\s+(\d+)")
+IGNORABLE: tuple[tuple[str, str], ...] = (
+    (r"#!", "interpreter line (#! /bin/tcsh)"),
+    (r"rmmod\s", "driver unload (rmmod ixgb)"),
+    (r"(ifup|ifdown)\b", "interface scripts (ifup /etc/sysconfig/network-scripts/ifcfg-eth2 boot)"),
+    (r"ifconfig\s+\S+\s+(up|down)$", "interface up or down (ifconfig eth2 down)"),
+    (r"modprobe\s+[\w-]+$", "driver load with its default options (modprobe ixgb)"),
+    (r"modprobe\s+-r\s+[\w-]+$", "driver unload (modprobe -r ixgb)"),
+    (r"ip\s+link\s+set\s+(dev\s+)?\S+\s+(up|down)$", "interface up or down (ip link set dev eth2 up)"),
+    (r"(windows registry editor version|regedit4)", "header of a .reg file"),
+    (r"\[HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters\]$", ".reg key of the TCP values"),
+)
+"""Lines (after comments are stripped) that set nothing: (regular expression, what it is). Nothing else is skipped."""
+_IGNORABLE_RE = [re.compile(p, re.IGNORECASE) for p, _ in IGNORABLE]
 
 
-def _split_statements(line: str) -> list[str]:
-    return [s.strip() for s in line.split(";") if s.strip()]
+# ---------------------------------------------------------------- lines -> statements
+
+_STATEMENT_START = re.compile(r"^(sysctl|ndd|sysconfig|modprobe|set|echo|[\w./-]+\s*=)")
+_PARAMS_ONLY = re.compile(r"^\w+=\S+(\s+\w+=\S+)*$")
+
+
+def _outside_quotes(line: str, chars: str) -> Iterator[int]:
+    quote = ""
+    for i, c in enumerate(line):
+        if c in "\"'" and (not quote or quote == c):
+            quote = "" if quote else c
+        elif not quote and c in chars:
+            yield i
+
+
+def _strip_comment(line: str) -> str:
+    for i in _outside_quotes(line, "#"):
+        if i > 0 and line[i - 1].isspace():
+            return line[:i].rstrip()
+    return line
+
+
+def _open_quote(line: str) -> bool:
+    return line.count('"') % 2 == 1
+
+
+def _logical_lines(text: str, path: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) with comments dropped and broken lines joined."""
+    raw = text.splitlines()
+    i = 0
+    while i < len(raw):
+        line_no, line = i + 1, raw[i].strip()
+        i += 1
+        if not line or line.startswith(";") or (line.startswith("#") and not line.startswith("#!")):
+            continue
+        while line.endswith("\\") and i < len(raw):  # shell continuation
+            line, i = line[:-1].rstrip() + " " + raw[i].strip(), i + 1
+        joined = 0  # a quoted value broken over lines (10 GbE report, Appendix E as printed)
+        while _open_quote(line) and _STATEMENT_START.match(line) and i < len(raw) and joined < 3:
+            line, i, joined = line + " " + raw[i].strip(), i + 1, joined + 1
+        if _open_quote(line):
+            raise TuningFileError(path, line_no, line, "unbalanced quote (a value broken across lines?)")
+        yield line_no, _strip_comment(line)
+
+
+def _statements(line: str) -> list[str]:
+    cuts = [-1, *_outside_quotes(line, ";"), len(line)]
+    return [s for s in (line[a + 1:b].strip() for a, b in zip(cuts, cuts[1:])) if s]
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1].strip()
+    return value
+
+
+# ---------------------------------------------------------------- statements -> knobs
+
+class _Line:
+    """One statement being read: turns (syntax, where, name, value) into a checked :class:`Knob`."""
+
+    def __init__(self, path: str, line_no: int, text: str) -> None:
+        self.path, self.line_no, self.text = path, line_no, text
+
+    def error(self, why: str) -> TuningFileError:
+        return TuningFileError(self.path, self.line_no, self.text, why)
+
+    def knob(self, syntaxes: tuple[str, ...], where: str, name: str, value: str) -> Knob:
+        key = name.replace("/", ".") if syntaxes[0] == "sysctl" and "." not in name else name
+        spec = KNOBS.get(key)
+        if spec is None:
+            raise self.error(f"unknown knob {name!r}" + _hint(key))
+        if spec.syntax not in syntaxes or (spec.where and where and spec.where != where):
+            raise self.error(f"{name} is set with {spec.how}")
+        return self.parsed(spec, _unquote(value))
+
+    def parsed(self, spec: KnobSpec, value: str) -> Knob:
+        try:
+            parsed = spec.parse(value)
+        except ValueError as exc:
+            raise self.error(f"bad value {value!r} for {spec.key}: {exc}") from None
+        return Knob(spec.key, parsed, self.line_no, spec.target, spec.note, self.text)
+
+    def pairs(self, syntax: str, where: str, words: list[str], module: str = "") -> list[Knob]:
+        if not words or any("=" not in w for w in words):
+            raise self.error("expected name=value pairs")
+        prefix = f"{module}." if module else ""
+        return [self.knob((syntax,), where, prefix + n, v) for n, v in (w.split("=", 1) for w in words)]
+
+
+def _hint(key: str) -> str:
+    if key == "tcp_deferred_acks_interval":
+        return " (the Sun blueprint's spelling; Solaris calls it tcp_deferred_ack_interval)"
+    bare = {k.split(".", 1)[1]: k for k in KNOBS if KNOBS[k].syntax == "modprobe"}
+    if key in bare:
+        return f" outside a driver line; write it as {KNOBS[bare[key]].how}"
+    close = difflib.get_close_matches(key, list(KNOBS), n=1, cutoff=0.9)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _split(stmt: str, ln: _Line) -> list[str]:
+    try:
+        return shlex.split(stmt)
+    except ValueError as exc:
+        raise ln.error(str(exc)) from None
+
+
+def _parse_statement(stmt: str, ln: _Line) -> list[Knob]:
+    """The knobs one statement sets (an empty list for a line that sets nothing)."""
+    if any(p.match(stmt) for p in _IGNORABLE_RE):
+        return []
+    head = stmt.split(None, 1)[0]
+    if head == "sysctl":
+        rest = re.sub(r"^sysctl(\s+-[a-zA-Z]+)*", "", stmt).strip()
+        if rest.count("=") == 1:
+            name, value = rest.split("=", 1)
+            return [ln.knob(("sysctl",), "", name.strip(), value)]
+        return ln.pairs("sysctl", "", _split(rest, ln))
+    if head == "echo":
+        m = re.match(r"^echo\s+(.+?)\s*>\s*/proc/sys/(\S+)$", stmt)
+        if not m:
+            raise ln.error("expected 'echo VALUE > /proc/sys/...'")
+        return [ln.knob(("sysctl",), "", m.group(2).replace("/", "."), m.group(1))]
+    if head == "ndd":
+        words = _split(stmt, ln)
+        if len(words) != 5 or words[1] != "-set":
+            raise ln.error("expected 'ndd -set /dev/tcp name value'")
+        return [ln.knob(("ndd",), words[2], words[3], words[4])]
+    if head == "set":
+        m = re.match(r"^set\s+([\w:]+)\s*=\s*(\S+)$", stmt)
+        if not m:
+            raise ln.error("expected 'set module:name = value' (/etc/system)")
+        return [ln.knob(("system",), "", m.group(1), m.group(2))]
+    if head == "sysconfig":
+        words = _split(stmt, ln)
+        if len(words) < 4 or words[1] != "-r":
+            raise ln.error("expected 'sysconfig -r subsystem name=value ...'")
+        return ln.pairs("sysconfig", words[2], words[3:])
+    if head == "modprobe":
+        words = [w for w in _split(stmt, ln)[1:] if not w.startswith("-")]
+        if not words:
+            raise ln.error("expected 'modprobe module option=value ...'")
+        return ln.pairs("modprobe", words[0], words[1:], module=words[0])
+    if head == "ifconfig" or head == "ip":
+        m = re.match(r"^(?:ifconfig\s+\S+|ip\s+link\s+set\s+(?:dev\s+)?\S+)\s+(?:ip)?mtu\s+(\S+)(\s+up)?$", stmt)
+        if not m:
+            raise ln.error("an interface command that sets no MTU (only 'mtu N', 'ipmtu N', 'up', 'down' are read)")
+        return [ln.parsed(_MTU, m.group(1))]
+    m = re.match(r'^"(\w+)"\s*=\s*dword:([0-9a-fA-F]{1,8})$', stmt)  # .reg file value
+    if m:
+        return [ln.knob(("registry",), "", m.group(1), str(int(m.group(2), 16)))]
+    m = re.match(r"^([\w./-]+)\s*=\s*(.*)$", stmt)  # sysctl.conf or registry "Name = value"
+    if m:
+        return [ln.knob(("sysctl", "registry"), "", m.group(1), m.group(2))]
+    m = re.match(r"^([A-Z]\w+)\s+(\S+)$", stmt)  # registry "Name value", as the gigabit-NIC article lists them
+    if m and m.group(1) in KNOBS and KNOBS[m.group(1)].syntax == "registry":
+        return [ln.knob(("registry",), "", m.group(1), m.group(2))]
+    raise ln.error("not a sysctl, ndd, /etc/system, sysconfig, registry, modprobe or ifconfig line")
 
 
 def parse_tuning(text: str, path: str = "<tuning>") -> list[Knob]:
-    """The knobs a tuning file sets, in order; unknown lines raise :class:`TuningFileError`."""
+    """The knobs a tuning file sets, in file order; any line tcpsim cannot map raises TuningFileError.
+
+    ``path`` only labels error messages. A line of driver options alone, right after a ``modprobe``
+    line of that driver, continues it (the 10 GbE report's ``XsumTX=1`` wrapped onto its own line).
+    """
     knobs: list[Knob] = []
-    pending = ""
-    pending_no = 0
-    for line_no, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if pending:
-            line = pending + " " + line
-            line_no = pending_no
-            pending = ""
-        if not line or (line.startswith("#") and not line.startswith("#!")):
+    module = ""
+    for line_no, line in _logical_lines(text, path):
+        ln = _Line(path, line_no, line)
+        if module and _PARAMS_ONLY.match(line) and all(f"{module}.{w.split('=')[0]}" in KNOBS for w in line.split()):
+            knobs.extend(ln.pairs("modprobe", module, line.split(), module=module))
             continue
-        if line.count('"') % 2 == 1:  # a quoted value continued on the next line
-            pending, pending_no = line, line_no
-            continue
-        for stmt in _split_statements(line):
-            knobs.extend(_parse_statement(stmt, line_no, path))
-    if pending:
-        raise TuningFileError(path, pending_no, pending, "unterminated quote")
+        module = ""
+        for stmt in _statements(line):
+            ln = _Line(path, line_no, stmt)
+            found = _parse_statement(stmt, ln)
+            knobs.extend(found)
+            module = found[-1].name.split(".")[0] if found and KNOBS.get(found[-1].name, _MTU).syntax == "modprobe" \
+                else ""
     return knobs
 
 
-def _parse_statement(stmt: str, line_no: int, path: str) -> list[Knob]:
-    if _SHELL_NOISE.match(stmt):
-        return []
-    m = _IFCONFIG_MTU.match(stmt)
-    if m:
-        return [Knob("mtu", m.group(1), line_no, stmt)]
-    if stmt.startswith("ifconfig"):
-        return []
-    m = _NDD.match(stmt)
-    if m:
-        return [_known(Knob(m.group(1), m.group(2), line_no, stmt), path)]
-    if stmt.startswith("sysconfig"):
-        words = shlex.split(stmt)
-        pairs = [w for w in words[3:] if "=" in w]
-        if len(words) < 4 or words[1] != "-r" or not pairs:
-            raise TuningFileError(path, line_no, stmt, "expected 'sysconfig -r SUBSYSTEM name=value ...'")
-        return [_known(Knob(n, v, line_no, stmt), path) for n, v in (p.split("=", 1) for p in pairs)]
-    if stmt.startswith("modprobe"):
-        words = shlex.split(stmt)
-        return [_known(Knob(n, v, line_no, stmt), path) for n, v in (w.split("=", 1) for w in words[2:] if "=" in w)]
-    if re.match(r"^[A-Z][A-Za-z0-9]+=\S+(\s+[A-Z][A-Za-z0-9]+=\S+)*$", stmt) and " " in stmt:
-        return [_known(Knob(n, v, line_no, stmt), path) for n, v in (w.split("=", 1) for w in stmt.split())]
-    m = _SYSCTL.match(stmt)
-    if m:
-        return [_known(Knob(m.group(1), m.group(2).strip(), line_no, stmt), path)]
-    raise TuningFileError(path, line_no, stmt, "not a sysctl, ndd, sysconfig, modprobe, ifconfig or registry line")
-
-
-def _known(knob: Knob, path: str) -> Knob:
-    if knob.name not in KNOWN_KNOBS and knob.name not in IGNORED_KNOBS:
-        raise TuningFileError(path, knob.line_no, knob.text, f"unknown knob {knob.name!r}")
-    return knob
-
+# ---------------------------------------------------------------- knobs -> platform
 
 def apply_tuning(platform: Platform, knobs: Iterable[Knob], path: str = "<tuning>") -> TuningResult:
-    """``platform`` with every knob applied in order (later lines win), and what each did."""
-    effects: list[str] = []
-    mtu = None
+    """``platform`` with the knobs applied in order (a later line wins), the MTU if set, and each effect.
+
+    A knob of another OS family than the platform's (an ``ndd`` line on a Linux host) raises
+    TuningFileError: its semantics would not hold. Driver and registry knobs apply to any platform.
+    """
+    effects: list[tuple[Knob, str]] = []
+    mtu: Optional[int] = None
+    xsum: dict[str, bool] = {}
+    xsum_before = platform.nic.checksum_offload
     for k in knobs:
         if k.name == "mtu":
-            mtu = int(k.value)
-            effects.append(f"line {k.line_no}: MTU = {mtu}")
+            mtu = k.value
+            effects.append((k, f"link.mtu_bytes = {mtu} (a scenario input, not a platform field)"))
             continue
-        if k.name in IGNORED_KNOBS:
-            effects.append(f"line {k.line_no}: {k.name} ignored: {IGNORED_KNOBS[k.name]}")
+        spec = KNOBS[k.name]
+        if spec.apply is None:
+            effects.append((k, f"ignored: {spec.note}"))
             continue
+        if spec.family is not None and spec.family != platform.os.family:
+            raise TuningFileError(path, k.line_no, k.text,
+                                  f"{k.name} is a {_FAMILY_NAMES[spec.family]} knob but platform {platform.name!r} "
+                                  f"runs {platform.os.name} ({platform.os.family})")
         try:
-            platform, what = KNOWN_KNOBS[k.name](platform, k.value)
-        except (ValueError, TypeError) as exc:
-            raise TuningFileError(path, k.line_no, k.text, f"bad value for {k.name}: {exc}") from None
-        effects.append(f"line {k.line_no}: {k.name}: {what}")
+            if spec.apply is _xsum:
+                xsum[k.name] = k.value
+                on = all(xsum.get(n, xsum_before) for n in ("ixgb.XsumRX", "ixgb.XsumTX"))
+                platform = replace(platform, nic=replace(platform.nic, checksum_offload=on))
+                what = f"nic.checksum_offload = {on} (one flag for both directions)"
+            else:
+                platform, what = spec.apply(platform, k.value)
+        except ConfigError as exc:
+            if isinstance(exc, TuningFileError):
+                raise
+            raise TuningFileError(path, k.line_no, k.text, f"{k.name} = {_show(k.value)}: {exc}") from None
+        effects.append((k, what))
     return TuningResult(platform=platform, mtu_bytes=mtu, effects=tuple(effects))

@@ -1,27 +1,82 @@
 """The command line: answers, JSON keys, help examples, one-line errors with exit code 2."""
 
+import csv
+import io
 import json
+import re
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
+from tcpsim import build_scenario, predict
 from tcpsim.cli import main
+from tcpsim.units import parse_size
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_predict_prints_a_readable_report(capsys):
-    assert main(["predict", "--mtu", "9000", "--sockbuf", "512k"]) == 0
-    out = capsys.readouterr().out
-    assert "goodput" in out and "limited by" in out and "try" in out
+def _strict_json(text):
+    """json.loads that refuses NaN and Infinity (Python's default accepts them; JSON does not)."""
+    def bad(token):
+        raise ValueError(f"not JSON: {token}")
+    return json.loads(text, parse_constant=bad)
 
 
-def test_predict_json_has_stable_keys(capsys):
-    assert main(["predict", "--platform", "es40_tru64", "--sockbuf", "32k", "--json"]) == 0
-    d = json.loads(capsys.readouterr().out)
-    for key in ("goodput_bps", "data_packets_per_s", "limited_by", "payload_histogram", "ceilings_bps",
-                "utilization_frac", "termination"):
+def _run(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---------------------------------------------------------------- predict
+
+def test_predict_report_has_goodput_packets_limit_and_advice(capsys):
+    code, out, _ = _run(capsys, ["predict", "--platform", "es40_tru64", "--sockbuf", "32k"])
+    assert code == 0
+    r = predict(platform="es40_tru64", sockbuf="32k")
+    m = re.search(r"goodput\s+([\d.,]+) Mbit/s", out)
+    assert m and float(m.group(1).replace(",", "")) == pytest.approx(r.goodput_bps / 1e6, abs=0.1)
+    assert "MB/s" in out and "% of line-rate" in out
+    assert "data/s" in out                      # packets per second
+    assert "CPU" in out and "bus" in out          # per-host utilization
+    assert "limited by" in out and "headroom" in out and "try" in out
+    assert r.termination in out
+
+
+def test_window_limit_advice_names_a_buffer_above_the_bdp(capsys):
+    code, out, _ = _run(capsys, ["predict", "--rtt", "10ms", "--sockbuf", "64k"])
+    assert code == 0
+    assert "TCP window" in out
+    m = re.search(r"--sockbuf (\d+)k", out)
+    assert m, out
+    bdp_bytes = 949e6 / 8 * 10e-3
+    assert bdp_bytes <= int(m.group(1)) * 1024 <= 4 * bdp_bytes
+
+
+def test_predict_json_has_every_result_key_and_is_strict_json(capsys):
+    code, out, _ = _run(capsys, ["predict", "--sockbuf", "32k", "--json"])  # ideal hosts: inf bus/CPU ceilings
+    assert code == 0
+    d = _strict_json(out)
+    expected = set(predict(sockbuf="32k").to_dict())
+    assert expected <= set(d)
+    for key in ("goodput_bps", "data_packets_per_s", "limited_by", "payload_histogram", "ceilings_bps"):
         assert key in d
-    assert all(k.isdigit() for k in d["payload_histogram"])
+    assert d["payload_histogram"] and all(k.isdigit() for k in d["payload_histogram"])
+    assert d["ceilings_bps"]["cpu_sender"] is None          # inf -> null
+    assert d["ceilings_bps"]["window"] > 0
+    assert d["goodput_bps"] > 0
+
+
+def test_predict_ceilings_method_is_instant_and_json_safe(capsys):
+    code, out, _ = _run(capsys, ["predict", "--platform", "es40_tru64", "--method", "ceilings", "--json"])
+    assert code == 0
+    d = _strict_json(out)
+    assert d["termination"] == "closed_form"
+    assert d["data_packets_per_s"] is None                  # NaN -> null
+    assert d["goodput_bps"] == pytest.approx(min(v for v in d["ceilings_bps"].values() if v is not None))
 
 
 @pytest.mark.parametrize("argv, field", [
@@ -29,13 +84,26 @@ def test_predict_json_has_stable_keys(capsys):
     (["predict", "--mtu", "70000"], "mtu_bytes"),
     (["predict", "--sockbuf", "0"], "sockbuf_bytes"),
     (["predict", "--platform", "cray1"], "platform"),
+    (["predict", "--platform", "rx2600_ixgb", "--tuning", "turbo"], "tuning"),
+    (["predict", "--tuning", "kernel"], "tuning"),
     (["predict", "--delack", "sometimes"], "--delack"),
+    (["predict", "--streams", "many"], "--streams"),
     (["predict", "--rate", "fast"], "rate"),
+    (["predict", "--delay", "1ms", "--rtt", "2ms"], "delay"),
+    (["predict", "--max-time", "soon"], "max_time"),
     (["sweep", "--sockbuf", "16k..1M:y2"], "sockbuf"),
+    (["sweep", "--streams", "8..1:+1"], "streams"),
+    (["sweep", "--mtu", "1500,9000", "--workers", "0"], "workers"),
+    (["explain", "--segments", "0"], "segments"),
+    (["plan", "sockbuf"], "target"),
+    (["plan", "cpus", "--target", "fast"], "target"),
+    (["bogus"], "command"),
+    ([], "command"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, field):
-    assert main(argv) == 2
-    err = capsys.readouterr().err.strip()
+    code, _, err = _run(capsys, argv)
+    assert code == 2
+    err = err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("tcpsim: error:")
     assert field in err
     assert "Traceback" not in err
@@ -44,53 +112,164 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, field):
 def test_unknown_knob_in_a_tuning_file_names_the_line(tmp_path, capsys):
     f = tmp_path / "tuned.conf"
     f.write_text("# comment\nnet.core.rmem_max = 4194304\nnet.ipv4.tcp_magic = 1\n")
-    assert main(["predict", "--sysctl", str(f)]) == 2
-    err = capsys.readouterr().err
+    code, _, err = _run(capsys, ["predict", "--platform", "p4_linux", "--sysctl", str(f)])
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
     assert ":3:" in err and "tcp_magic" in err
 
 
-def test_tuning_file_changes_the_answer(tmp_path, capsys):
+def test_missing_tuning_file_is_one_line(capsys):
+    code, _, err = _run(capsys, ["predict", "--sysctl", "/nonexistent/tuned.conf"])
+    assert code == 2 and "sysctl" in err and len(err.strip().splitlines()) == 1
+
+
+def test_tuning_file_lifts_the_linux_cap(tmp_path, capsys):
     f = tmp_path / "tuned.conf"
     f.write_text("net.core.rmem_max = 4194304\nnet.core.wmem_max = 4194304\n")
-    main(["predict", "--platform", "p4_linux", "--rtt", "10ms", "--sockbuf", "1M", "--json"])
-    capped = json.loads(capsys.readouterr().out)["goodput_bps"]
-    main(["predict", "--platform", "p4_linux", "--rtt", "10ms", "--sockbuf", "1M", "--sysctl", str(f), "--json"])
-    lifted = json.loads(capsys.readouterr().out)["goodput_bps"]
-    assert lifted > 2 * capped
+    flags = ["predict", "--platform", "p4_linux", "--rtt", "10ms", "--sockbuf", "1M", "--json", "--method", "ceilings"]
+    capped = _strict_json(_run(capsys, flags)[1])
+    lifted = _strict_json(_run(capsys, flags + ["--sysctl", str(f)])[1])
+    assert lifted["inputs"]["rcvbuf_bytes"] > capped["inputs"]["rcvbuf_bytes"]
+    assert capped["limited_by"] == "window"
+    assert lifted["ceilings_bps"]["window"] > 2 * capped["ceilings_bps"]["window"]
+    assert lifted["goodput_bps"] > 2 * capped["goodput_bps"]
 
 
-@pytest.mark.parametrize("cmd", ["predict", "platforms", "sweep", "explain", "plan"])
+def test_mtu_line_of_a_tuning_file_applies_unless_mtu_is_given(tmp_path, capsys):
+    f = tmp_path / "tuned.conf"
+    f.write_text("net.core.rmem_max = 4194304\nifconfig eth2 mtu 9000\n")
+    base = ["predict", "--platform", "p4_linux", "--sysctl", str(f), "--method", "ceilings", "--json"]
+    assert _strict_json(_run(capsys, base)[1])["inputs"]["mtu_bytes"] == 9000
+    assert _strict_json(_run(capsys, base + ["--mtu", "1500"])[1])["inputs"]["mtu_bytes"] == 1500
+
+
+# ---------------------------------------------------------------- help, platforms
+
+@pytest.mark.parametrize("cmd", [[], ["predict"], ["platforms"], ["sweep"], ["explain"], ["plan"], ["validate"],
+                                 ["calibrate"]])
 def test_every_command_has_help_with_an_example(capsys, cmd):
-    assert main([cmd, "--help"]) == 0
-    assert "Example" in capsys.readouterr().out
+    code, out, _ = _run(capsys, cmd + ["--help"])
+    assert code == 0
+    assert "Example" in out
 
 
 def test_platforms_lists_every_profile(capsys):
-    assert main(["platforms", "--json"]) == 0
-    names = {p["name"] for p in json.loads(capsys.readouterr().out)}
-    assert {"es40_tru64", "sunfire6800_ce", "rx2600_ixgb", "se7501_ixgb", "modern_linux"} <= names
+    from tcpsim.profiles import list_platforms
+
+    code, out, _ = _run(capsys, ["platforms", "--json"])
+    assert code == 0
+    listed = _strict_json(out)
+    assert [p["name"] for p in listed] == list_platforms()
+    assert {"es40_tru64", "sunfire6800_ce", "rx2600_ixgb", "se7501_ixgb"} <= {p["name"] for p in listed}
+    code, out, _ = _run(capsys, ["platforms"])
+    assert code == 0 and len(out.strip().splitlines()) == len(listed)
 
 
-def test_explain_shows_the_nagle_cycle(capsys):
-    assert main(["explain", "--platform", "sunfire6800_ce", "--message", "100", "--nodelay", "--segments", "10"]) == 0
-    assert "data seq=" in capsys.readouterr().out
+# ---------------------------------------------------------------- sweep, explain, plan through the CLI
+
+def test_sweep_csv_has_one_row_per_point(capsys):
+    code, out, _ = _run(capsys, ["sweep", "--sockbuf", "16k..64k:x2", "--mtu=1500,9000", "--rtt", "1ms",
+                                 "--workers", "1", "--csv", "-"])
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 6
+    assert [int(r["sockbuf_bytes"]) for r in rows] == [16384, 16384, 32768, 32768, 65536, 65536]
+    assert {int(r["mtu_bytes"]) for r in rows} == {1500, 9000}
+    assert all(float(r["goodput_bps"]) > 0 for r in rows)
 
 
-def test_python_m_tcpsim_runs():
-    out = subprocess.run([sys.executable, "-m", "tcpsim", "predict", "--json"], capture_output=True, text=True,
-                         check=True).stdout
-    assert json.loads(out)["limited_by"]
+def test_sweep_json_and_table(tmp_path, capsys):
+    out_file = tmp_path / "points.json"
+    code, out, _ = _run(capsys, ["sweep", "--streams", "1..3", "--workers", "1", "--json", str(out_file)])
+    assert code == 0
+    assert "n_streams" in out and "goodput_mbps" in out and len(out.strip().splitlines()) == 4  # table on screen
+    rows = _strict_json(out_file.read_text())
+    assert [r["n_streams"] for r in rows] == [1, 2, 3]
+    assert rows[0]["ceiling_cpu_sender_bps"] is None
 
 
-def test_import_does_not_pull_matplotlib_or_scipy():
-    code = ("import sys, tcpsim, tcpsim.cli, tcpsim.api; "
-            "bad = [m for m in ('matplotlib', 'scipy', 'pandas') if m in sys.modules]; "
-            "sys.exit(1 if bad else 0)")
-    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+def test_sweep_plot_takes_the_flag_name_for_x(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "bdp.png"
+    code, _, err = _run(capsys, ["sweep", "--sockbuf", "16k,64k", "--rtt", "1ms,4ms", "--workers", "1",
+                                 "--plot", str(png), "--x", "sockbuf", "--y", "goodput_mbps"])
+    assert code == 0, err
+    assert png.stat().st_size > 1000 and png.read_bytes()[:4] == b"\x89PNG"
 
+
+def test_explain_prints_a_diagram(capsys):
+    code, out, _ = _run(capsys, ["explain", "--os", "solaris", "--message", "100", "--message-rate", "20000",
+                                 "--delay", "5us", "--segments", "10"])
+    assert code == 0
+    assert "sender ---> receiver" in out and "sender <--- receiver" in out
+    assert "payload cycle" in out
+
+
+def test_plan_jumbo_says_why(capsys):
+    code, out, _ = _run(capsys, ["plan", "jumbo", "--platform", "es40_tru64"])
+    assert code == 0
+    assert "jumbo frames" in out and "MTU 1500" in out and "limited by" in out
+
+
+# ---------------------------------------------------------------- validate, calibrate
 
 @pytest.mark.parametrize("argv", [["calibrate", "--platform", "nope"], ["validate", "--bogus"]])
 def test_calibration_commands_fail_in_one_line(capsys, argv):
-    assert main(argv) == 2
-    err = capsys.readouterr().err.strip()
+    code, _, err = _run(capsys, argv)
+    assert code == 2
+    err = err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("tcpsim: error:")
+
+
+def test_calibration_commands_without_the_module(monkeypatch, capsys):
+    for name in ("tcpsim.calibration.validate", "tcpsim.calibration.calibrate", "tcpsim.calibration.fit"):
+        monkeypatch.setitem(sys.modules, name, None)  # import raises ImportError
+    for cmd in ("validate", "calibrate"):
+        code, _, err = _run(capsys, [cmd])
+        assert code == 2
+        assert err.strip() == f"tcpsim: error: {cmd} is not available in this build"
+
+
+# ---------------------------------------------------------------- processes
+
+def test_python_m_tcpsim_predict_json_is_quick():
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "tcpsim", "predict", "--json"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    wall = time.perf_counter() - t
+    assert proc.returncode == 0, proc.stderr
+    d = _strict_json(proc.stdout)
+    assert d["limited_by"] and d["goodput_bps"] > 0
+    assert wall < 3.0  # the target is < 1 s on an idle machine; the margin is for loaded CI runners
+
+
+def test_import_cli_does_not_pull_matplotlib_scipy_or_pandas():
+    code = ("import sys, tcpsim, tcpsim.cli; "
+            "bad = [m for m in ('matplotlib', 'scipy', 'pandas') if m in sys.modules]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_predict_command_does_not_pull_matplotlib():
+    code = ("import sys, io, contextlib, tcpsim.cli; "
+            "contextlib.redirect_stdout(io.StringIO()).__enter__(); "
+            "rc = tcpsim.cli.main(['predict', '--platform', 'es40_tru64']); "
+            "bad = [m for m in ('matplotlib', 'pandas') if m in sys.modules]; "
+            "sys.exit(rc or (1 if bad else 0))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_predict_flags_reach_the_scenario(capsys):
+    code, out, _ = _run(capsys, ["predict", "--method", "ceilings", "--json", "--platform", "p4_linux",
+                                 "--mtu", "9000", "--sockbuf", "64k", "--streams", "3", "--write", "8k",
+                                 "--rtt", "2ms", "--nodelay"])
+    assert code == 0
+    inputs = _strict_json(out)["inputs"]
+    sc = build_scenario(platform="p4_linux", mtu=9000, sockbuf="64k", streams=3, write="8k", rtt="2ms",
+                        nodelay=True)
+    assert inputs["mtu_bytes"] == 9000 and inputs["n_streams"] == 3
+    assert inputs["write_bytes"] == parse_size("8k") and inputs["nodelay"] is True
+    assert inputs["rcvbuf_bytes"] == sc.receiver.tcp.rcvbuf_bytes
+    assert inputs["one_way_delay_s"] == pytest.approx(1e-3)

@@ -1,40 +1,153 @@
-"""Sweeps: grids, range syntax, determinism across executors, tables for pandas."""
+"""Sweeps: range syntax, grid order, seeds, determinism across executors, tables for numpy and pandas."""
 
-from concurrent.futures import ProcessPoolExecutor
+import json
+import math
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
+import numpy as np
 import pytest
 
+from tcpsim import predict
 from tcpsim.errors import ConfigError
-from tcpsim.sweep import parse_axis, sweep
+from tcpsim.sweep import parse_axis, split_axes, sweep
+
+QUICK = {"rtt": "1ms"}
 
 
-def test_range_syntax():
-    assert parse_axis("sockbuf", "16k..128k:x2") == [16384, 32768, 65536, 131072]
-    assert parse_axis("streams", "1..10:+4") == [1, 5, 9]
-    assert parse_axis("mtu", "1500,9000") == [1500, 9000]
-    with pytest.raises(ConfigError):
-        parse_axis("sockbuf", "16k..1M:y2")
+# ---------------------------------------------------------------- range syntax
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("sockbuf", "16k..128k:x2", [16384, 32768, 65536, 131072]),
+    ("sockbuf", "16k..100k:x2", [16384, 32768, 65536]),          # hi included only when a step lands on it
+    ("streams", "1..20:+4", [1, 5, 9, 13, 17]),
+    ("streams", "1..4", [1, 2, 3, 4]),                            # whole-number inputs step by 1
+    ("mtu", "1500,9000", [1500, 9000]),
+    ("mtu", "9000", [9000]),
+    ("rate", "100mbit,1gbit", [1e8, 1e9]),
+    ("rtt", "100us..10ms:x10", [1e-4, 1e-3, 1e-2]),               # no 9.999999999999999e-05
+    ("loss", "0..0.01:+0.0025", [0.0, 0.0025, 0.005, 0.0075, 0.01]),
+    ("platform", "ideal,es40_tru64", ["ideal", "es40_tru64"]),
+    ("platform", "../my.toml", ["../my.toml"]),                   # text inputs have no ranges
+])
+def test_range_syntax(name, text, expected):
+    assert parse_axis(name, text) == expected
+
+
+@pytest.mark.parametrize("name, text", [
+    ("sockbuf", "16k..1M:y2"), ("sockbuf", "16k..1M:x1"), ("streams", "1..20:+0"), ("streams", "20..1:+1"),
+    ("sockbuf", "0..1M:x2"), ("sockbuf", "16k..64k"), ("sockbuf", "16k.."), ("sockbuf", "12q,16k"),
+    ("streams", "1..1000000"), ("streams", "one,two"),
+])
+def test_bad_ranges_raise_config_error_naming_the_input(name, text):
+    with pytest.raises(ConfigError) as info:
+        parse_axis(name, text)
+    assert info.value.field == name
+
+
+def test_split_axes_takes_lists_and_ranges_only():
+    rest, axes = split_axes(["sweep", "--mtu=1500,9000", "--sockbuf", "16k..64k:x2", "--rate", "10gbit",
+                             "--platform", "../p.toml", "--csv", "a,b.csv", "--message-rate", "1000,2000"],
+                            ["mtu", "sockbuf", "rate", "platform", "message_rate"])
+    assert axes == {"mtu": [1500, 9000], "sockbuf": [16384, 32768, 65536], "message_rate": [1000.0, 2000.0]}
+    assert rest == ["sweep", "--rate", "10gbit", "--platform", "../p.toml", "--csv", "a,b.csv"]
+
+
+# ---------------------------------------------------------------- the grid
+
+def test_grid_order_values_in_si_units_and_inputs():
+    res = sweep(QUICK, workers=1, sockbuf=["16k", "64k"], mtu=[1500, 9000], streams=[1])
+    assert res.axes == ("sockbuf", "mtu", "streams")
+    assert [(r["sockbuf_bytes"], r["mtu_bytes"]) for r in res.rows] == \
+        [(16384, 1500), (16384, 9000), (65536, 1500), (65536, 9000)]
+    assert all(r["one_way_delay_s"] == pytest.approx(5e-4) and r["n_streams"] == 1 for r in res.rows)
+    assert res.axis_columns == ["sockbuf_bytes", "mtu_bytes", "n_streams"]
+    assert res.column_name("sockbuf") == "sockbuf_bytes" and res.column_name("goodput_bps") == "goodput_bps"
+
+
+def test_each_point_matches_a_single_prediction():
+    res = sweep(QUICK, workers=1, sockbuf=["16k", "64k"])
+    for row in res.rows:
+        single = predict(sockbuf=row["sockbuf_bytes"], seed=row["seed"], **QUICK)
+        assert row["goodput_bps"] == single.goodput_bps
+        assert row["limited_by"] == single.limited_by
+
+
+def test_seeds_come_from_seed_sequence_spawn():
+    res = sweep({**QUICK, "seed": 7}, workers=1, mtu=[1500, 9000, 4000])
+    expected = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(7).spawn(3)]
+    assert [r["seed"] for r in res.rows] == expected
+    assert len(set(expected)) == 3
+    replicated = sweep(QUICK, workers=1, seed=[3, 4])
+    assert [r["seed"] for r in replicated.rows] == [3, 4]
 
 
 def test_executor_gives_the_same_table_as_serial():
     axes = dict(sockbuf=["16k", "64k", "256k"], mtu=[1500, 9000])
-    serial = sweep({"rtt": "1ms"}, workers=1, **axes)
+    serial = sweep(QUICK, workers=1, **axes)
     with ProcessPoolExecutor(2) as ex:
-        pooled = sweep({"rtt": "1ms"}, executor=ex, **axes)
+        pooled = sweep(QUICK, executor=ex, **axes)
     assert serial.to_records() == pooled.to_records()
-    assert len(serial.rows) == 6
     cols = serial.columns
-    assert len(cols["goodput_bps"]) == 6 and cols["goodput_bps"].dtype.kind == "f"
+    assert len(serial) == 6
+    assert all(len(v) == 6 for v in cols.values())
+    assert cols["goodput_bps"].dtype.kind == "f" and cols["sockbuf_bytes"].dtype.kind == "i"
+    assert cols["limited_by"].dtype == object
+
+
+def test_any_executor_works_and_progress_is_reported():
+    seen = []
+    with ThreadPoolExecutor(2) as ex:
+        res = sweep(QUICK, executor=ex, progress=lambda done, total: seen.append((done, total)), streams=[1, 2])
+    assert seen == [(1, 2), (2, 2)]
+    assert [r["n_streams"] for r in res.rows] == [1, 2]
 
 
 def test_goodput_grows_with_the_buffer_when_the_window_limits():
-    res = sweep({"rtt": "2ms"}, workers=1, sockbuf=["16k", "64k", "256k"])
+    res = sweep({"rtt": "2ms"}, workers=1, sockbuf="16k..64k:x2")
     g = [r["goodput_bps"] for r in res.rows]
+    assert [r["limited_by"] for r in res.rows] == ["window"] * 3
     assert g[0] < g[1] < g[2]
 
 
-def test_to_pandas_has_units_in_column_names():
+@pytest.mark.parametrize("base, axes", [
+    ({}, {"colour": ["red"]}),                  # not a build_scenario keyword
+    ({"colour": "red"}, {"mtu": [1500]}),
+    ({}, {"budget": [None]}),                    # a keyword, but not sweepable
+    ({}, {"mtu": [1500, 70000]}),                # checked before anything runs
+    ({}, {"mtu": []}),
+])
+def test_bad_sweeps_fail_before_running(base, axes):
+    with pytest.raises(ConfigError):
+        sweep(base, workers=1, **axes)
+
+
+# ---------------------------------------------------------------- outputs
+
+def test_tables_csv_json_html_and_pandas(tmp_path):
+    res = sweep(QUICK, workers=1, mtu=[1500, 9000])
+    text = res.to_csv(tmp_path / "s.csv")
+    assert (tmp_path / "s.csv").read_text() == text
+    assert text.splitlines()[0].startswith("mtu_bytes,") and len(text.strip().splitlines()) == 3
+    rows = json.loads(res.to_json(), parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
+    assert rows[0]["ceiling_cpu_sender_bps"] is None and math.isinf(res.rows[0]["ceiling_cpu_sender_bps"])
+    assert "mtu_bytes" in res.table() and "goodput_mbps" in res.table()
+    html = res._repr_html_()
+    assert html.count("<tr>") == 3 and "limited_by" in html
     pd = pytest.importorskip("pandas")
-    df = sweep({}, workers=1, mtu=[1500]).to_pandas()
-    assert isinstance(df, pd.DataFrame)
-    assert {"mtu_bytes", "goodput_bps", "limited_by"} <= set(df.columns)
+    df = res.to_pandas()
+    assert isinstance(df, pd.DataFrame) and len(df) == 2
+    assert {"mtu_bytes", "goodput_bps", "goodput_mbps", "limited_by", "data_packets_per_s"} <= set(df.columns)
+
+
+def test_plot_returns_a_figure_with_one_line_per_hue():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    res = sweep(QUICK, workers=1, sockbuf=["16k", "32k"], mtu=[1500, 9000])
+    fig = res.plot("sockbuf", "goodput_mbps", hue="mtu")
+    try:
+        lines = fig.axes[0].get_lines()
+        assert len(lines) == 2
+        assert sorted(lines[0].get_xdata()) == [16384, 32768]
+    finally:
+        plt.close(fig)

@@ -1,23 +1,43 @@
-"""Platform profiles: one TOML file per machine of the sources, with provenance and calibration record.
+"""Platform profiles: one TOML file per machine of the sources, with provenance, tuning levels and fit record.
 
-``load_platform("es40_tru64")`` reads ``tcpsim/profiles/es40_tru64.toml``; ``tuning="kernel"`` also
-applies the knob lines stored under ``[tuning.kernel]`` (the source's own script) through
-:func:`tcpsim.tuning.apply_tuning`.
+``load_platform("es40_tru64")`` reads ``tcpsim/profiles/es40_tru64.toml`` (package data); a path to a
+``.toml`` file works too. ``load_platform("rx2600_ixgb", tuning="driver")`` also applies the knob lines
+of ``[tuning.driver]`` (the source's own script) through :func:`tcpsim.tuning.apply_tuning`. MTU lines
+stay out of these tables: the MTU is a scenario input (``Link.mtu_bytes``).
+
+File layout (every table optional; a missing field takes the dataclass default)::
+
+    name = "rx2600_ixgb"
+    [provenance]        source, hardware, os, notes
+    [cpu]               CpuCost fields
+    [nic]               Nic fields
+    [bus]               preset = "pcix-64-133", plus any Bus field that differs from the preset
+    [os]                OsTcp fields
+    [tuning.<level>]    knobs = '''sysctl -w ...'''  (lines as tcpsim.tuning reads them)
+    [fit]               calibration record written by ``tcpsim calibrate`` (empty until then)
+
+Reading uses :mod:`tomllib`; :func:`save_platform` writes with the small TOML writer below (stdlib only).
 """
 
 from __future__ import annotations
 
+import math
+import numbers
+import re
 import tomllib
 from dataclasses import fields, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from ..errors import ConfigError
-from ..platform import Bus, CpuCost, Nic, OsTcp, Platform, Provenance, bus_preset
+from ..platform import BUS_PRESETS, Bus, CpuCost, Nic, OsTcp, Platform, Provenance, bus_preset
 
-__all__ = ["load_platform", "list_platforms", "platform_summary", "save_platform", "profile_path", "tuning_levels",
-           "tune", "tuning_texts"]
+__all__ = ["load_platform", "list_platforms", "platform_summary", "save_platform", "profile_path",
+           "tuning_levels", "tuning_texts", "tune"]
+
+UNTUNED = ("none", "default", "")
+"""Tuning names that mean the profile as it is."""
 
 
 def _dir():
@@ -29,130 +49,198 @@ def list_platforms() -> list[str]:
     return sorted(p.name[:-5] for p in _dir().iterdir() if p.name.endswith(".toml"))
 
 
-def profile_path(name: str) -> Path:
-    """Where the profile ``name`` lives (a path to a .toml file is returned as is)."""
-    if name.endswith(".toml"):
-        return Path(name)
-    if name not in list_platforms():
-        raise ConfigError("platform", name, "one of " + ", ".join(list_platforms()) + " or a .toml path")
-    return Path(str(_dir() / f"{name}.toml"))
+def profile_path(name_or_path: str | Path) -> Path:
+    """Where profile ``name_or_path`` lives (a path to a .toml file is returned as it is)."""
+    text = str(name_or_path)
+    if text.endswith(".toml"):
+        return Path(text)
+    if text not in list_platforms():
+        raise ConfigError("platform", text, "one of " + ", ".join(list_platforms()) + " or a path to a .toml file")
+    return Path(str(_dir() / f"{text}.toml"))
 
 
-def _read(name: str) -> dict[str, Any]:
-    path = profile_path(name)
+def _read(name_or_path: str | Path) -> dict[str, Any]:
+    path = profile_path(name_or_path)
     try:
         return tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError("platform", name, "an existing profile file") from None
+    except OSError as exc:
+        raise ConfigError("platform", str(name_or_path), f"a readable profile file ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("platform", name, f"valid TOML ({exc})") from None
+        raise ConfigError("platform", str(name_or_path), f"valid TOML ({exc})") from None
 
 
-def _build(cls, table: dict[str, Any], where: str):
-    known = {f.name for f in fields(cls)}
-    unknown = set(table) - known
+def _check_keys(cls, table: Mapping[str, Any], where: str, extra: tuple[str, ...] = ()) -> None:
+    unknown = sorted(set(table) - {f.name for f in fields(cls)} - set(extra))
     if unknown:
-        raise ConfigError(f"{where}.{sorted(unknown)[0]}", table[sorted(unknown)[0]], f"a field of {cls.__name__}")
+        raise ConfigError(f"{where}.{unknown[0]}", table[unknown[0]], f"a field of {cls.__name__}")
+
+
+def _build(cls, table: Mapping[str, Any], where: str):
+    _check_keys(cls, table, where)
     return cls(**table)
 
 
-def tuning_levels(name: str) -> list[str]:
-    """Tuning levels a profile defines (``[tuning.<level>]``), besides the untuned default."""
-    return sorted(_read(name).get("tuning", {}))
+def _bus(table: Mapping[str, Any]) -> Bus:
+    """A bus from ``preset`` plus overrides, or from its fields alone."""
+    _check_keys(Bus, table, "bus", extra=("preset",))
+    values = dict(table)
+    preset = values.pop("preset", None)
+    base = bus_preset(preset) if preset else Bus()
+    return replace(base, **values) if values else base
 
 
-def load_platform(name: str, tuning: Optional[str] = None) -> Platform:
-    """The :class:`Platform` of profile ``name``, optionally with one of its tuning levels applied."""
-    data = _read(name)
-    bus_table = dict(data.get("bus", {}))
-    preset = bus_table.pop("preset", None)
-    bus = bus_preset(preset) if preset else Bus()
-    if bus_table:
-        bus = replace(bus, **bus_table)
-    fit = data.get("fit", {})
+def _fit_value(v: Any) -> Any:
+    if isinstance(v, list):
+        return tuple(_fit_value(x) for x in v)
+    return v if isinstance(v, (bool, int, float, str)) else str(v)
+
+
+def load_platform(name_or_path: str | Path, tuning: Optional[str] = None) -> Platform:
+    """The :class:`Platform` of a profile (shipped name or .toml path), with tuning level ``tuning`` applied.
+
+    ``tuning`` None, "none" or "default" gives the profile as it is (the OS defaults its source gives);
+    another name applies that ``[tuning.<name>]`` table. An unknown profile or level raises ConfigError
+    listing the known ones.
+    """
+    data = _read(name_or_path)
+    _check_keys(Platform, data, "profile", extra=("tuning",))
+    stem = Path(str(name_or_path)).stem
     platform = Platform(
-        name=data.get("name", name),
+        name=data.get("name", stem),
         cpu=_build(CpuCost, data.get("cpu", {}), "cpu"),
         nic=_build(Nic, data.get("nic", {}), "nic"),
-        bus=bus,
+        bus=_bus(data.get("bus", {})),
         os=_build(OsTcp, data.get("os", {}), "os"),
         provenance=_build(Provenance, data.get("provenance", {}), "provenance"),
-        fit=tuple((k, v) for k, v in fit.items() if isinstance(v, (int, float, str))),
+        fit=tuple((k, _fit_value(v)) for k, v in data.get("fit", {}).items()),
     )
-    if tuning in (None, "", "none", "default"):
+    if tuning in UNTUNED or tuning is None:
         return platform
-    return tune(platform, name, tuning)
+    return tune(platform, name_or_path, tuning)
 
 
-def tuning_texts(name: str) -> dict[str, str]:
-    """The knob lines of each tuning level of profile ``name``."""
-    return {level: table["knobs"] for level, table in _read(name).get("tuning", {}).items()}
+def tuning_texts(name_or_path: str | Path) -> dict[str, str]:
+    """The knob lines of each tuning level of a profile, by level name."""
+    levels = _read(name_or_path).get("tuning", {})
+    out = {}
+    for level, table in levels.items():
+        if level in UNTUNED or not isinstance(table, dict) or not isinstance(table.get("knobs"), str):
+            raise ConfigError(f"tuning.{level}", table, "a table with knobs = '''...''' (and a name other than "
+                              + ", ".join(repr(u) for u in UNTUNED) + ")")
+        out[level] = table["knobs"]
+    return out
 
 
-def tune(platform: Platform, name: str, level: str) -> Platform:
-    """``platform`` with the knobs of profile ``name``'s tuning ``level`` applied."""
-    levels = tuning_texts(name)
+def tuning_levels(name_or_path: str | Path) -> list[str]:
+    """Tuning levels a profile defines (``[tuning.<level>]``), besides the untuned profile."""
+    return sorted(tuning_texts(name_or_path))
+
+
+def tune(platform: Platform, name_or_path: str | Path, level: str) -> Platform:
+    """``platform`` with the knobs of the profile's tuning ``level`` applied (named ``<name>+<level>``)."""
+    levels = tuning_texts(name_or_path)
     if level not in levels:
-        raise ConfigError("tuning", level, "one of none, " + ", ".join(sorted(levels)) if levels
+        raise ConfigError("tuning", level, ("one of none, " + ", ".join(sorted(levels))) if levels
                           else "none (this profile defines no tuning levels)")
     from ..tuning import apply_tuning, parse_tuning
 
-    knobs = parse_tuning(levels[level], f"{name}:tuning.{level}")
-    return replace(apply_tuning(platform, knobs).platform, name=f"{platform.name}+{level}")
+    label = f"{Path(str(name_or_path)).stem}:tuning.{level}"
+    return replace(apply_tuning(platform, parse_tuning(levels[level], label), label).platform,
+                   name=f"{platform.name}+{level}")
 
 
-def platform_summary(name: str) -> str:
-    """One line: the profile's hardware, OS and source."""
-    p = load_platform(name)
-    prov = p.provenance
-    levels = tuning_levels(name)
-    extra = f"; tuning levels: {', '.join(levels)}" if levels else ""
-    return f"{name}: {prov.hardware} / {prov.os} (source: {prov.source or '-'}){extra}"
+def platform_summary(name_or_path: str | Path) -> str:
+    """One line: the profile's hardware, OS, source, tuning levels and calibration state."""
+    p = load_platform(name_or_path)
+    prov, fit = p.provenance, dict(p.fit)
+    levels = tuning_levels(name_or_path)
+    extra = f"; tuning: {', '.join(levels)}" if levels else ""
+    err = fit.get("median_abs_rel_error")
+    cal = f"; calibrated (median error {err:.1%})" if isinstance(err, float) else "; not calibrated"
+    return f"{Path(str(name_or_path)).stem}: {prov.hardware or '-'} / {prov.os or '-'} " \
+           f"(source: {prov.source or 'none'}{extra}{cal})"
+
+
+# ---------------------------------------------------------------- a small TOML writer
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else _toml_str(key)
+
+
+def _toml_str(s: str) -> str:
+    escapes = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    return '"' + "".join(escapes.get(c, c if 0x20 <= ord(c) != 0x7F else f"\\u{ord(c):04x}") for c in s) + '"'
+
+
+def _toml_text(s: str) -> str:
+    """A multi-line literal string (backslashes stay as written, e.g. registry keys) when it can be one."""
+    literal_ok = "'''" not in s and not s.endswith("'") and all(c in "\n\t" or 0x20 <= ord(c) != 0x7F for c in s)
+    return "'''\n" + s + "'''" if literal_ok and "\n" in s else _toml_str(s)
+
+
+def _toml_float(v: float) -> str:
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    text = f"{v:.6g}"
+    if float(text) != v:
+        text = repr(v)  # shortest exact form: a save loses nothing
+    return text if any(c in text for c in ".e") else text + ".0"
 
 
 def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int):
-        return repr(v)
-    if isinstance(v, float) or hasattr(v, "__float__"):
-        return f"{float(v):.6g}" if "e" in f"{float(v):.6g}" or "." in f"{float(v):.6g}" else f"{float(v):.6g}.0"
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        return _toml_float(float(v))
     if isinstance(v, str):
-        if "\n" in v:
-            return '"""\n' + v.replace('"""', '\\"\\"\\"') + '"""'
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return _toml_text(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     raise TypeError(f"cannot write {type(v).__name__} to TOML")
 
 
-def _table(name: str, values: dict[str, Any]) -> list[str]:
-    lines = [f"[{name}]"]
-    for k, v in values.items():
-        if v is None:
-            continue
-        lines.append(f"{k} = {_toml_value(v)}")
-    return lines + [""]
+def _table(name: str, values: Mapping[str, Any]) -> list[str]:
+    return [f"[{name}]"] + [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in values.items() if v is not None] + [""]
 
 
-def save_platform(platform: Platform, path: Path, *, tuning: Optional[dict[str, str]] = None,
-                  fit: Optional[dict[str, Any]] = None, header: str = "") -> Path:
-    """Write ``platform`` as a profile TOML (the bus is written field by field, so it round-trips exactly)."""
-    def as_dict(obj) -> dict[str, Any]:
-        return {f.name: getattr(obj, f.name) for f in fields(obj)}
+def _fields(obj) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
 
-    lines = [f"# {line}" for line in header.splitlines()] + [f"name = {_toml_value(platform.name)}", ""]
-    lines += _table("provenance", as_dict(platform.provenance))
-    lines += _table("cpu", as_dict(platform.cpu))
-    lines += _table("nic", as_dict(platform.nic))
-    lines += _table("bus", as_dict(platform.bus))
-    lines += _table("os", as_dict(platform.os))
+
+def _bus_table(bus: Bus) -> dict[str, Any]:
+    """``preset`` and the fields that differ from it, or every field for a bus that is no preset."""
+    preset = BUS_PRESETS.get(bus.kind)
+    if preset is None:
+        return _fields(bus)
+    return {"preset": bus.kind, **{k: v for k, v in _fields(bus).items() if v != getattr(preset, k)}}
+
+
+def save_platform(platform: Platform, path: str | Path, *, tuning: Optional[Mapping[str, str]] = None,
+                  fit: Optional[Mapping[str, Any]] = None, header: str = "") -> Path:
+    """Write ``platform`` as a profile that :func:`load_platform` reads back equal.
+
+    ``tuning`` adds ``[tuning.<level>]`` tables (knob lines by level), ``fit`` entries are added to the
+    platform's own fit record, ``header`` becomes leading ``#`` comment lines.
+    """
+    lines = [f"# {line}".rstrip() for line in header.splitlines()]
+    lines += [f"name = {_toml_str(platform.name)}", ""]
+    lines += _table("provenance", _fields(platform.provenance))
+    lines += _table("cpu", _fields(platform.cpu))
+    lines += _table("nic", _fields(platform.nic))
+    lines += _table("bus", _bus_table(platform.bus))
+    lines += _table("os", _fields(platform.os))
     for level, knobs in (tuning or {}).items():
-        lines += _table(f"tuning.{level}", {"knobs": knobs})
-    record = dict(platform.fit)
-    record.update(fit or {})
-    if record:
-        lines += _table("fit", record)
+        if level in UNTUNED or not _BARE_KEY.match(level):
+            raise ConfigError("tuning", level, "a level name of letters, digits, _ or - (not none/default)")
+        lines += _table(f"tuning.{level}", {"knobs": knobs if knobs.endswith("\n") else knobs + "\n"})
+    lines += _table("fit", {**dict(platform.fit), **dict(fit or {})})
     path = Path(path)
     path.write_text("\n".join(lines))
     return path

@@ -1,0 +1,89 @@
+"""explain: the segment timeline and the payload cycle (the Sun blueprint's Nagle / deferred-ACK example)."""
+
+import re
+
+import pytest
+
+from tcpsim.errors import ConfigError
+from tcpsim.explain import explain
+
+# Sun blueprint 004: 100-byte messages on Solaris; Nagle holds the small ones until an ACK comes back,
+# the deferred ACK comes late, and the wire carries a 100-byte segment then a ~1400-byte one.
+SUN = dict(os="solaris", message=100, message_rate=20000, delay="5us")
+
+ROW = re.compile(r"^\s*([\d.]+)\s+sender (--->|<---) receiver\s+(data|ack)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*(.*)$")
+
+
+def _diagram_rows(text):
+    return [m.groups() for m in map(ROW.match, text.splitlines()) if m]
+
+
+@pytest.fixture(scope="module")
+def sun():
+    return explain(segments=20, **SUN)
+
+
+def test_solaris_small_messages_show_the_100_and_1400_byte_cycle(sun):
+    rows = _diagram_rows(sun.text())
+    assert len(rows) == 20 == len(sun.trace)
+    data_lengths = {int(r[4]) for r in rows if r[2] == "data"}
+    assert {100, 1400} <= data_lengths
+    assert {size for size, _ in sun.cycle(2)} == {100, 1400}
+    assert "payload cycle" in sun.text() and "100 B" in sun.cycle_text() and "1400 B" in sun.cycle_text()
+    assert any("Nagle" in r[7] for r in rows if r[2] == "data")
+    assert sun.result.limited_by == "nagle_delack"
+
+
+def test_nodelay_breaks_the_cycle():
+    ex = explain(segments=10, nodelay=True, **SUN)
+    assert [size for size, _ in ex.cycle()] == [100]
+    assert all(int(r[4]) == 100 for r in _diagram_rows(ex.text()) if r[2] == "data")
+
+
+def test_arrows_and_ack_reasons_are_consistent(sun):
+    rows = _diagram_rows(sun.text())
+    times = [float(r[0]) for r in rows]
+    assert times == sorted(times)
+    assert all((r[1] == "--->") == (r[2] == "data") for r in rows)  # one-way bulk: data goes right, ACKs left
+    prev = 0
+    for r in rows:
+        if r[2] == "ack":
+            ack = int(r[5])
+            assert r[7].startswith(f"acks {ack - prev} B")
+            prev = ack
+    first_data = next(r for r in rows if r[2] == "data")
+    assert int(first_data[3]) == 0 and int(first_data[4]) == 100
+
+
+def test_trace_tuples_match_rows(sun):
+    rows = sun.rows()
+    assert len(rows) == len(sun.trace)
+    for row, t in zip(rows, sun.trace):
+        assert (row.time_s, row.kind, row.seq, row.length_bytes, row.ack, row.window_bytes) == \
+            (t[0], t[2], t[3], t[4], t[5], t[6])
+
+
+def test_bulk_transfer_cycle_is_the_mss():
+    ex = explain(segments=8, rtt="1ms", sockbuf="32k")
+    assert ex.cycle(1)[0][0] == 1460
+    assert len(ex.trace) == 8
+
+
+@pytest.mark.parametrize("segments", [0, -3, 2.5, True])
+def test_segments_must_be_a_positive_whole_number(segments):
+    with pytest.raises(ConfigError):
+        explain(segments=segments)
+
+
+def test_plot_draws_one_arrow_per_segment(sun):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    fig = sun.plot()
+    try:
+        ax = fig.axes[0]
+        arrows = [a for a in ax.texts if getattr(a, "arrow_patch", None) is not None]
+        assert len(arrows) == len(sun.trace)
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["sender", "receiver"]
+    finally:
+        plt.close(fig)
