@@ -1,8 +1,10 @@
 """Speed of the core engine: simulated data segments per wall second, events per segment, time to answer.
 
 Run: ``python benchmarks/bench_core.py``. Figures, not assertions: speed goals live here, not in tests.
-Two runs per scenario: one to a converged answer (what a user waits for), one for a fixed 0.2 s of
-simulated time (steady-state throughput of the engine).
+Per scenario: one run to a converged answer (what a user waits for), and the best of three runs for a
+fixed 0.2 s of simulated time (steady-state speed of the engine; the best, as ``timeit`` does, because
+a shared machine only ever slows a run down). Scenarios with the host model on also print how many
+times slower they are than the same scenario with ideal hosts (issue 3's goal: at most 2x).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import time
 from dataclasses import replace
 
 from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
+from tcpsim.platform import Platform
 from tcpsim.engine import run
 
 
@@ -41,18 +44,35 @@ def scenarios() -> dict[str, Scenario]:
     }
 
 
+def ideal_hosts(sc: Scenario) -> Scenario:
+    """The same scenario with the host model off: no CPU costs, no bus, no interrupt coalescing."""
+    return replace(sc, sender=replace(sc.sender, platform=Platform()),
+                   receiver=replace(sc.receiver, platform=Platform()))
+
+
+def segments_per_wall_s(sc: Scenario, repeats: int = 3) -> tuple[float, float]:
+    """Best simulated data segments per wall second over ``repeats`` fixed-length runs, and events per segment."""
+    fixed = replace(sc, budget=Budget(rel_tol=1e-6, max_sim_time_s=0.2, min_sim_time_s=0.15))
+    best = 0.0
+    for _ in range(repeats):
+        t = time.perf_counter()
+        rf = run(fixed)
+        wall = time.perf_counter() - t
+        segments = rf.data_packets_per_s * rf.sim_time_s
+        best = max(best, segments / wall)
+    return best, rf.events / max(segments, 1)
+
+
 def measure(sc: Scenario) -> dict[str, float]:
     t = time.perf_counter()
     r = run(sc)
     converged_wall = time.perf_counter() - t
-    fixed = replace(sc, budget=Budget(rel_tol=1e-6, max_sim_time_s=0.2, min_sim_time_s=0.15))
-    t = time.perf_counter()
-    rf = run(fixed)
-    wall = time.perf_counter() - t
-    segments = rf.data_packets_per_s * rf.measure_time_s * (rf.sim_time_s / rf.measure_time_s)
-    return {"segments_per_wall_s": segments / wall, "events_per_segment": rf.events / max(segments, 1),
-            "wall_to_converged_s": converged_wall, "termination": r.termination,
-            "goodput_mbps": r.goodput_bps / 1e6}
+    rate, events_per_segment = segments_per_wall_s(sc)
+    m = {"segments_per_wall_s": rate, "events_per_segment": events_per_segment,
+         "wall_to_converged_s": converged_wall, "termination": r.termination, "goodput_mbps": r.goodput_bps / 1e6}
+    if sc.sender.platform.host_model_on or sc.receiver.platform.host_model_on:
+        m["slowdown_vs_ideal_hosts"] = segments_per_wall_s(ideal_hosts(sc))[0] / rate
+    return m
 
 
 def sweep_20_points_s() -> float:
@@ -77,6 +97,8 @@ def main() -> None:
         m = measure(sc)
         print(f"{name:50s} {m['segments_per_wall_s']:11,.0f} {m['events_per_segment']:7.2f} "
               f"{m['wall_to_converged_s']:11.3f} s {m['goodput_mbps']:8.1f} Mb/s  ({m['termination']})")
+        if "slowdown_vs_ideal_hosts" in m:
+            print(f"{'':50s} {m['slowdown_vs_ideal_hosts']:.2f}x slower than with ideal hosts")
     print(f"sweep of 20 points (es40_tru64, all cores): {sweep_20_points_s():.1f} s")
     try:
         print(f"tcpsim predict --mtu 9000 --sockbuf 512k, wall time including start-up: {predict_startup_s():.2f} s")

@@ -66,6 +66,9 @@ class TcpOptions:
     initial_cwnd_segments: int = 2
     min_rto_s: float = 0.2
     naglim_bytes: Optional[int] = None
+    maxpsz_segments: int = 0
+    """Solaris ``tcp_maxpsz_multiplier``: a send call moves at most this many MSS into TCP per kernel
+    pass, and each further pass costs a kernel entry (0 = the whole call in one pass, as BSD and Linux)."""
 
     def __post_init__(self) -> None:
         _check_range("sndbuf_bytes", self.sndbuf_bytes, 1, 1 << 31, "in 1..2**31 bytes")
@@ -82,6 +85,7 @@ class TcpOptions:
         _check_range("min_rto_s", self.min_rto_s, 1e-6, 60.0)
         if self.naglim_bytes is not None:
             _check_range("naglim_bytes", self.naglim_bytes, 1, 1 << 31)
+        _check_range("maxpsz_segments", self.maxpsz_segments, 0, 100)
 
     @property
     def max_window_bytes(self) -> int:
@@ -110,7 +114,7 @@ class TcpOptions:
             window_scaling=os.window_scaling, delack=os.delack, delack_timeout_s=os.delack_timeout_s,
             deferred_acks_max=os.deferred_acks_max, quickack_segments=os.quickack_segments,
             whole_message_segments=os.whole_message_segments, initial_cwnd_segments=os.initial_cwnd_segments,
-            min_rto_s=os.min_rto_s, naglim_bytes=naglim,
+            min_rto_s=os.min_rto_s, naglim_bytes=naglim, maxpsz_segments=os.maxpsz_multiplier,
         )
         values.update(overrides)
         return cls(**values)

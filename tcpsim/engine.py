@@ -276,6 +276,7 @@ class _Run:
         util["nagle_delack"] = min(max(block["nagle"], 0.0), 1.0)
         util["application"] = min(max(block["app"], 0.0), 1.0)
         drops = {"link": sum(d.drops for d in self.links.values()),
+                 "receiver_ring": self.rcv_host.ring_drops + self.snd_host.ring_drops,
                  "receiver_backlog": self.rcv_host.rx_drops + self.snd_host.rx_drops}
         retx = sum(s.retransmits for s in streams)
         # Interface byte counters (Linux /proc/net/dev counts the Ethernet header, not the FCS).
@@ -313,7 +314,7 @@ def _binding(util: dict[str, float], drops: dict[str, int], retransmits: int) ->
         name, frac = max(physical.items(), key=lambda kv: kv[1])
         if frac >= _PHYSICAL_BINDING_FRAC:
             return name
-    if drops.get("receiver_backlog", 0) > 0 and retransmits > 0:
+    if drops.get("receiver_backlog", 0) + drops.get("receiver_ring", 0) > 0 and retransmits > 0:
         return "receiver_drops"
     held = {k: util[k] for k in ("window", "cwnd", "sndbuf", "nagle_delack", "application")}
     name, frac = max(held.items(), key=lambda kv: kv[1])

@@ -66,7 +66,11 @@ class Nic:
     """Network interface card and driver: rings, receive backlog, interrupt coalescing, offload."""
 
     tx_ring_packets: int = 256
+    """Transmit descriptors. Not a bound in the model: when the ring is full a driver stops its queue
+    and the packet waits in the OS (the qdisc), so it delays but never drops a TCP segment."""
     rx_ring_packets: int = 256
+    """Receive descriptors: frames the NIC holds until their interrupt hands them to the driver; a frame
+    that finds the ring full is dropped (ixgb ``RxDescriptors``)."""
     backlog_packets: int = 1000
     """Receive backlog (Linux ``net.core.netdev_max_backlog``); a full backlog drops the packet."""
     coalesce_packets: int = 1

@@ -22,7 +22,7 @@ _NAMES = {
     "bus_receiver": "the receiver's I/O bus",
     "cpu_sender": "the sender's CPU",
     "cpu_receiver": "the receiver's CPU",
-    "receiver_drops": "receive backlog drops and retransmissions",
+    "receiver_drops": "receive ring or backlog drops and retransmissions",
     "closed_form": "the closed-form bound",
 }
 
@@ -57,7 +57,8 @@ def advice(sc: Scenario, r: Result) -> str:
     if lim.startswith("bus_"):
         return "a faster or less shared bus (--bus pcix-64-133 or PCIe), or jumbo frames to cut per-transfer overhead"
     if lim == "receiver_drops":
-        return "a longer receive backlog (net.core.netdev_max_backlog) or a faster receiver"
+        return ("a longer receive ring (ixgb RxDescriptors) or backlog (net.core.netdev_max_backlog), "
+                "or a faster receiver")
     if lim == "application":
         return "the application does not write fast enough: larger or more frequent writes"
     return "no single change stands out"

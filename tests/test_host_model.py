@@ -113,3 +113,29 @@ def test_linux_defaults_of_the_10gbe_report_cap_setsockopt_and_kernel_tuning_lif
     assert not tuned.os.sack and not tuned.os.timestamps and tuned.nic.backlog_packets == 300000
     driver = load_platform("rx2600_ixgb", tuning="driver")
     assert driver.nic.coalesce_delay_s == 0.0 and driver.nic.rx_ring_packets == 2048
+
+
+def test_a_small_receive_ring_drops_frames_under_interrupt_coalescing():
+    """Frames wait on the ring for the coalesced interrupt; a ring shorter than one interrupt's worth drops."""
+    base = Platform(cpu=COSTS, os=os_defaults("bsd"), nic=Nic(coalesce_packets=64, coalesce_delay_s=100e-6))
+    small = replace(base, nic=replace(base.nic, rx_ring_packets=4))
+    budget = Budget(max_sim_time_s=0.3)
+    r_big, r_small = run(scenario(base, budget=budget)), run(scenario(small, budget=budget))
+    assert r_big.drops["receiver_ring"] == 0
+    assert r_small.drops["receiver_ring"] > 0
+    assert r_small.retransmits > 0
+    assert r_small.goodput_bps < r_big.goodput_bps
+
+
+def test_solaris_maxpsz_multiplier_charges_a_kernel_pass_per_chunk_of_a_large_write():
+    """Sun blueprint FIGURE 2: a larger tcp_maxpsz_multiplier moves more per pass and frees sender CPU."""
+    cpu = replace(COSTS, n_cpus=1, per_syscall_s=20e-6, per_packet_rx_s=1e-6)
+    goodput = {}
+    for m in (1, 2, 10):
+        platform = Platform(cpu=cpu, os=replace(os_defaults("solaris"), maxpsz_multiplier=m))
+        goodput[m] = run(scenario(platform, write=65536)).goodput_bps
+    assert goodput[1] < goodput[2] < goodput[10]
+    small_writes = Platform(cpu=cpu, os=replace(os_defaults("solaris"), maxpsz_multiplier=1))
+    big_pass = replace(small_writes, os=replace(small_writes.os, maxpsz_multiplier=10))
+    r1, r10 = run(scenario(small_writes, write=1024)), run(scenario(big_pass, write=1024))
+    assert r1.goodput_bps == pytest.approx(r10.goodput_bps, rel=1e-9)  # a write under one MSS is one pass

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Optional, Sequence
 
 from ..platform import Platform
+from .batch import run_all
 from .mapping import platforms_for_point, predicted_value, scenario_for
 from .tables import Point
 
@@ -80,11 +81,6 @@ def predict_point(point: Point, platforms: Mapping[str, Platform]) -> Optional[f
     return predicted_value(point, sc, run(sc))
 
 
-def _predict_job(args) -> Optional[float]:
-    point, platforms = args
-    return predict_point(point, platforms)
-
-
 @dataclass(frozen=True)
 class FitResult:
     platform: Platform
@@ -123,9 +119,9 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
         cand = apply_params(base, names, np.exp(x))
         plats = dict(platforms)
         plats[platform_id] = cand
-        jobs = [(pt, plats) for pt in points]
-        mapper = executor.map if executor is not None else map
-        preds = list(mapper(_predict_job, jobs))
+        scenarios = [scenario_for(pt, platforms_for_point(pt, plats)) for pt in points]
+        results = run_all(scenarios, executor)
+        preds = [predicted_value(pt, sc, r) for pt, sc, r in zip(points, scenarios, results)]
         return np.array([np.nan if v is None else v for v in preds], dtype=float)
 
     def residuals(x) -> np.ndarray:

@@ -19,7 +19,10 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from ..cliutil import OneLineParser
+from ..config import Scenario
 from ..platform import Platform
+from ..result import Result
+from .batch import run_all
 from .mapping import SOURCE_SETUPS, platform_ids, platforms_for_point, predicted_value, scenario_for
 from .tables import Point, find_data_dir, load_points
 
@@ -81,16 +84,18 @@ def load_platforms(ids: Iterable[str]) -> dict[str, Platform]:
     return out
 
 
-def _evaluate_one(point: Point) -> Outcome:
-    from ..ceilings import naive_bdp_bps
-    from ..engine import run
-
+def _unmodelled(point: Point) -> Optional[str]:
+    """Why ``point`` is not simulated, or None when it is."""
     if point.source_id not in SOURCE_SETUPS or not platform_ids(point)[0]:
-        return Outcome(point, None, None, None, None, "no test bed mapped for this point")
+        return "no test bed mapped for this point"
     if point.metric not in ("throughput", "packet_rate", "transactions", "cpu_pct", "cpus_busy"):
-        return Outcome(point, None, None, None, None, f"metric {point.metric!r} is not modelled")
-    sc = scenario_for(point, platforms_for_point(point))
-    result = run(sc)
+        return f"metric {point.metric!r} is not modelled"
+    return None
+
+
+def _outcome(point: Point, sc: Scenario, result: Result) -> Outcome:
+    from ..ceilings import naive_bdp_bps
+
     pred = predicted_value(point, sc, result)
     naive = None
     if point.metric == "throughput":
@@ -104,9 +109,15 @@ def _evaluate_one(point: Point) -> Outcome:
 
 
 def evaluate(points: Sequence[Point], executor: Optional[Executor] = None) -> list[Outcome]:
-    """Outcomes for ``points`` (in order); runs them on ``executor`` when given."""
-    mapper = executor.map if executor is not None else map
-    return list(mapper(_evaluate_one, points, chunksize=4) if executor is not None else mapper(_evaluate_one, points))
+    """Outcomes for ``points`` (in order); the simulations run on ``executor`` when given."""
+    simulated = [p for p in points if _unmodelled(p) is None]
+    scenarios = [scenario_for(p, platforms_for_point(p)) for p in simulated]
+    results = dict(zip(map(id, simulated), zip(scenarios, run_all(scenarios, executor))))
+    out = []
+    for p in points:
+        why = _unmodelled(p)
+        out.append(Outcome(p, None, None, None, None, why) if why else _outcome(p, *results[id(p)]))
+    return out
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,10 @@ class HostRuntime:
         cpu = platform.cpu
         self.modelled = platform.host_model_on
         self.cpus = [Server(f"{name}.cpu{i}") for i in range(cpu.n_cpus)]
-        self.bus = Server(f"{name}.bus") if platform.bus.clock_hz > 0 else None
-        self._bus_model = platform.bus
+        bus = platform.bus
+        self.bus = Server(f"{name}.bus") if bus.clock_hz > 0 else None
+        self._bus_per_transfer_s = bus.transfer_s(0)
+        self._bus_per_byte_s = bus.transfer_s(1) - self._bus_per_transfer_s
         contention = 1.0 + cpu.per_stream_frac * max(n_streams_here - 1, 0)
         self.per_packet_tx_s = cpu.per_packet_tx_s * contention
         self.per_packet_rx_s = cpu.per_packet_rx_s * contention
@@ -40,6 +42,9 @@ class HostRuntime:
         self.irq_on_one = cpu.interrupts_on_one_cpu
         nic = platform.nic
         self.backlog_limit = nic.backlog_packets
+        self.rx_ring = nic.rx_ring_packets
+        self._ring_dma = 0
+        self.ring_drops = 0
         self.coalesce_packets = nic.coalesce_packets
         self.coalesce_delay_s = nic.coalesce_delay_s
         self.backlog = 0
@@ -75,7 +80,7 @@ class HostRuntime:
             cost = self.per_ack_tx_s
         kernel = self.kernel
         if cost > 0.0:
-            done = self.cpus[cpu].run(kernel.now, cost)
+            done = self.cpus[cpu].run(kernel.env._now, cost)
             kernel.call_at(done, self._to_wire, seg)
         else:
             self._to_wire(seg)
@@ -85,7 +90,7 @@ class HostRuntime:
         now = kernel.env._now
         ready = now
         if self.bus is not None:
-            ready = self.bus.run(now, self._bus_model.transfer_s(seg.frame_bytes))
+            ready = self.bus.run(now, self._bus_per_transfer_s + seg.frame_bytes * self._bus_per_byte_s)
         arrival = self.link_out.send(now, ready, seg.wire_s, seg.frame_bytes)
         if arrival is not None:
             if self.peer.modelled:
@@ -99,13 +104,28 @@ class HostRuntime:
         if not self.modelled:
             seg.dst.on_segment(seg, 0)
             return
+        if self._ring_full():
+            self.ring_drops += 1
+            return
+        self._ring_dma += 1
         if self.bus is not None:
-            done = self.bus.run(self.kernel.now, self._bus_model.transfer_s(seg.frame_bytes))
-            self.kernel.call_at(done, self._dma_done, seg)
+            kernel = self.kernel
+            done = self.bus.run(kernel.env._now, self._bus_per_transfer_s + seg.frame_bytes * self._bus_per_byte_s)
+            kernel.call_at(done, self._dma_done, seg)
         else:
             self._dma_done(seg)
 
+    def _ring_full(self) -> bool:
+        """True when every receive descriptor holds a frame no interrupt has yet handed to the driver.
+
+        A descriptor is busy from the frame's arrival until its (coalesced) interrupt; the frame then
+        waits in the backlog for the stack. The NIC drops a frame that finds no descriptor free (the
+        ``rx_no_buffer`` counter), which coalescing more packets than the ring holds provokes.
+        """
+        return self._ring_dma + len(self._pending) >= self.rx_ring
+
     def _dma_done(self, seg: Segment) -> None:
+        self._ring_dma -= 1
         if self.backlog >= self.backlog_limit:
             self.rx_drops += 1
             return
@@ -125,7 +145,7 @@ class HostRuntime:
     def _interrupt(self) -> None:
         pending, self._pending = self._pending, []
         kernel = self.kernel
-        now = kernel.now
+        now = kernel.env._now
         cpu_index = pending[0][1]
         server = self.cpus[cpu_index]
         if self.per_interrupt_s:
@@ -144,9 +164,13 @@ class HostRuntime:
         seg.dst.on_segment(seg, cpu_index)
 
     # --- application system calls ------------------------------------------------------------------
-    def syscall(self, cpu: int, size_bytes: int, new_call: bool) -> float:
-        """Queue a send/recv call moving ``size_bytes``; returns its completion time."""
-        cost = size_bytes * self.per_byte_copy_s + (self.per_syscall_s if new_call else 0.0)
+    def syscall(self, cpu: int, size_bytes: int, new_call: bool, extra_passes: int = 0) -> float:
+        """Queue a send/recv call moving ``size_bytes``; returns its completion time.
+
+        ``extra_passes`` are further trips through the stream head into TCP within the same call
+        (Solaris ``tcp_maxpsz_multiplier``); each costs what entering the kernel costs.
+        """
+        cost = size_bytes * self.per_byte_copy_s + self.per_syscall_s * ((1 if new_call else 0) + extra_passes)
         now = self.kernel.now
         if cost <= 0.0:
             return now

@@ -1,8 +1,10 @@
 """A thin, budgeted layer over :class:`simpy.Environment`: schedule a call at a time, count events.
 
-Components schedule plain callbacks rather than generator processes: a callback event costs about a
-third of a process resume, and a TCP run is millions of them. Ties are broken by simpy's insertion
-counter, so runs are deterministic.
+Components schedule plain callbacks rather than generator processes: a TCP run is millions of events,
+and a process resume costs several times a call. A callback goes into simpy's own event queue as
+``(time, priority, insertion counter, fn, args)``, beside the 4-tuples of ordinary simpy events, so
+simpy processes and timeouts on ``env`` still run, in order, under :meth:`Kernel.run`. Ties are broken
+by simpy's insertion counter, so runs are deterministic.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import time
 from heapq import heappop, heappush
 
 import simpy
-from simpy.events import NORMAL, Event
+from simpy.events import NORMAL
 
 __all__ = ["Kernel", "BudgetExhausted"]
 
@@ -22,22 +24,6 @@ class BudgetExhausted(Exception):
     def __init__(self, which: str) -> None:
         super().__init__(which)
         self.which = which
-
-
-def _dispatch(event: "_Call") -> None:
-    event.fn(*event.args)
-
-
-class _Call(Event):
-    """An already-triggered event whose only callback calls ``fn(*args)``."""
-
-    def __init__(self, env: simpy.Environment, fn, args) -> None:  # noqa: D107 - no super(): hot path
-        self.env = env
-        self.callbacks = [_dispatch]
-        self._value = None
-        self._ok = True
-        self.fn = fn
-        self.args = args
 
 
 class Kernel:
@@ -61,20 +47,22 @@ class Kernel:
 
     def call_in(self, delay_s: float, fn, *args) -> None:
         """Call ``fn(*args)`` after ``delay_s`` simulated seconds."""
+        self._push(self.env._now + (delay_s if delay_s > 0.0 else 0.0), fn, args)
+
+    def call_at(self, time_s: float, fn, *args) -> None:
+        """Call ``fn(*args)`` at simulated time ``time_s`` (now, if that is already past)."""
+        now = self.env._now
+        self._push(time_s if time_s > now else now, fn, args)
+
+    def _push(self, time_s: float, fn, args: tuple) -> None:
         n = self.n_events = self.n_events + 1
         if n & 0x3FFF == 0:
             if n > self.max_events:
                 raise BudgetExhausted("event_budget")
             if time.perf_counter() - self.wall_start > self.max_wall_s:
                 raise BudgetExhausted("wall_budget")
-        env = self.env
-        # simpy's Environment.schedule, inlined: (time, priority, insertion counter, event).
-        heappush(self._queue, (env._now + (delay_s if delay_s > 0.0 else 0.0), NORMAL, next(self._eid),
-                               _Call(env, fn, args)))
-
-    def call_at(self, time_s: float, fn, *args) -> None:
-        """Call ``fn(*args)`` at simulated time ``time_s`` (now, if that is already past)."""
-        self.call_in(time_s - self.env._now, fn, *args)
+        # simpy's Environment.schedule, inlined, with the callback in place of an event.
+        heappush(self._queue, (time_s, NORMAL, next(self._eid), fn, args))
 
     def stop(self) -> None:
         """Make :meth:`run` return after the current event."""
@@ -83,15 +71,21 @@ class Kernel:
     def run(self) -> bool:
         """Process events until :meth:`stop` is called; False if the queue ran dry first.
 
-        This is :meth:`simpy.Environment.step` in a loop without the per-step method call; any simpy
-        event (a process, a timeout) scheduled on ``env`` is processed exactly as simpy would.
+        This is :meth:`simpy.Environment.step` in a loop without the per-step method call, plus the
+        callbacks of :meth:`call_in`; any simpy event (a process, a timeout) scheduled on ``env`` is
+        processed exactly as simpy would. Use this, not ``env.run()``, which does not know callbacks.
         """
         env = self.env
         queue = self._queue
         while not self.stopped:
             if not queue:
                 return False
-            env._now, _, _, event = heappop(queue)
+            entry = heappop(queue)
+            env._now = entry[0]
+            if len(entry) == 5:
+                entry[3](*entry[4])
+                continue
+            event = entry[3]
             callbacks, event.callbacks = event.callbacks, None
             for callback in callbacks:
                 callback(event)
