@@ -111,7 +111,7 @@ def cpu_ceiling_bps(sc: Scenario, host: Host, role: str) -> float:
         irq_per_byte = (k * c.per_packet_tx_s + payload * csum + (c.per_ack_rx_s + per_int) / ack_ratio) / payload
     else:
         read = wl.read_bytes or max(host.tcp.rcvbuf_bytes // 2, payload)
-        app_per_byte = c.per_syscall_s / read + c.per_byte_copy_s
+        app_per_byte = c.per_syscall_s / read + c.copy_rx_s
         irq_per_byte = (k * c.per_packet_rx_s + per_int + payload * csum + c.per_ack_tx_s / ack_ratio) / payload
     n = c.n_cpus
     busy = [0.0] * n  # CPU-seconds per byte of total goodput, per CPU

@@ -124,8 +124,15 @@ class _Run:
             "frames": {k: d.iface_bytes for k, d in self.links.items()},
             "block": self._block_times(now),
             "rtt": [(f[2].rtt_sum_s, f[2].rtt_n) for f in self.flows],
+            "drops": self._drops(),
         }
         return snap
+
+    def _drops(self) -> dict[str, int]:
+        hosts = (self.snd_host, self.rcv_host)
+        return {"link": sum(d.drops for d in self.links.values()),
+                "receiver_ring": sum(h.ring_drops for h in hosts),
+                "receiver_backlog": sum(h.rx_drops for h in hosts)}
 
     def _block_times(self, now: float) -> dict[str, float]:
         total = dict.fromkeys(BLOCK_REASONS, 0.0)
@@ -275,9 +282,7 @@ class _Run:
         util["sndbuf"] = min(max(block["sndbuf"], 0.0), 1.0)
         util["nagle_delack"] = min(max(block["nagle"], 0.0), 1.0)
         util["application"] = min(max(block["app"], 0.0), 1.0)
-        drops = {"link": sum(d.drops for d in self.links.values()),
-                 "receiver_ring": self.rcv_host.ring_drops + self.snd_host.ring_drops,
-                 "receiver_backlog": self.rcv_host.rx_drops + self.snd_host.rx_drops}
+        drops = {k: v - s0["drops"][k] for k, v in s1["drops"].items()}
         retx = sum(s.retransmits for s in streams)
         # Interface byte counters (Linux /proc/net/dev counts the Ethernet header, not the FCS).
         iface = {k: (s1["frames"][k] - s0["frames"][k]) * 8.0 / dt for k in self.links}

@@ -36,6 +36,9 @@ class CpuCost:
     n_cpus: int = 1
     per_syscall_s: float = 0.0
     per_byte_copy_s: float = 0.0
+    """CPU seconds per byte copied between user and kernel (on receive too, unless the next is set)."""
+    per_byte_copy_rx_s: Optional[float] = None
+    """Receive-side copy (kernel to user) where it costs other than the send side's (None = the same)."""
     per_byte_csum_s: float = 0.0
     per_packet_tx_s: float = 0.0
     per_packet_rx_s: float = 0.0
@@ -53,11 +56,17 @@ class CpuCost:
                      "per_packet_rx_s", "per_ack_tx_s", "per_ack_rx_s", "per_interrupt_s"):
             _check_range(name, getattr(self, name), 0.0, 1.0)
         _check_range("per_stream_frac", self.per_stream_frac, 0.0, 10.0)
+        if self.per_byte_copy_rx_s is not None:
+            _check_range("per_byte_copy_rx_s", self.per_byte_copy_rx_s, 0.0, 1.0)
 
+    @property
+    def copy_rx_s(self) -> float:
+        """CPU seconds per byte a ``recv`` copies to the application."""
+        return self.per_byte_copy_s if self.per_byte_copy_rx_s is None else self.per_byte_copy_rx_s
     @property
     def is_free(self) -> bool:
         """True when every cost is zero: the engine then skips the host model entirely."""
-        return not any((self.per_syscall_s, self.per_byte_copy_s, self.per_byte_csum_s, self.per_packet_tx_s,
+        return not any((self.per_syscall_s, self.per_byte_copy_s, self.copy_rx_s, self.per_byte_csum_s, self.per_packet_tx_s,
                         self.per_packet_rx_s, self.per_ack_tx_s, self.per_ack_rx_s, self.per_interrupt_s))
 
 
@@ -78,6 +87,9 @@ class Nic:
     coalesce_delay_s: float = 0.0
     """Receive interrupt delay (ixgb ``RxIntDelay``): how long the NIC waits for more packets."""
     checksum_offload: bool = False
+    drain_ring: bool = False
+    """The interrupt handler takes every frame that reaches the ring while it runs (a driver's receive
+    loop, or NAPI polling), so under load frames share interrupts; False = one interrupt per coalesced batch."""
 
     def __post_init__(self) -> None:
         _check_range("tx_ring_packets", self.tx_ring_packets, 1, 1 << 20)

@@ -83,6 +83,10 @@ def describe(sc: Scenario, r: Result) -> str:
         lines.append(f"transactions {r.transactions_per_s:9,.0f} /s")
     if not math.isnan(r.data_packets_per_s):
         lines.append(f"packets      {r.data_packets_per_s:9,.0f} data/s  {r.ack_packets_per_s:8,.0f} ACK/s")
+    dropped = {k: v for k, v in r.drops.items() if v}
+    if dropped or r.retransmits:
+        where = ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in dropped.items()) or "none"
+        lines.append(f"losses       {r.retransmits:,} retransmitted segments; drops: {where}")
     for role in ("sender", "receiver"):
         cpus = r.cpu_utilization_frac.get(role)
         bus = r.utilization_frac.get(f"bus_{role}")

@@ -56,7 +56,10 @@ class Result:
     cpu_utilization_frac: dict[str, list[float]]
     """Per host (``sender``, ``receiver``), each CPU's busy fraction."""
     retransmits: int
+    """Data segments sent again during the measurement."""
     drops: dict[str, int]
+    """Frames lost during the measurement, ACKs included, by place: ``link`` (queue overflow or random
+    loss), ``receiver_ring`` (no free receive descriptor), ``receiver_backlog`` (backlog full)."""
     streams: tuple[StreamResult, ...]
     termination: str
     """``converged``, ``time_budget``, ``event_budget``, ``wall_budget`` or ``finished``."""

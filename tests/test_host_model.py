@@ -139,3 +139,16 @@ def test_solaris_maxpsz_multiplier_charges_a_kernel_pass_per_chunk_of_a_large_wr
     big_pass = replace(small_writes, os=replace(small_writes.os, maxpsz_multiplier=10))
     r1, r10 = run(scenario(small_writes, write=1024)), run(scenario(big_pass, write=1024))
     assert r1.goodput_bps == pytest.approx(r10.goodput_bps, rel=1e-9)  # a write under one MSS is one pass
+
+
+def test_a_handler_that_drains_the_ring_shares_interrupts_under_load():
+    """ixgb's interrupt routine loops over the ring: frames that land while it runs raise no interrupt."""
+    cpu = replace(COSTS, n_cpus=1, per_interrupt_s=8e-6)
+    per_packet = Platform(cpu=cpu, os=os_defaults("bsd"), nic=Nic(coalesce_delay_s=0.0, drain_ring=False))
+    draining = replace(per_packet, nic=replace(per_packet.nic, drain_ring=True))
+    r_irq, r_drain = run(scenario(per_packet)), run(scenario(draining))
+    assert r_irq.limited_by.startswith("cpu_")
+    assert r_drain.goodput_bps > 1.1 * r_irq.goodput_bps
+    idle = Workload(write_bytes=100, message_rate_hz=1000)  # one frame at a time: every frame interrupts
+    light = [run(replace(scenario(p), workload=idle)) for p in (per_packet, draining)]
+    assert light[0].rtt_s == pytest.approx(light[1].rtt_s, rel=1e-9)

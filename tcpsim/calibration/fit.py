@@ -34,6 +34,8 @@ class Param:
         part, attr = self.name.split(".")
         if attr == "per_ack_s":
             return float(p.cpu.per_ack_tx_s)
+        if attr == "per_byte_copy_rx_s":
+            return float(p.cpu.copy_rx_s)
         return float(getattr(getattr(p, part), attr))
 
     def set(self, p: Platform, value: float) -> Platform:
@@ -54,6 +56,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("cpu.per_ack_s", 0.2e-6, 200e-6, "CPU seconds to send or to process an ACK (one value for both)"),
     Param("cpu.per_syscall_s", 0.1e-6, 200e-6, "CPU seconds per send/recv system call"),
     Param("cpu.per_byte_copy_s", 0.02e-9, 50e-9, "CPU seconds per byte copied user<->kernel (1/copy bandwidth)"),
+    Param("cpu.per_byte_copy_rx_s", 0.02e-9, 50e-9, "CPU seconds per byte a recv copies kernel->user"),
     Param("cpu.per_byte_csum_s", 0.01e-9, 50e-9, "CPU seconds per byte checksummed"),
     Param("cpu.per_interrupt_s", 0.1e-6, 200e-6, "CPU seconds per interrupt"),
     Param("cpu.per_stream_frac", 1e-4, 1.0, "extra per-packet cost per additional active stream (fraction)"),

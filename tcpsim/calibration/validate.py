@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
@@ -189,6 +190,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--data", type=Path, default=None, help="validation/data folder (default: found from here)")
     parser.add_argument("--json", dest="json_path", default=None, help="write one object per point to FILE ('-' = stdout)")
     parser.add_argument("--report", action="store_true", help="write validation/REPORT.md and validation/figures/")
+    parser.add_argument("--thresholds", action="store_true",
+                        help="write validation/thresholds.toml: this run's errors plus a margin (the regression guard)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--source", default=None, help="only this source id (tru64, sunfire, tengbe, vbox, gignic)")
     args = parser.parse_args(argv)
@@ -215,7 +218,28 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
         data_dir = args.data or find_data_dir()
         write_report(outcomes, rows, data_dir.parent)
+    if args.thresholds:
+        data_dir = args.data or find_data_dir()
+        print(f"written {write_thresholds(rows, data_dir.parent / 'thresholds.toml')}")
     return 0
+
+
+def threshold_for(median_error: float) -> float:
+    """A regression threshold: the error now, x1.15 plus 2 points, rounded up to the next 0.5 %."""
+    return math.ceil((median_error * 1.15 + 0.02) * 200 - 1e-9) / 200
+
+
+def write_thresholds(rows: Sequence[TableSummary], path: Path) -> Path:
+    """Write each table's regression threshold (see :func:`threshold_for`) to ``path``."""
+    lines = ["# Regression thresholds for tests/test_validation.py: each table's median |relative error| with the",
+             "# committed calibration, plus a margin (x1.15 + 2 points, rounded up to 0.5 %). Targets (10 % calibration,",
+             "# 20 % holdout) are reported in REPORT.md; these numbers only stop the model from getting worse unnoticed.",
+             "# Written by `tcpsim validate --thresholds`.", "", "[median_abs_rel_error]"]
+    for r in sorted(rows, key=lambda r: f"{r.source_id}/{r.table_id}"):
+        if r.median_error is not None:
+            lines.append(f'"{r.source_id}/{r.table_id}" = {threshold_for(r.median_error):.3f}   # now {r.median_error:.3f}')
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 if __name__ == "__main__":

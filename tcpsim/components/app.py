@@ -125,7 +125,7 @@ class Reader:
             if avail <= 0:
                 return
             chunk = avail if avail < self.read_bytes else self.read_bytes
-            done = self.host.syscall(self.cpu, chunk, True)
+            done = self.host.syscall(self.cpu, chunk, True, receive=True)
             if done > self.kernel.env._now:
                 self.busy = True
                 self.kernel.call_at(done, self._done, chunk)

@@ -39,6 +39,7 @@ class HostRuntime:
         self.per_interrupt_s = cpu.per_interrupt_s
         self.per_syscall_s = cpu.per_syscall_s
         self.per_byte_copy_s = cpu.per_byte_copy_s
+        self.per_byte_copy_rx_s = cpu.copy_rx_s
         self.irq_on_one = cpu.interrupts_on_one_cpu
         nic = platform.nic
         self.backlog_limit = nic.backlog_packets
@@ -51,6 +52,8 @@ class HostRuntime:
         self.rx_drops = 0
         self._pending: list[tuple[Segment, int]] = []
         self._irq_timer = False
+        self._drain = nic.drain_ring
+        self._handler_until = [0.0] * cpu.n_cpus
         self.link_out: LinkDirection | None = None
         self.peer: "HostRuntime | None" = None
 
@@ -130,7 +133,13 @@ class HostRuntime:
             self.rx_drops += 1
             return
         self.backlog += 1
-        self._pending.append((seg, self.irq_cpu(seg.dst.stream)))
+        cpu = self.irq_cpu(seg.dst.stream)
+        if self._drain and self.kernel.env._now < self._handler_until[cpu]:
+            # The handler of an earlier interrupt is still working through the ring: it takes this
+            # frame too, and the NIC raises no interrupt for it.
+            self._handle(seg, cpu, self.kernel.env._now)
+            return
+        self._pending.append((seg, cpu))
         if len(self._pending) >= self.coalesce_packets or self.coalesce_delay_s <= 0.0:
             self._interrupt()
         elif not self._irq_timer:
@@ -151,26 +160,29 @@ class HostRuntime:
         if self.per_interrupt_s:
             server.run(now, self.per_interrupt_s)
         for seg, cpu_index in pending:
-            server = self.cpus[cpu_index]
-            if seg.length:
-                cost = self.per_packet_rx_s + seg.length * self.per_byte_csum_s
-            else:
-                cost = self.per_ack_rx_s
-            done = server.run(now, cost)
-            kernel.call_at(done, self._deliver, seg, cpu_index)
+            self._handle(seg, cpu_index, now)
+
+    def _handle(self, seg: Segment, cpu_index: int, now: float) -> None:
+        """Queue the driver and stack work for one received frame on ``cpu_index``."""
+        cost = self.per_packet_rx_s + seg.length * self.per_byte_csum_s if seg.length else self.per_ack_rx_s
+        done = self.cpus[cpu_index].run(now, cost)
+        self._handler_until[cpu_index] = done
+        self.kernel.call_at(done, self._deliver, seg, cpu_index)
 
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
         self.backlog -= 1
         seg.dst.on_segment(seg, cpu_index)
 
     # --- application system calls ------------------------------------------------------------------
-    def syscall(self, cpu: int, size_bytes: int, new_call: bool, extra_passes: int = 0) -> float:
-        """Queue a send/recv call moving ``size_bytes``; returns its completion time.
+    def syscall(self, cpu: int, size_bytes: int, new_call: bool, extra_passes: int = 0,
+                receive: bool = False) -> float:
+        """Queue a send (or, with ``receive``, a recv) call moving ``size_bytes``; returns its completion time.
 
         ``extra_passes`` are further trips through the stream head into TCP within the same call
         (Solaris ``tcp_maxpsz_multiplier``); each costs what entering the kernel costs.
         """
-        cost = size_bytes * self.per_byte_copy_s + self.per_syscall_s * ((1 if new_call else 0) + extra_passes)
+        per_byte = self.per_byte_copy_rx_s if receive else self.per_byte_copy_s
+        cost = size_bytes * per_byte + self.per_syscall_s * ((1 if new_call else 0) + extra_passes)
         now = self.kernel.now
         if cost <= 0.0:
             return now
