@@ -107,7 +107,9 @@ class HostRuntime:
         if not self.modelled:
             seg.dst.on_segment(seg, 0)
             return
-        if self._ring_full():
+        if self._ring_dma + len(self._pending) >= self.rx_ring:
+            # Every descriptor holds a frame no interrupt has yet handed to the driver: the NIC drops
+            # this one (``rx_no_buffer``); coalescing more frames than the ring holds provokes it.
             self.ring_drops += 1
             return
         self._ring_dma += 1
@@ -118,26 +120,23 @@ class HostRuntime:
         else:
             self._dma_done(seg)
 
-    def _ring_full(self) -> bool:
-        """True when every receive descriptor holds a frame no interrupt has yet handed to the driver.
-
-        A descriptor is busy from the frame's arrival until its (coalesced) interrupt; the frame then
-        waits in the backlog for the stack. The NIC drops a frame that finds no descriptor free (the
-        ``rx_no_buffer`` counter), which coalescing more packets than the ring holds provokes.
-        """
-        return self._ring_dma + len(self._pending) >= self.rx_ring
-
     def _dma_done(self, seg: Segment) -> None:
         self._ring_dma -= 1
         if self.backlog >= self.backlog_limit:
             self.rx_drops += 1
             return
         self.backlog += 1
-        cpu = self.irq_cpu(seg.dst.stream)
-        if self._drain and self.kernel.env._now < self._handler_until[cpu]:
+        cpu = 0 if self.irq_on_one else seg.dst.stream % len(self.cpus)
+        now = self.kernel.env._now
+        if self._drain and now < self._handler_until[cpu]:
             # The handler of an earlier interrupt is still working through the ring: it takes this
             # frame too, and the NIC raises no interrupt for it.
-            self._handle(seg, cpu, self.kernel.env._now)
+            self._handle(seg, cpu, now)
+            return
+        if self.coalesce_delay_s <= 0.0 and not self._pending:  # an interrupt for this frame alone
+            if self.per_interrupt_s:
+                self.cpus[cpu].run(now, self.per_interrupt_s)
+            self._handle(seg, cpu, now)
             return
         self._pending.append((seg, cpu))
         if len(self._pending) >= self.coalesce_packets or self.coalesce_delay_s <= 0.0:

@@ -47,14 +47,13 @@ class Kernel:
 
     def call_in(self, delay_s: float, fn, *args) -> None:
         """Call ``fn(*args)`` after ``delay_s`` simulated seconds."""
-        self._push(self.env._now + (delay_s if delay_s > 0.0 else 0.0), fn, args)
+        self.call_at(self.env._now + delay_s, fn, *args)
 
     def call_at(self, time_s: float, fn, *args) -> None:
         """Call ``fn(*args)`` at simulated time ``time_s`` (now, if that is already past)."""
         now = self.env._now
-        self._push(time_s if time_s > now else now, fn, args)
-
-    def _push(self, time_s: float, fn, args: tuple) -> None:
+        if time_s < now:
+            time_s = now
         n = self.n_events = self.n_events + 1
         if n & 0x3FFF == 0:
             if n > self.max_events:
