@@ -103,15 +103,16 @@ def cpu_ceiling_bps(sc: Scenario, host: Host, role: str) -> float:
     payload = _payload(sc)
     n_streams = wl.n_streams * _directions(sc)
     k = 1.0 + c.per_stream_frac * (n_streams - 1)
-    csum = 0.0 if p.nic.checksum_offload else c.per_byte_csum_s
     per_int = c.per_interrupt_s / p.nic.coalesce_packets
     ack_ratio = acks_every(sc)
     if role == "sender":
         app_per_byte = c.per_syscall_s / wl.write_bytes + c.per_byte_copy_s
+        csum = 0.0 if p.nic.tx_checksum_offload else c.per_byte_csum_s
         irq_per_byte = (k * c.per_packet_tx_s + payload * csum + (c.per_ack_rx_s + per_int) / ack_ratio) / payload
     else:
         read = wl.read_bytes or max(host.tcp.rcvbuf_bytes // 2, payload)
         app_per_byte = c.per_syscall_s / read + c.copy_rx_s
+        csum = 0.0 if p.nic.rx_checksum_offload else c.per_byte_csum_s
         irq_per_byte = (k * c.per_packet_rx_s + per_int + payload * csum + c.per_ack_tx_s / ack_ratio) / payload
     n = c.n_cpus
     busy = [0.0] * n  # CPU-seconds per byte of total goodput, per CPU

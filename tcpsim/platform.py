@@ -86,7 +86,10 @@ class Nic:
     """Packets per receive interrupt at most (1 = an interrupt per packet)."""
     coalesce_delay_s: float = 0.0
     """Receive interrupt delay (ixgb ``RxIntDelay``): how long the NIC waits for more packets."""
-    checksum_offload: bool = False
+    tx_checksum_offload: bool = False
+    """The NIC computes the TCP checksum of frames it sends (ixgb ``XsumTX``); else the CPU pays per byte."""
+    rx_checksum_offload: bool = False
+    """The NIC verifies the TCP checksum of frames it receives (ixgb ``XsumRX``)."""
     drain_ring: bool = False
     """The interrupt handler takes every frame that reaches the ring while it runs (a driver's receive
     loop, or NAPI polling), so under load frames share interrupts; False = one interrupt per coalesced batch."""
@@ -97,6 +100,11 @@ class Nic:
         _check_range("backlog_packets", self.backlog_packets, 1, 1 << 24)
         _check_range("coalesce_packets", self.coalesce_packets, 1, 4096)
         _check_range("coalesce_delay_s", self.coalesce_delay_s, 0.0, 0.1)
+
+    @property
+    def checksum_offload(self) -> bool:
+        """Checksums offloaded both ways."""
+        return self.tx_checksum_offload and self.rx_checksum_offload
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -198,10 +198,6 @@ def _delayed_ack(p: Platform, value: bool) -> tuple[Platform, str]:
     return replace(p, os=replace(p.os, delack=rule)), f"os.delack = {rule!r}"
 
 
-def _xsum(p: Platform, value: bool) -> tuple[Platform, str]:  # resolved in apply_tuning (two knobs, one flag)
-    raise AssertionError("handled by apply_tuning")
-
-
 # ---------------------------------------------------------------- the knob table
 
 @dataclass(frozen=True, slots=True)
@@ -335,10 +331,10 @@ _SPECS = [
        "receive ring size", _int(64, 4096), _nic("rx_ring_packets")),
     _S("ixgb.TxDescriptors", "modprobe", "ixgb", None, "nic.tx_ring_packets",
        "transmit ring size", _int(64, 4096), _nic("tx_ring_packets")),
-    _S("ixgb.XsumRX", "modprobe", "ixgb", None, "nic.checksum_offload",
-       "receive checksum offload (tcpsim has one flag: on only when XsumRX and XsumTX are both on)", _flag, _xsum),
-    _S("ixgb.XsumTX", "modprobe", "ixgb", None, "nic.checksum_offload",
-       "transmit checksum offload (tcpsim has one flag: on only when XsumRX and XsumTX are both on)", _flag, _xsum),
+    _S("ixgb.XsumRX", "modprobe", "ixgb", None, "nic.rx_checksum_offload",
+       "receive checksum offload", _flag, _nic("rx_checksum_offload")),
+    _S("ixgb.XsumTX", "modprobe", "ixgb", None, "nic.tx_checksum_offload",
+       "transmit checksum offload", _flag, _nic("tx_checksum_offload")),
 ]
 KNOBS: MappingProxyType = MappingProxyType({s.key: s for s in _SPECS})
 """Every knob tcpsim reads, by key (sysctl and registry names as written, driver options as ``module.Option``)."""
@@ -556,8 +552,6 @@ def apply_tuning(platform: Platform, knobs: Iterable[Knob], path: str = "<tuning
     """
     effects: list[tuple[Knob, str]] = []
     mtu: Optional[int] = None
-    xsum: dict[str, bool] = {}
-    xsum_before = platform.nic.checksum_offload
     for k in knobs:
         if k.name == "mtu":
             mtu = k.value
@@ -572,13 +566,7 @@ def apply_tuning(platform: Platform, knobs: Iterable[Knob], path: str = "<tuning
                                   f"{k.name} is a {_FAMILY_NAMES[spec.family]} knob but platform {platform.name!r} "
                                   f"runs {platform.os.name} ({platform.os.family})")
         try:
-            if spec.apply is _xsum:
-                xsum[k.name] = k.value
-                on = all(xsum.get(n, xsum_before) for n in ("ixgb.XsumRX", "ixgb.XsumTX"))
-                platform = replace(platform, nic=replace(platform.nic, checksum_offload=on))
-                what = f"nic.checksum_offload = {on} (one flag for both directions)"
-            else:
-                platform, what = spec.apply(platform, k.value)
+            platform, what = spec.apply(platform, k.value)
         except ConfigError as exc:
             if isinstance(exc, TuningFileError):
                 raise

@@ -32,8 +32,8 @@ class HostRuntime:
         contention = 1.0 + cpu.per_stream_frac * max(n_streams_here - 1, 0)
         self.per_packet_tx_s = cpu.per_packet_tx_s * contention
         self.per_packet_rx_s = cpu.per_packet_rx_s * contention
-        csum = 0.0 if platform.nic.checksum_offload else cpu.per_byte_csum_s
-        self.per_byte_csum_s = csum
+        self.per_byte_csum_tx_s = 0.0 if platform.nic.tx_checksum_offload else cpu.per_byte_csum_s
+        self.per_byte_csum_rx_s = 0.0 if platform.nic.rx_checksum_offload else cpu.per_byte_csum_s
         self.per_ack_tx_s = cpu.per_ack_tx_s
         self.per_ack_rx_s = cpu.per_ack_rx_s
         self.per_interrupt_s = cpu.per_interrupt_s
@@ -78,7 +78,7 @@ class HostRuntime:
             self._to_wire(seg)
             return
         if seg.length:
-            cost = self.per_packet_tx_s + seg.length * self.per_byte_csum_s
+            cost = self.per_packet_tx_s + seg.length * self.per_byte_csum_tx_s
         else:
             cost = self.per_ack_tx_s
         kernel = self.kernel
@@ -163,7 +163,7 @@ class HostRuntime:
 
     def _handle(self, seg: Segment, cpu_index: int, now: float) -> None:
         """Queue the driver and stack work for one received frame on ``cpu_index``."""
-        cost = self.per_packet_rx_s + seg.length * self.per_byte_csum_s if seg.length else self.per_ack_rx_s
+        cost = self.per_packet_rx_s + seg.length * self.per_byte_csum_rx_s if seg.length else self.per_ack_rx_s
         done = self.cpus[cpu_index].run(now, cost)
         self._handler_until[cpu_index] = done
         self.kernel.call_at(done, self._deliver, seg, cpu_index)
