@@ -235,7 +235,8 @@ class _Run:
         return {"t": 0.0, "delivered": [0] * n, "transactions": 0, "segs": [0] * n, "acks": 0, "retx": [0] * n,
                 "cpu": {h.name: [0.0] * len(h.cpus) for h in hosts}, "bus": {h.name: 0.0 for h in hosts},
                 "link": dict.fromkeys(self.links, 0.0), "frames": dict.fromkeys(self.links, 0),
-                "block": dict.fromkeys(BLOCK_REASONS, 0.0), "rtt": [(0.0, 0)] * n}
+                "block": dict.fromkeys(BLOCK_REASONS, 0.0), "rtt": [(0.0, 0)] * n,
+                "drops": dict.fromkeys(self._drops(), 0)}
 
     def _result(self, state: dict, wall_s: float) -> Result:
         sc = self.sc

@@ -3,6 +3,7 @@
 from hypothesis import strategies as st
 
 from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
+from tcpsim.platform import CpuCost, Nic, Platform, bus_preset, os_defaults
 
 
 @st.composite
@@ -27,3 +28,31 @@ def scenarios(draw, bulk_only: bool = False, lossless: bool = True):
     budget = Budget(max_sim_time_s=0.02, min_sim_time_s=0.001, max_events=150_000)
     return Scenario(sender=Host(tcp=tcp), receiver=Host(tcp=tcp), link=link, workload=workload,
                     seed=draw(st.integers(0, 2**16)), budget=budget)
+
+
+@st.composite
+def platforms(draw, family: str):
+    """A host with random but physical costs: CPUs, interrupts, a small ring and backlog, maybe a slow bus."""
+    us = st.sampled_from([0.0, 0.5e-6, 2e-6, 10e-6])
+    cpu = CpuCost(n_cpus=draw(st.integers(1, 3)), per_syscall_s=draw(us), per_byte_copy_s=draw(st.sampled_from([0.0, 1e-9])),
+                  per_byte_csum_s=draw(st.sampled_from([0.0, 1e-9])), per_packet_tx_s=draw(us),
+                  per_packet_rx_s=draw(us), per_ack_tx_s=draw(us), per_ack_rx_s=draw(us), per_interrupt_s=draw(us),
+                  per_stream_frac=draw(st.sampled_from([0.0, 0.05])), interrupts_on_one_cpu=draw(st.booleans()))
+    nic = Nic(rx_ring_packets=draw(st.sampled_from([4, 64, 256])), backlog_packets=draw(st.sampled_from([8, 1000])),
+              coalesce_packets=draw(st.sampled_from([1, 8, 64])),
+              coalesce_delay_s=draw(st.sampled_from([0.0, 20e-6, 200e-6])), drain_ring=draw(st.booleans()),
+              tx_checksum_offload=draw(st.booleans()), rx_checksum_offload=draw(st.booleans()))
+    bus = bus_preset(draw(st.sampled_from(["none", "pci-32-33", "pci-64-66", "pcix-64-133"])))
+    os = os_defaults(family)
+    return Platform(cpu=cpu, nic=nic, bus=bus, os=os)
+
+
+@st.composite
+def host_scenarios(draw):
+    """:func:`scenarios` with the host model on at both ends."""
+    sc = draw(scenarios(lossless=False))
+    family = {"bsd": "bsd", "linux": "linux", "solaris": "solaris"}[sc.sender.tcp.delack] \
+        if sc.sender.tcp.delack in ("bsd", "linux", "solaris") else "bsd"
+    return Scenario(sender=Host(platform=draw(platforms(family)), tcp=sc.sender.tcp),
+                    receiver=Host(platform=draw(platforms(family)), tcp=sc.receiver.tcp),
+                    link=sc.link, workload=sc.workload, seed=sc.seed, budget=sc.budget)

@@ -111,6 +111,14 @@ def test_budget_is_reported():
     assert not r.converged
 
 
+def test_a_budget_spent_before_the_warm_up_ends_still_gives_a_result():
+    sc = bulk(1 << 20, 1 << 20)
+    r = run(Scenario(sender=sc.sender, receiver=sc.receiver, link=sc.link, workload=sc.workload,
+                     budget=Budget(max_events=200)))
+    assert r.termination == "event_budget"
+    assert set(r.drops) == {"link", "receiver_ring", "receiver_backlog"} and not any(r.drops.values())
+
+
 def test_request_response_rate_is_one_rtt_per_transaction():
     opts = TcpOptions(sndbuf_bytes=65536, rcvbuf_bytes=65536)
     sc = Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts), link=Link(one_way_delay_s=50e-6),

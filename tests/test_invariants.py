@@ -10,7 +10,7 @@ from tcpsim.components import endpoint
 from tcpsim.engine import _Run, run
 from tcpsim.protocol import framing
 
-from strategies import scenarios
+from strategies import host_scenarios, scenarios
 
 
 @pytest.fixture(autouse=True)
@@ -66,3 +66,29 @@ def test_more_receive_buffer_never_hurts_a_lossless_bulk_stream(sc, factor):
     small, large = run(sc), run(bigger)
     if small.converged and large.converged:
         assert large.goodput_bps >= small.goodput_bps * 0.97
+
+
+@settings(deadline=None, max_examples=40)
+@given(host_scenarios())
+def test_hosts_with_costs_rings_and_buses_keep_the_invariants(sc):
+    """With CPUs, interrupts, rings, backlogs and buses in the path: the window still holds, bytes are
+    conserved, goodput stays under the line and both buses' ceilings, and every utilization is a fraction."""
+    r = _Run(sc)
+    result = r.run()
+    for _direction, _stream, snd, rcv, reader in r.flows:
+        assert rcv.rcv_nxt <= snd.snd_max <= snd.written
+        if reader is not None:
+            assert reader.delivered_bytes + rcv.rcv_buffered == rcv.rcv_nxt
+    ts = sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps
+    directions = 2 if sc.workload.bidirectional or sc.workload.kind == "rr" else 1
+    edge = 2 * framing.mss_bytes(sc.link.mtu_bytes, ts) * 8 * sc.workload.n_streams * directions
+    ceiling = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes, ts) * directions
+    for host in (sc.sender.platform, sc.receiver.platform):
+        if host.bus.clock_hz > 0:
+            ceiling = min(ceiling, host.bus.ceiling_bps)  # one bus carries both directions
+    assert result.goodput_bps <= ceiling + edge / result.measure_time_s
+    for name, frac in result.utilization_frac.items():
+        assert 0.0 <= frac <= 1.0, name
+    for cpus in result.cpu_utilization_frac.values():
+        assert all(0.0 <= c <= 1.0 for c in cpus)
+    assert all(v >= 0 for v in result.drops.values())

@@ -17,6 +17,9 @@ from simpy.events import NORMAL
 
 __all__ = ["Kernel", "BudgetExhausted"]
 
+_WALL_CHECK_EVERY = 0x4000
+"""Events between two reads of the clock for the wall-time budget."""
+
 
 class BudgetExhausted(Exception):
     """Raised inside the event loop when the event or wall-clock budget is spent."""
@@ -29,7 +32,7 @@ class BudgetExhausted(Exception):
 class Kernel:
     """The event queue of one run, with an event budget and a wall-clock budget."""
 
-    __slots__ = ("env", "n_events", "max_events", "max_wall_s", "wall_start", "stopped", "_queue", "_eid")
+    __slots__ = ("env", "n_events", "max_events", "max_wall_s", "wall_start", "stopped", "_queue", "_eid", "_check_at")
 
     def __init__(self, max_events: int, max_wall_s: float) -> None:
         self.env = simpy.Environment()
@@ -40,6 +43,7 @@ class Kernel:
         self.max_events = max_events
         self.max_wall_s = max_wall_s
         self.wall_start = time.perf_counter()
+        self._check_at = min(_WALL_CHECK_EVERY, max_events + 1)
 
     @property
     def now(self) -> float:
@@ -55,13 +59,18 @@ class Kernel:
         if time_s < now:
             time_s = now
         n = self.n_events = self.n_events + 1
-        if n & 0x3FFF == 0:
-            if n > self.max_events:
-                raise BudgetExhausted("event_budget")
-            if time.perf_counter() - self.wall_start > self.max_wall_s:
-                raise BudgetExhausted("wall_budget")
+        if n >= self._check_at:
+            self._check_budgets(n)
         # simpy's Environment.schedule, inlined, with the callback in place of an event.
         heappush(self._queue, (time_s, NORMAL, next(self._eid), fn, args))
+
+    def _check_budgets(self, n: int) -> None:
+        """Raise when the event budget (exact) or the wall-clock budget (read every few thousand events) is spent."""
+        if n > self.max_events:
+            raise BudgetExhausted("event_budget")
+        if time.perf_counter() - self.wall_start > self.max_wall_s:
+            raise BudgetExhausted("wall_budget")
+        self._check_at = min(n + _WALL_CHECK_EVERY, self.max_events + 1)
 
     def stop(self) -> None:
         """Make :meth:`run` return after the current event."""
