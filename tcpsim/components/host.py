@@ -97,9 +97,9 @@ class HostRuntime:
         arrival = self.link_out.send(now, ready, seg.wire_s, seg.frame_bytes)
         if arrival is not None:
             if self.peer.modelled:
-                kernel.call_in(arrival - now, self.peer.receive, seg)
+                kernel.call_at(arrival, self.peer.receive, seg)
             else:  # an ideal receiver hands the segment straight to TCP
-                kernel.call_in(arrival - now, seg.dst.on_segment, seg, 0)
+                kernel.call_at(arrival, seg.dst.on_segment, seg, 0)
 
     # --- receive -----------------------------------------------------------------------------------
     def receive(self, seg: Segment) -> None:
