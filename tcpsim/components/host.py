@@ -126,7 +126,7 @@ class HostRuntime:
             self.rx_drops += 1
             return
         self.backlog += 1
-        cpu = 0 if self.irq_on_one else seg.dst.stream % len(self.cpus)
+        cpu = 0 if self.irq_on_one else seg.dst.stream % len(self.cpus)  # irq_cpu(), inlined: hot path
         now = self.kernel.env._now
         if self._drain and now < self._handler_until[cpu]:
             # The handler of an earlier interrupt is still working through the ring: it takes this
@@ -139,7 +139,7 @@ class HostRuntime:
             self._handle(seg, cpu, now)
             return
         self._pending.append((seg, cpu))
-        if len(self._pending) >= self.coalesce_packets or self.coalesce_delay_s <= 0.0:
+        if len(self._pending) >= self.coalesce_packets:
             self._interrupt()
         elif not self._irq_timer:
             self._irq_timer = True

@@ -80,7 +80,7 @@ class Kernel:
         """Process events until :meth:`stop` is called; False if the queue ran dry first.
 
         This is :meth:`simpy.Environment.step` in a loop without the per-step method call, plus the
-        callbacks of :meth:`call_in`; any simpy event (a process, a timeout) scheduled on ``env`` is
+        callbacks of :meth:`call_at` and :meth:`call_in`; any simpy event (a process, a timeout) scheduled on ``env`` is
         processed exactly as simpy would. Use this, not ``env.run()``, which does not know callbacks.
         """
         env = self.env
