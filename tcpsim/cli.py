@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from .cliutil import OneLineParser, fail
 from .errors import ConfigError, TcpsimError
+from .result import json_ready
 
 __all__ = ["main"]
 
@@ -175,19 +175,8 @@ def _tuned(spec: Any, tuning: str | None, os_family: str | None, knobs: list, pa
     return getattr(out, "platform", out)  # a TuningResult, or a Platform from a simpler apply_tuning
 
 
-def _json_ready(obj: Any) -> Any:
-    """Infinite and NaN floats as null, dict keys as strings: valid JSON."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {str(k): _json_ready(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_ready(v) for v in obj]
-    return obj
-
-
 def _dump(obj: Any) -> str:
-    return json.dumps(_json_ready(obj), indent=1, allow_nan=False)
+    return json.dumps(json_ready(obj), indent=1, allow_nan=False)
 
 
 def _write(path: str, text: str) -> None:

@@ -14,25 +14,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
+from .report_text import limit_name
 from .units import format_rate, format_size, parse_rate
 
 __all__ = ["CpusAnswer", "JumboAnswer", "SockbufAnswer", "jumbo_frames_help", "smallest_cpus", "smallest_sockbuf"]
 
-_WORDS = {
-    "window": "the TCP window", "cwnd": "the congestion window", "sndbuf": "the send buffer",
-    "nagle_delack": "the Nagle / delayed-ACK interlock", "application": "the application's write rate",
-    "line": "the line rate", "bus_sender": "the sender's bus", "bus_receiver": "the receiver's bus",
-    "cpu_sender": "the sender's CPU", "cpu_receiver": "the receiver's CPU",
-    "receiver_drops": "receiver drops and retransmissions",
-}
 
+class _Answer:
+    """What every planning answer shares: a one-line ``reason``, also its ``text`` and ``str()``."""
 
-def _words(limit: str) -> str:
-    return _WORDS.get(limit, limit)
+    __slots__ = ()
+    reason: str
+
+    @property
+    def text(self) -> str:
+        return self.reason
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 @dataclass(frozen=True, slots=True)
-class SockbufAnswer:
+class SockbufAnswer(_Answer):
     """The smallest socket buffer (``setsockopt`` on both ends) that reaches ``target_bps``."""
 
     target_bps: float
@@ -43,16 +46,9 @@ class SockbufAnswer:
     limited_by: str
     reason: str
 
-    @property
-    def text(self) -> str:
-        return self.reason
-
-    def __str__(self) -> str:
-        return self.reason
-
 
 @dataclass(frozen=True, slots=True)
-class CpusAnswer:
+class CpusAnswer(_Answer):
     """The fewest CPUs per host that reach ``target_bps``."""
 
     target_bps: float
@@ -62,16 +58,9 @@ class CpusAnswer:
     limited_by: str
     reason: str
 
-    @property
-    def text(self) -> str:
-        return self.reason
-
-    def __str__(self) -> str:
-        return self.reason
-
 
 @dataclass(frozen=True, slots=True)
-class JumboAnswer:
+class JumboAnswer(_Answer):
     """MTU 1500 against MTU 9000 on the same hosts and path."""
 
     helps: bool
@@ -83,13 +72,6 @@ class JumboAnswer:
     limited_by_1500: str
     limited_by_9000: str
     reason: str
-
-    @property
-    def text(self) -> str:
-        return self.reason
-
-    def __str__(self) -> str:
-        return self.reason
 
 
 def _run(**kw: Any) -> tuple[float, str]:
@@ -142,14 +124,14 @@ def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20
                    f"(--sysctl)" if capped and upper < hi_bytes else "")
             return SockbufAnswer(target_bps=target_bps, sockbuf_bytes=None, goodput_bps=g_hi, limited_by=lim_hi,
                                  reason=f"not reachable: {format_size(upper)} buffers give {format_rate(g_hi)}, "
-                                        f"limited by {_words(lim_hi)}{cap}")
+                                        f"limited by {limit_name(lim_hi)}{cap}")
         below, upper = upper, min(2 * upper, hi_bytes)
     if below == lo_bytes:
         g_lo, lim_lo = _run(sockbuf=lo_bytes, **kw)
         if g_lo >= target_bps:
             return SockbufAnswer(target_bps=target_bps, sockbuf_bytes=lo_bytes, goodput_bps=g_lo, limited_by=lim_lo,
                                  reason=f"{format_size(lo_bytes)} (the smallest size tried) already gives "
-                                        f"{format_rate(g_lo)}, limited by {_words(lim_lo)}: the buffer is not the issue")
+                                        f"{format_rate(g_lo)}, limited by {limit_name(lim_lo)}: the buffer is not the issue")
     lo, hi = math.log2(below), math.log2(upper)  # invariant: goodput(2**lo) < target <= goodput(2**hi)
     while hi - lo > math.log2(1 + rel_tol):
         mid = (lo + hi) / 2
@@ -162,7 +144,7 @@ def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20
         g, lim = _run(sockbuf=size, **kw)
     return SockbufAnswer(target_bps=target_bps, sockbuf_bytes=size, goodput_bps=g, limited_by=lim,
                          reason=f"smallest socket buffer for {format_rate(target_bps)}: {format_size(size)} "
-                                f"(--sockbuf {size // 1024}k gives {format_rate(g)}; then limited by {_words(lim)})")
+                                f"(--sockbuf {size // 1024}k gives {format_rate(g)}; then limited by {limit_name(lim)})")
 
 
 def smallest_cpus(target: Any, max_cpus: int = 64, **kw: Any) -> CpusAnswer:
@@ -187,7 +169,7 @@ def smallest_cpus(target: Any, max_cpus: int = 64, **kw: Any) -> CpusAnswer:
             g, lim = run(n)
             return CpusAnswer(target_bps=target_bps, n_cpus=None, goodput_bps=g, limited_by=lim,
                               reason=f"not reachable with up to {max_cpus} CPUs per host: {format_rate(g)}, "
-                                     f"limited by {_words(lim)}")
+                                     f"limited by {limit_name(lim)}")
         prev, n = n, min(2 * n, max_cpus)
     lo, hi = prev, n  # goodput(lo) < target <= goodput(hi); lo = 0 means one CPU is enough
     while hi - lo > 1:
@@ -196,7 +178,7 @@ def smallest_cpus(target: Any, max_cpus: int = 64, **kw: Any) -> CpusAnswer:
     g, lim = run(hi)
     return CpusAnswer(target_bps=target_bps, n_cpus=hi, goodput_bps=g, limited_by=lim,
                       reason=f"{hi} CPU{'s per host reach' if hi > 1 else ' per host reaches'} {format_rate(target_bps)} "
-                             f"(--cpus {hi} gives {format_rate(g)}; then limited by {_words(lim)})")
+                             f"(--cpus {hi} gives {format_rate(g)}; then limited by {limit_name(lim)})")
 
 
 def jumbo_frames_help(threshold_frac: float = 0.05, **kw: Any) -> JumboAnswer:
@@ -211,8 +193,8 @@ def jumbo_frames_help(threshold_frac: float = 0.05, **kw: Any) -> JumboAnswer:
     g9, w9 = _run(mtu=9000, **kw)
     gain = g9 / g1 - 1 if g1 > 0 else math.inf
     helps = gain >= threshold_frac
-    both = (f"MTU 1500 gives {format_rate(g1)} (limited by {_words(w1)}), "
-            f"MTU 9000 gives {format_rate(g9)} (limited by {_words(w9)})")
+    both = (f"MTU 1500 gives {format_rate(g1)} (limited by {limit_name(w1)}), "
+            f"MTU 9000 gives {format_rate(g9)} (limited by {limit_name(w9)})")
     if helps and (w1.startswith("cpu_") or w1.startswith("bus_") or w1 == "receiver_drops"):
         why = "six times fewer packets for the same bytes relieve the per-packet cost"
     elif helps:
@@ -226,7 +208,7 @@ def jumbo_frames_help(threshold_frac: float = 0.05, **kw: Any) -> JumboAnswer:
     elif w1 == "application":
         why = "the application does not offer more data"
     else:
-        why = f"{_words(w1)} does not depend on the frame size"
+        why = f"{limit_name(w1)} does not depend on the frame size"
     verdict = "jumbo frames help" if helps else ("jumbo frames hurt" if gain < -threshold_frac
                                                  else "jumbo frames do not help much")
     return JumboAnswer(helps=helps, gain_frac=gain, goodput_1500_bps=g1, goodput_9000_bps=g9,

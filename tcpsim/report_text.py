@@ -9,7 +9,7 @@ from .protocol import framing
 from .result import Result
 from .units import format_rate, format_size
 
-__all__ = ["advice", "describe"]
+__all__ = ["advice", "describe", "limit_name"]
 
 _NAMES = {
     "window": "the TCP window (socket buffers vs round-trip time)",
@@ -25,6 +25,11 @@ _NAMES = {
     "receiver_drops": "receive ring or backlog drops and retransmissions",
     "closed_form": "the closed-form bound",
 }
+
+
+def limit_name(limit: str) -> str:
+    """A limit of :data:`tcpsim.result.LIMITS` in words."""
+    return _NAMES.get(limit, limit)
 
 
 def advice(sc: Scenario, r: Result) -> str:
@@ -97,13 +102,13 @@ def describe(sc: Scenario, r: Result) -> str:
             parts.append(f"bus {bus:.0%}")
         if parts:
             lines.append(f"{role:12s} " + ", ".join(parts))
-    lines.append(f"limited by   {_NAMES.get(r.limited_by, r.limited_by)}")
+    lines.append(f"limited by   {limit_name(r.limited_by)}")
     others = sorted((v, k) for k, v in r.ceilings_bps.items()
                     if k != r.limited_by and math.isfinite(v) and v > r.goodput_bps * 1.001)
     if others:
         v, k = others[0]
         gain = v / r.goodput_bps - 1 if r.goodput_bps > 0 else math.inf
-        lines.append(f"headroom     next limit: {_NAMES.get(k, k)} at {v / 1e6:.0f} Mbit/s"
+        lines.append(f"headroom     next limit: {limit_name(k)} at {v / 1e6:.0f} Mbit/s"
                      f" ({gain:+.0%} if the current limit were lifted)")
     lines.append(f"try          {advice(sc, r)}")
     lines.append(f"run          {r.termination}, {r.sim_time_s * 1e3:.1f} ms simulated, {r.events:,} events, "

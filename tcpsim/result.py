@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
 from .units import format_rate
 
-__all__ = ["Result", "StreamResult", "LIMITS"]
+__all__ = ["Result", "StreamResult", "LIMITS", "json_ready"]
 
 LIMITS = ("window", "cwnd", "sndbuf", "nagle_delack", "application", "line", "bus_sender", "bus_receiver",
           "cpu_sender", "cpu_receiver", "receiver_drops")
@@ -109,3 +111,14 @@ class Result:
         return (f"<div><b>{format_rate(self.goodput_bps)}</b> ({self.goodput_bps / 8e6:.1f} MB/s), "
                 f"limited by <b>{self.limited_by}</b>; {self.data_packets_per_s:,.0f} data pkt/s; "
                 f"{self.termination}<table><tr><th>resource</th><th>busy</th></tr>{rows}</table></div>")
+
+
+def json_ready(obj: Any) -> Any:
+    """``obj`` with infinite and NaN floats as None and dict keys as strings: valid JSON."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_ready(v) for v in obj]
+    return obj

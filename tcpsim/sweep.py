@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
+from .result import json_ready
 from .units import (
     format_duration,
     format_rate,
@@ -250,16 +251,6 @@ def _format_cell(key: str, v: Any) -> str:
     return str(v)
 
 
-def _json_ready(obj: Any) -> Any:
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {str(k): _json_ready(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_ready(v) for v in obj]
-    return obj
-
-
 @dataclass(frozen=True)
 class SweepResult:
     """One row per point: the swept values, the scenario's inputs and the outputs, units in the column names."""
@@ -337,7 +328,7 @@ class SweepResult:
 
     def to_json(self, path: str | os.PathLike | None = None) -> str:
         """A JSON array of the rows (infinite values as null); written to ``path`` too when given."""
-        text = json.dumps(_json_ready(list(self.rows)), indent=1, allow_nan=False)
+        text = json.dumps(json_ready(list(self.rows)), indent=1, allow_nan=False)
         if path is not None:
             with open(path, "w") as fh:
                 fh.write(text + "\n")
