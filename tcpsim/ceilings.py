@@ -155,7 +155,7 @@ def ceilings(sc: Scenario) -> dict[str, float]:
     """Every closed-form bound, as total goodput in bit/s (inf where a resource is not modelled)."""
     rtt = base_rtt_s(sc)
     mss = _mss(sc)
-    wnd = min(sc.sender.tcp.sndbuf_bytes, sc.receiver.tcp.max_window_bytes)
+    wnd = min(sc.sender.tcp.sndbuf_limit_bytes, sc.receiver.tcp.window_limit_bytes)
     whole = max((wnd // mss) * mss, min(wnd, mss))
     return {
         "line": line_ceiling_bps(sc),

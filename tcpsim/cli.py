@@ -17,6 +17,7 @@ from typing import Any
 
 from .cliutil import OneLineParser, fail
 from .errors import ConfigError, TcpsimError
+from .platform import DELACK_RULES
 from .result import json_ready
 
 __all__ = ["main"]
@@ -74,7 +75,8 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--sndbuf", default=None, help="SO_SNDBUF request")
     g.add_argument("--rcvbuf", default=None, help="SO_RCVBUF request")
     g.add_argument("--nodelay", action="store_true", help="TCP_NODELAY on the sender (Nagle off)")
-    g.add_argument("--delack", choices=("bsd", "linux", "solaris", "off"), default=None, help="delayed-ACK rules")
+    g.add_argument("--delack", choices=DELACK_RULES, default=None,
+                   help="delayed-ACK rules (bsd44: 4.4BSD header prediction, ACKs ride on window updates)")
     g.add_argument("--deferred-acks-max", type=int, default=None, metavar="N", help="Solaris tcp_deferred_acks_max")
     g.add_argument("--os", choices=("linux", "solaris", "bsd"), default=None,
                    help="OS family: its TCP rules and textbook defaults on both hosts")

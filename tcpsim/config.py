@@ -69,6 +69,16 @@ class TcpOptions:
     maxpsz_segments: int = 0
     """Solaris ``tcp_maxpsz_multiplier``: a send call moves at most this many MSS into TCP per kernel
     pass, and each further pass costs a kernel entry (0 = the whole call in one pass, as BSD and Linux)."""
+    cwnd_validation: bool = False
+    """Grow cwnd only while the sender uses it (RFC 7661; Linux ``tcp_is_cwnd_limited``); BSD-derived
+    stacks of the sources' era grow it on every ACK."""
+    sndbuf_autotune_max_bytes: Optional[int] = None
+    """Linux send-buffer autotuning (``tcp_wmem[2]``): the buffer of a socket whose application set no
+    SO_SNDBUF grows with the congestion window up to this. None = the buffer is fixed."""
+    rcv_window_autotune_max_bytes: Optional[int] = None
+    """Linux receive autotuning (``tcp_moderate_rcvbuf``, the window part of ``tcp_rmem[2]``): the window of
+    a socket whose application set no SO_RCVBUF grows to twice what the reader takes per round trip, up
+    to this. None = the window is fixed."""
 
     def __post_init__(self) -> None:
         _check_range("sndbuf_bytes", self.sndbuf_bytes, 1, 1 << 31, "in 1..2**31 bytes")
@@ -86,12 +96,29 @@ class TcpOptions:
         if self.naglim_bytes is not None:
             _check_range("naglim_bytes", self.naglim_bytes, 1, 1 << 31)
         _check_range("maxpsz_segments", self.maxpsz_segments, 0, 100)
+        if self.sndbuf_autotune_max_bytes is not None:
+            _check_range("sndbuf_autotune_max_bytes", self.sndbuf_autotune_max_bytes, self.sndbuf_bytes, 1 << 31,
+                         f"in sndbuf_bytes ({self.sndbuf_bytes})..2**31 bytes")
+        if self.rcv_window_autotune_max_bytes is not None:
+            _check_range("rcv_window_autotune_max_bytes", self.rcv_window_autotune_max_bytes,
+                         self.max_window_bytes, 1 << 31, f"in max_window_bytes ({self.max_window_bytes})..2**31 bytes")
 
     @property
     def max_window_bytes(self) -> int:
-        """Largest receive window this endpoint offers (64 KiB - 1 without window scaling, RFC 7323)."""
+        """Largest receive window this endpoint offers at the start (64 KiB - 1 without window scaling, RFC 7323)."""
         wnd = self.rcvbuf_bytes if self.rcv_window_bytes is None else self.rcv_window_bytes
         return wnd if self.window_scaling else min(wnd, 65535)
+
+    @property
+    def window_limit_bytes(self) -> int:
+        """Largest receive window this endpoint can ever offer, receive autotuning included."""
+        wnd = self.rcv_window_autotune_max_bytes or self.max_window_bytes
+        return wnd if self.window_scaling else min(wnd, 65535)
+
+    @property
+    def sndbuf_limit_bytes(self) -> int:
+        """Largest send buffer this endpoint can ever have, send autotuning included."""
+        return self.sndbuf_autotune_max_bytes or self.sndbuf_bytes
 
     @classmethod
     def for_os(cls, os: OsTcp | str, *, sockbuf_bytes: Optional[int] = None, sndbuf_bytes: Optional[int] = None,
@@ -108,6 +135,10 @@ class TcpOptions:
         snd = os.kernel_buffer(snd_req, send=True) if snd_req is not None else os.default_sndbuf_bytes
         rcv = os.kernel_buffer(rcv_req, send=False) if rcv_req is not None else os.default_rcvbuf_bytes
         naglim = 1 if nodelay else os.naglim_bytes
+        # Autotuning applies only to buffers the application left alone (SOCK_SNDBUF_LOCK, SOCK_RCVBUF_LOCK).
+        snd_auto = os.sndbuf_autotune_max_bytes if snd_req is None and os.sndbuf_autotune_max_bytes > snd else None
+        rcv_auto = (os.window_bytes(os.rcvbuf_autotune_max_bytes)
+                    if rcv_req is None and os.rcvbuf_autotune_max_bytes > rcv else None)
         values = dict(
             sndbuf_bytes=snd, rcvbuf_bytes=rcv, rcv_window_bytes=os.window_bytes(rcv),
             nodelay=nodelay or naglim == 1, timestamps=os.timestamps, sack=os.sack,
@@ -115,6 +146,8 @@ class TcpOptions:
             deferred_acks_max=os.deferred_acks_max, quickack_segments=os.quickack_segments,
             whole_message_segments=os.whole_message_segments, initial_cwnd_segments=os.initial_cwnd_segments,
             min_rto_s=os.min_rto_s, naglim_bytes=naglim, maxpsz_segments=os.maxpsz_multiplier,
+            sndbuf_autotune_max_bytes=snd_auto, rcv_window_autotune_max_bytes=rcv_auto,
+            cwnd_validation=os.family == "linux",
         )
         values.update(overrides)
         return cls(**values)

@@ -76,8 +76,11 @@ class _Run:
                 self._add_flow("reverse", wl.n_streams + i, self.rcv_host, self.snd_host, sc.receiver.tcp,
                                sc.sender.tcp)
         self.base_rtt_s = _base_rtt_s(sc)
-        # The largest swing of bytes in flight one connection can make; many streams rarely swing together.
-        self.window_bytes = max(min(a.sndbuf, b.rcv_window_max) for _, _, a, b, _ in self.flows)
+
+    def _window_bytes(self) -> int:
+        """The largest swing of bytes in flight one connection can make now (autotuned buffers grow);
+        many streams rarely swing together."""
+        return max(min(a.sndbuf, b.rcv_window_max) for _, _, a, b, _ in self.flows)
 
     def _add_flow(self, direction, stream, src_host, dst_host, src_opts, dst_opts) -> None:
         wl = self.sc.workload
@@ -187,7 +190,7 @@ class _Run:
             hist.append(rate)
             # Bytes in flight and in buffers can swing by up to the windows: measure long enough that
             # such a swing moves the estimate by a few percent at most.
-            long_enough = self.rr or (now - state["t0"]) * rate >= _SWING_FACTOR * self.window_bytes
+            long_enough = self.rr or (now - state["t0"]) * rate >= _SWING_FACTOR * self._window_bytes()
             if long_enough and not self.rr:
                 # ... and data sent and data delivered over the window agree (the swing is small).
                 sent_cum = (sent - state["sent0"]) / (now - state["t0"])

@@ -93,6 +93,9 @@ class Nic:
     drain_ring: bool = False
     """The interrupt handler takes every frame that reaches the ring while it runs (a driver's receive
     loop, or NAPI polling), so under load frames share interrupts; False = one interrupt per coalesced batch."""
+    coalesce_idle_timer: bool = False
+    """The delay counts from the latest frame, not the first (a packet timer, e1000 ``RDTR``): during a
+    burst the NIC raises no interrupt until ``coalesce_packets`` frames wait or the line goes quiet."""
 
     def __post_init__(self) -> None:
         _check_range("tx_ring_packets", self.tx_ring_packets, 1, 1 << 20)
@@ -186,7 +189,7 @@ def bus_preset(name: str) -> Bus:
         raise ConfigError("bus", name, "one of " + ", ".join(sorted(BUS_PRESETS))) from None
 
 
-DELACK_RULES = ("bsd", "linux", "solaris", "off")
+DELACK_RULES = ("bsd", "bsd44", "linux", "solaris", "off")
 OS_FAMILIES = ("bsd", "linux", "solaris")
 
 
@@ -226,6 +229,11 @@ class OsTcp:
     """Solaris ``tcp_maxpsz_multiplier``: MSS-sized segments moved per kernel pass (0 = no limit modelled)."""
     naglim_bytes: Optional[int] = None
     """Solaris ``tcp_naglim_def``: Nagle holds data below this many bytes (None = the MSS; 1 disables Nagle)."""
+    sndbuf_autotune_max_bytes: int = 0
+    """Linux ``tcp_wmem[2]``: an unset send buffer grows with cwnd up to this (``tcp_new_space``; 0 = none)."""
+    rcvbuf_autotune_max_bytes: int = 0
+    """Linux ``tcp_rmem[2]`` with ``tcp_moderate_rcvbuf`` (2.6.7+): an unset receive buffer grows up to this
+    (``tcp_rcv_space_adjust``; 0 = none)."""
 
     def __post_init__(self) -> None:
         if self.family not in OS_FAMILIES:
@@ -242,6 +250,8 @@ class OsTcp:
         _check_range("initial_cwnd_segments", self.initial_cwnd_segments, 1, 1000)
         _check_range("min_rto_s", self.min_rto_s, 1e-6, 60.0)
         _check_range("maxpsz_multiplier", self.maxpsz_multiplier, 0, 100)
+        _check_range("sndbuf_autotune_max_bytes", self.sndbuf_autotune_max_bytes, 0, 1 << 31)
+        _check_range("rcvbuf_autotune_max_bytes", self.rcvbuf_autotune_max_bytes, 0, 1 << 31)
 
     @property
     def whole_message_segments(self) -> bool:
@@ -272,11 +282,13 @@ def os_defaults(family: str) -> OsTcp:
     """Textbook defaults of an OS family when no platform profile is given."""
     if family == "linux":
         # Linux 2.6: tcp_rmem default 87380, tcp_wmem 16384, adv_win_scale 2, delayed-ACK timer >= 40 ms,
-        # quick-ACK at start, timestamps and SACK on.
+        # quick-ACK at start, timestamps and SACK on; buffers of sockets that set none autotune up to
+        # tcp_[rw]mem[2], 4 MiB on a machine with 1 GB or more (2.6.17+ tcp_init).
         return OsTcp(family="linux", name="Linux 2.6", default_sndbuf_bytes=16384, default_rcvbuf_bytes=87380,
                      max_sockbuf_bytes=131071, setsockopt_doubles=True, adv_win_scale=2, delack="linux",
                      delack_timeout_s=0.04, deferred_acks_max=2, quickack_segments=16, timestamps=True,
-                     sack=True, initial_cwnd_segments=2, min_rto_s=0.2)
+                     sack=True, initial_cwnd_segments=2, min_rto_s=0.2, sndbuf_autotune_max_bytes=4194304,
+                     rcvbuf_autotune_max_bytes=4194304)
     if family == "solaris":
         # Solaris 8: tcp_xmit_hiwat = tcp_recv_hiwat = 24576, tcp_deferred_acks_max 8,
         # tcp_deferred_ack_interval 100 ms, tcp_maxpsz_multiplier 2 (Sun blueprint).

@@ -160,21 +160,36 @@ def _send_cap(p: Platform, value: int) -> tuple[Platform, str]:
             f"os.max_sndbuf_bytes = {value}: setsockopt(SO_SNDBUF, n) gives {rule}")
 
 
-def _linux_mem(field: str) -> Setter:
+def _linux_mem(field: str, auto_field: str) -> Setter:
     """``tcp_rmem``/``tcp_wmem`` "min default max": the kernel writes the numbers given, in order.
 
     One number changes the minimum only (no model effect); two (as the 10 GbE report's Appendix C
     writes them) change minimum and default and leave the maximum as it was. The default is a socket's
-    starting buffer when the application sets none; receive autotuning up to the maximum is not
-    modelled, so the default stays fixed. Ref: tcp(7); proc_dointvec.
+    starting buffer when the application sets none; the maximum is where autotuning of such a buffer
+    stops, on kernels that autotune it (the profile says which). Ref: tcp(7); proc_dointvec.
     """
     def apply(p: Platform, value: tuple[int, ...]) -> tuple[Platform, str]:
         if len(value) < 2:
             return p, f"sets the minimum only; os.{field} stays {getattr(p.os, field)}"
-        extra = "" if len(value) == 3 else "; the maximum keeps its previous value (two numbers given)"
-        return (replace(p, os=replace(p.os, **{field: value[1]})),
-                f"os.{field} = {value[1]} (the middle value: the buffer of a socket that sets none){extra}")
+        changes = {field: value[1]}
+        what = f"os.{field} = {value[1]} (the middle value: the buffer of a socket that sets none)"
+        if len(value) < 3:
+            what += "; the maximum keeps its previous value (two numbers given)"
+        elif getattr(p.os, auto_field):
+            changes[auto_field] = max(value[2], value[1])
+            what += f"; os.{auto_field} = {changes[auto_field]} (autotuning stops there)"
+        else:
+            what += "; the maximum only bounds autotuning, which this kernel does not do here"
+        return replace(p, os=replace(p.os, **changes)), what
     return apply
+
+
+def _moderate_rcvbuf(p: Platform, value: bool) -> tuple[Platform, str]:
+    if not value:
+        return (replace(p, os=replace(p.os, rcvbuf_autotune_max_bytes=0)),
+                "os.rcvbuf_autotune_max_bytes = 0: receive buffers stay at their default or requested size")
+    return p, ("receive autotuning stays as the profile has it "
+               f"(os.rcvbuf_autotune_max_bytes = {p.os.rcvbuf_autotune_max_bytes}; 0 = a kernel before 2.6.7)")
 
 
 def _both_defaults(p: Platform, value: int) -> tuple[Platform, str]:
@@ -235,11 +250,11 @@ _SPECS = [
     _S("net.core.wmem_max", "sysctl", "", "linux", "os.max_sndbuf_bytes",
        "cap on SO_SNDBUF requests (the kernel then doubles the request)", _int(*_BUF), _send_cap),
     _S("net.ipv4.tcp_rmem", "sysctl", "", "linux", "os.default_rcvbuf_bytes",
-       "min default max: the default (middle) is an unset socket's buffer; 1..3 numbers, written in order",
-       _ints(1, 3, *_BUF), _linux_mem("default_rcvbuf_bytes")),
+       "min default max: an unset socket's buffer and its autotuning limit; 1..3 numbers, written in order",
+       _ints(1, 3, *_BUF), _linux_mem("default_rcvbuf_bytes", "rcvbuf_autotune_max_bytes")),
     _S("net.ipv4.tcp_wmem", "sysctl", "", "linux", "os.default_sndbuf_bytes",
-       "min default max: the default (middle) is an unset socket's buffer; 1..3 numbers, written in order",
-       _ints(1, 3, *_BUF), _linux_mem("default_sndbuf_bytes")),
+       "min default max: an unset socket's buffer and its autotuning limit; 1..3 numbers, written in order",
+       _ints(1, 3, *_BUF), _linux_mem("default_sndbuf_bytes", "sndbuf_autotune_max_bytes")),
     _S("net.ipv4.tcp_adv_win_scale", "sysctl", "", "linux", "os.adv_win_scale",
        "share of the receive buffer advertised as window", _int(-31, 31), _os("adv_win_scale")),
     _S("net.ipv4.tcp_sack", "sysctl", "", "linux", "os.sack", "SACK option (RFC 2018)", _flag, _os("sack")),
@@ -261,8 +276,8 @@ _SPECS = [
        "TIME-WAIT handling: no effect on an open connection", _flag),
     _S("net.ipv4.tcp_tw_reuse", "sysctl", "", "linux", "ignored",
        "TIME-WAIT handling: no effect on an open connection", _flag),
-    _S("net.ipv4.tcp_moderate_rcvbuf", "sysctl", "", "linux", "ignored",
-       "receive autotuning is not modelled: buffers stay at the default or requested size", _flag),
+    _S("net.ipv4.tcp_moderate_rcvbuf", "sysctl", "", "linux", "os.rcvbuf_autotune_max_bytes",
+       "receive autotuning of sockets that set no SO_RCVBUF (0 turns it off)", _flag, _moderate_rcvbuf),
     _S("net.ipv4.tcp_no_metrics_save", "sysctl", "", "linux", "ignored",
        "route metrics cache: each simulated run starts fresh anyway", _flag),
     _S("net.ipv4.tcp_congestion_control", "sysctl", "", "linux", "ignored",

@@ -53,6 +53,26 @@ def test_bsd_and_solaris_keep_the_request():
     assert sol.sndbuf_bytes == 65536 and sol.whole_message_segments and sol.delack == "solaris"
 
 
+def test_linux_autotunes_only_the_buffers_the_application_leaves_unset():
+    linux = os_defaults("linux")
+    unset = TcpOptions.for_os(linux)
+    assert unset.sndbuf_autotune_max_bytes == linux.sndbuf_autotune_max_bytes
+    assert unset.rcv_window_autotune_max_bytes == linux.window_bytes(linux.rcvbuf_autotune_max_bytes)
+    assert unset.window_limit_bytes > unset.max_window_bytes and unset.sndbuf_limit_bytes > unset.sndbuf_bytes
+    snd_set = TcpOptions.for_os(linux, sndbuf_bytes=65536)  # SOCK_SNDBUF_LOCK: the send side stays
+    assert snd_set.sndbuf_autotune_max_bytes is None and snd_set.rcv_window_autotune_max_bytes is not None
+    both = TcpOptions.for_os(linux, sockbuf_bytes=65536)
+    assert both.sndbuf_limit_bytes == both.sndbuf_bytes and both.window_limit_bytes == both.max_window_bytes
+    bsd = TcpOptions.for_os("bsd")
+    assert bsd.sndbuf_autotune_max_bytes is None and bsd.rcv_window_autotune_max_bytes is None
+    assert unset.cwnd_validation and not bsd.cwnd_validation
+
+
+def test_autotune_limits_below_the_starting_buffer_are_refused():
+    with pytest.raises(ConfigError, match="sndbuf_autotune_max_bytes"):
+        TcpOptions(sndbuf_bytes=65536, sndbuf_autotune_max_bytes=1024)
+
+
 def test_window_without_scaling_is_64k_at_most():
     t = TcpOptions(rcvbuf_bytes=1 << 20, window_scaling=False)
     assert t.max_window_bytes == 65535

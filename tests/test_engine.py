@@ -136,3 +136,48 @@ def test_lossy_link_recovers_and_counts_retransmissions():
     assert r.retransmits > 0
     assert 0 < r.goodput_bps < framing.line_goodput_bps(1e9, 1500)
     assert math.isfinite(r.goodput_bps)
+
+
+def linux_bulk(*, delay=10e-3, sockbuf=None, rate=1e9):
+    from tcpsim.platform import os_defaults
+
+    opts = TcpOptions.for_os(os_defaults("linux"), sockbuf_bytes=sockbuf)
+    return Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts),
+                    link=Link(rate_bps=rate, one_way_delay_s=delay), workload=Workload(write_bytes=1 << 20),
+                    budget=Budget(max_sim_time_s=3.0))
+
+
+def test_linux_autotunes_buffers_the_application_left_unset():
+    """tcp_new_space and tcp_rcv_space_adjust grow a 16 KiB / 87 KiB default past the 20 ms path's BDP;
+    a socket whose application set SO_SNDBUF/SO_RCVBUF keeps what it asked for."""
+    auto = run(linux_bulk())
+    fixed = run(linux_bulk(sockbuf=65536))
+    line = framing.line_goodput_bps(1e9, 1500)
+    assert auto.goodput_bps > 0.9 * line
+    assert auto.streams[0].peer_window_bytes > 2_500_000 > 87380
+    # 128 KiB kernel buffers (setsockopt doubles the request), 3/4 of it advertised, over a 20 ms RTT.
+    assert fixed.goodput_bps == pytest.approx(98304 * 8 / 0.02, rel=0.1)
+
+
+def test_autotuned_window_stops_at_tcp_rmem_max():
+    from dataclasses import replace
+
+    from tcpsim.platform import os_defaults
+
+    os = replace(os_defaults("linux"), rcvbuf_autotune_max_bytes=262144)
+    opts = TcpOptions.for_os(os)
+    sc = replace(linux_bulk(), sender=Host(tcp=opts), receiver=Host(tcp=opts))
+    r = run(sc)
+    assert r.streams[0].peer_window_bytes <= os.window_bytes(262144)
+    assert r.goodput_bps == pytest.approx(os.window_bytes(262144) * 8 / 0.02, rel=0.12)
+
+
+def test_a_blocked_writer_with_data_held_by_nagle_is_limited_by_the_send_buffer():
+    """16 KiB send buffer, 8 KiB writes: the tail of each write waits while the writer waits for space;
+    the send buffer, not Nagle, is what limits."""
+    opts = TcpOptions(sndbuf_bytes=16384, rcvbuf_bytes=1 << 20)
+    sc = Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts), link=Link(rate_bps=1e9, one_way_delay_s=200e-6),
+                  workload=Workload(write_bytes=8192))
+    r = run(sc)
+    assert r.limited_by in ("window", "sndbuf")
+    assert r.utilization_frac["sndbuf"] > r.utilization_frac["nagle_delack"]

@@ -154,9 +154,9 @@ def test_a_handler_that_drains_the_ring_shares_interrupts_under_load():
     assert light[0].rtt_s == pytest.approx(light[1].rtt_s, rel=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason="known: a connection's transmit work is queued on whichever CPU called "
-                   "output, so two CPUs can reorder its segments (see the closing note of 2026-11-23)")
 def test_a_lossless_path_gives_no_retransmissions_on_a_two_cpu_sender():
+    """Transmit work runs on whichever CPU called output, but one connection's segments reach the driver in
+    order (its socket lock serializes them): no out-of-order arrival, so no spurious fast retransmit."""
     from tcpsim.api import build_scenario
     from tcpsim.profiles import load_platform
     from tcpsim.tuning import apply_tuning, parse_tuning
@@ -166,3 +166,18 @@ def test_a_lossless_path_gives_no_retransmissions_on_a_two_cpu_sender():
     r = run(build_scenario(platform=host, rate="10gbit", mtu=9000, sockbuf="512k", delay="1us"))
     assert not any(r.drops.values())
     assert r.retransmits == 0
+
+
+def test_a_packet_timer_holds_the_interrupt_until_the_burst_ends():
+    """With a packet (idle) timer a steady stream raises an interrupt only every ``coalesce_packets`` frames
+    or when the line goes quiet, so a window smaller than that many frames waits for the quiet: the ACK
+    comes a delay after the whole window, and goodput falls well below the absolute timer's."""
+    nic = Nic(coalesce_packets=64, coalesce_delay_s=100e-6)
+    costs = replace(COSTS, per_byte_copy_s=0.5e-9)
+    first = Platform(cpu=costs, nic=nic, os=replace(os_defaults("bsd"), delack="bsd44"))
+    idle = replace(first, nic=replace(nic, coalesce_idle_timer=True))
+    small = [run(scenario(p, buf=32768)) for p in (first, idle)]
+    assert small[1].goodput_bps < 0.8 * small[0].goodput_bps
+    assert small[1].rtt_s > small[0].rtt_s
+    big = [run(scenario(p, buf=1 << 20)) for p in (first, idle)]  # windows above 64 frames: pipelined again
+    assert big[1].goodput_bps == pytest.approx(big[0].goodput_bps, rel=0.15)

@@ -190,6 +190,18 @@ def test_appendix_c_two_number_tcp_rmem_sets_min_and_default_only():
     assert "maximum keeps its previous value" in effect
 
 
+def test_the_third_tcp_rmem_number_bounds_autotuning_where_the_kernel_autotunes():
+    r = tuned(LINUX, "net.ipv4.tcp_rmem = 4096 87380 1048576\nnet.ipv4.tcp_wmem = 4096 16384 524288\n")
+    assert r.platform.os.rcvbuf_autotune_max_bytes == 1048576
+    assert r.platform.os.sndbuf_autotune_max_bytes == 524288
+    old = replace(LINUX, os=replace(LINUX.os, rcvbuf_autotune_max_bytes=0))  # a kernel before 2.6.7
+    r = tuned(old, "net.ipv4.tcp_rmem = 4096 87380 1048576\n")
+    assert r.platform.os.rcvbuf_autotune_max_bytes == 0
+    assert "does not do here" in r.effects[0][1]
+    off = tuned(LINUX, "net.ipv4.tcp_moderate_rcvbuf = 0\n")
+    assert off.platform.os.rcvbuf_autotune_max_bytes == 0
+
+
 def test_one_number_tcp_rmem_changes_the_minimum_only():
     r = tuned(LINUX, "net.ipv4.tcp_rmem = 8192\n")
     assert r.platform.os.default_rcvbuf_bytes == LINUX.os.default_rcvbuf_bytes
@@ -252,6 +264,7 @@ def test_vbox_linux_lines_give_the_192_kbyte_window_iperf_printed():
     r = tuned(LINUX, VBOX_LINUX)
     assert r.platform.os.default_sndbuf_bytes / 1024 == 192.0  # tcp_wmem's middle value
     assert r.platform.os.default_rcvbuf_bytes == 1048560
+    assert r.platform.os.sndbuf_autotune_max_bytes == r.platform.os.rcvbuf_autotune_max_bytes == 4194304
     assert TcpOptions.for_os(r.platform.os, sockbuf_bytes=4 << 20).rcvbuf_bytes == 2 * 4194304
 
 

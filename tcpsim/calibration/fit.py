@@ -4,6 +4,10 @@ The residual of a point is log(predicted / measured), so every table weighs by r
 parameters are searched in log space inside physical bounds. Tuning levels are not parameters: they
 are the OS and driver knobs the profile maps. A fit is reproducible: the simulator is deterministic
 and the optimiser starts from the profile's values.
+
+A discrete-event simulator's residuals are piecewise constant in its parameters at fine scales, so
+finite-difference gradients mislead ``least_squares`` and it often stops after a step or two. A
+derivative-free Powell search (bounded, same cost) polishes its result.
 """
 
 from __future__ import annotations
@@ -103,14 +107,20 @@ def _clip(v: float, prm: Param) -> float:
 
 def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[str, Platform],
                  names: Sequence[str], executor: Optional[Executor] = None, max_nfev: int = 40,
-                 progress: Optional[Callable[[str], None]] = None) -> FitResult:
-    """Fit ``names`` of ``platforms[platform_id]`` to ``points`` (which must involve that platform)."""
+                 progress: Optional[Callable[[str], None]] = None, polish_nfev: int = 0,
+                 bounds: Optional[Mapping[str, tuple[float, float]]] = None) -> FitResult:
+    """Fit ``names`` of ``platforms[platform_id]`` to ``points`` (which must involve that platform).
+
+    ``max_nfev`` bounds the least-squares stage, ``polish_nfev`` the Powell stage after it (0 = none);
+    ``bounds`` narrows a parameter's generic bounds for this machine (name -> (lo, hi)).
+    """
     import numpy as np
-    from scipy.optimize import least_squares
+    from scipy.optimize import least_squares, minimize
 
     base = platforms[platform_id]
-    params = [PARAMS[n] for n in names]
-    x0 = np.array([math.log(_clip(max(PARAMS[n].get(base), PARAMS[n].lo), PARAMS[n])) for n in names])
+    params = [replace(PARAMS[n], lo=bounds[n][0], hi=bounds[n][1]) if bounds and n in bounds else PARAMS[n]
+              for n in names]
+    x0 = np.array([math.log(_clip(max(p.get(base), p.lo), p)) for p in params])
     lo = np.array([math.log(p.lo) for p in params])
     hi = np.array([math.log(p.hi) for p in params])
     x0 = np.clip(x0, lo + 1e-9, hi - 1e-9)
@@ -141,6 +151,14 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
 
     sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.08, max_nfev=max_nfev, x_scale=1.0,
                         method="trf")
+    message = str(sol.message)
+    if polish_nfev > 0:
+        def cost(x) -> float:
+            return float(np.sum(residuals(np.clip(x, lo, hi)) ** 2))
+
+        pol = minimize(cost, best["x"], method="Powell", bounds=list(zip(lo, hi)),
+                       options={"maxfev": polish_nfev, "xtol": 0.01, "ftol": 1e-3})
+        message += f"; Powell polish: {pol.message}"
     x = best["x"]
     pred = best["pred"] if best["pred"] is not None else predictions(x)
     err = np.abs(pred / measured - 1.0)
@@ -148,4 +166,4 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
     return FitResult(platform=fitted, names=tuple(names), values=tuple(float(v) for v in np.exp(x)),
                      start=tuple(float(v) for v in np.exp(x0)), median_abs_rel_error=float(np.nanmedian(err)),
                      max_abs_rel_error=float(np.nanmax(err)), n_points=len(points), n_evaluations=n_eval[0],
-                     message=str(sol.message))
+                     message=message)

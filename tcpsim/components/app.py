@@ -66,7 +66,7 @@ class Writer:
         new_call = False
         if self.remaining == 0:
             if self.calls_left <= 0 or self.left_total <= 0:
-                ep.writer_blocked = False
+                ep.set_writer_blocked(False)
                 return None
             now = self.kernel.env._now
             if self.interval_s is not None and now < self.next_call_s:
@@ -82,11 +82,11 @@ class Writer:
         space = ep.send_space()
         chunk = self.remaining if self.remaining < space else space
         if chunk < self.remaining and chunk < self.lowat:
-            ep.writer_blocked = True
+            ep.set_writer_blocked(True)
             if new_call:
                 self.host.syscall(self.cpu, 0, True)
             return None
-        ep.writer_blocked = False
+        ep.set_writer_blocked(False)
         return chunk, new_call
 
     def _paced(self) -> None:

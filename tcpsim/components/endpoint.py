@@ -59,6 +59,7 @@ class TcpEndpoint:
         self._wire_cache: dict[int, tuple[int, float]] = {}
         # --- send side ---
         self.sndbuf = opts.sndbuf_bytes
+        self.sndbuf_max = opts.sndbuf_autotune_max_bytes or 0
         self.snd_una = 0
         self.snd_nxt = 0
         self.snd_max = 0
@@ -68,7 +69,7 @@ class TcpEndpoint:
         self.sent: deque[list] = deque()  # [seq, length, sent_s, retransmitted]
         self.nodelay = opts.nodelay
         self.naglim = min(self.mss, opts.naglim_bytes) if opts.naglim_bytes else self.mss
-        self.cc = NewReno(self.mss, opts.initial_cwnd_segments)
+        self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation)
         self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
         self._rto_deadline: float | None = None
         self._rto_pending = False
@@ -78,8 +79,18 @@ class TcpEndpoint:
         self.writer_blocked = False
         # --- receive side ---
         window_max = opts.max_window_bytes
-        self.rcv_shift = window_shift(window_max, opts.window_scaling)
+        # The scale is chosen once, for the largest window autotuning may reach (Linux tcp_select_initial_window).
+        self.rcv_window_limit = opts.window_limit_bytes
+        self.rcv_shift = window_shift(self.rcv_window_limit, opts.window_scaling)
         self.rcv_window_max = window_max
+        self.read_total = 0
+        self._drs = self.rcv_window_limit > window_max
+        self._drs_space = window_max  # Linux rcvq_space: .space, .seq (read_total), .time
+        self._drs_seq = 0
+        self._drs_time = 0.0
+        self._rcv_rtt_s = 0.0  # Linux rcv_rtt_est: the receiver's own round-trip estimate
+        self._rcv_rtt_seq = -1
+        self._rcv_rtt_time = 0.0
         self.rcv_nxt = 0
         self.rcv_buffered = 0
         self.ooo: dict[int, int] = {}
@@ -110,11 +121,15 @@ class TcpEndpoint:
         if peer.mss < self.mss:
             self.mss = peer.mss
             self.naglim = min(self.naglim, peer.mss)
-            self.cc = NewReno(self.mss, self.opts.initial_cwnd_segments)
+            self.cc = NewReno(self.mss, self.opts.initial_cwnd_segments,
+                              validate=self.opts.cwnd_validation)
             self.delack.mss = self.mss
             self._sws_step = min(self.rcv_window_max // 2, self.mss)
         self.peer_wnd = peer.right_edge
         self.max_sndwnd = self.peer_wnd
+        if self.sndbuf_max:
+            # Linux tcp_fixup_sndbuf: an autotuned send buffer starts with room for three segments.
+            self.sndbuf = max(self.sndbuf, min(3 * self.mss, self.sndbuf_max))
 
     # --- helpers -----------------------------------------------------------------------------------
     def _wire(self, length: int) -> tuple[int, float]:
@@ -131,6 +146,61 @@ class TcpEndpoint:
             self.block_time[self.block] += now - self.block_since
             self.block = reason
             self.block_since = now
+
+    # --- buffer autotuning (Linux) --------------------------------------------------------------------
+    def _expand_sndbuf(self) -> None:
+        """Linux ``tcp_new_space``: a blocked writer's buffer grows to 2 x max(cwnd, reordering + 1)
+        segments, while the connection could send more than it has in flight (``tcp_should_expand_sndbuf``)."""
+        cwnd = self.cc.cwnd
+        if self.snd_max - self.snd_una >= cwnd:
+            return
+        want = 2 * max(cwnd, 4 * self.mss)
+        if want > self.sndbuf:
+            self.sndbuf = want if want < self.sndbuf_max else self.sndbuf_max
+
+    def _rcv_rtt_measure(self) -> None:
+        """Linux ``tcp_rcv_rtt_measure``: the time to receive one advertised window is a round trip
+        (an upper bound when the sender is slow, so the smallest sample is kept)."""
+        now = self.kernel.env._now
+        if self._rcv_rtt_seq >= 0:
+            if self.rcv_nxt < self._rcv_rtt_seq:
+                return
+            sample = now - self._rcv_rtt_time
+            if self._rcv_rtt_s <= 0.0 or sample < self._rcv_rtt_s:
+                self._rcv_rtt_s = sample
+        self._rcv_rtt_seq = self.right_edge
+        self._rcv_rtt_time = now
+
+    def _rcv_space_adjust(self) -> None:
+        """Linux ``tcp_rcv_space_adjust`` (dynamic right-sizing, 2.6.7+): once per receiver round trip,
+        the window grows to twice what the application read in it, up to ``tcp_rmem[2]``'s window.
+
+        Not modelled: ``rcv_ssthresh`` (tcp_grow_window), which opens the advertised window by two
+        segments per segment received rather than at once.
+        """
+        now = self.kernel.env._now
+        rtt = self._rcv_rtt_s
+        if rtt <= 0.0 or now - self._drs_time < rtt:
+            return
+        space = 2 * (self.read_total - self._drs_seq)
+        if space > self._drs_space:
+            self._drs_space = space
+            if space > self.rcv_window_max:
+                wnd = space if space < self.rcv_window_limit else self.rcv_window_limit
+                self.rcv_window_max = wnd
+                self._sws_step = min(wnd // 2, self.mss)
+        self._drs_seq = self.read_total
+        self._drs_time = now
+
+    def set_writer_blocked(self, blocked: bool) -> None:
+        """The writer waits for send-buffer space (or no longer does).
+
+        Data Nagle holds back while the writer is blocked waits on the full send buffer, not on Nagle: the
+        block reason moves to ``sndbuf`` at once rather than at the next output attempt.
+        """
+        self.writer_blocked = blocked
+        if blocked and self.block in ("nagle", "app"):
+            self._set_block("sndbuf")
 
     def _window_to_advertise(self) -> int:
         """RFC 1122 §4.2.3.3 receiver SWS avoidance and RFC 7323 scaling; see :mod:`tcpsim.protocol.window`."""
@@ -188,6 +258,9 @@ class TcpEndpoint:
     def app_read(self, size_bytes: int, cpu: int) -> None:
         """The application took ``size_bytes`` out of the receive buffer; maybe send a window update."""
         self.rcv_buffered -= size_bytes
+        self.read_total += size_bytes
+        if self._drs:
+            self._rcv_space_adjust()
         free = self.rcv_window_max - self.rcv_buffered
         opened = (self.rcv_nxt + free) - self.last_adv
         # 4.4BSD tcp_output: a window update is due when the right edge can move by 2 MSS or half the buffer.
@@ -391,6 +464,8 @@ class TcpEndpoint:
                 self._arm_rto()
             else:
                 self._rto_deadline = None
+            if self.writer_blocked and self.sndbuf < self.sndbuf_max:
+                self._expand_sndbuf()
             if self.on_writable is not None:
                 self.on_writable()
         else:
@@ -415,6 +490,8 @@ class TcpEndpoint:
                 rcv_nxt += more
             self.rcv_nxt = rcv_nxt
             self.rcv_buffered += length
+            if self._drs:
+                self._rcv_rtt_measure()
             ack_now = self.delack.on_segment(length, not filled_hole)
         elif seq > rcv_nxt and seq + length - rcv_nxt <= self.rcv_window_max:
             self.ooo.setdefault(seq, length)

@@ -52,8 +52,11 @@ class HostRuntime:
         self.rx_drops = 0
         self._pending: list[tuple[Segment, int]] = []
         self._irq_timer = False
+        self._irq_deadline = 0.0
+        self._idle_timer = nic.coalesce_idle_timer
         self._drain = nic.drain_ring
         self._handler_until = [0.0] * cpu.n_cpus
+        self._tx_order: dict[object, float] = {}
         self.link_out: LinkDirection | None = None
         self.peer: "HostRuntime | None" = None
 
@@ -82,8 +85,17 @@ class HostRuntime:
         else:
             cost = self.per_ack_tx_s
         kernel = self.kernel
-        if cost > 0.0:
-            done = self.cpus[cpu].run(kernel.env._now, cost)
+        now = kernel.env._now
+        done = self.cpus[cpu].run(now, cost) if cost > 0.0 else now
+        # One connection's segments reach the driver queue in the order TCP sent them: the socket lock
+        # serializes its output even when the work of two segments runs on two CPUs at once.
+        order = self._tx_order
+        dst = seg.dst
+        last = order.get(dst, 0.0)
+        if done < last:
+            done = last
+        order[dst] = done
+        if done > now or last >= now:  # an earlier segment may still wait to be released at ``now``
             kernel.call_at(done, self._to_wire, seg)
         else:
             self._to_wire(seg)
@@ -141,14 +153,22 @@ class HostRuntime:
         self._pending.append((seg, cpu))
         if len(self._pending) >= self.coalesce_packets:
             self._interrupt()
-        elif not self._irq_timer:
+            return
+        if self._idle_timer or not self._irq_timer:
+            self._irq_deadline = now + self.coalesce_delay_s
+        if not self._irq_timer:
             self._irq_timer = True
-            self.kernel.call_in(self.coalesce_delay_s, self._irq_timeout)
+            self.kernel.call_at(self._irq_deadline, self._irq_timeout)
 
     def _irq_timeout(self) -> None:
         self._irq_timer = False
-        if self._pending:
-            self._interrupt()
+        if not self._pending:
+            return
+        if self.kernel.env._now < self._irq_deadline - 1e-12:  # a packet timer pushed back by later frames
+            self._irq_timer = True
+            self.kernel.call_at(self._irq_deadline, self._irq_timeout)
+            return
+        self._interrupt()
 
     def _interrupt(self) -> None:
         pending, self._pending = self._pending, []

@@ -2,7 +2,9 @@
 
 Ref: RFC 5681 §3.1 (slow start and congestion avoidance), §3.2 (fast retransmit / fast recovery);
 RFC 3465 (appropriate byte counting, L = 2 SMSS in slow start: with delayed ACKs a receiver
-ACKs two or more segments at once); RFC 6582 (NewReno: partial ACKs, ``recover``).
+ACKs two or more segments at once); RFC 6582 (NewReno: partial ACKs, ``recover``); RFC 7661 §4.1
+(congestion-window validation: a window the sender does not use is not grown; Linux
+``tcp_is_cwnd_limited``, 4.4BSD-derived stacks grow it regardless).
 """
 
 from __future__ import annotations
@@ -15,10 +17,16 @@ __all__ = ["NewReno"]
 class NewReno:
     """Congestion window state of one sender, in bytes."""
 
-    __slots__ = ("mss", "cwnd", "ssthresh", "in_recovery", "recover", "dupacks", "abc_limit", "_ca_acc")
+    __slots__ = ("mss", "cwnd", "ssthresh", "in_recovery", "recover", "dupacks", "abc_limit", "_ca_acc",
+                 "validate")
 
-    def __init__(self, mss_bytes: int, initial_window_segments: int = 2, abc_limit_segments: int = 2) -> None:
+    MAX_BURST_SEGMENTS = 3
+    """Linux ``tcp_max_burst``: a window within this many segments of the flight still counts as used."""
+
+    def __init__(self, mss_bytes: int, initial_window_segments: int = 2, abc_limit_segments: int = 2,
+                 validate: bool = False) -> None:
         self.mss = mss_bytes
+        self.validate = validate
         self.cwnd = initial_window_segments * mss_bytes
         self.ssthresh = math.inf
         self.in_recovery = False
@@ -40,6 +48,8 @@ class NewReno:
             # Partial ACK: deflate by the amount acked, add back one SMSS, retransmit the next hole.
             self.cwnd = max(self.cwnd - acked_bytes + mss, mss)
             return True
+        if self.validate and flight_bytes + acked_bytes + self.MAX_BURST_SEGMENTS * mss < self.cwnd:
+            return False  # application- or buffer-limited: the window was not used, so it does not grow
         if self.cwnd < self.ssthresh:
             self.cwnd += min(acked_bytes, self.abc_limit)
         else:

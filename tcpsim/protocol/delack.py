@@ -51,6 +51,24 @@ class BsdDelayedAck(DelayedAck):
         return not in_order or self.held_segments >= 2
 
 
+class Bsd44DelayedAck(BsdDelayedAck):
+    """4.4BSD-Lite (Net/3) and its descendants of the era: in-order data only sets ``TF_DELACK``.
+
+    Both the header-prediction path and ``TCP_REASS`` leave the ACK to the 200 ms fast timer; what ACKs
+    a bulk stream in practice is the window update ``tcp_output`` sends when the receiving process has
+    read two segments' worth (PRU_RCVD at the end of ``soreceive``). So the ACK clock is the reader's,
+    not the wire's (Stevens, TCP/IP Illustrated vol. 2, §27.6 and §28.12). The explicit every-second-
+    segment rule (``DELAY_ACK``) came later, with FreeBSD 3.
+    """
+
+    __slots__ = ()
+
+    def on_segment(self, length_bytes: int, in_order: bool) -> bool:
+        self.held_segments += 1
+        self.held_bytes += length_bytes
+        return not in_order
+
+
 class LinuxDelayedAck(DelayedAck):
     """Linux: quick-ACK the first segments, then ACK once more than one full frame is unacknowledged.
 
@@ -116,9 +134,11 @@ class SolarisDelayedAck(DelayedAck):
 
 def make_delack(rule: str, mss_bytes: int, timeout_s: float, deferred_acks_max: int,
                 quickack_segments: int) -> DelayedAck:
-    """The rule set called ``rule`` ("bsd", "linux", "solaris" or "off")."""
+    """The rule set called ``rule`` ("bsd", "bsd44", "linux", "solaris" or "off")."""
     if rule == "bsd":
         return BsdDelayedAck(mss_bytes, timeout_s)
+    if rule == "bsd44":
+        return Bsd44DelayedAck(mss_bytes, timeout_s)
     if rule == "linux":
         return LinuxDelayedAck(mss_bytes, timeout_s, quickack_segments)
     if rule == "solaris":

@@ -63,6 +63,13 @@ def test_bsd_delack_every_second_segment_and_out_of_order_at_once():
     assert d.on_segment(MSS, False) is True  # RFC 5681 §4.2
 
 
+def test_bsd44_leaves_in_order_data_to_the_timer_and_acks_out_of_order_at_once():
+    d = make_delack("bsd44", MSS, 0.2, 2, 0)  # 4.4BSD TCP_REASS / header prediction: TF_DELACK only
+    assert not any(d.on_segment(MSS, True) for _ in range(10))
+    assert d.held_segments == 10
+    assert d.on_segment(MSS, False) is True
+
+
 def test_linux_quickack_then_more_than_one_frame():
     d = make_delack("linux", MSS, 0.04, 2, 2)
     assert d.on_segment(MSS, True) and d.on_segment(MSS, True)  # quick-ACK mode
@@ -111,6 +118,18 @@ def test_newreno_slow_start_avoidance_and_recovery():
     assert not cc.in_recovery and cc.cwnd <= cc.ssthresh + MSS
     cc.on_timeout(8 * MSS, 30 * MSS)
     assert cc.cwnd == MSS and cc.ssthresh == 4 * MSS
+
+
+@pytest.mark.parametrize("validate, flight_segments, grows", [
+    (False, 0, True),   # 4.4BSD: every ACK grows the window, used or not
+    (True, 0, False),   # RFC 7661 / Linux: an application-limited sender's window stays put
+    (True, 8, True),    # within tcp_max_burst (3) segments of the window: it counts as used
+])
+def test_cwnd_validation(validate, flight_segments, grows):
+    cc = NewReno(MSS, initial_window_segments=10, validate=validate)
+    before = cc.cwnd
+    cc.on_new_ack(MSS, MSS, flight_segments * MSS)
+    assert (cc.cwnd > before) is grows
 
 
 def test_rto_rfc6298():
