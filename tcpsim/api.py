@@ -37,6 +37,8 @@ def scenario_inputs(sc: Scenario) -> dict[str, Any]:
         "mtu_bytes": sc.link.mtu_bytes,
         "sndbuf_bytes": sc.sender.tcp.sndbuf_bytes,
         "rcvbuf_bytes": sc.receiver.tcp.rcvbuf_bytes,
+        "sndbuf_autotune_max_bytes": sc.sender.tcp.sndbuf_autotune_max_bytes,
+        "rcv_window_autotune_max_bytes": sc.receiver.tcp.rcv_window_autotune_max_bytes,
         "workload": wl.kind,
         "write_bytes": wl.write_bytes,
         "n_streams": wl.n_streams,

@@ -28,6 +28,9 @@ _GROWTH = 1.3
 _MAX_RESTARTS = 6
 _SWING_FACTOR = 4.0
 _PHYSICAL_BINDING_FRAC = 0.95
+_HELD_BINDING_FRAC = 0.5
+"""Senders held back for at least this share of the time by one TCP reason: that reason binds, whatever the
+busiest (unsaturated) resource is."""
 
 
 def _base_rtt_s(sc: Scenario) -> float:
@@ -327,7 +330,7 @@ def _binding(util: dict[str, float], drops: dict[str, int], retransmits: int) ->
         return "receiver_drops"
     held = {k: util[k] for k in ("window", "cwnd", "sndbuf", "nagle_delack", "application")}
     name, frac = max(held.items(), key=lambda kv: kv[1])
-    if physical:
+    if physical and frac < _HELD_BINDING_FRAC:
         pname, pfrac = max(physical.items(), key=lambda kv: kv[1])
         if pfrac > frac:
             return pname

@@ -69,6 +69,13 @@ def advice(sc: Scenario, r: Result) -> str:
     return "no single change stands out"
 
 
+def _buffer(start_bytes: int, autotune_max_bytes: int | None, what: str = "") -> str:
+    """A socket buffer as the header shows it, with its autotuning limit where the OS autotunes it."""
+    if not autotune_max_bytes:
+        return format_size(start_bytes)
+    return f"{format_size(start_bytes)} (autotuned, {what}up to {format_size(autotune_max_bytes)})"
+
+
 def describe(sc: Scenario, r: Result) -> str:
     """The short report ``tcpsim predict`` prints."""
     wl = sc.workload
@@ -78,7 +85,8 @@ def describe(sc: Scenario, r: Result) -> str:
     lines = [
         f"{sc.sender.platform.name} -> {sc.receiver.platform.name}: {format_rate(sc.link.rate_bps)}, "
         f"MTU {sc.link.mtu_bytes}, RTT {2 * sc.link.one_way_delay_s * 1e6:.0f} us, "
-        f"sndbuf {format_size(sc.sender.tcp.sndbuf_bytes)}, rcvbuf {format_size(sc.receiver.tcp.rcvbuf_bytes)}, "
+        f"sndbuf {_buffer(sc.sender.tcp.sndbuf_bytes, sc.sender.tcp.sndbuf_autotune_max_bytes)}, "
+        f"rcvbuf {_buffer(sc.receiver.tcp.rcvbuf_bytes, sc.receiver.tcp.rcv_window_autotune_max_bytes, 'window ')}, "
         f"{what}, {wl.n_streams} stream(s){' both ways' if wl.bidirectional else ''}"
         f"{', TCP_NODELAY' if sc.sender.tcp.nodelay else ''}",
         f"goodput      {r.goodput_bps / 1e6:9.1f} Mbit/s  {r.goodput_bps / 8e6:8.1f} MB/s  "

@@ -12,13 +12,14 @@ import datetime as _dt
 import os
 import sys
 import time
+from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Optional, Sequence
 
 from ..cliutil import OneLineParser
 from ..errors import ConfigError
-from .fit import PARAMS, fit_platform
+from .fit import PARAMS, apply_params, fit_platform
 from .mapping import platform_ids
 from .tables import Point, load_points
 
@@ -130,8 +131,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "evaluations": fit.n_evaluations,
         "optimizer": fit.message,
     }
-    fitted = fit.platform.__class__(**{**{f: getattr(fit.platform, f) for f in
-                                         ("name", "cpu", "nic", "bus", "os", "provenance")}, "fit": ()})
+    # The profile holds the values the record states (six significant digits), not exp(log(x)) noise.
+    rounded = apply_params(fit.platform, fit.names, record["values"])
+    fitted = replace(rounded, fit=())
     save_platform(fitted, path, tuning=tuning_texts(args.platform), fit=record, header=_header(path))
     print(f"written {path}")
     return 0

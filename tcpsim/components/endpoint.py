@@ -168,6 +168,9 @@ class TcpEndpoint:
             sample = now - self._rcv_rtt_time
             if self._rcv_rtt_s <= 0.0 or sample < self._rcv_rtt_s:
                 self._rcv_rtt_s = sample
+        if self.right_edge - self.rcv_nxt < self.mss:  # a (nearly) closed window times nothing useful
+            self._rcv_rtt_seq = -1
+            return
         self._rcv_rtt_seq = self.right_edge
         self._rcv_rtt_time = now
 
