@@ -5,4 +5,6 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=60, deadline=None)
+settings.register_profile("soak", max_examples=400, deadline=None,  # a long hunt before a release
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

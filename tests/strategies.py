@@ -9,10 +9,10 @@ from tcpsim.platform import CpuCost, Nic, Platform, bus_preset, os_defaults
 @st.composite
 def scenarios(draw, bulk_only: bool = False, lossless: bool = True):
     family = draw(st.sampled_from(["bsd", "linux", "solaris"]))
-    buf = draw(st.sampled_from([4096, 8192, 16384, 65536, 262144, 1 << 20]))
+    buf = draw(st.sampled_from([None, 4096, 8192, 16384, 65536, 262144, 1 << 20]))  # None: OS default (Linux autotunes)
     nodelay = draw(st.booleans())
     tcp = TcpOptions.for_os(family, sockbuf_bytes=buf, nodelay=nodelay)
-    delack = draw(st.sampled_from([None, "bsd", "linux", "solaris", "off"]))
+    delack = draw(st.sampled_from([None, "bsd", "bsd44", "linux", "solaris", "off"]))
     if delack:
         tcp = TcpOptions(**{**{f: getattr(tcp, f) for f in tcp.__dataclass_fields__}, "delack": delack})
     link = Link(rate_bps=draw(st.sampled_from([1e8, 1e9, 1e10])),
@@ -41,6 +41,7 @@ def platforms(draw, family: str):
     nic = Nic(rx_ring_packets=draw(st.sampled_from([4, 64, 256])), backlog_packets=draw(st.sampled_from([8, 1000])),
               coalesce_packets=draw(st.sampled_from([1, 8, 64])),
               coalesce_delay_s=draw(st.sampled_from([0.0, 20e-6, 200e-6])), drain_ring=draw(st.booleans()),
+              coalesce_idle_timer=draw(st.booleans()),
               tx_checksum_offload=draw(st.booleans()), rx_checksum_offload=draw(st.booleans()))
     bus = bus_preset(draw(st.sampled_from(["none", "pci-32-33", "pci-64-66", "pcix-64-133"])))
     os = os_defaults(family)

@@ -181,3 +181,14 @@ def test_a_blocked_writer_with_data_held_by_nagle_is_limited_by_the_send_buffer(
     r = run(sc)
     assert r.limited_by in ("window", "sndbuf")
     assert r.utilization_frac["sndbuf"] > r.utilization_frac["nagle_delack"]
+
+
+@pytest.mark.parametrize("held_frac, expected", [(0.7, "window"), (0.3, "line")])
+def test_a_tcp_reason_holding_the_senders_half_the_time_outranks_an_unsaturated_resource(held_frac, expected):
+    from tcpsim.engine import _binding
+
+    util = {"line": 0.88, "cpu_sender": 0.3, "window": 0.1, "cwnd": 0.0, "sndbuf": held_frac,
+            "nagle_delack": 0.1, "application": 0.0}
+    assert _binding(util, {}, 0) == expected  # a full send buffer reads as the window (buffers vs RTT)
+    util["line"] = 0.99
+    assert _binding(util, {}, 0) == "line"  # a saturated resource always binds

@@ -60,8 +60,9 @@ def test_more_receive_buffer_never_hurts_a_lossless_bulk_stream(sc, factor):
     sc = replace(sc, workload=replace(sc.workload, n_streams=1, bidirectional=False, message_rate_hz=None,
                                       write_bytes=65536),
                  budget=replace(sc.budget, max_sim_time_s=0.05))
-    bigger = replace(sc, receiver=replace(sc.receiver, tcp=replace(sc.receiver.tcp,
-                                                                    rcvbuf_bytes=sc.receiver.tcp.rcvbuf_bytes * factor,
+    fixed = replace(sc.receiver.tcp, rcv_window_autotune_max_bytes=None)  # buffers as set, no autotuning
+    sc = replace(sc, receiver=replace(sc.receiver, tcp=fixed))
+    bigger = replace(sc, receiver=replace(sc.receiver, tcp=replace(fixed, rcvbuf_bytes=fixed.rcvbuf_bytes * factor,
                                                                     rcv_window_bytes=None)))
     small, large = run(sc), run(bigger)
     if small.converged and large.converged:
