@@ -123,7 +123,11 @@ class TcpOptions:
     @classmethod
     def for_os(cls, os: OsTcp | str, *, sockbuf_bytes: Optional[int] = None, sndbuf_bytes: Optional[int] = None,
                rcvbuf_bytes: Optional[int] = None, nodelay: bool = False, **overrides) -> "TcpOptions":
-        """Endpoint settings under ``os``'s rules; requested buffers go through its setsockopt semantics."""
+        """Endpoint settings under ``os``'s rules; requested buffers go through its setsockopt semantics.
+
+        A buffer left unset (None) starts at the OS default and, where the OS autotunes (Linux), may grow to
+        its autotuning limit; a requested one is fixed, as setsockopt locks it in the kernel.
+        """
         if isinstance(os, str):
             os = os_defaults(os)
         for name, value in (("sockbuf_bytes", sockbuf_bytes), ("sndbuf_bytes", sndbuf_bytes),

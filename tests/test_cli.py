@@ -56,6 +56,17 @@ def test_window_limit_advice_names_a_buffer_above_the_bdp(capsys):
     assert bdp_bytes <= int(m.group(1)) * 1024 <= 4 * bdp_bytes
 
 
+def test_predict_shows_which_buffers_linux_autotunes(capsys):
+    code, out, _ = _run(capsys, ["predict", "--os", "linux", "--rcvbuf", "256k", "--max-time", "50ms"])
+    assert code == 0
+    header = out.splitlines()[0]
+    assert "sndbuf 16 KiB (autotuned, up to 4 MiB)" in header   # unset: tcp_wmem 16384 .. 4 MiB
+    assert "rcvbuf 256 KiB," in header                           # set by the application: fixed
+    code, out, _ = _run(capsys, ["predict", "--os", "linux", "--max-time", "50ms", "--json"])
+    inputs = json.loads(out)["inputs"]
+    assert inputs["sndbuf_autotune_max_bytes"] == 4194304 and inputs["rcv_window_autotune_max_bytes"] > 0
+
+
 def test_predict_json_has_every_result_key_and_is_strict_json(capsys):
     code, out, _ = _run(capsys, ["predict", "--sockbuf", "32k", "--json"])  # ideal hosts: inf bus/CPU ceilings
     assert code == 0
