@@ -39,7 +39,13 @@ def advice(sc: Scenario, r: Result) -> str:
         rtt = r.rtt_s or (2 * sc.link.one_way_delay_s)
         target = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes) / 8 * rtt
         size = 1 << max(12, math.ceil(math.log2(max(target * 1.25, 4096))))
-        return f"raise the socket buffers to about {format_size(size)} (bandwidth x RTT with margin): --sockbuf {size // 1024}k"
+        text = f"raise the socket buffers to about {format_size(size)} (bandwidth x RTT with margin): --sockbuf {size // 1024}k"
+        path_rtt = 2 * sc.link.one_way_delay_s
+        if r.rtt_s and path_rtt > 0 and r.rtt_s > 3 * path_rtt:
+            # Most of the round trip is spent in the hosts: the window waits on them, not on the wire.
+            text += (f"; the measured round trip ({r.rtt_s * 1e6:,.0f} us) is {r.rtt_s / path_rtt:.0f}x the path's: "
+                     "interrupt coalescing, delayed ACKs and host queues hold the ACKs")
+        return text
     if lim == "nagle_delack":
         return "disable Nagle on the sending socket (TCP_NODELAY): --nodelay"
     if lim == "line":

@@ -284,3 +284,20 @@ def test_predict_flags_reach_the_scenario(capsys):
     assert inputs["write_bytes"] == parse_size("8k") and inputs["nodelay"] is True
     assert inputs["rcvbuf_bytes"] == sc.receiver.tcp.rcvbuf_bytes
     assert inputs["one_way_delay_s"] == pytest.approx(1e-3)
+
+
+def test_window_advice_says_when_the_hosts_hold_the_acks():
+    """A 32 KiB window behind a 500 us interrupt delay: the round trip is mostly the receiver's coalescing."""
+    from tcpsim.api import build_scenario
+    from tcpsim.engine import run
+    from tcpsim.platform import Nic, Platform
+    from tcpsim.report_text import advice
+
+    slow_irq = Platform(name="slow-irq", nic=Nic(coalesce_packets=64, coalesce_delay_s=500e-6))
+    sc = build_scenario(platform=slow_irq, sockbuf="32k", delay="10us")
+    r = run(sc)
+    assert r.limited_by == "window"
+    text = advice(sc, r)
+    assert "--sockbuf" in text and "the path's" in text and "interrupt coalescing" in text
+    near = run(build_scenario(sockbuf="32k", delay="1ms"))  # ideal hosts: the path is the round trip
+    assert "the path's" not in advice(build_scenario(sockbuf="32k", delay="1ms"), near)
