@@ -121,7 +121,7 @@ def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20
         if upper >= hi_bytes or capped or lim_hi not in ("window", "cwnd", "sndbuf"):
             kernel = kernel_bytes(upper)
             cap = (f"; the OS caps the buffer at {format_size(kernel)}: raise its limit with a tuning file "
-                   f"(--sysctl)" if capped and upper < hi_bytes else "")
+                   f"(--sysctl)" + _autotune_note(sc, need) if capped and upper < hi_bytes else "")
             return SockbufAnswer(target_bps=target_bps, sockbuf_bytes=None, goodput_bps=g_hi, limited_by=lim_hi,
                                  reason=f"not reachable: {format_size(upper)} buffers give {format_rate(g_hi)}, "
                                         f"limited by {limit_name(lim_hi)}{cap}")
@@ -142,9 +142,21 @@ def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20
     while g < target_bps and size < upper:  # rounding noise: step up by KiB until it holds
         size += 1024
         g, lim = _run(sockbuf=size, **kw)
+    auto = _autotune_note(sc, kernel_bytes(size))
     return SockbufAnswer(target_bps=target_bps, sockbuf_bytes=size, goodput_bps=g, limited_by=lim,
                          reason=f"smallest socket buffer for {format_rate(target_bps)}: {format_size(size)} "
-                                f"(--sockbuf {size // 1024}k gives {format_rate(g)}; then limited by {limit_name(lim)})")
+                                f"(--sockbuf {size // 1024}k gives {format_rate(g)}; then limited by {limit_name(lim)})"
+                                f"{auto}")
+
+
+def _autotune_note(sc: Any, needed_bytes: float) -> str:
+    """Where the OS autotunes buffers an application leaves unset (Linux ``tcp_new_space``,
+    ``tcp_rcv_space_adjust``) far enough for ``needed_bytes``: say that setting none is the other answer."""
+    snd_auto, rcv_auto = sc.sender.tcp.sndbuf_autotune_max_bytes, sc.receiver.tcp.rcv_window_autotune_max_bytes
+    if not (snd_auto and rcv_auto) or min(snd_auto, rcv_auto) < needed_bytes:
+        return ""
+    return (f"; or set none: this OS autotunes unset buffers up to {format_size(snd_auto)} (send) and a "
+            f"{format_size(rcv_auto)} window (receive)")
 
 
 def smallest_cpus(target: Any, max_cpus: int = 64, **kw: Any) -> CpusAnswer:

@@ -65,3 +65,13 @@ def test_bad_targets(target):
         smallest_sockbuf(target)
     with pytest.raises(ConfigError):
         smallest_cpus(target)
+
+
+def test_a_capped_linux_buffer_points_to_autotuning():
+    """Linux caps setsockopt at rmem_max (128 KiB doubled), so no requested buffer covers a 10 ms path at
+    500 Mbit/s; a socket that sets none autotunes past it, and the answer says so."""
+    ans = smallest_sockbuf("500mbit", os="linux", rtt="10ms")
+    assert ans.sockbuf_bytes is None and "caps the buffer" in ans.reason
+    assert "or set none: this OS autotunes" in ans.reason
+    bsd = smallest_sockbuf("500mbit", os="bsd", rtt="10ms")
+    assert bsd.sockbuf_bytes is not None and "autotunes" not in bsd.reason
