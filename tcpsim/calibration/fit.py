@@ -120,7 +120,7 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
     base = platforms[platform_id]
     params = [replace(PARAMS[n], lo=bounds[n][0], hi=bounds[n][1]) if bounds and n in bounds else PARAMS[n]
               for n in names]
-    x0 = np.array([math.log(_clip(max(p.get(base), p.lo), p)) for p in params])
+    x0 = np.array([math.log(_clip(p.get(base), p)) for p in params])
     lo = np.array([math.log(p.lo) for p in params])
     hi = np.array([math.log(p.hi) for p in params])
     x0 = np.clip(x0, lo + 1e-9, hi - 1e-9)
