@@ -69,6 +69,10 @@ class TcpOptions:
     maxpsz_segments: int = 0
     """Solaris ``tcp_maxpsz_multiplier``: a send call moves at most this many MSS into TCP per kernel
     pass, and each further pass costs a kernel entry (0 = the whole call in one pass, as BSD and Linux)."""
+    half_window_beats_nagle: bool = True
+    """Send a piece of at least half the peer's largest window even with data unacknowledged (4.4BSD
+    ``tcp_output``'s sender silly-window rule); False = only when idle, as RFC 1122 §4.2.3.4 words it
+    and Linux (whose Nagle test has no such exception) does."""
     cwnd_validation: bool = False
     """Grow cwnd only while the sender uses it (RFC 7661; Linux ``tcp_is_cwnd_limited``); BSD-derived
     stacks of the sources' era grow it on every ACK."""
@@ -151,7 +155,7 @@ class TcpOptions:
             whole_message_segments=os.whole_message_segments, initial_cwnd_segments=os.initial_cwnd_segments,
             min_rto_s=os.min_rto_s, naglim_bytes=naglim, maxpsz_segments=os.maxpsz_multiplier,
             sndbuf_autotune_max_bytes=snd_auto, rcv_window_autotune_max_bytes=rcv_auto,
-            cwnd_validation=os.family == "linux",
+            cwnd_validation=os.family == "linux", half_window_beats_nagle=os.family == "bsd",
         )
         values.update(overrides)
         return cls(**values)

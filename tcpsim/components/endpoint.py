@@ -68,6 +68,7 @@ class TcpEndpoint:
         self.messages: deque[int] = deque()
         self.sent: deque[list] = deque()  # [seq, length, sent_s, retransmitted]
         self.nodelay = opts.nodelay
+        self.half_window_beats_nagle = opts.half_window_beats_nagle
         self.naglim = min(self.mss, opts.naglim_bytes) if opts.naglim_bytes else self.mss
         self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation)
         self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
@@ -303,7 +304,8 @@ class TcpEndpoint:
                 length = unsent if unsent < mss else mss
                 if usable < length:
                     length = usable
-                if not may_send_bytes(length, unsent, mss, in_flight, self.nodelay, self.max_sndwnd):
+                if not may_send_bytes(length, unsent, mss, in_flight, self.nodelay, self.max_sndwnd,
+                                      self.half_window_beats_nagle):
                     if length > 0 and length == unsent and usable >= unsent:
                         self._set_block("sndbuf" if self.writer_blocked else "nagle")
                     else:

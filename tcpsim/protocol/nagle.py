@@ -2,6 +2,7 @@
 
 Ref: RFC 896 (Nagle); RFC 1122 §4.2.3.4 (when to send data: a full segment, or all queued data with
 nothing unacknowledged or TCP_NODELAY, or at least half the largest window the peer offered);
+4.4BSD ``tcp_output`` (the half-window rule applies with data unacknowledged too);
 Sun blueprint (Solaris holds data while unacknowledged data exists and less than ``tcp_naglim`` bytes
 are queued, and builds segments from whole messages).
 """
@@ -12,10 +13,14 @@ __all__ = ["may_send_bytes", "solaris_nagle_holds", "whole_message_length"]
 
 
 def may_send_bytes(length_bytes: int, unsent_bytes: int, mss_bytes: int, in_flight_bytes: int,
-                   nodelay: bool, max_sndwnd_bytes: int) -> bool:
+                   nodelay: bool, max_sndwnd_bytes: int, half_window_beats_nagle: bool = False) -> bool:
     """RFC 1122 §4.2.3.4 for a byte-stream sender (BSD, Linux) about to send ``length_bytes``.
 
-    ``length_bytes`` is already limited by the MSS, the unsent data and the usable window.
+    ``length_bytes`` is already limited by the MSS, the unsent data and the usable window. RFC 1122
+    sends a piece of at least half the largest window the peer offered only with nothing
+    unacknowledged (its bracketed "[SND.NXT = SND.UNA and]"); 4.4BSD ``tcp_output`` sends it whatever is
+    in flight (``half_window_beats_nagle``), which is what keeps a window of less than two segments
+    moving (a jumbo MSS against a small buffer).
     """
     if length_bytes <= 0:
         return False
@@ -24,7 +29,7 @@ def may_send_bytes(length_bytes: int, unsent_bytes: int, mss_bytes: int, in_flig
     idle = nodelay or in_flight_bytes == 0
     if idle and length_bytes >= unsent_bytes:
         return True
-    return idle and 2 * length_bytes >= max_sndwnd_bytes
+    return (idle or half_window_beats_nagle) and 2 * length_bytes >= max_sndwnd_bytes
 
 
 def solaris_nagle_holds(unsent_bytes: int, in_flight_bytes: int, naglim_bytes: int) -> bool:

@@ -40,6 +40,13 @@ def test_rfc1122_when_to_send(length, unsent, in_flight, nodelay, max_wnd, ok):
     assert may_send_bytes(length, unsent, MSS, in_flight, nodelay, max_wnd) is ok
 
 
+@pytest.mark.parametrize("bsd, ok", [(True, True), (False, False)])
+def test_half_window_piece_with_data_in_flight(bsd, ok):
+    """4.4BSD tcp_output sends at least half the largest offered window whatever is in flight; RFC 1122's
+    wording (and Linux) only when idle."""
+    assert may_send_bytes(8704, 8704, 8960, 5888, False, 16384, half_window_beats_nagle=bsd) is ok
+
+
 def test_solaris_nagle_counts_queued_bytes():
     assert solaris_nagle_holds(1400, 100, MSS)
     assert not solaris_nagle_holds(1500, 100, MSS)
