@@ -291,10 +291,10 @@ def os_defaults(family: str) -> OsTcp:
                      rcvbuf_autotune_max_bytes=4194304)
     if family == "solaris":
         # Solaris 8: tcp_xmit_hiwat = tcp_recv_hiwat = 24576, tcp_deferred_acks_max 8,
-        # tcp_deferred_ack_interval 100 ms, tcp_maxpsz_multiplier 2 (Sun blueprint).
+        # tcp_deferred_ack_interval 100 ms, tcp_maxpsz_multiplier 2 (Sun blueprint); tcp_naglim_def 4095.
         return OsTcp(family="solaris", name="Solaris 8", default_sndbuf_bytes=24576, default_rcvbuf_bytes=24576,
                      max_sockbuf_bytes=1 << 20, delack="solaris", delack_timeout_s=0.1, deferred_acks_max=8,
-                     initial_cwnd_segments=4, min_rto_s=0.4, maxpsz_multiplier=2)
+                     initial_cwnd_segments=4, min_rto_s=0.4, maxpsz_multiplier=2, naglim_bytes=4095)
     if family == "bsd":
         return OsTcp()
     raise ConfigError("os", family, "one of " + ", ".join(OS_FAMILIES))

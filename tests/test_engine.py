@@ -114,6 +114,17 @@ def test_bsd_window_under_two_jumbo_segments_keeps_moving():
     assert r.termination == "converged"
 
 
+def test_solaris_jumbo_frames_with_a_buffer_under_one_segment_keep_moving():
+    """Sun Fire, 8 KiB buffers, MTU 9000, 1 KiB messages: the send buffer can never hold an MSS, so a
+    Nagle limit of one MSS would wait for the 100 ms deferred-ACK timer every other segment; Solaris's
+    limit is min(MSS, tcp_naglim_def = 4095)."""
+    from tcpsim.api import build_scenario
+
+    r = run(build_scenario(platform="sunfire6800_ce", sockbuf="8k", mtu=9000, write="1k"))
+    assert r.goodput_bps > 50e6
+    assert r.termination == "converged"
+
+
 def test_budget_is_reported():
     sc = bulk(1 << 20, 1 << 20)
     sc = Scenario(sender=sc.sender, receiver=sc.receiver, link=sc.link, workload=sc.workload,

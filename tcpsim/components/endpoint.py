@@ -69,6 +69,7 @@ class TcpEndpoint:
         self.sent: deque[list] = deque()  # [seq, length, sent_s, retransmitted]
         self.nodelay = opts.nodelay
         self.half_window_beats_nagle = opts.half_window_beats_nagle
+        self.last_sent = 0
         self.naglim = min(self.mss, opts.naglim_bytes) if opts.naglim_bytes else self.mss
         self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation)
         self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
@@ -289,8 +290,12 @@ class TcpEndpoint:
             peer_wnd = self.peer_wnd
             usable = (cwnd if cwnd < peer_wnd else peer_wnd) - in_flight
             if self.whole_messages:
-                if not self.nodelay and solaris_nagle_holds(unsent, in_flight, self.naglim):
-                    self._set_block("sndbuf" if self.writer_blocked else "nagle")
+                sendable = unsent if unsent < usable else usable
+                if not self.nodelay and solaris_nagle_holds(sendable, in_flight, self.naglim, self.last_sent):
+                    if unsent < self.naglim:
+                        self._set_block("sndbuf" if self.writer_blocked else "nagle")
+                    else:
+                        self._block_for_window(cwnd, peer_wnd, in_flight)
                     return
                 limit = mss if mss < usable else usable
                 length = whole_message_length(self.messages, limit, mss) if limit > 0 else 0
@@ -333,6 +338,7 @@ class TcpEndpoint:
                     left = 0
         if AUDIT["on"]:
             self._audit(seq, length)
+        self.last_sent = length
         now = self.kernel.env._now
         self.sent.append([seq, length, now, False])
         self.snd_nxt = self.snd_max = seq + length

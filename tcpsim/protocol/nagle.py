@@ -32,12 +32,17 @@ def may_send_bytes(length_bytes: int, unsent_bytes: int, mss_bytes: int, in_flig
     return (idle or half_window_beats_nagle) and 2 * length_bytes >= max_sndwnd_bytes
 
 
-def solaris_nagle_holds(unsent_bytes: int, in_flight_bytes: int, naglim_bytes: int) -> bool:
-    """Solaris: with unacknowledged data outstanding, hold while fewer than ``naglim`` bytes are queued.
+def solaris_nagle_holds(sendable_bytes: int, in_flight_bytes: int, naglim_bytes: int,
+                        last_sent_bytes: int = 0) -> bool:
+    """Solaris: with data unacknowledged, hold while less than ``naglim`` bytes can go, unless the last
+    segment sent was itself at least ``naglim``.
 
-    ``naglim`` is min(MSS, ``tcp_naglim_def``); ``tcp_naglim_def`` = 1 disables Nagle (Sun blueprint).
+    ``sendable_bytes`` is min(unsent, usable window); ``naglim`` is min(MSS, ``tcp_naglim_def``, 4095 by
+    default); ``tcp_naglim_def`` = 1 disables Nagle. Ref: Sun blueprint ("Small Packet Traffic Issues",
+    Figure 8); the rule as Solaris's ``tcp_wput_data`` writes it (its "our Nagle algorithm" comment in
+    the OpenSolaris source, which also keeps ``tcp_last_sent_len``).
     """
-    return in_flight_bytes > 0 and unsent_bytes < naglim_bytes
+    return in_flight_bytes > 0 and sendable_bytes < naglim_bytes and last_sent_bytes < naglim_bytes
 
 
 def whole_message_length(messages, limit_bytes: int, mss_bytes: int) -> int:

@@ -53,6 +53,15 @@ def test_solaris_nagle_counts_queued_bytes():
     assert not solaris_nagle_holds(100, 0, MSS)
 
 
+def test_solaris_nagle_lets_a_small_piece_follow_a_large_segment():
+    """Sun blueprint: S waits "because the last packet it sent had less than 1,460 bytes"; after a
+    segment of at least naglim the next small one goes (tcp_last_sent_len)."""
+    assert solaris_nagle_holds(100, 1400, MSS, last_sent_bytes=1400)
+    assert not solaris_nagle_holds(100, 1460, MSS, last_sent_bytes=1460)
+    # a jumbo MSS: tcp_naglim_def (4095) is the limit, not the MSS
+    assert not solaris_nagle_holds(4096, 1024, min(8960, 4095), last_sent_bytes=1024)
+
+
 @pytest.mark.parametrize("messages, limit, expected", [
     ([100] * 15, MSS, 1400), ([536] * 3, MSS, 1072), ([60] * 25, MSS, 1440), ([250] * 6, MSS, 1250),
     ([65536], MSS, MSS), ([1000, 1000], 900, 0), ([100, 100], 150, 100),
