@@ -179,6 +179,13 @@ class _Run:
             state["last"] = (now, delivered, sent)
             out_of_time = now >= b.max_sim_time_s - 1e-12
             late = now > 0.5 * b.max_sim_time_s  # too late to start measuring afresh
+            delivered0 = state["snap0"]["transactions"] if self.rr else sum(state["snap0"]["delivered"])
+            if delivered == delivered0 and not late:
+                # Nothing delivered since measuring began: the warm-up ended inside a stall (a first
+                # delayed-ACK or retransmission timeout). Begin when data moves, not inside the stall.
+                start_measuring()
+                kernel.call_in(first_check_s, check)
+                return
             if not self.rr and state["restarts"] < _MAX_RESTARTS and delivered > last_delivered and not late:
                 # Still filling or draining the pipeline (queues at the bottleneck, bytes in flight)?
                 # Then the warm-up is not over: measure afresh from here.
@@ -187,8 +194,7 @@ class _Run:
                     start_measuring()
                     kernel.call_in(first_check_s, check)
                     return
-            rate = (delivered - (state["snap0"]["transactions"] if self.rr
-                                 else sum(state["snap0"]["delivered"]))) / (now - state["t0"])
+            rate = (delivered - delivered0) / (now - state["t0"])
             hist = state["history"]
             hist.append(rate)
             # Bytes in flight and in buffers can swing by up to the windows: measure long enough that
