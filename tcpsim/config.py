@@ -73,6 +73,9 @@ class TcpOptions:
     """Send a piece of at least half the peer's largest window even with data unacknowledged (4.4BSD
     ``tcp_output``'s sender silly-window rule); False = only when idle, as RFC 1122 §4.2.3.4 words it
     and Linux (whose Nagle test has no such exception) does."""
+    nagle_minshall: bool = False
+    """Nagle holds a short segment only while an earlier short one is unacknowledged (Minshall's
+    variant, Linux since 2.4); False = while anything is (RFC 896, BSD)."""
     cwnd_validation: bool = False
     """Grow cwnd only while the sender uses it (RFC 7661; Linux ``tcp_is_cwnd_limited``); BSD-derived
     stacks of the sources' era grow it on every ACK."""
@@ -156,6 +159,7 @@ class TcpOptions:
             min_rto_s=os.min_rto_s, naglim_bytes=naglim, maxpsz_segments=os.maxpsz_multiplier,
             sndbuf_autotune_max_bytes=snd_auto, rcv_window_autotune_max_bytes=rcv_auto,
             cwnd_validation=os.family == "linux", half_window_beats_nagle=os.family == "bsd",
+            nagle_minshall=os.family == "linux",
         )
         values.update(overrides)
         return cls(**values)

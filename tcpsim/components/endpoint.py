@@ -70,6 +70,8 @@ class TcpEndpoint:
         self.nodelay = opts.nodelay
         self.half_window_beats_nagle = opts.half_window_beats_nagle
         self.last_sent = 0
+        self.minshall = opts.nagle_minshall
+        self.snd_sml = 0  # end of the last short segment sent (Linux snd_sml)
         self.naglim = min(self.mss, opts.naglim_bytes) if opts.naglim_bytes else self.mss
         self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation)
         self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
@@ -309,8 +311,9 @@ class TcpEndpoint:
                 length = unsent if unsent < mss else mss
                 if usable < length:
                     length = usable
+                small_unacked = (self.snd_sml > self.snd_una) if self.minshall else None
                 if not may_send_bytes(length, unsent, mss, in_flight, self.nodelay, self.max_sndwnd,
-                                      self.half_window_beats_nagle):
+                                      self.half_window_beats_nagle, small_unacked):
                     if length > 0 and length == unsent and usable >= unsent:
                         self._set_block("sndbuf" if self.writer_blocked else "nagle")
                     else:
@@ -339,6 +342,8 @@ class TcpEndpoint:
         if AUDIT["on"]:
             self._audit(seq, length)
         self.last_sent = length
+        if length < self.mss:
+            self.snd_sml = seq + length
         now = self.kernel.env._now
         self.sent.append([seq, length, now, False])
         self.snd_nxt = self.snd_max = seq + length

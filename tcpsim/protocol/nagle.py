@@ -13,7 +13,8 @@ __all__ = ["may_send_bytes", "solaris_nagle_holds", "whole_message_length"]
 
 
 def may_send_bytes(length_bytes: int, unsent_bytes: int, mss_bytes: int, in_flight_bytes: int,
-                   nodelay: bool, max_sndwnd_bytes: int, half_window_beats_nagle: bool = False) -> bool:
+                   nodelay: bool, max_sndwnd_bytes: int, half_window_beats_nagle: bool = False,
+                   small_unacked: bool | None = None) -> bool:
     """RFC 1122 §4.2.3.4 for a byte-stream sender (BSD, Linux) about to send ``length_bytes``.
 
     ``length_bytes`` is already limited by the MSS, the unsent data and the usable window. RFC 1122
@@ -21,13 +22,17 @@ def may_send_bytes(length_bytes: int, unsent_bytes: int, mss_bytes: int, in_flig
     unacknowledged (its bracketed "[SND.NXT = SND.UNA and]"); 4.4BSD ``tcp_output`` sends it whatever is
     in flight (``half_window_beats_nagle``), which is what keeps a window of less than two segments
     moving (a jumbo MSS against a small buffer).
+
+    ``small_unacked`` selects Minshall's variant of Nagle (Linux ``tcp_minshall_check`` since 2.4): a
+    short segment waits only while an earlier short segment is unacknowledged, not for full ones, so a
+    request one byte over the MSS does not wait for a delayed ACK. None = RFC 896 as written.
     """
     if length_bytes <= 0:
         return False
     if length_bytes >= mss_bytes:
         return True
     idle = nodelay or in_flight_bytes == 0
-    if idle and length_bytes >= unsent_bytes:
+    if (idle or small_unacked is False) and length_bytes >= unsent_bytes:
         return True
     return (idle or half_window_beats_nagle) and 2 * length_bytes >= max_sndwnd_bytes
 

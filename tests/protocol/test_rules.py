@@ -47,6 +47,13 @@ def test_half_window_piece_with_data_in_flight(bsd, ok):
     assert may_send_bytes(8704, 8704, 8960, 5888, False, 16384, half_window_beats_nagle=bsd) is ok
 
 
+@pytest.mark.parametrize("small_unacked, ok", [(None, False), (True, False), (False, True)])
+def test_minshall_nagle_waits_only_for_a_short_segment(small_unacked, ok):
+    """A 12-byte tail behind a full segment: RFC 896 holds it, Linux's Minshall check does not unless
+    an earlier short segment is still unacknowledged."""
+    assert may_send_bytes(12, 12, 1448, 1448, False, 65535, small_unacked=small_unacked) is ok
+
+
 def test_solaris_nagle_counts_queued_bytes():
     assert solaris_nagle_holds(1400, 100, MSS)
     assert not solaris_nagle_holds(1500, 100, MSS)
