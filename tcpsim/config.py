@@ -64,7 +64,7 @@ class TcpOptions:
     quickack_segments: int = 0
     whole_message_segments: bool = False
     initial_cwnd_segments: int = 2
-    min_rto_s: float = 0.2
+    min_rto_s: float = 1.0
     naglim_bytes: Optional[int] = None
     maxpsz_segments: int = 0
     """Solaris ``tcp_maxpsz_multiplier``: a send call moves at most this many MSS into TCP per kernel

@@ -224,7 +224,9 @@ class OsTcp:
     sack: bool = False
     window_scaling: bool = True
     initial_cwnd_segments: int = 2
-    min_rto_s: float = 0.2
+    min_rto_s: float = 1.0
+    """Lower bound of the retransmission timeout: 1 s in 4.4BSD (``TCPTV_MIN``) and RFC 6298 §2.4. It must
+    exceed the delayed-ACK timeout, or a lone segment's ACK loses the race to a spurious retransmission."""
     maxpsz_multiplier: int = 0
     """Solaris ``tcp_maxpsz_multiplier``: MSS-sized segments moved per kernel pass (0 = no limit modelled)."""
     naglim_bytes: Optional[int] = None

@@ -150,6 +150,21 @@ def test_linux_request_one_segment_and_a_bit_does_not_wait_for_delayed_acks():
     assert r.transactions_per_s > 1000
 
 
+@pytest.mark.parametrize("family", ["bsd", "linux", "solaris"])
+def test_a_held_ack_never_loses_the_race_to_the_retransmission_timer(family):
+    """A 64000-byte request is 43 full segments and a tail: the last full one waits for the delayed-ACK
+    timer while Nagle holds the tail. On a lossless path that must not cost a retransmission: each
+    family's minimum RTO exceeds its delayed-ACK timeout (the generic BSD defaults once had 200 ms for
+    both, and the timer armed at sending always fired first)."""
+    from tcpsim.api import build_scenario
+
+    sc = build_scenario(os=family, rtt="1ms", sockbuf="64k", rr=64000, response=100,
+                        budget=Budget(max_sim_time_s=2.0))
+    assert sc.sender.tcp.min_rto_s > sc.receiver.tcp.delack_timeout_s
+    r = run(sc)
+    assert r.retransmits == 0
+
+
 def test_budget_is_reported():
     sc = bulk(1 << 20, 1 << 20)
     sc = Scenario(sender=sc.sender, receiver=sc.receiver, link=sc.link, workload=sc.workload,
