@@ -518,7 +518,7 @@ class TcpEndpoint:
         if ack_now:
             self._send_ack(cpu)
         elif self._delack_deadline is None:
-            self._delack_deadline = self.kernel.env._now + self.delack.timeout_s
+            self._delack_deadline = self.delack.deadline_s(self.kernel.env._now)
             if not self._delack_pending:
                 self._delack_pending = True
                 self.kernel.call_at(self._delack_deadline, self._delack_fire)

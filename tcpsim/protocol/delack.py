@@ -35,6 +35,10 @@ class DelayedAck:
         self.held_segments = 0
         self.held_bytes = 0
 
+    def deadline_s(self, now_s: float) -> float:
+        """When the delayed-ACK timer armed at ``now_s`` fires: a timeout from now (a per-connection timer)."""
+        return now_s + self.timeout_s
+
 
 class BsdDelayedAck(DelayedAck):
     """4.4BSD / Tru64: ACK every second segment; otherwise within the delayed-ACK timer (200 ms)."""
@@ -67,6 +71,12 @@ class Bsd44DelayedAck(BsdDelayedAck):
         self.held_segments += 1
         self.held_bytes += length_bytes
         return not in_order
+
+    def deadline_s(self, now_s: float) -> float:
+        """The next tick of ``tcp_fasttimo``, which runs every 200 ms for all connections and ACKs those
+        with TF_DELACK set: a held ACK waits between 0 and 200 ms, 100 ms on average (Stevens vol. 2 §25.2)."""
+        period = self.timeout_s
+        return (int(now_s / period) + 1) * period
 
 
 class LinuxDelayedAck(DelayedAck):

@@ -54,6 +54,13 @@ def test_minshall_nagle_waits_only_for_a_short_segment(small_unacked, ok):
     assert may_send_bytes(12, 12, 1448, 1448, False, 65535, small_unacked=small_unacked) is ok
 
 
+def test_44bsd_delayed_ack_fires_on_the_fast_timer_tick():
+    """4.4BSD: tcp_fasttimo ACKs every TF_DELACK connection each 200 ms, so the wait is 0-200 ms; a
+    per-connection timer (FreeBSD's delack callout, Linux, Solaris) always waits the full timeout."""
+    assert make_delack("bsd44", MSS, 0.2, 2, 0).deadline_s(0.45) == pytest.approx(0.6)
+    assert make_delack("bsd", MSS, 0.1, 2, 0).deadline_s(0.45) == pytest.approx(0.55)
+
+
 def test_solaris_nagle_counts_queued_bytes():
     assert solaris_nagle_holds(1400, 100, MSS)
     assert not solaris_nagle_holds(1500, 100, MSS)
