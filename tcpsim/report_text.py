@@ -86,6 +86,8 @@ def describe(sc: Scenario, r: Result) -> str:
     """The short report ``tcpsim predict`` prints."""
     wl = sc.workload
     line = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes)
+    # Full duplex: data both ways (or requests one way and responses the other) can fill both directions.
+    ways = 2 if wl.bidirectional or wl.kind == "rr" else 1
     what = (f"{wl.kind} {format_size(wl.write_bytes)} writes" if wl.kind == "bulk"
             else f"request/response {format_size(wl.write_bytes)}")
     lines = [
@@ -96,7 +98,8 @@ def describe(sc: Scenario, r: Result) -> str:
         f"{what}, {wl.n_streams} stream(s){' both ways' if wl.bidirectional else ''}"
         f"{', TCP_NODELAY' if sc.sender.tcp.nodelay else ''}",
         f"goodput      {r.goodput_bps / 1e6:9.1f} Mbit/s  {r.goodput_bps / 8e6:8.1f} MB/s  "
-        f"({r.goodput_bps / line:.0%} of line-rate goodput {line / 1e6:.0f} Mbit/s)",
+        f"({r.goodput_bps / (ways * line):.0%} of line-rate goodput {line / 1e6:.0f} Mbit/s"
+        f"{' each way' if ways == 2 else ''})",
     ]
     if r.transactions_per_s is not None:
         lines.append(f"transactions {r.transactions_per_s:9,.0f} /s")
