@@ -2,9 +2,10 @@
 
 Ref: RFC 896 (Nagle); RFC 1122 §4.2.3.4 (when to send data: a full segment, or all queued data with
 nothing unacknowledged or TCP_NODELAY, or at least half the largest window the peer offered);
-4.4BSD ``tcp_output`` (the half-window rule applies with data unacknowledged too);
-Sun blueprint (Solaris holds data while unacknowledged data exists and less than ``tcp_naglim`` bytes
-are queued, and builds segments from whole messages).
+4.4BSD ``tcp_output`` (the half-window rule applies with data unacknowledged too); Linux
+``tcp_minshall_check`` (Minshall's variant); Sun blueprint and Solaris ``tcp_wput_data`` (Solaris holds
+data while unacknowledged data exists, less than ``tcp_naglim`` bytes can go and the last segment sent
+was short, and builds segments from whole messages).
 """
 
 from __future__ import annotations
