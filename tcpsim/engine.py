@@ -168,7 +168,7 @@ class _Run:
                 f[2].payload_hist.clear()
                 f[3].payload_hist.clear()
 
-        def warmup_done():
+        def measure_from_here():
             start_measuring()
             kernel.call_in(first_check_s, check)
 
@@ -183,16 +183,14 @@ class _Run:
             if delivered == delivered0 and not late:
                 # Nothing delivered since measuring began: the warm-up ended inside a stall (a first
                 # delayed-ACK or retransmission timeout). Begin when data moves, not inside the stall.
-                start_measuring()
-                kernel.call_in(first_check_s, check)
+                measure_from_here()
                 return
             if not self.rr and state["restarts"] < _MAX_RESTARTS and delivered > last_delivered and not late:
                 # Still filling or draining the pipeline (queues at the bottleneck, bytes in flight)?
                 # Then the warm-up is not over: measure afresh from here.
                 if abs((sent - last_sent) - (delivered - last_delivered)) > b.rel_tol * (delivered - last_delivered):
                     state["restarts"] += 1
-                    start_measuring()
-                    kernel.call_in(first_check_s, check)
+                    measure_from_here()
                     return
             rate = (delivered - delivered0) / (now - state["t0"])
             hist = state["history"]
@@ -222,7 +220,7 @@ class _Run:
                 state["termination"] = "time_budget"
                 kernel.stop()
 
-        kernel.call_in(warmup_s, warmup_done)
+        kernel.call_in(warmup_s, measure_from_here)
         kernel.call_in(b.max_sim_time_s, time_limit)
         for w in self.writers:
             w.start()
