@@ -311,7 +311,7 @@ class TcpEndpoint:
                 length = unsent if unsent < mss else mss
                 if usable < length:
                     length = usable
-                small_unacked = (self.snd_sml > self.snd_una) if self.minshall else None
+                small_unacked = (self.snd_sml > self.snd_una) if self.minshall and length < mss else None
                 if not may_send_bytes(length, unsent, mss, in_flight, self.nodelay, self.max_sndwnd,
                                       self.half_window_beats_nagle, small_unacked):
                     if length > 0 and length == unsent and usable >= unsent:
