@@ -12,8 +12,8 @@ from .config import Host, Scenario
 from .protocol import framing
 
 __all__ = ["window_limit_bps", "base_rtt_s", "line_ceiling_bps", "bus_ceiling_bps", "cpu_ceiling_bps",
-           "nagle_interlock_bps", "nagle_pair_bytes", "naive_bdp_bps", "acks_every", "ceilings",
-           "binding_ceiling"]
+           "nagle_interlock_bps", "nagle_pair_bytes", "naive_bdp_bps", "acks_every", "segments_per_hand_up",
+           "ceilings", "binding_ceiling"]
 
 
 def _timestamps(sc: Scenario) -> bool:
@@ -42,9 +42,22 @@ def acks_every(sc: Scenario) -> float:
     tcp = sc.receiver.tcp
     if tcp.delack == "off":
         return 1.0
-    if tcp.delack == "solaris":
-        return float(max(tcp.deferred_acks_max, 1))
+    if tcp.delack == "solaris":  # at most half the window (tcp_rwnd_set)
+        return float(max(min(tcp.deferred_acks_max, tcp.max_window_bytes // _mss(sc) // 2), 1))
     return 2.0
+
+
+def segments_per_hand_up(sc: Scenario) -> float:
+    """In-order segments a receiver hands up to the socket at once (see :mod:`tcpsim.protocol.push`).
+
+    One where the OS makes every segment readable (BSD, Linux) and for short segments; on Solaris a bulk
+    stream's full segments go up at the PSH that ends each ACK-clocked burst, or at ``tcp_rcv_push_wait``.
+    """
+    wait = sc.receiver.tcp.rcv_push_wait_bytes
+    payload = _payload(sc)
+    if not wait or payload < _mss(sc):
+        return 1.0
+    return max(1.0, min(acks_every(sc), wait / payload))
 
 
 def window_limit_bps(window_bytes: float, rtt_s: float) -> float:
@@ -113,7 +126,8 @@ def cpu_ceiling_bps(sc: Scenario, host: Host, role: str) -> float:
         read = wl.read_bytes or max(host.tcp.rcvbuf_bytes // 2, payload)
         app_per_byte = c.per_syscall_s / read + c.copy_rx_s
         csum = 0.0 if p.nic.rx_checksum_offload else c.per_byte_csum_s
-        irq_per_byte = (k * c.per_packet_rx_s + per_int + payload * csum + c.per_ack_tx_s / ack_ratio) / payload
+        irq_per_byte = (k * c.per_packet_rx_s + per_int + payload * csum + c.per_ack_tx_s / ack_ratio
+                        + c.per_push_s / segments_per_hand_up(sc)) / payload
     n = c.n_cpus
     busy = [0.0] * n  # CPU-seconds per byte of total goodput, per CPU
     share = 1.0 / n_streams

@@ -76,6 +76,19 @@ class TcpOptions:
     nagle_minshall: bool = False
     """Nagle holds a short segment only while an earlier short one is unacknowledged (Minshall's
     variant, Linux since 2.4); False = while anything is (RFC 896, BSD)."""
+    push_at_window_edge: bool = False
+    """PSH also marks the last segment a window lets out, not only the one that empties the send queue
+    (Solaris ``tcp_wput_slow``); see :mod:`tcpsim.protocol.push`."""
+    forced_push: bool = False
+    """PSH at least every half of the peer's largest window while the writer keeps the queue full (Linux
+    ``tcp_sendmsg``'s ``forced_push``)."""
+    window_update_when_low: bool = False
+    """A read sends a window update only when the window last offered had fallen to half the buffer or
+    below one MSS (Solaris ``tcp_rsrv``); False = whenever the window can move by two segments or half the
+    buffer (4.4BSD ``tcp_output``, Linux ``__tcp_cleanup_rbuf`` alike)."""
+    rcv_push_wait_bytes: int = 0
+    """Solaris ``tcp_rcv_push_wait``: in-order data waits in TCP's receive list until a segment with PSH
+    arrives or this much is queued (0 = every segment is readable at once, as BSD and Linux)."""
     cwnd_validation: bool = False
     """Grow cwnd only while the sender uses it (RFC 7661; Linux ``tcp_is_cwnd_limited``); BSD-derived
     stacks of the sources' era grow it on every ACK."""
@@ -103,6 +116,7 @@ class TcpOptions:
         if self.naglim_bytes is not None:
             _check_range("naglim_bytes", self.naglim_bytes, 1, 1 << 31)
         _check_range("maxpsz_segments", self.maxpsz_segments, 0, 100)
+        _check_range("rcv_push_wait_bytes", self.rcv_push_wait_bytes, 0, 1 << 20)
         if self.sndbuf_autotune_max_bytes is not None:
             _check_range("sndbuf_autotune_max_bytes", self.sndbuf_autotune_max_bytes, self.sndbuf_bytes, 1 << 31,
                          f"in sndbuf_bytes ({self.sndbuf_bytes})..2**31 bytes")
@@ -159,7 +173,9 @@ class TcpOptions:
             min_rto_s=os.min_rto_s, naglim_bytes=naglim, maxpsz_segments=os.maxpsz_multiplier,
             sndbuf_autotune_max_bytes=snd_auto, rcv_window_autotune_max_bytes=rcv_auto,
             cwnd_validation=os.family == "linux", half_window_beats_nagle=os.family == "bsd",
-            nagle_minshall=os.family == "linux",
+            nagle_minshall=os.family == "linux", push_at_window_edge=os.family == "solaris",
+            forced_push=os.family == "linux", rcv_push_wait_bytes=os.rcv_push_wait_bytes,
+            window_update_when_low=os.family == "solaris",
         )
         values.update(overrides)
         return cls(**values)

@@ -45,6 +45,11 @@ class CpuCost:
     per_ack_tx_s: float = 0.0
     per_ack_rx_s: float = 0.0
     per_interrupt_s: float = 0.0
+    per_push_s: float = 0.0
+    """CPU seconds to hand received data up to the socket where the OS batches it (Solaris: the STREAMS
+    ``putnext`` to the stream head and the reader's wakeup, once per push of TCP's receive list). Where the
+    OS wakes the reader for every segment (BSD ``sorwakeup``, Linux ``sk_data_ready``) that work is part
+    of ``per_packet_rx_s`` and this stays 0."""
     per_stream_frac: float = 0.0
     """Extra fraction of per-packet cost for each additional active stream (cache and lock contention)."""
     interrupts_on_one_cpu: bool = True
@@ -53,7 +58,7 @@ class CpuCost:
     def __post_init__(self) -> None:
         _check_range("n_cpus", self.n_cpus, 1, 1024)
         for name in ("per_syscall_s", "per_byte_copy_s", "per_byte_csum_s", "per_packet_tx_s",
-                     "per_packet_rx_s", "per_ack_tx_s", "per_ack_rx_s", "per_interrupt_s"):
+                     "per_packet_rx_s", "per_ack_tx_s", "per_ack_rx_s", "per_interrupt_s", "per_push_s"):
             _check_range(name, getattr(self, name), 0.0, 1.0)
         _check_range("per_stream_frac", self.per_stream_frac, 0.0, 10.0)
         if self.per_byte_copy_rx_s is not None:
@@ -67,7 +72,8 @@ class CpuCost:
     def is_free(self) -> bool:
         """True when every cost is zero: the engine then skips the host model entirely."""
         return not any((self.per_syscall_s, self.per_byte_copy_s, self.copy_rx_s, self.per_byte_csum_s, self.per_packet_tx_s,
-                        self.per_packet_rx_s, self.per_ack_tx_s, self.per_ack_rx_s, self.per_interrupt_s))
+                        self.per_packet_rx_s, self.per_ack_tx_s, self.per_ack_rx_s, self.per_interrupt_s,
+                        self.per_push_s))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -236,6 +242,10 @@ class OsTcp:
     rcvbuf_autotune_max_bytes: int = 0
     """Linux ``tcp_rmem[2]`` with ``tcp_moderate_rcvbuf`` (2.6.7+): an unset receive buffer grows up to this
     (``tcp_rcv_space_adjust``; 0 = none)."""
+    rcv_push_wait_bytes: int = 0
+    """Solaris ``tcp_rcv_push_wait`` (16384): in-order data waits in TCP's receive list until a segment
+    with PSH arrives or this much is queued, then goes up to the socket in one hand-off (0 = every
+    segment is readable at once, as BSD and Linux)."""
 
     def __post_init__(self) -> None:
         if self.family not in OS_FAMILIES:
@@ -254,6 +264,7 @@ class OsTcp:
         _check_range("maxpsz_multiplier", self.maxpsz_multiplier, 0, 100)
         _check_range("sndbuf_autotune_max_bytes", self.sndbuf_autotune_max_bytes, 0, 1 << 31)
         _check_range("rcvbuf_autotune_max_bytes", self.rcvbuf_autotune_max_bytes, 0, 1 << 31)
+        _check_range("rcv_push_wait_bytes", self.rcv_push_wait_bytes, 0, 1 << 20)
 
     @property
     def whole_message_segments(self) -> bool:
@@ -293,10 +304,12 @@ def os_defaults(family: str) -> OsTcp:
                      rcvbuf_autotune_max_bytes=4194304)
     if family == "solaris":
         # Solaris 8: tcp_xmit_hiwat = tcp_recv_hiwat = 24576, tcp_deferred_acks_max 8,
-        # tcp_deferred_ack_interval 100 ms, tcp_maxpsz_multiplier 2 (Sun blueprint); tcp_naglim_def 4095.
+        # tcp_deferred_ack_interval 100 ms, tcp_maxpsz_multiplier 2 (Sun blueprint); tcp_naglim_def 4095,
+        # tcp_rcv_push_wait 16384 (Solaris tcp.c).
         return OsTcp(family="solaris", name="Solaris 8", default_sndbuf_bytes=24576, default_rcvbuf_bytes=24576,
                      max_sockbuf_bytes=1 << 20, delack="solaris", delack_timeout_s=0.1, deferred_acks_max=8,
-                     initial_cwnd_segments=4, min_rto_s=0.4, maxpsz_multiplier=2, naglim_bytes=4095)
+                     initial_cwnd_segments=4, min_rto_s=0.4, maxpsz_multiplier=2, naglim_bytes=4095,
+                     rcv_push_wait_bytes=16384)
     if family == "bsd":
         return OsTcp()
     raise ConfigError("os", family, "one of " + ", ".join(OS_FAMILIES))

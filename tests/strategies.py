@@ -37,7 +37,7 @@ def platforms(draw, family: str):
     cpu = CpuCost(n_cpus=draw(st.integers(1, 3)), per_syscall_s=draw(us), per_byte_copy_s=draw(st.sampled_from([0.0, 1e-9])),
                   per_byte_csum_s=draw(st.sampled_from([0.0, 1e-9])), per_packet_tx_s=draw(us),
                   per_packet_rx_s=draw(us), per_ack_tx_s=draw(us), per_ack_rx_s=draw(us), per_interrupt_s=draw(us),
-                  per_stream_frac=draw(st.sampled_from([0.0, 0.05])), interrupts_on_one_cpu=draw(st.booleans()))
+                  per_push_s=draw(us), per_stream_frac=draw(st.sampled_from([0.0, 0.05])), interrupts_on_one_cpu=draw(st.booleans()))
     nic = Nic(rx_ring_packets=draw(st.sampled_from([4, 64, 256])), backlog_packets=draw(st.sampled_from([8, 1000])),
               coalesce_packets=draw(st.sampled_from([1, 8, 64])),
               coalesce_delay_s=draw(st.sampled_from([0.0, 20e-6, 200e-6])), drain_ring=draw(st.booleans()),

@@ -80,6 +80,50 @@ def test_nagle_deferred_ack_cycle_gives_blueprint_pairs(message, pair):
     assert r.limited_by == "nagle_delack"
 
 
+def _receiver_after_run(sc):
+    from tcpsim.engine import _Run
+
+    r = _Run(sc)
+    result = r.run()
+    return result, r.flows[0][3]
+
+
+@pytest.mark.parametrize("family, batched", [("solaris", True), ("bsd", False), ("linux", False)])
+def test_solaris_hands_a_bulk_stream_up_in_batches(family, batched):
+    """Solaris keeps full segments without PSH in TCP's receive list and passes them up together (on PSH,
+    which its sender sets at the window's edge, or at tcp_rcv_push_wait); BSD and Linux wake the
+    reader for every segment."""
+    opts = TcpOptions.for_os(family, sockbuf_bytes=65536)
+    sc = Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts), link=Link(one_way_delay_s=50e-6),
+                  workload=Workload(write_bytes=65536))
+    result, rcv = _receiver_after_run(sc)
+    segments = sum(result.payload_histogram.values())
+    assert rcv.read_total > 0
+    if batched:
+        assert rcv.hand_ups < segments / 2
+    else:
+        assert rcv.hand_ups >= segments
+
+
+def test_solaris_hands_short_messages_up_one_by_one():
+    """With Nagle off each 100-byte message is its own segment, shorter than the MSS: it ends a record."""
+    result, rcv = _receiver_after_run(solaris_messages(100, rate_hz=20_000, nodelay=True))
+    assert rcv.hand_ups >= sum(result.payload_histogram.values())
+
+
+def test_solaris_small_window_is_acked_before_it_fills():
+    """8 KiB buffers: five full segments and a 892-byte piece fill the window, and 7300 bytes held is a
+    multiple of the MSS, so the blueprint's short-segment rule does not ACK it. Solaris holds ACKs for
+    at most half the window (rwnd / mss / 2 = 2 segments); without that cap every window waited for the
+    100 ms deferred-ACK timer."""
+    sol = TcpOptions.for_os("solaris", sockbuf_bytes=8192)
+    sc = Scenario(sender=Host(tcp=sol), receiver=Host(tcp=sol), link=Link(one_way_delay_s=50e-6),
+                  workload=Workload(write_bytes=65536))
+    r = run(sc)
+    assert r.goodput_bps > 200e6
+    assert r.termination == "converged"
+
+
 def test_faster_writer_fills_the_first_segment_more():
     """A writer faster than the ACK turnaround queues more messages before each ACK returns."""
     slow = run(solaris_messages(100, rate_hz=20_000))

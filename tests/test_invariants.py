@@ -30,6 +30,9 @@ def test_window_and_conservation(sc):
         assert rcv.rcv_nxt <= snd.snd_max <= snd.written
         if reader is not None:
             assert reader.delivered_bytes + rcv.rcv_buffered == rcv.rcv_nxt
+            # what the reader may take and what TCP still holds (Solaris) are parts of the buffer
+            assert 0 <= rcv.rcv_readable and 0 <= rcv.rcv_unpushed
+            assert rcv.rcv_readable + rcv.rcv_unpushed <= rcv.rcv_buffered
     assert result.termination in ("converged", "time_budget", "event_budget", "finished")
 
 
@@ -84,6 +87,9 @@ def test_hosts_with_costs_rings_and_buses_keep_the_invariants(sc):
         assert rcv.rcv_nxt <= snd.snd_max <= snd.written
         if reader is not None:
             assert reader.delivered_bytes + rcv.rcv_buffered == rcv.rcv_nxt
+            # what the reader may take and what TCP still holds (Solaris) are parts of the buffer
+            assert 0 <= rcv.rcv_readable and 0 <= rcv.rcv_unpushed
+            assert rcv.rcv_readable + rcv.rcv_unpushed <= rcv.rcv_buffered
     ts = sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps
     directions = 2 if sc.workload.bidirectional or sc.workload.kind == "rr" else 1
     edge = 2 * framing.mss_bytes(sc.link.mtu_bytes, ts) * 8 * sc.workload.n_streams * directions

@@ -28,7 +28,7 @@ __all__ = ["FIT_PLAN", "calibration_points", "main"]
 _HOST = ["cpu.per_packet_tx_s", "cpu.per_packet_rx_s", "cpu.per_ack_s", "cpu.per_syscall_s", "cpu.per_byte_copy_s"]
 FIT_PLAN: dict[str, list[str]] = {
     "es40_tru64": _HOST + ["nic.coalesce_delay_s"],
-    "sunfire6800_ce": _HOST + ["nic.coalesce_delay_s"],
+    "sunfire6800_ce": _HOST + ["nic.coalesce_delay_s", "cpu.per_push_s"],
     "rx2600_ixgb": _HOST + ["cpu.per_stream_frac", "nic.coalesce_delay_s", "bus.efficiency_frac"],
     "se7501_ixgb": ["cpu.per_packet_tx_s", "cpu.per_packet_rx_s", "cpu.per_ack_s", "cpu.per_byte_copy_s",
                     "cpu.per_byte_copy_rx_s", "cpu.per_stream_frac", "nic.coalesce_delay_s", "bus.efficiency_frac"],

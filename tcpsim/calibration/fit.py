@@ -63,6 +63,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("cpu.per_byte_copy_rx_s", 0.02e-9, 50e-9, "CPU seconds per byte a recv copies kernel->user"),
     Param("cpu.per_byte_csum_s", 0.01e-9, 50e-9, "CPU seconds per byte checksummed"),
     Param("cpu.per_interrupt_s", 0.1e-6, 200e-6, "CPU seconds per interrupt"),
+    Param("cpu.per_push_s", 0.1e-6, 100e-6, "CPU seconds to hand received data up to the socket (Solaris putnext)"),
     Param("cpu.per_stream_frac", 1e-4, 1.0, "extra per-packet cost per additional active stream (fraction)"),
     Param("nic.coalesce_delay_s", 1e-6, 2e-3, "receive interrupt delay of the NIC (seconds)"),
     Param("bus.efficiency_frac", 0.2, 0.98, "share of raw bus bandwidth left for DMA"),

@@ -121,7 +121,7 @@ class Reader:
 
     def kick(self) -> None:
         while not self.busy:
-            avail = self.ep.rcv_buffered
+            avail = self.ep.rcv_readable
             if avail <= 0:
                 return
             chunk = avail if avail < self.read_bytes else self.read_bytes

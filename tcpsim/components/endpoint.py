@@ -16,6 +16,7 @@ from ..protocol import framing
 from ..protocol.congestion import NewReno
 from ..protocol.delack import make_delack
 from ..protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
+from ..protocol.push import receiver_pushes, sender_sets_push
 from ..protocol.rto import RtoEstimator
 from ..protocol.window import scale_window, window_shift
 from .host import HostRuntime
@@ -73,6 +74,9 @@ class TcpEndpoint:
         self.minshall = opts.nagle_minshall
         self.snd_sml = 0  # end of the last short segment sent (Linux snd_sml)
         self.naglim = min(self.mss, opts.naglim_bytes) if opts.naglim_bytes else self.mss
+        self.push_at_window_edge = opts.push_at_window_edge
+        self.forced_push = opts.forced_push
+        self._pushed_seq = 0  # end of the last segment sent with PSH
         self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation)
         self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
         self._rto_deadline: float | None = None
@@ -96,7 +100,14 @@ class TcpEndpoint:
         self._rcv_rtt_seq = -1
         self._rcv_rtt_time = 0.0
         self.rcv_nxt = 0
-        self.rcv_buffered = 0
+        self.rcv_buffered = 0  # in the receive buffer (what the window counts)
+        self.rcv_readable = 0  # of that, handed up to the socket: what a recv can take
+        self.rcv_unpushed = 0  # of that, still in TCP's receive list (Solaris tcp_rcv_list)
+        self.rcv_push_wait = opts.rcv_push_wait_bytes
+        self.window_update_when_low = opts.window_update_when_low
+        self._push_timeout_s = opts.delack_timeout_s
+        self._push_deadline: float | None = None
+        self._push_pending = False
         self.ooo: dict[int, int] = {}
         self._wnd_field_max = 65535 << self.rcv_shift
         self._sws_step = min(window_max // 2, self.mss)
@@ -111,6 +122,7 @@ class TcpEndpoint:
         self.data_segments = 0
         self.retransmits = 0
         self.acks_sent = 0
+        self.hand_ups = 0
         self.bytes_sent = 0
         self.payload_hist: dict[int, int] = {}
         self.block = "app"
@@ -129,6 +141,7 @@ class TcpEndpoint:
                               validate=self.opts.cwnd_validation)
             self.delack.mss = self.mss
             self._sws_step = min(self.rcv_window_max // 2, self.mss)
+        self.delack.fit_window(self.rcv_window_max)
         self.peer_wnd = peer.right_edge
         self.max_sndwnd = self.peer_wnd
         if self.sndbuf_max:
@@ -227,11 +240,11 @@ class TcpEndpoint:
             self.right_edge = rcv_nxt + wnd
         return wnd
 
-    def _emit(self, seq: int, length: int, cpu: int, retransmit: bool) -> None:
+    def _emit(self, seq: int, length: int, cpu: int, retransmit: bool, push: bool = False) -> None:
         now = self.kernel.env._now
         wnd = self._window_to_advertise()
         frame, wire_s = self._wire(length)
-        seg = Segment(self.peer, seq, length, self.rcv_nxt, wnd, frame, wire_s, retransmit, now)
+        seg = Segment(self.peer, seq, length, self.rcv_nxt, wnd, frame, wire_s, retransmit, now, push)
         if self.delack.held_segments:
             self.delack.on_ack_sent()
         self._delack_deadline = None
@@ -265,13 +278,20 @@ class TcpEndpoint:
     def app_read(self, size_bytes: int, cpu: int) -> None:
         """The application took ``size_bytes`` out of the receive buffer; maybe send a window update."""
         self.rcv_buffered -= size_bytes
+        self.rcv_readable -= size_bytes
         self.read_total += size_bytes
         if self._drs:
             self._rcv_space_adjust()
         free = self.rcv_window_max - self.rcv_buffered
         opened = (self.rcv_nxt + free) - self.last_adv
+        if self.window_update_when_low:
+            # Solaris tcp_rsrv: only a window that had fallen to half the buffer or below one MSS is
+            # reopened with an ACK of its own; otherwise the next ACK carries it.
+            offered = self.last_adv - self.rcv_nxt
+            if opened > 0 and (2 * offered <= self.rcv_window_max or offered < self.mss):
+                self._send_ack(cpu)
         # 4.4BSD tcp_output: a window update is due when the right edge can move by 2 MSS or half the buffer.
-        if opened >= 2 * self.mss or 2 * opened >= self.rcv_window_max:
+        elif opened >= 2 * self.mss or 2 * opened >= self.rcv_window_max:
             self._send_ack(cpu)
 
     # --- output ------------------------------------------------------------------------------------
@@ -319,14 +339,14 @@ class TcpEndpoint:
                     else:
                         self._block_for_window(cwnd, peer_wnd, in_flight)
                     return
-            self._send_new(length, cpu)
+            self._send_new(length, cpu, usable)
 
     def _block_for_window(self, cwnd: int, peer_wnd: int, in_flight: int) -> None:
         self._set_block("cwnd" if cwnd < peer_wnd else "window")
         if in_flight == 0 and self.written > self.snd_nxt:
             self._arm_rto()  # zero-window persist: probe when the timer fires (RFC 9293 §3.8.6.1)
 
-    def _send_new(self, length: int, cpu: int) -> None:
+    def _send_new(self, length: int, cpu: int, usable: int = 0) -> None:
         seq = self.snd_nxt
         if self.whole_messages:
             msgs = self.messages
@@ -342,14 +362,19 @@ class TcpEndpoint:
         if AUDIT["on"]:
             self._audit(seq, length)
         self.last_sent = length
+        end = seq + length
         if length < self.mss:
-            self.snd_sml = seq + length
+            self.snd_sml = end
+        push = sender_sets_push(end, self.written, length, usable, self.push_at_window_edge,
+                                self.max_sndwnd >> 1 if self.forced_push else 0, self._pushed_seq)
+        if push:
+            self._pushed_seq = end
         now = self.kernel.env._now
         self.sent.append([seq, length, now, False])
-        self.snd_nxt = self.snd_max = seq + length
+        self.snd_nxt = self.snd_max = end
         if self._rto_deadline is None:
             self._arm_rto()
-        self._emit(seq, length, cpu, False)
+        self._emit(seq, length, cpu, False, push)
 
     def _audit(self, seq: int, length: int) -> None:
         in_flight = seq + length - self.snd_una
@@ -381,14 +406,14 @@ class TcpEndpoint:
             return False
         entry[3] = True
         self.snd_nxt = entry[0] + entry[1]
-        self._emit(entry[0], entry[1], cpu, True)
+        self._emit(entry[0], entry[1], cpu, True, self.snd_nxt >= self.written)
         return True
 
     def _retransmit_first(self, cpu: int) -> None:
         if self.sent:
             entry = self.sent[0]
             entry[3] = True
-            self._emit(entry[0], entry[1], cpu, True)
+            self._emit(entry[0], entry[1], cpu, True, entry[0] + entry[1] >= self.written)
             self._arm_rto()
 
     # --- timers ------------------------------------------------------------------------------------
@@ -504,11 +529,22 @@ class TcpEndpoint:
                 more = ooo.pop(rcv_nxt)
                 self.rcv_buffered += more
                 rcv_nxt += more
+            arrived = rcv_nxt - self.rcv_nxt
             self.rcv_nxt = rcv_nxt
             self.rcv_buffered += length
             if self._drs:
                 self._rcv_rtt_measure()
             ack_now = self.delack.on_segment(length, not filled_hole)
+            if self.rcv_push_wait:
+                self.rcv_unpushed += arrived
+                # Data that fills a hole comes out of reassembly with PSH (Solaris tcp_reass).
+                if receiver_pushes(seg.push or filled_hole, length, self.mss, self.rcv_unpushed,
+                                   self.rcv_push_wait):
+                    self._push_up(cpu)
+                else:
+                    self._arm_push_timer()
+            else:
+                self._hand_up(arrived, cpu)
         elif seq > rcv_nxt and seq + length - rcv_nxt <= self.rcv_window_max:
             self.ooo.setdefault(seq, length)
             self.delack.on_segment(length, False)
@@ -522,5 +558,50 @@ class TcpEndpoint:
             if not self._delack_pending:
                 self._delack_pending = True
                 self.kernel.call_at(self._delack_deadline, self._delack_fire)
-        if self.on_readable is not None and self.rcv_buffered:
+        if self.on_readable is not None and self.rcv_readable:
+            self.on_readable()
+
+    # --- hand-off to the socket ----------------------------------------------------------------------
+    def _hand_up(self, size_bytes: int, cpu: int) -> None:
+        """In-order data goes up to the socket; the reader sees it once the host has done the hand-off."""
+        self.hand_ups += 1
+        done = self.host.hand_up(cpu)
+        if done > self.kernel.env._now:
+            self.kernel.call_at(done, self._readable, size_bytes)
+        else:
+            self.rcv_readable += size_bytes
+
+    def _readable(self, size_bytes: int) -> None:
+        self.rcv_readable += size_bytes
+        if self.on_readable is not None:
+            self.on_readable()
+
+    def _push_up(self, cpu: int) -> None:
+        """Solaris: the whole receive list goes up in one ``putnext``."""
+        queued = self.rcv_unpushed
+        self.rcv_unpushed = 0
+        self._push_deadline = None
+        if queued:
+            self._hand_up(queued, cpu)
+
+    def _arm_push_timer(self) -> None:
+        """Data left in the receive list goes up when the timer fires; each new segment restarts it
+        (Solaris ``TCP_TIMER_RESTART`` with ``tcp_deferred_ack_interval``)."""
+        self._push_deadline = self.kernel.env._now + self._push_timeout_s
+        if not self._push_pending:
+            self._push_pending = True
+            self.kernel.call_at(self._push_deadline, self._push_fire)
+
+    def _push_fire(self) -> None:
+        self._push_pending = False
+        deadline = self._push_deadline
+        if deadline is None:
+            return
+        if self.kernel.env._now < deadline - 1e-12:
+            self._push_pending = True
+            self.kernel.call_at(deadline, self._push_fire)
+            return
+        cpu = self.host.irq_cpu(self.stream)
+        self._push_up(cpu)
+        if self.on_readable is not None and self.rcv_readable:
             self.on_readable()

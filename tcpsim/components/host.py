@@ -37,6 +37,7 @@ class HostRuntime:
         self.per_ack_tx_s = cpu.per_ack_tx_s
         self.per_ack_rx_s = cpu.per_ack_rx_s
         self.per_interrupt_s = cpu.per_interrupt_s
+        self.per_push_s = cpu.per_push_s
         self.per_syscall_s = cpu.per_syscall_s
         self.per_byte_copy_s = cpu.per_byte_copy_s
         self.per_byte_copy_rx_s = cpu.copy_rx_s
@@ -191,6 +192,14 @@ class HostRuntime:
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
         self.backlog -= 1
         seg.dst.on_segment(seg, cpu_index)
+
+    def hand_up(self, cpu: int) -> float:
+        """Charge one hand-off of received data to the socket on ``cpu`` (``CpuCost.per_push_s``); returns
+        when the reader may see it."""
+        now = self.kernel.env._now
+        if not self.per_push_s:
+            return now
+        return self.cpus[cpu].run(now, self.per_push_s)
 
     # --- application system calls ------------------------------------------------------------------
     def syscall(self, cpu: int, size_bytes: int, new_call: bool, extra_passes: int = 0,

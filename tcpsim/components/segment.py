@@ -8,10 +8,10 @@ __all__ = ["Segment"]
 class Segment:
     """One TCP segment; ``length`` 0 is a pure ACK or window update."""
 
-    __slots__ = ("dst", "seq", "length", "ack", "wnd", "frame_bytes", "wire_s", "retransmit", "sent_s")
+    __slots__ = ("dst", "seq", "length", "ack", "wnd", "frame_bytes", "wire_s", "retransmit", "sent_s", "push")
 
     def __init__(self, dst, seq: int, length: int, ack: int, wnd: int, frame_bytes: int, wire_s: float,
-                 retransmit: bool, sent_s: float) -> None:
+                 retransmit: bool, sent_s: float, push: bool = False) -> None:
         self.dst = dst
         self.seq = seq
         self.length = length
@@ -21,3 +21,4 @@ class Segment:
         self.wire_s = wire_s
         self.retransmit = retransmit
         self.sent_s = sent_s
+        self.push = push

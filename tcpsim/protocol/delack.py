@@ -30,6 +30,9 @@ class DelayedAck:
         """Account one arriving data segment; True means send an ACK now."""
         return ACK_NOW
 
+    def fit_window(self, window_bytes: int) -> None:
+        """Adapt to the receive window the connection offers (once the MSS is known); most rules don't."""
+
     def on_ack_sent(self) -> None:
         """An ACK (pure or piggybacked on data) covered everything held."""
         self.held_segments = 0
@@ -114,8 +117,11 @@ class SolarisDelayedAck(DelayedAck):
       each ACK sent for reaching it, up to ``tcp_deferred_acks_max`` (``tcp_rack_abs_max``).
     * A segment shorter than the MSS is ACKed at once when the data already held unacknowledged is not a
       multiple of the MSS (the Sun blueprint's two conditions). "Already held" means before this
-      segment: that reading is the one under which the blueprint's Figure 8 holds (the first 100-byte
-      segment is deferred, the 1400-byte one that follows is ACKed at once).
+      segment, as Solaris's ``tcp_rput_data`` computes it (``udif = tcp_rnxt - tcp_rack`` before
+      ``tcp_rnxt`` advances), and the reading under which the blueprint's Figure 8 holds (the first
+      100-byte segment is deferred, the 1400-byte one that follows is ACKed at once).
+    * No more than half the receive window is held: ``tcp_rack_abs_max`` is ``min(tcp_deferred_acks_max,
+      rwnd / mss / 2)`` segments (``tcp_rwnd_set``), so a small window is not left waiting for the timer.
     """
 
     __slots__ = ("timeout_s", "abs_max", "cur_max")
@@ -125,6 +131,10 @@ class SolarisDelayedAck(DelayedAck):
         self.timeout_s = timeout_s
         self.abs_max = deferred_acks_max
         self.cur_max = 1
+
+    def fit_window(self, window_bytes: int) -> None:
+        self.abs_max = max(1, min(self.abs_max, window_bytes // self.mss // 2))
+        self.cur_max = min(self.cur_max, self.abs_max)
 
     def on_segment(self, length_bytes: int, in_order: bool) -> bool:
         held_before = self.held_bytes

@@ -7,6 +7,7 @@ from tcpsim.protocol import framing
 from tcpsim.protocol.congestion import NewReno
 from tcpsim.protocol.delack import make_delack
 from tcpsim.protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
+from tcpsim.protocol.push import receiver_pushes, sender_sets_push
 from tcpsim.protocol.rto import RtoEstimator
 from tcpsim.protocol.window import advertised_window, scale_window, window_shift
 
@@ -184,3 +185,44 @@ def test_window_scaling_and_receiver_sws():
     assert advertised_window(free_bytes=1000, rcv_nxt=0, right_edge=60000, mss_bytes=MSS, buffer_bytes=65536) == 60000
     assert advertised_window(65536, 5000, 65536, MSS, 65536) == 65536
     assert advertised_window(65536, 500, 65536, MSS, 65536) == 65036
+
+
+@pytest.mark.parametrize("end, written, length, usable, edge, forced, last, push", [
+    (2920, 2920, 1460, 5000, False, 0, 0, True),        # empties the unsent data: every stack marks it
+    (2920, 8760, 1460, 5000, False, 0, 0, False),       # more queued, window open: no PSH (4.4BSD)
+    (2920, 8760, 1460, 1460, True, 0, 0, True),         # Solaris also marks the last segment the window lets out
+    (2920, 8760, 1460, 1460, False, 0, 0, False),       # 4.4BSD does not
+    (40000, 80000, 1448, 9000, False, 32768, 5000, True),   # Linux forced_push: half the peer's window since the last
+    (20000, 80000, 1448, 9000, False, 32768, 5000, False),
+])
+def test_which_segments_carry_psh(end, written, length, usable, edge, forced, last, push):
+    """RFC 1122 §4.2.2.2; 4.4BSD tcp_output, Solaris tcp_wput_slow, Linux tcp_sendmsg."""
+    assert sender_sets_push(end, written, length, usable, edge, forced, last) is push
+
+
+@pytest.mark.parametrize("psh, length, queued, wait, up", [
+    (False, 1460, 1460, 0, True),        # BSD, Linux: every in-order segment is readable at once
+    (False, 1460, 14600, 16384, False),  # Solaris: full segments wait in tcp_rcv_list ...
+    (False, 1460, 17520, 16384, True),   # ... until tcp_rcv_push_wait is reached
+    (True, 1460, 2920, 16384, True),     # ... or a segment with PSH arrives
+    (False, 536, 536, 16384, True),      # a segment shorter than the MSS ends a record
+])
+def test_when_solaris_hands_received_data_up(psh, length, queued, wait, up):
+    """Solaris tcp_rput_data: (flags & (TH_PSH|TH_FIN)) || rcv_cnt + seg_len >= tcp_rcv_push_wait."""
+    assert receiver_pushes(psh, length, MSS, queued, wait) is up
+
+
+@pytest.mark.parametrize("window, every", [(65536, 8), (24576, 8), (8192, 2), (2048, 1)])
+def test_solaris_defers_acks_for_at_most_half_the_window(window, every):
+    """tcp_rack_abs_max = min(tcp_deferred_acks_max, rwnd / mss / 2) segments (Solaris tcp_rwnd_set): a
+    small window is ACKed before it fills, not by the 100 ms timer."""
+    d = make_delack("solaris", MSS, 0.1, 8, 0)
+    d.fit_window(window)
+    gaps, n = [], 0
+    for _ in range(100):
+        n += 1
+        if d.on_segment(MSS, True):
+            gaps.append(n)
+            n = 0
+            d.on_ack_sent()
+    assert gaps[-1] == every
