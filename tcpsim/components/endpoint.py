@@ -79,8 +79,7 @@ class TcpEndpoint:
         self._pushed_seq = 0  # end of the last segment sent with PSH
         self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation)
         self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
-        self._rto_deadline: float | None = None
-        self._rto_pending = False
+        self._rto_timer = kernel.timer(self._rto_expired)
         self.peer_wnd = 0
         self.max_sndwnd = 0
         self.on_writable = None
@@ -106,8 +105,7 @@ class TcpEndpoint:
         self.rcv_push_wait = opts.rcv_push_wait_bytes
         self.window_update_when_low = opts.window_update_when_low
         self._push_timeout_s = opts.delack_timeout_s
-        self._push_deadline: float | None = None
-        self._push_pending = False
+        self._push_timer = kernel.timer(self._push_expired)
         self.ooo: dict[int, int] = {}
         self._wnd_field_max = 65535 << self.rcv_shift
         self._sws_step = min(window_max // 2, self.mss)
@@ -115,8 +113,7 @@ class TcpEndpoint:
         self.last_adv = self.right_edge
         self.delack = make_delack(opts.delack, self.mss, opts.delack_timeout_s, opts.deferred_acks_max,
                                   opts.quickack_segments)
-        self._delack_deadline: float | None = None
-        self._delack_pending = False
+        self._delack_timer = kernel.timer(self._delack_expired)
         self.on_readable = None
         # --- counters ---
         self.data_segments = 0
@@ -247,7 +244,7 @@ class TcpEndpoint:
         seg = Segment(self.peer, seq, length, self.rcv_nxt, wnd, frame, wire_s, retransmit, now, push)
         if self.delack.held_segments:
             self.delack.on_ack_sent()
-        self._delack_deadline = None
+        self._delack_timer.cancel()
         self.last_adv = self.rcv_nxt + wnd
         if length:
             self.data_segments += 1
@@ -372,7 +369,7 @@ class TcpEndpoint:
         now = self.kernel.env._now
         self.sent.append([seq, length, now, False])
         self.snd_nxt = self.snd_max = end
-        if self._rto_deadline is None:
+        if self._rto_timer.deadline is None:
             self._arm_rto()
         self._emit(seq, length, cpu, False, push)
 
@@ -418,23 +415,10 @@ class TcpEndpoint:
 
     # --- timers ------------------------------------------------------------------------------------
     def _arm_rto(self) -> None:
-        self._rto_deadline = self.kernel.env._now + self.rto.timeout_s()
-        if not self._rto_pending:
-            self._rto_pending = True
-            self.kernel.call_at(self._rto_deadline, self._rto_fire)
+        self._rto_timer.arm(self.kernel.env._now + self.rto.timeout_s())
 
-    def _rto_fire(self) -> None:
-        self._rto_pending = False
-        deadline = self._rto_deadline
-        if deadline is None:
-            return
-        now = self.kernel.env._now
-        if now < deadline - 1e-12:
-            self._rto_pending = True
-            self.kernel.call_at(deadline, self._rto_fire)
-            return
+    def _rto_expired(self) -> None:
         cpu = self.host.irq_cpu(self.stream)
-        self._rto_deadline = None
         self.rto.on_timeout()
         if self.snd_max > self.snd_una:
             self.cc.on_timeout(self.snd_max - self.snd_una, self.snd_max)
@@ -445,17 +429,7 @@ class TcpEndpoint:
             # window (RFC 9293 §3.8.6.1, 4.4BSD tcp_setpersist).
             self._send_new(1, cpu)
 
-    def _delack_fire(self) -> None:
-        """The delayed-ACK timer; one pending event is re-aimed rather than one scheduled per segment."""
-        self._delack_pending = False
-        deadline = self._delack_deadline
-        if deadline is None:
-            return
-        if self.kernel.env._now < deadline - 1e-12:
-            self._delack_pending = True
-            self.kernel.call_at(deadline, self._delack_fire)
-            return
-        self._delack_deadline = None
+    def _delack_expired(self) -> None:
         if self.delack.held_segments:
             self._send_ack(self.host.irq_cpu(self.stream))
 
@@ -504,7 +478,7 @@ class TcpEndpoint:
             if self.snd_max > ack:
                 self._arm_rto()
             else:
-                self._rto_deadline = None
+                self._rto_timer.cancel()
             if self.writer_blocked and self.sndbuf < self.sndbuf_max:
                 self._expand_sndbuf()
             if self.on_writable is not None:
@@ -553,11 +527,8 @@ class TcpEndpoint:
             ack_now = True  # duplicate or outside the window: restate our state (RFC 9293 §3.10.7.4)
         if ack_now:
             self._send_ack(cpu)
-        elif self._delack_deadline is None:
-            self._delack_deadline = self.delack.deadline_s(self.kernel.env._now)
-            if not self._delack_pending:
-                self._delack_pending = True
-                self.kernel.call_at(self._delack_deadline, self._delack_fire)
+        elif self._delack_timer.deadline is None:
+            self._delack_timer.arm(self.delack.deadline_s(self.kernel.env._now))
         if self.on_readable is not None and self.rcv_readable:
             self.on_readable()
 
@@ -580,27 +551,16 @@ class TcpEndpoint:
         """Solaris: the whole receive list goes up in one ``putnext``."""
         queued = self.rcv_unpushed
         self.rcv_unpushed = 0
-        self._push_deadline = None
+        self._push_timer.cancel()
         if queued:
             self._hand_up(queued, cpu)
 
     def _arm_push_timer(self) -> None:
         """Data left in the receive list goes up when the timer fires; each new segment restarts it
         (Solaris ``TCP_TIMER_RESTART`` with ``tcp_deferred_ack_interval``)."""
-        self._push_deadline = self.kernel.env._now + self._push_timeout_s
-        if not self._push_pending:
-            self._push_pending = True
-            self.kernel.call_at(self._push_deadline, self._push_fire)
+        self._push_timer.arm(self.kernel.env._now + self._push_timeout_s)
 
-    def _push_fire(self) -> None:
-        self._push_pending = False
-        deadline = self._push_deadline
-        if deadline is None:
-            return
-        if self.kernel.env._now < deadline - 1e-12:
-            self._push_pending = True
-            self.kernel.call_at(deadline, self._push_fire)
-            return
+    def _push_expired(self) -> None:
         cpu = self.host.irq_cpu(self.stream)
         self._push_up(cpu)
         if self.on_readable is not None and self.rcv_readable:

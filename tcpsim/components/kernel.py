@@ -15,7 +15,7 @@ from heapq import heappop, heappush
 import simpy
 from simpy.events import NORMAL
 
-__all__ = ["Kernel", "BudgetExhausted"]
+__all__ = ["Kernel", "BudgetExhausted", "Timer"]
 
 _WALL_CHECK_EVERY = 0x4000
 """Events between two reads of the clock for the wall-time budget."""
@@ -72,6 +72,10 @@ class Kernel:
             raise BudgetExhausted("wall_budget")
         self._check_at = min(n + _WALL_CHECK_EVERY, self.max_events + 1)
 
+    def timer(self, callback) -> "Timer":
+        """A :class:`Timer` on this queue that calls ``callback()`` when it expires."""
+        return Timer(self, callback)
+
     def stop(self) -> None:
         """Make :meth:`run` return after the current event."""
         self.stopped = True
@@ -100,3 +104,41 @@ class Kernel:
             if not event._ok and not hasattr(event, "_defused"):
                 raise event._value
         return True
+
+
+class Timer:
+    """A timer re-armed far more often than it expires (retransmission, delayed ACK, receive push).
+
+    At most one kernel event is pending: arming again only moves :attr:`deadline`, and an event that
+    comes due before a deadline moved later re-aims itself, so the common re-arm costs no event.
+    """
+
+    __slots__ = ("_kernel", "_callback", "deadline", "_pending")
+
+    def __init__(self, kernel: Kernel, callback) -> None:
+        self._kernel = kernel
+        self._callback = callback
+        self.deadline: float | None = None
+        self._pending = False
+
+    def arm(self, deadline_s: float) -> None:
+        """Expire at ``deadline_s`` (replacing any earlier deadline)."""
+        self.deadline = deadline_s
+        if not self._pending:
+            self._pending = True
+            self._kernel.call_at(deadline_s, self._fire)
+
+    def cancel(self) -> None:
+        self.deadline = None
+
+    def _fire(self) -> None:
+        self._pending = False
+        deadline = self.deadline
+        if deadline is None:
+            return
+        if self._kernel.env._now < deadline - 1e-12:
+            self._pending = True
+            self._kernel.call_at(deadline, self._fire)
+            return
+        self.deadline = None
+        self._callback()
