@@ -109,36 +109,43 @@ class Kernel:
 class Timer:
     """A timer re-armed far more often than it expires (retransmission, delayed ACK, receive push).
 
-    At most one kernel event is pending: arming again only moves :attr:`deadline`, and an event that
-    comes due before a deadline moved later re-aims itself, so the common re-arm costs no event.
+    Arming again to a later deadline only moves :attr:`deadline`: the pending kernel event re-aims itself
+    when it comes due early, so the common re-arm costs no event. A deadline moved earlier (an RTO that
+    shrank with a new round-trip sample) gets an event of its own, and the later one is then ignored.
     """
 
-    __slots__ = ("_kernel", "_callback", "deadline", "_pending")
+    __slots__ = ("_kernel", "_callback", "deadline", "_event_s", "_event_id")
 
     def __init__(self, kernel: Kernel, callback) -> None:
         self._kernel = kernel
         self._callback = callback
         self.deadline: float | None = None
-        self._pending = False
+        self._event_s: float | None = None  # when the live kernel event comes due
+        self._event_id = 0
 
     def arm(self, deadline_s: float) -> None:
-        """Expire at ``deadline_s`` (replacing any earlier deadline)."""
+        """Expire at ``deadline_s`` (replacing any earlier or later deadline)."""
         self.deadline = deadline_s
-        if not self._pending:
-            self._pending = True
-            self._kernel.call_at(deadline_s, self._fire)
+        if self._event_s is None or deadline_s < self._event_s:
+            self._schedule(deadline_s)
 
     def cancel(self) -> None:
         self.deadline = None
 
-    def _fire(self) -> None:
-        self._pending = False
+    def _schedule(self, at_s: float) -> None:
+        self._event_s = at_s
+        self._event_id += 1
+        self._kernel.call_at(at_s, self._fire, self._event_id)
+
+    def _fire(self, event_id: int) -> None:
+        if event_id != self._event_id:
+            return  # superseded by an event for an earlier deadline
+        self._event_s = None
         deadline = self.deadline
         if deadline is None:
             return
         if self._kernel.env._now < deadline - 1e-12:
-            self._pending = True
-            self._kernel.call_at(deadline, self._fire)
+            self._schedule(deadline)
             return
         self.deadline = None
         self._callback()

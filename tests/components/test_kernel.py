@@ -33,3 +33,23 @@ def test_a_cancelled_timer_does_not_fire():
     kernel.call_at(0.5, timer.cancel)
     kernel.run()
     assert log == []
+
+
+def test_rearming_earlier_fires_at_the_earlier_deadline_once():
+    """An RTO that shrinks with a new round-trip sample must not wait for the longer one it replaced."""
+    kernel, log = _kernel_and_log()
+    timer = kernel.timer(lambda: log.append(kernel.now))
+    timer.arm(5.0)
+    kernel.call_at(1.0, timer.arm, 2.0)
+    kernel.run()
+    assert log == [2.0]
+
+
+def test_rearming_after_an_early_expiry_ignores_the_stale_event():
+    kernel, log = _kernel_and_log()
+    timer = kernel.timer(lambda: log.append(kernel.now))
+    timer.arm(5.0)
+    kernel.call_at(1.0, timer.arm, 2.0)
+    kernel.call_at(3.0, timer.arm, 6.0)
+    kernel.run()
+    assert log == [2.0, 6.0]
