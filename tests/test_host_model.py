@@ -181,3 +181,27 @@ def test_a_packet_timer_holds_the_interrupt_until_the_burst_ends():
     assert small[1].rtt_s > small[0].rtt_s
     big = [run(scenario(p, buf=1 << 20)) for p in (first, idle)]  # windows above 64 frames: pipelined again
     assert big[1].goodput_bps == pytest.approx(big[0].goodput_bps, rel=0.15)
+
+
+@pytest.mark.parametrize("write, nodelay", [(65536, False), (512, True)])
+def test_solaris_receive_hand_offs_match_the_closed_form(write, nodelay):
+    """A receiver bound by its interrupt CPU: a bulk stream pays one hand-off (per_push_s) per ACK-clocked
+    burst of full segments, short Nagle-off messages one per segment; simulation and closed form agree on
+    the packet rate (the window-limited sender may pack two short messages into one segment, so goodput
+    is not the measure)."""
+    from tcpsim.ceilings import cpu_ceiling_bps, segments_per_hand_up
+
+    cheap = CpuCost(n_cpus=4, per_syscall_s=1e-6, per_packet_tx_s=2e-6, per_ack_tx_s=1e-6, per_ack_rx_s=1e-6,
+                    interrupts_on_one_cpu=False)
+    slow_rx = replace(cheap, per_packet_rx_s=14e-6, per_push_s=8e-6)
+    snd, rcv = Platform(cpu=cheap, os=os_defaults("solaris")), Platform(cpu=slow_rx, os=os_defaults("solaris"))
+    tcp = TcpOptions.for_os("solaris", sockbuf_bytes=65536, nodelay=nodelay)
+    sc = Scenario(sender=Host(platform=snd, tcp=tcp), receiver=Host(platform=rcv, tcp=tcp),
+                  link=Link(one_way_delay_s=5e-6), workload=Workload(write_bytes=write))
+    r = run(sc)
+    assert r.limited_by == "cpu_receiver"
+    per_hand_up = segments_per_hand_up(sc)
+    assert (per_hand_up > 4) is (write > 1460)
+    payload = min(write, 1460)
+    closed_form_pps = cpu_ceiling_bps(sc, sc.receiver, "receiver") / 8 / payload
+    assert r.data_packets_per_s == pytest.approx(closed_form_pps, rel=0.12)

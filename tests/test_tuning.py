@@ -291,6 +291,16 @@ ndd -set /dev/tcp tcp_maxpsz_multiplier 10
     assert tuned(SOLARIS, "ndd -set /dev/tcp tcp_deferred_acks_max 0").platform.os.deferred_acks_max == 1
 
 
+
+def test_tcp_rcv_push_wait_sets_the_receive_list_limit():
+    """Solaris tcp_rcv_push_wait (default 16384); 0 makes every in-order segment readable at once."""
+    assert SOLARIS.os.rcv_push_wait_bytes == 16384
+    os = tuned(SOLARIS, "ndd -set /dev/tcp tcp_rcv_push_wait 0").platform.os
+    assert os.rcv_push_wait_bytes == 0 and TcpOptions.for_os(os).rcv_push_wait_bytes == 0
+    assert TcpOptions.for_os(tuned(SOLARIS, "ndd -set /dev/tcp tcp_rcv_push_wait 32768").platform.os) \
+        .rcv_push_wait_bytes == 32768
+
+
 def test_etc_system_ce_taskq_disable_is_known_and_ignored():
     (k,) = parse_tuning("set ce:ce_taskq_disable = 1")
     assert k.target == "ignored" and k.note

@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 
 from ..cliutil import OneLineParser
 from ..errors import ConfigError
-from .fit import PARAMS, apply_params, fit_platform
+from .fit import LOSSES, PARAMS, apply_params, fit_platform
 from .mapping import platform_ids
 from .tables import Point, load_points
 
@@ -93,6 +93,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="model evaluations of the whole table set, least-squares stage")
     parser.add_argument("--polish-evals", type=int, default=60,
                         help="further evaluations for the derivative-free Powell polish (0 = none)")
+    parser.add_argument("--loss", choices=LOSSES, default="soft_l1",
+                        help="soft_l1 (default): far misses weigh linearly; linear: plain least squares")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--dry-run", action="store_true", help="fit and print, do not write the profile")
@@ -111,7 +113,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with ProcessPoolExecutor(args.workers) as ex:
         fit = fit_platform(args.platform, points, {args.platform: base}, names, executor=ex,
                            max_nfev=args.max_evals, progress=print, polish_nfev=args.polish_evals,
-                           bounds=FIT_BOUNDS.get(args.platform))
+                           bounds=FIT_BOUNDS.get(args.platform), loss=args.loss)
     for n, v0, v in zip(fit.names, fit.start, fit.values):
         print(f"  {n:24s} {v0:11.4g} -> {v:11.4g}   {PARAMS[n].meaning}")
     print(f"median |error| {fit.median_abs_rel_error:.1%}, max {fit.max_abs_rel_error:.1%}, "

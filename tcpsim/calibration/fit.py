@@ -106,14 +106,22 @@ def _clip(v: float, prm: Param) -> float:
     return min(max(v, prm.lo), prm.hi)
 
 
+LOSSES = ("linear", "soft_l1")
+ROBUST_SCALE = 0.1
+"""Residual (in log error, about 10 %) beyond which the ``soft_l1`` loss grows linearly, not quadratically."""
+
+
 def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[str, Platform],
                  names: Sequence[str], executor: Optional[Executor] = None, max_nfev: int = 40,
                  progress: Optional[Callable[[str], None]] = None, polish_nfev: int = 0,
-                 bounds: Optional[Mapping[str, tuple[float, float]]] = None) -> FitResult:
+                 bounds: Optional[Mapping[str, tuple[float, float]]] = None, loss: str = "linear") -> FitResult:
     """Fit ``names`` of ``platforms[platform_id]`` to ``points`` (which must involve that platform).
 
     ``max_nfev`` bounds the least-squares stage, ``polish_nfev`` the Powell stage after it (0 = none);
-    ``bounds`` narrows a parameter's generic bounds for this machine (name -> (lo, hi)).
+    ``bounds`` narrows a parameter's generic bounds for this machine (name -> (lo, hi)). ``loss``
+    "soft_l1" is scipy's robust loss with scale :data:`ROBUST_SCALE`, used by both stages: a point the
+    model misses by far (a run on the knife edge between one and several messages per segment) then
+    weighs in linearly rather than with its square.
     """
     import numpy as np
     from scipy.optimize import least_squares, minimize
@@ -128,6 +136,15 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
     measured = np.array([p.value_si for p in points])
     n_eval = [0]
     best = {"cost": math.inf, "x": x0, "pred": None}
+    if loss not in LOSSES:
+        raise ValueError(f"loss={loss!r}: must be one of {', '.join(LOSSES)}")
+
+    def objective(res: np.ndarray) -> float:
+        """What both stages minimise: the sum of squared log errors, or of their soft-L1 loss."""
+        if loss == "linear":
+            return float(np.sum(res ** 2))
+        z = (res / ROBUST_SCALE) ** 2
+        return float(ROBUST_SCALE ** 2 * np.sum(2.0 * (np.sqrt(1.0 + z) - 1.0)))
 
     def predictions(x) -> np.ndarray:
         cand = apply_params(base, names, np.exp(x))
@@ -143,7 +160,7 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
         res = np.log(np.maximum(pred, 1e-9) / measured)
         res = np.where(np.isfinite(res), res, 3.0)
         n_eval[0] += 1
-        cost = float(np.sum(res ** 2))
+        cost = objective(res)
         if cost < best["cost"]:
             best.update(cost=cost, x=np.array(x), pred=pred)
         if progress is not None:
@@ -151,11 +168,11 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
         return res
 
     sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.08, max_nfev=max_nfev, x_scale=1.0,
-                        method="trf")
-    message = str(sol.message)
+                        method="trf", loss=loss, f_scale=ROBUST_SCALE)
+    message = f"loss {loss}: {sol.message}"
     if polish_nfev > 0:
         def cost(x) -> float:
-            return float(np.sum(residuals(np.clip(x, lo, hi)) ** 2))
+            return objective(residuals(np.clip(x, lo, hi)))
 
         pol = minimize(cost, best["x"], method="Powell", bounds=list(zip(lo, hi)),
                        options={"maxfev": polish_nfev, "xtol": 0.01, "ftol": 1e-3})

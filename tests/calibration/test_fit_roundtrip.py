@@ -32,11 +32,12 @@ def _points(platform):
 
 
 @pytest.mark.slow
-def test_fit_recovers_known_parameters():
+@pytest.mark.parametrize("loss", ["linear", "soft_l1"])
+def test_fit_recovers_known_parameters(loss):
     points = _points(TRUE)
     names = ["cpu.per_packet_tx_s", "cpu.per_byte_copy_s"]
     start = apply_params(TRUE, names, [25e-6, 3e-9])
-    fit = fit_platform("synthetic", points, {"synthetic": start}, names, max_nfev=25, polish_nfev=40)
+    fit = fit_platform("synthetic", points, {"synthetic": start}, names, max_nfev=25, polish_nfev=40, loss=loss)
     assert fit.median_abs_rel_error < 0.01
     assert fit.values[0] == pytest.approx(15e-6, rel=0.1)
     assert fit.values[1] == pytest.approx(6e-9, rel=0.1)
