@@ -76,6 +76,7 @@ class TcpEndpoint:
         self.naglim = min(self.mss, opts.naglim_bytes) if opts.naglim_bytes else self.mss
         self.push_at_window_edge = opts.push_at_window_edge
         self.forced_push = opts.forced_push
+        self._push_rules = opts.push_at_window_edge or opts.forced_push  # PSH beyond the queue's end
         self._pushed_seq = 0  # end of the last segment sent with PSH
         self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation)
         self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
@@ -106,6 +107,7 @@ class TcpEndpoint:
         self.window_update_when_low = opts.window_update_when_low
         self._push_timeout_s = opts.delack_timeout_s
         self._push_timer = kernel.timer(self._push_expired)
+        self._hand_up_costs = host.per_push_s > 0.0
         self.ooo: dict[int, int] = {}
         self._wnd_field_max = 65535 << self.rcv_shift
         self._sws_step = min(window_max // 2, self.mss)
@@ -244,7 +246,7 @@ class TcpEndpoint:
         seg = Segment(self.peer, seq, length, self.rcv_nxt, wnd, frame, wire_s, retransmit, now, push)
         if self.delack.held_segments:
             self.delack.on_ack_sent()
-        self._delack_timer.cancel()
+        self._delack_timer.deadline = None  # Timer.cancel(), inlined: every segment passes here
         self.last_adv = self.rcv_nxt + wnd
         if length:
             self.data_segments += 1
@@ -362,8 +364,9 @@ class TcpEndpoint:
         end = seq + length
         if length < self.mss:
             self.snd_sml = end
-        push = sender_sets_push(end, self.written, length, usable, self.push_at_window_edge,
-                                self.max_sndwnd >> 1 if self.forced_push else 0, self._pushed_seq)
+        push = end >= self.written or (self._push_rules and sender_sets_push(
+            end, self.written, length, usable, self.push_at_window_edge,
+            self.max_sndwnd >> 1 if self.forced_push else 0, self._pushed_seq))
         if push:
             self._pushed_seq = end
         now = self.kernel.env._now
@@ -517,8 +520,11 @@ class TcpEndpoint:
                     self._push_up(cpu)
                 else:
                     self._arm_push_timer()
-            else:
+            elif self._hand_up_costs:
                 self._hand_up(arrived, cpu)
+            else:  # every segment readable at once, at no cost (BSD, Linux): the hot path
+                self.hand_ups += 1
+                self.rcv_readable += arrived
         elif seq > rcv_nxt and seq + length - rcv_nxt <= self.rcv_window_max:
             self.ooo.setdefault(seq, length)
             self.delack.on_segment(length, False)
