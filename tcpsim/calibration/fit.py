@@ -17,6 +17,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Optional, Sequence
 
+from ..errors import ConfigError
 from ..platform import Platform
 from .batch import run_all
 from .mapping import platforms_for_point, predicted_value, scenario_for
@@ -123,6 +124,8 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
     model misses by far (a run on the knife edge between one and several messages per segment) then
     weighs in linearly rather than with its square.
     """
+    if loss not in LOSSES:
+        raise ConfigError("loss", loss, "one of " + ", ".join(LOSSES))
     import numpy as np
     from scipy.optimize import least_squares, minimize
 
@@ -136,8 +139,6 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
     measured = np.array([p.value_si for p in points])
     n_eval = [0]
     best = {"cost": math.inf, "x": x0, "pred": None}
-    if loss not in LOSSES:
-        raise ValueError(f"loss={loss!r}: must be one of {', '.join(LOSSES)}")
 
     def objective(res: np.ndarray) -> float:
         """What both stages minimise: the sum of squared log errors, or of their soft-L1 loss."""

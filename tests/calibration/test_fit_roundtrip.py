@@ -63,3 +63,10 @@ def test_each_platform_is_fitted_on_its_own_calibration_tables_only():
         assert {f"{p.source_id}/{p.table_id}" for p in chosen} == set(FIT_TABLES[pid])
         assert all(p.role == "calibration" for p in chosen)
         assert not any("inconsistent" in p.flags for p in chosen)
+
+
+def test_an_unknown_loss_is_a_one_line_config_error():
+    from tcpsim.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="loss='huber': must be one of linear, soft_l1"):
+        fit_platform("synthetic", [], {"synthetic": TRUE}, [], loss="huber")
