@@ -231,7 +231,7 @@ class Budget:
     """When a run stops: converged estimate, or a budget of events, simulated time or wall time."""
 
     rel_tol: float = 0.01
-    """Stop when successive goodput estimates agree within this fraction."""
+    """Stop when the 95 % interval of the steady-state goodput is within this fraction of it."""
     min_sim_time_s: float = 0.002
     max_sim_time_s: float = 5.0
     max_events: int = 5_000_000

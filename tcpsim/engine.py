@@ -1,18 +1,21 @@
 """Wire a :class:`~tcpsim.config.Scenario` into components, run it until the estimate converges, measure.
 
-The run has a warm-up (slow start and the first RTTs), then a measurement window whose goodput is
-checked at geometrically spaced times; it stops when the last three estimates agree within
-``Budget.rel_tol``, or when a budget (events, simulated time, wall time) is spent. The result says
-which.
+After a short warm-up (the first RTTs) the run samples its counters at equal intervals. At growing
+intervals it asks :mod:`tcpsim.steady` where the transient ends (MSER-5) and how precise the mean since
+then is (batch means); it stops when the 95 % interval is within ``Budget.rel_tol`` of the mean, or when
+a budget (events, simulated time, wall time) is spent. The result says which, and measures from the
+end of the transient either way.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections import deque
 
 import numpy as np
 
+from . import steady
 from .config import Scenario
 from .components.app import Reader, RequestResponse, Writer
 from .components.endpoint import BLOCK_REASONS, TcpEndpoint
@@ -24,9 +27,14 @@ from .result import Result, StreamResult
 
 __all__ = ["run"]
 
-_GROWTH = 1.3
-_MAX_RESTARTS = 6
 _SWING_FACTOR = 4.0
+_MIN_SAMPLES = 40
+"""Samples before the first decision: eight MSER batches, the first half of which may be cut."""
+_MIN_KEPT = 2 * steady.N_BATCHES
+_MIN_SPAN_SAMPLES = 200
+"""The sample spacing is at most the time after the warm-up over this many, so a long run has enough."""
+_MAX_SAMPLES = 2048
+_CHECK_GROWTH = 1.1
 _PHYSICAL_BINDING_FRAC = 0.95
 _HELD_BINDING_FRAC = 0.5
 """Senders held back for at least this share of the time by one TCP reason: that reason binds, whatever the
@@ -131,8 +139,17 @@ class _Run:
             "block": self._block_times(now),
             "rtt": [(f[2].rtt_sum_s, f[2].rtt_n) for f in self.flows],
             "drops": self._drops(),
+            "hist": self._payload_hist(),
         }
         return snap
+
+    def _payload_hist(self) -> dict[int, int]:
+        hist: dict[int, int] = {}
+        for f in self.flows:
+            for ep in (f[2], f[3]):
+                for k, v in ep.payload_hist.items():
+                    hist[k] = hist.get(k, 0) + v
+        return hist
 
     def _drops(self) -> dict[str, int]:
         hosts = (self.snd_host, self.rcv_host)
@@ -154,74 +171,61 @@ class _Run:
         wall0 = time.perf_counter()
         warmup_s = min(max(b.min_sim_time_s, 40 * self.base_rtt_s), b.max_sim_time_s / 4)
         first_check_s = max(warmup_s / 2, 20 * self.base_rtt_s)
-        state = {"t0": None, "snap0": None, "history": [], "termination": None, "next_gap": first_check_s,
-                 "restarts": 0}
+        state = {"termination": None, "samples": [], "snaps": [], "gap": 0.0, "next_check": _MIN_SAMPLES,
+                 "cut": 0, "halfwidth": None}
 
-        def start_measuring():
-            state["t0"] = kernel.now
-            state["snap0"] = self._snapshot()
-            state["last"] = (kernel.now, self._delivered(), self._sent())
-            state["sent0"] = state["last"][2]
-            state["history"] = []
-            state["next_gap"] = first_check_s
-            for f in self.flows:
-                f[2].payload_hist.clear()
-                f[3].payload_hist.clear()
-
-        def measure_from_here():
-            start_measuring()
-            kernel.call_in(first_check_s, check)
-
-        def check():
+        def sample():
+            # Equally spaced samples of the cumulative counters; past _MAX_SAMPLES, keep every other one
+            # and double the spacing, so the record stays short however long the run (sample 2j becomes
+            # sample j, so a multiple of the MSER batch still has its snapshot).
             now = kernel.now
-            delivered, sent = self._delivered(), self._sent()
-            last_t, last_delivered, last_sent = state["last"]
-            state["last"] = (now, delivered, sent)
-            out_of_time = now >= b.max_sim_time_s - 1e-12
-            late = now > 0.5 * b.max_sim_time_s  # too late to start measuring afresh
-            delivered0 = state["snap0"]["transactions"] if self.rr else sum(state["snap0"]["delivered"])
-            if delivered == delivered0 and not late:
-                # Nothing delivered since measuring began: the warm-up ended inside a stall (a first
-                # delayed-ACK or retransmission timeout). Begin when data moves, not inside the stall.
-                measure_from_here()
+            samples, snaps = state["samples"], state["snaps"]
+            samples.append((now, self._delivered(), self._sent()))
+            # Only a sample where the warm-up can end (a multiple of the MSER batch) needs the full state.
+            snaps.append(self._snapshot() if (len(samples) - 1) % steady.MSER_BATCH == 0 else None)
+            if len(samples) > _MAX_SAMPLES:
+                del samples[1::2], snaps[1::2]
+                state["gap"] *= 2
+                state["next_check"] = len(samples) + 1
+            if len(samples) >= state["next_check"] and decide(now):
                 return
-            if not self.rr and state["restarts"] < _MAX_RESTARTS and delivered > last_delivered and not late:
-                # Still filling or draining the pipeline (queues at the bottleneck, bytes in flight)?
-                # Then the warm-up is not over: measure afresh from here.
-                if abs((sent - last_sent) - (delivered - last_delivered)) > b.rel_tol * (delivered - last_delivered):
-                    state["restarts"] += 1
-                    measure_from_here()
-                    return
-            rate = (delivered - delivered0) / (now - state["t0"])
-            hist = state["history"]
-            hist.append(rate)
-            # Bytes in flight and in buffers can swing by up to the windows: measure long enough that
-            # such a swing moves the estimate by a few percent at most.
-            long_enough = self.rr or (now - state["t0"]) * rate >= _SWING_FACTOR * self._window_bytes()
-            if long_enough and not self.rr:
-                # ... and data sent and data delivered over the window agree (the swing is small).
-                sent_cum = (sent - state["sent0"]) / (now - state["t0"])
-                long_enough = abs(sent_cum - rate) <= max(2 * b.rel_tol, 0.02) * rate
-            if len(hist) >= 4 and rate > 0 and long_enough:
-                last = hist[-4:-1]
-                if all(abs(r - rate) <= b.rel_tol * rate for r in last):
-                    state["termination"] = "converged"
-                    kernel.stop()
-                    return
-            if out_of_time:
+            if now >= b.max_sim_time_s - 1e-12:
                 state["termination"] = "time_budget"
                 kernel.stop()
                 return
-            gap = state["next_gap"] = state["next_gap"] * _GROWTH
-            kernel.call_in(min(gap, b.max_sim_time_s - now + 1e-12), check)
+            kernel.call_in(min(state["gap"], b.max_sim_time_s - now + 1e-12), sample)
 
-        def time_limit():
-            if state["termination"] is None:
-                state["termination"] = "time_budget"
-                kernel.stop()
+        def decide(now: float) -> bool:
+            """Stop when the steady-state estimate is precise enough (see :mod:`tcpsim.steady`)."""
+            samples = state["samples"]
+            state["next_check"] = max(len(samples) + 1, int(len(samples) * _CHECK_GROWTH))
+            times = [s[0] for s in samples]
+            est = steady.estimate(times, [s[1] for s in samples])
+            n_rates = len(samples) - 1
+            if est.rate <= 0 or n_rates - est.start < _MIN_KEPT or est.start > n_rates // 2 - steady.MSER_BATCH:
+                return False  # nothing moves yet, or the transient may not be over
+            if est.halfwidth > b.rel_tol * est.rate:
+                return False
+            span_s = now - times[est.start]
+            if not self.rr:
+                # Bytes in flight and in buffers can swing by up to the windows: the span must be long
+                # enough that such a swing moves the estimate by a few percent at most, and data sent
+                # and delivered over it must agree (the pipeline is not still filling or draining).
+                if span_s * est.rate < _SWING_FACTOR * self._window_bytes():
+                    return False
+                sent_rate = (samples[-1][2] - samples[est.start][2]) / span_s
+                if abs(sent_rate - est.rate) > max(2 * b.rel_tol, 0.02) * est.rate:
+                    return False
+            state["cut"], state["halfwidth"] = est.start, est.halfwidth
+            state["termination"] = "converged"
+            kernel.stop()
+            return True
 
-        kernel.call_in(warmup_s, measure_from_here)
-        kernel.call_in(b.max_sim_time_s, time_limit)
+        def begin():
+            state["gap"] = min(first_check_s / 4, (b.max_sim_time_s - warmup_s) / _MIN_SPAN_SAMPLES)
+            sample()
+
+        kernel.call_in(warmup_s, begin)
         for w in self.writers:
             w.start()
         for rr in self.rr:
@@ -233,10 +237,13 @@ class _Run:
             state["termination"] = exc.which
         if state["termination"] is None:
             state["termination"] = "finished"
-        if state["snap0"] is None:
-            state["t0"] = 0.0
-            state["snap0"] = self._empty_snapshot()
-        return self._result(state, time.perf_counter() - wall0)
+        samples = state["samples"]
+        if state["termination"] != "converged" and len(samples) >= 2:
+            times, counts = [s[0] for s in samples], [s[1] for s in samples]
+            est = steady.estimate(times, counts)
+            state["cut"], state["halfwidth"] = est.start, est.halfwidth
+        snap0 = state["snaps"][state["cut"]] if samples else self._empty_snapshot()
+        return self._result(snap0, state["termination"], state["halfwidth"], time.perf_counter() - wall0)
 
     def _empty_snapshot(self) -> dict:
         """The state at time zero (when a budget ends the run before the warm-up does)."""
@@ -246,11 +253,11 @@ class _Run:
                 "cpu": {h.name: [0.0] * len(h.cpus) for h in hosts}, "bus": {h.name: 0.0 for h in hosts},
                 "link": dict.fromkeys(self.links, 0.0), "frames": dict.fromkeys(self.links, 0),
                 "block": dict.fromkeys(BLOCK_REASONS, 0.0), "rtt": [(0.0, 0)] * n,
-                "drops": dict.fromkeys(self._drops(), 0)}
+                "drops": dict.fromkeys(self._drops(), 0), "hist": {}}
 
-    def _result(self, state: dict, wall_s: float) -> Result:
+    def _result(self, s0: dict, termination: str, halfwidth: float | None, wall_s: float) -> Result:
         sc = self.sc
-        s0, s1 = state["snap0"], self._snapshot()
+        s1 = self._snapshot()
         dt = max(s1["t"] - s0["t"], 1e-12)
         streams = []
         total_bits = 0.0
@@ -266,15 +273,13 @@ class _Run:
                 rtt_s=(rtt_sum / rtt_n) if rtt_n else (a.rto.srtt_s),
                 cwnd_bytes=int(a.cc.cwnd), peer_window_bytes=int(a.peer_wnd)))
         transactions = None
+        bits_per_count = 8.0
         if self.rr:
             transactions = (s1["transactions"] - s0["transactions"]) / dt
             per_transaction_bits = 8.0 * (sc.workload.write_bytes + (sc.workload.response_bytes or sc.workload.write_bytes))
             total_bits = transactions * dt * per_transaction_bits
-        hist: dict[int, int] = {}
-        for f in self.flows:
-            for ep in (f[2], f[3]):
-                for k, v in ep.payload_hist.items():
-                    hist[k] = hist.get(k, 0) + v
+            bits_per_count = per_transaction_bits
+        hist = {k: v - s0["hist"].get(k, 0) for k, v in s1["hist"].items() if v > s0["hist"].get(k, 0)}
         cpu_util = {}
         util: dict[str, float] = {}
         for host, role in ((self.snd_host, "sender"), (self.rcv_host, "receiver")):
@@ -313,12 +318,14 @@ class _Run:
             retransmits=retx,
             drops=drops,
             streams=tuple(streams),
-            termination=state["termination"],
-            converged=state["termination"] == "converged",
+            termination=termination,
+            converged=termination == "converged",
             sim_time_s=self.kernel.now,
             measure_time_s=dt,
             events=self.kernel.n_events,
             wall_s=wall_s,
+            goodput_halfwidth_bps=(halfwidth * bits_per_count
+                                   if halfwidth is not None and math.isfinite(halfwidth) else None),
             trace=tuple(self.trace) if self.trace is not None else (),
         )
 

@@ -128,6 +128,8 @@ def describe(sc: Scenario, r: Result) -> str:
         lines.append(f"headroom     next limit: {limit_name(k)} at {v / 1e6:.0f} Mbit/s"
                      f" ({gain:+.0%} if the current limit were lifted)")
     lines.append(f"try          {advice(sc, r)}")
+    ci = (f", goodput \u00b1{r.goodput_halfwidth_bps / r.goodput_bps:.1%} (95 %)"
+          if r.goodput_halfwidth_bps is not None and r.goodput_bps > 0 else "")
     lines.append(f"run          {r.termination}, {r.sim_time_s * 1e3:.1f} ms simulated, {r.events:,} events, "
-                 f"{r.wall_s:.2f} s")
+                 f"{r.wall_s:.2f} s{ci}")
     return "\n".join(lines)

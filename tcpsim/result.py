@@ -70,6 +70,9 @@ class Result:
     measure_time_s: float
     events: int
     wall_s: float
+    goodput_halfwidth_bps: Optional[float] = None
+    """Half-width of a 95 % interval on :attr:`goodput_bps` (batch means, :mod:`tcpsim.steady`); None when
+    the run was too short to say."""
     ceilings_bps: dict[str, float] = field(default_factory=dict)
     """Closed-form bounds (:mod:`tcpsim.ceilings`), attached by :func:`tcpsim.simulate`."""
     trace: tuple = ()

@@ -45,9 +45,11 @@ def test_window_limited_matches_window_over_rtt():
 
 
 def test_goodput_never_above_line():
+    # The measurement window's two edges can each catch one segment more (as in test_invariants).
     for buf in (8192, 65536, 1 << 20):
         r = run(bulk(buf, buf))
-        assert r.goodput_bps <= framing.line_goodput_bps(1e9, 1500) * 1.0001
+        edge_bits = 2 * 1460 * 8
+        assert r.goodput_bps <= framing.line_goodput_bps(1e9, 1500) + edge_bits / r.measure_time_s
 
 
 def test_deterministic():
