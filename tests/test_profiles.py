@@ -10,6 +10,7 @@ from tcpsim.config import TcpOptions
 from tcpsim.errors import ConfigError
 from tcpsim.platform import BUS_PRESETS, OsTcp, Platform, Provenance, bus_preset
 from tcpsim.profiles import (list_platforms, load_platform, platform_summary, profile_path, save_platform, tune,
+                             update_profile,
                              tuning_levels, tuning_texts)
 from tcpsim.tuning import parse_tuning
 
@@ -191,3 +192,23 @@ def _fields(obj):
     from dataclasses import fields
 
     return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
+@pytest.mark.parametrize("name", ["sunfire6800_ce", "rx2600_ixgb"])
+def test_update_profile_writes_fitted_values_and_keeps_comments(name, tmp_path):
+    from tcpsim.calibration.fit import apply_params
+
+    src = profile_path(name)
+    path = tmp_path / f"{name}.toml"
+    path.write_text(src.read_text())
+    base = load_platform(path)
+    names = ["cpu.per_packet_rx_s", "cpu.per_ack_s", "nic.coalesce_delay_s", "bus.efficiency_frac"]
+    fitted = apply_params(base, names, [12.5e-6, 2.25e-6, 41e-6, 0.55])
+    record = {"date": "2026-01-02", "params": names, "values": [12.5e-6, 2.25e-6, 41e-6, 0.55], "evaluations": 3}
+    update_profile(path, fitted, record)
+    again = load_platform(path)
+    assert replace(again, fit=()) == replace(fitted, fit=())
+    assert dict(again.fit)["params"] == tuple(names) and dict(again.fit)["evaluations"] == 3
+    old_lines, new_lines = src.read_text().splitlines(), path.read_text().splitlines()
+    assert [ln for ln in old_lines if ln.lstrip().startswith("#")] == [ln for ln in new_lines if ln.lstrip().startswith("#")]
+    assert tuning_texts(path) == tuning_texts(name)

@@ -12,7 +12,6 @@ import datetime as _dt
 import os
 import sys
 import time
-from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Optional, Sequence
@@ -75,15 +74,6 @@ def calibration_points(platform_id: str, points: Sequence[Point]) -> list[Point]
     return out
 
 
-def _header(path: Path) -> str:
-    lines = []
-    for line in path.read_text().splitlines():
-        if not line.startswith("#"):
-            break
-        lines.append(line[1:].strip())
-    return "\n".join(lines)
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = OneLineParser(prog="tcpsim calibrate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -99,7 +89,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--dry-run", action="store_true", help="fit and print, do not write the profile")
     args = parser.parse_args(argv)
-    from ..profiles import load_platform, profile_path, save_platform, tuning_texts
+    from ..profiles import load_platform, profile_path, update_profile
 
     names = FIT_PLAN[args.platform]
     points = calibration_points(args.platform, load_points(args.data))
@@ -118,6 +108,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"  {n:24s} {v0:11.4g} -> {v:11.4g}   {PARAMS[n].meaning}")
     print(f"median |error| {fit.median_abs_rel_error:.1%}, max {fit.max_abs_rel_error:.1%}, "
           f"{fit.n_evaluations} evaluations in {time.perf_counter() - t0:.0f} s ({fit.message})")
+    print(f"objective ({args.loss}) {fit.start_objective:.5g} at the start -> {fit.objective:.5g}")
     if args.dry_run:
         return 0
     path = profile_path(args.platform)
@@ -131,12 +122,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "median_abs_rel_error": round(fit.median_abs_rel_error, 4),
         "max_abs_rel_error": round(fit.max_abs_rel_error, 4),
         "evaluations": fit.n_evaluations,
+        "loss": args.loss,
+        "objective": float(f"{fit.objective:.6g}"),
+        "start_objective": float(f"{fit.start_objective:.6g}"),
         "optimizer": fit.message,
     }
     # The profile holds the values the record states (six significant digits), not exp(log(x)) noise.
-    rounded = apply_params(fit.platform, fit.names, record["values"])
-    fitted = replace(rounded, fit=())
-    save_platform(fitted, path, tuning=tuning_texts(args.platform), fit=record, header=_header(path))
+    update_profile(path, apply_params(fit.platform, fit.names, record["values"]), record)
     print(f"written {path}")
     return 0
 

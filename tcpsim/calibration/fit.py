@@ -101,6 +101,10 @@ class FitResult:
     n_points: int
     n_evaluations: int
     message: str
+    objective: float = math.nan
+    """The minimised objective (``loss`` applied to the log errors) at :attr:`values`."""
+    start_objective: float = math.nan
+    """The same at :attr:`start`: the fit's gain is the difference."""
 
 
 def _clip(v: float, prm: Param) -> float:
@@ -138,7 +142,7 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
     x0 = np.clip(x0, lo + 1e-9, hi - 1e-9)
     measured = np.array([p.value_si for p in points])
     n_eval = [0]
-    best = {"cost": math.inf, "x": x0, "pred": None}
+    best = {"cost": math.inf, "x": x0, "pred": None, "start_cost": None}
 
     def objective(res: np.ndarray) -> float:
         """What both stages minimise: the sum of squared log errors, or of their soft-L1 loss."""
@@ -162,10 +166,13 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
         res = np.where(np.isfinite(res), res, 3.0)
         n_eval[0] += 1
         cost = objective(res)
+        if best["start_cost"] is None:
+            best["start_cost"] = cost  # least_squares evaluates x0 first
         if cost < best["cost"]:
             best.update(cost=cost, x=np.array(x), pred=pred)
         if progress is not None:
-            progress(f"  eval {n_eval[0]:3d}: median |err| {np.median(np.abs(np.expm1(res))):.1%}")
+            progress(f"  eval {n_eval[0]:3d}: median |err| {np.median(np.abs(np.expm1(res))):.1%}, "
+                     f"objective {cost:.5g}")
         return res
 
     sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.08, max_nfev=max_nfev, x_scale=1.0,
@@ -185,4 +192,4 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
     return FitResult(platform=fitted, names=tuple(names), values=tuple(float(v) for v in np.exp(x)),
                      start=tuple(float(v) for v in np.exp(x0)), median_abs_rel_error=float(np.nanmedian(err)),
                      max_abs_rel_error=float(np.nanmax(err)), n_points=len(points), n_evaluations=n_eval[0],
-                     message=message)
+                     message=message, objective=best["cost"], start_objective=best["start_cost"])

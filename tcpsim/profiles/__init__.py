@@ -33,7 +33,7 @@ from typing import Any, Mapping, Optional
 from ..errors import ConfigError
 from ..platform import BUS_PRESETS, Bus, CpuCost, Nic, OsTcp, Platform, Provenance, bus_preset
 
-__all__ = ["load_platform", "list_platforms", "platform_summary", "save_platform", "profile_path",
+__all__ = ["load_platform", "list_platforms", "platform_summary", "save_platform", "update_profile", "profile_path",
            "tuning_levels", "tuning_texts", "tune"]
 
 UNTUNED = ("none", "default", "")
@@ -243,4 +243,32 @@ def save_platform(platform: Platform, path: str | Path, *, tuning: Optional[Mapp
     lines += _table("fit", {**dict(platform.fit), **dict(fit or {})})
     path = Path(path)
     path.write_text("\n".join(lines))
+    return path
+
+
+def update_profile(path: str | Path, platform: Platform, fit: Mapping[str, Any]) -> Path:
+    """Write ``platform``'s machine values into the existing profile at ``path``, and ``fit`` as its
+    ``[fit]`` table, keeping everything else: comments, key order, tuning tables.
+
+    This is how ``tcpsim calibrate`` records a fit: a profile's comments give the physical reasoning
+    behind its numbers, and a writer that regenerates the file would drop them. Only values that
+    differ from what the file says are touched; one the file leaves at its default is added.
+    """
+    import tomlkit  # only calibration writes profiles back; tomlkit keeps their comments and layout
+
+    path = Path(path)
+    doc = tomlkit.parse(path.read_text())
+    old = load_platform(path)
+    new_tables = {"cpu": _fields(platform.cpu), "nic": _fields(platform.nic), "bus": _bus_table(platform.bus)}
+    old_tables = {"cpu": _fields(old.cpu), "nic": _fields(old.nic), "bus": _bus_table(old.bus)}
+    for name, values in new_tables.items():
+        table = doc.setdefault(name, tomlkit.table())
+        for key, value in values.items():
+            if value != old_tables[name].get(key) or (key in table and table[key] != value):
+                table[key] = value
+    record = tomlkit.table()
+    for key, value in fit.items():
+        record[key] = value
+    doc["fit"] = record
+    path.write_text(tomlkit.dumps(doc))
     return path

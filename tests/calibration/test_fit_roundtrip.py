@@ -70,3 +70,27 @@ def test_an_unknown_loss_is_a_one_line_config_error():
 
     with pytest.raises(ConfigError, match="loss='huber': must be one of linear, soft_l1"):
         fit_platform("synthetic", [], {"synthetic": TRUE}, [], loss="huber")
+
+
+def test_calibrate_writes_the_fit_into_a_copy_of_the_profile(tmp_path, monkeypatch, capsys):
+    """The command end to end, two evaluations: values and record land in the profile, comments stay."""
+    import tcpsim.profiles as profiles
+    from tcpsim.calibration.calibrate import FIT_PLAN, main
+    from tcpsim.calibration.tables import find_data_dir
+    from tcpsim.profiles import load_platform
+
+    src = profiles.profile_path("es40_tru64")
+    copy = tmp_path / "es40_tru64.toml"
+    copy.write_text(src.read_text())
+    monkeypatch.setattr(profiles, "profile_path", lambda name: copy)
+    data = tmp_path / "data" / "tru64"
+    data.mkdir(parents=True)
+    table = find_data_dir() / "tru64" / "table2.csv"  # five points keep the test short
+    (data / "table2.csv").write_text(table.read_text())
+    assert main(["--platform", "es40_tru64", "--max-evals", "2", "--polish-evals", "0", "--workers", "1",
+                 "--data", str(tmp_path / "data")]) == 0
+    assert "objective (soft_l1)" in capsys.readouterr().out
+    fit = dict(load_platform(copy).fit)
+    assert list(fit["params"]) == FIT_PLAN["es40_tru64"] and fit["objective"] <= fit["start_objective"]
+    comments = [ln for ln in src.read_text().splitlines() if ln.startswith("#")]
+    assert comments and comments == [ln for ln in copy.read_text().splitlines() if ln.startswith("#")]
