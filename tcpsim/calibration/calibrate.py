@@ -27,7 +27,8 @@ __all__ = ["FIT_PLAN", "calibration_points", "main"]
 _HOST = ["cpu.per_packet_tx_s", "cpu.per_packet_rx_s", "cpu.per_ack_s", "cpu.per_syscall_s", "cpu.per_byte_copy_s"]
 FIT_PLAN: dict[str, list[str]] = {
     "es40_tru64": _HOST + ["nic.coalesce_delay_s"],
-    "sunfire6800_ce": _HOST + ["nic.coalesce_delay_s", "cpu.per_push_s"],
+    "sunfire6800_ce": ["cpu.per_packet_tx_s", "cpu.per_packet_rx_s", "cpu.per_ack_tx_s", "cpu.per_ack_rx_s",
+                       "cpu.per_syscall_s", "cpu.per_byte_copy_s", "nic.coalesce_delay_s", "cpu.per_push_s"],
     "rx2600_ixgb": _HOST + ["cpu.per_stream_frac", "nic.coalesce_delay_s", "bus.efficiency_frac"],
     "se7501_ixgb": ["cpu.per_packet_tx_s", "cpu.per_packet_rx_s", "cpu.per_ack_s", "cpu.per_byte_copy_s",
                     "cpu.per_byte_copy_rx_s", "cpu.per_stream_frac", "nic.coalesce_delay_s", "bus.efficiency_frac"],
@@ -36,15 +37,20 @@ FIT_PLAN: dict[str, list[str]] = {
 
 The SE7501 is the sender of Table 4 and the receiver of Table 5: its send and receive copies are fitted
 apart (Table 4's rates grow with the MTU far less than Table 5's, so its send side spends more per byte),
-and its per-call cost, which GenSink's large writes barely weigh, stays at its earlier fitted value."""
+and its per-call cost, which GenSink's large writes barely weigh, stays at its earlier fitted value.
+The Sun Fire's two ACK costs are fitted apart: its TABLE 3 rows run as fast with an ACK per segment
+(deferred ACKs off) as with deferred ACKs, which weighs the receiver's cost of sending an ACK, not the
+sender's of processing one."""
 
 FIT_BOUNDS: dict[str, dict[str, tuple[float, float]]] = {
     "es40_tru64": {"cpu.per_packet_tx_s": (2e-6, 100e-6), "cpu.per_packet_rx_s": (2e-6, 100e-6),
                    "cpu.per_ack_s": (1e-6, 50e-6)},
+    "sunfire6800_ce": {"cpu.per_ack_tx_s": (1e-6, 50e-6), "cpu.per_ack_rx_s": (1e-6, 50e-6)},
 }
 """Bounds narrower than the generic ones, where a machine's clock rules values out. A 500 MHz EV6 retires
 at most about a thousand instructions in 2 us: no path through driver, IP and TCP for a data segment is
-shorter, nor one for an ACK shorter than 1 us."""
+shorter, nor one for an ACK shorter than 1 us; a 900 MHz UltraSPARC III, at under one instruction a
+cycle, is no faster for an ACK."""
 
 FIT_TABLES: dict[str, tuple[str, ...]] = {
     "es40_tru64": ("tru64/table1", "tru64/table2"),
