@@ -209,7 +209,8 @@ class Workload:
     message_rate_hz: Optional[float] = None
     """Pace each writer to this many writes per second (None = back to back)."""
     total_bytes: Optional[int] = None
-    """Stop each writer after this many bytes (None = write for ever; the engine stops on convergence)."""
+    """Each writer sends this many bytes and the run ends when all have arrived; the result is then the
+    whole transfer's mean, slow start included (None = write for ever; the run stops on convergence)."""
 
     def __post_init__(self) -> None:
         if self.kind not in WORKLOAD_KINDS:

@@ -4,7 +4,8 @@ After a short warm-up (the first RTTs) the run samples its counters at equal int
 intervals it asks :mod:`tcpsim.steady` where the transient ends (MSER-5) and how precise the mean since
 then is (batch means); it stops when the 95 % interval is within ``Budget.rel_tol`` of the mean, or when
 a budget (events, simulated time, wall time) is spent. The result says which, and measures from the
-end of the transient either way.
+end of the transient either way. A finite transfer (``Workload.total_bytes``) instead runs to its last
+byte and is measured whole.
 """
 
 from __future__ import annotations
@@ -110,9 +111,15 @@ class _Run:
             return
         interval = 1.0 / wl.message_rate_hz if wl.message_rate_hz else None
         writer = Writer(a, wl.write_bytes, src_cpu, interval, wl.total_bytes)
-        reader = Reader(b, wl.read_bytes, dst_cpu)
+        reader = Reader(b, wl.read_bytes, dst_cpu, on_data=self._on_data if wl.total_bytes else None)
         self.writers.append(writer)
         self.flows.append((direction, stream, a, b, reader))
+
+    def _on_data(self, _chunk: int) -> None:
+        """A finite transfer (``Workload.total_bytes``) ends when every stream has delivered all of it."""
+        total = self.sc.workload.total_bytes
+        if all(f[4].delivered_bytes >= total for f in self.flows):
+            self.kernel.stop()
 
     # --- measurement -------------------------------------------------------------------------------
     def _delivered(self) -> int:
@@ -171,6 +178,7 @@ class _Run:
         wall0 = time.perf_counter()
         warmup_s = min(max(b.min_sim_time_s, 40 * self.base_rtt_s), b.max_sim_time_s / 4)
         first_check_s = max(warmup_s / 2, 20 * self.base_rtt_s)
+        finite = self.sc.workload.total_bytes is not None and not self.rr
         state = {"termination": None, "samples": [], "snaps": [], "gap": 0.0, "next_check": _MIN_SAMPLES,
                  "cut": 0, "halfwidth": None}
 
@@ -197,6 +205,8 @@ class _Run:
 
         def decide(now: float) -> bool:
             """Stop when the steady-state estimate is precise enough (see :mod:`tcpsim.steady`)."""
+            if finite:
+                return False  # a finite transfer runs to its last byte
             samples = state["samples"]
             state["next_check"] = max(len(samples) + 1, int(len(samples) * _CHECK_GROWTH))
             times = [s[0] for s in samples]
@@ -238,6 +248,9 @@ class _Run:
         if state["termination"] is None:
             state["termination"] = "finished"
         samples = state["samples"]
+        if finite:
+            # The whole transfer, slow start included, is the answer: what it took from first byte to last.
+            return self._result(self._empty_snapshot(), state["termination"], None, time.perf_counter() - wall0)
         if state["termination"] != "converged" and len(samples) >= 2:
             times, counts = [s[0] for s in samples], [s[1] for s in samples]
             est = steady.estimate(times, counts)

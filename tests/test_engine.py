@@ -301,3 +301,16 @@ def test_a_tcp_reason_holding_the_senders_half_the_time_outranks_an_unsaturated_
     assert _binding(util, {}, 0) == expected  # a full send buffer reads as the window (buffers vs RTT)
     util["line"] = 0.99
     assert _binding(util, {}, 0) == "line"  # a saturated resource always binds
+
+
+def test_a_finite_transfer_is_measured_whole_and_ends_with_its_last_byte():
+    """2 MB: the last, partial segment waits under Nagle for the ACK of the one before it, which the
+    receiver delays by its 200 ms timer (RFC 896 meets RFC 1122 §4.2.3.2); TCP_NODELAY sends it at once."""
+    total = 2_000_000
+    nagle = run(Scenario(workload=Workload(total_bytes=total)))
+    nodelay = run(Scenario(sender=Host(tcp=TcpOptions(nodelay=True)), workload=Workload(total_bytes=total)))
+    for r in (nagle, nodelay):
+        assert r.termination == "finished" and r.goodput_halfwidth_bps is None
+        assert r.goodput_bps == pytest.approx(total * 8 / r.sim_time_s)
+    assert 0.2 < nagle.sim_time_s < 0.25
+    assert nodelay.sim_time_s < 0.03
