@@ -212,6 +212,7 @@ def _run_point(scenario: Any) -> dict[str, Any]:
     r = simulate(scenario)
     out: dict[str, Any] = dict(
         goodput_bps=r.goodput_bps, goodput_mbps=r.goodput_bps / 1e6,
+        goodput_halfwidth_bps=r.goodput_halfwidth_bps,
         data_packets_per_s=r.data_packets_per_s, ack_packets_per_s=r.ack_packets_per_s,
         transactions_per_s=r.transactions_per_s, rtt_s=r.rtt_s, limited_by=r.limited_by,
         retransmits=r.retransmits, termination=r.termination, sim_time_s=r.sim_time_s, events=r.events)

@@ -136,7 +136,8 @@ def test_tables_csv_json_html_and_pandas(tmp_path):
     pd = pytest.importorskip("pandas")
     df = res.to_pandas()
     assert isinstance(df, pd.DataFrame) and len(df) == 2
-    assert {"mtu_bytes", "goodput_bps", "goodput_mbps", "limited_by", "data_packets_per_s"} <= set(df.columns)
+    assert {"mtu_bytes", "goodput_bps", "goodput_mbps", "goodput_halfwidth_bps", "limited_by",
+            "data_packets_per_s"} <= set(df.columns)
 
 
 def test_plot_returns_a_figure_with_one_line_per_hue():
