@@ -203,20 +203,23 @@ class _Run:
                 return
             kernel.call_in(min(state["gap"], b.max_sim_time_s - now + 1e-12), sample)
 
+        def estimate() -> steady.Estimate:
+            samples = state["samples"]
+            return steady.estimate([s[0] for s in samples], [s[1] for s in samples])
+
         def decide(now: float) -> bool:
             """Stop when the steady-state estimate is precise enough (see :mod:`tcpsim.steady`)."""
             if finite:
                 return False  # a finite transfer runs to its last byte
             samples = state["samples"]
             state["next_check"] = max(len(samples) + 1, int(len(samples) * _CHECK_GROWTH))
-            times = [s[0] for s in samples]
-            est = steady.estimate(times, [s[1] for s in samples])
+            est = estimate()
             n_rates = len(samples) - 1
             if est.rate <= 0 or n_rates - est.start < _MIN_KEPT or est.start > n_rates // 2 - steady.MSER_BATCH:
                 return False  # nothing moves yet, or the transient may not be over
             if est.halfwidth > b.rel_tol * est.rate:
                 return False
-            span_s = now - times[est.start]
+            span_s = now - samples[est.start][0]
             if not self.rr:
                 # Bytes in flight and in buffers can swing by up to the windows: the span must be long
                 # enough that such a swing moves the estimate by a few percent at most, and data sent
@@ -252,8 +255,7 @@ class _Run:
             # The whole transfer, slow start included, is the answer: what it took from first byte to last.
             return self._result(self._empty_snapshot(), state["termination"], None, time.perf_counter() - wall0)
         if state["termination"] != "converged" and len(samples) >= 2:
-            times, counts = [s[0] for s in samples], [s[1] for s in samples]
-            est = steady.estimate(times, counts)
+            est = estimate()
             state["cut"], state["halfwidth"] = est.start, est.halfwidth
         snap0 = state["snaps"][state["cut"]] if samples else self._empty_snapshot()
         return self._result(snap0, state["termination"], state["halfwidth"], time.perf_counter() - wall0)

@@ -264,7 +264,8 @@ def update_profile(path: str | Path, platform: Platform, fit: Mapping[str, Any])
     for name, values in new_tables.items():
         table = doc.setdefault(name, tomlkit.table())
         for key, value in values.items():
-            if value != old_tables[name].get(key) or (key in table and table[key] != value):
+            current = table[key] if key in table else old_tables[name].get(key)
+            if value != current:
                 table[key] = value
     record = tomlkit.table()
     for key, value in fit.items():
