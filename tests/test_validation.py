@@ -48,3 +48,17 @@ def test_every_run_ended_on_purpose(summary):
     _, outcomes = summary
     for o in outcomes:
         assert o.termination in (None, "converged", "time_budget"), o.point.key
+
+
+@pytest.mark.slow
+def test_every_rate_carries_its_interval_and_converged_ones_meet_the_tolerance(summary):
+    from tcpsim.calibration.mapping import CALIBRATION_BUDGET
+
+    _, outcomes = summary
+    rates = [o for o in outcomes if o.scored and o.point.metric in ("throughput", "packet_rate", "transactions")
+             and o.termination in ("converged", "time_budget")]
+    assert rates
+    for o in rates:
+        assert o.sim_halfwidth is not None and o.sim_halfwidth >= 0, o.point.key
+        if o.termination == "converged":
+            assert o.sim_halfwidth <= CALIBRATION_BUDGET.rel_tol * 1.05, o.point.key

@@ -59,15 +59,20 @@ def write_report(outcomes: Sequence[Outcome], rows: Sequence[TableSummary], vali
              "## Summary per table", "",
              "Targets: median |error| at most 10 % on every calibration table and 20 % on every holdout table. "
              "Why each missed table misses is in [README.md](README.md#misses).", "",
-             "| table | role | points | scored | median abs. error | target | max abs. error | BDP calculator median | flags |",
-             "|---|---|---:|---:|---:|---|---:|---:|---|"]
+             "The *sim ±* columns give each run's 95 % confidence interval on its rate, relative to it (batch "
+             "means after the transient, `tcpsim/steady.py`; runs stop at ±3 % or after one simulated second): "
+             "an error inside it is simulation noise, not model error. CPU figures and finite runs have none.", "",
+             "| table | role | points | scored | median abs. error | target | max abs. error | BDP calculator median "
+             "| median sim ± | flags |",
+             "|---|---|---:|---:|---:|---|---:|---:|---:|---|"]
     for r in rows:
         target = TARGETS.get(r.role.split("/")[0])
         verdict = "-" if target is None or r.median_error is None else (
             f"{target:.0%} met" if r.median_error <= target else f"{target:.0%} **missed**")
         lines.append(f"| {r.source_id}/{r.table_id} ({r.table}) | {r.role} | {r.n_points} | {r.n_scored} | "
                      f"{_fmt(r.median_error).strip()} | {verdict} | {_fmt(r.max_error).strip()} | "
-                     f"{_fmt(r.naive_median_error).strip()} | {', '.join(r.flags)} |")
+                     f"{_fmt(r.naive_median_error).strip()} | {_fmt(r.median_halfwidth).strip()} | "
+                     f"{', '.join(r.flags)} |")
     lines.append("")
     for role, n, median, worst, naive in role_summaries(outcomes):
         lines.append(f"- **{role}**: {n} points, median |error| {median:.1%}, max {worst:.1%}; "
@@ -77,14 +82,15 @@ def write_report(outcomes: Sequence[Outcome], rows: Sequence[TableSummary], vali
         lines += [f"### {r.source_id}/{r.table_id}: {r.table} ({r.role})", ""]
         if f"{r.source_id}/{r.table_id}" in figures:
             lines += [f"![{r.table}](figures/{figures[r.source_id + '/' + r.table_id]})", ""]
-        lines += ["| row | metric | unit | measured | tcpsim | error | BDP calc | limited by | flags / note |",
-                  "|---|---|---|---:|---:|---:|---:|---|---|"]
+        lines += ["| row | metric | unit | measured | tcpsim | sim ± | error | BDP calc | limited by | flags / note |",
+                  "|---|---|---|---:|---:|---:|---:|---:|---|---|"]
         for o in outcomes:
             if (o.point.source_id, o.point.table_id) != (r.source_id, r.table_id):
                 continue
             note = "; ".join(x for x in (", ".join(o.point.flags), o.point.note, o.why_not) if x)
             lines.append(f"| {o.point.row} | {o.point.metric} | {o.point.unit} | {o.point.value:,.4g} | "
-                         f"{_value(o, o.predicted)} | {_fmt(o.error).strip()} | {_value(o, o.naive)} | "
+                         f"{_value(o, o.predicted)} | {_fmt(o.sim_halfwidth).strip()} | {_fmt(o.error).strip()} | "
+                         f"{_value(o, o.naive)} | "
                          f"{o.limited_by or '-'} | {note.replace('|', '/')} |")
         lines.append("")
     path = validation_dir / "REPORT.md"

@@ -40,6 +40,9 @@ class Outcome:
     limited_by: Optional[str]
     termination: Optional[str]
     why_not: str = ""
+    sim_halfwidth: Optional[float] = None
+    """The run's 95 % interval on its rate, as a fraction of it (None for a finite run, a CPU figure,
+    or a run too short to tell): an error within it is simulation noise, not model error."""
 
     @property
     def error(self) -> Optional[float]:
@@ -71,6 +74,7 @@ class Outcome:
             "naive_bdp": None if self.naive is None else self.naive * scale,
             "error": self.error, "naive_error": self.naive_error,
             "role": p.role, "flags": list(p.flags), "limited_by": self.limited_by, "termination": self.termination,
+            "sim_halfwidth": self.sim_halfwidth,
             "note": p.note or self.why_not,
         }
 
@@ -94,6 +98,10 @@ def _unmodelled(point: Point) -> Optional[str]:
     return None
 
 
+_RATE_METRICS = ("throughput", "packet_rate", "transactions")
+"""Metrics that scale with the run's goodput, so its relative interval applies to them."""
+
+
 def _outcome(point: Point, sc: Scenario, result: Result) -> Outcome:
     from ..ceilings import naive_bdp_bps
 
@@ -106,7 +114,10 @@ def _outcome(point: Point, sc: Scenario, result: Result) -> Outcome:
             mss = framing.mss_bytes(sc.link.mtu_bytes)
             naive *= (mss + 54) / mss
     why = "" if pred is not None else "this metric's quantity is not part of the model"
-    return Outcome(point, pred, naive, result.limited_by, result.termination, why)
+    halfwidth = None
+    if point.metric in _RATE_METRICS and result.goodput_halfwidth_bps is not None and result.goodput_bps > 0:
+        halfwidth = result.goodput_halfwidth_bps / result.goodput_bps
+    return Outcome(point, pred, naive, result.limited_by, result.termination, why, halfwidth)
 
 
 def evaluate(points: Sequence[Point], executor: Optional[Executor] = None) -> list[Outcome]:
@@ -133,6 +144,8 @@ class TableSummary:
     max_error: Optional[float]
     naive_median_error: Optional[float]
     flags: tuple[str, ...] = field(default_factory=tuple)
+    median_halfwidth: Optional[float] = None
+    """Median of the scored points' simulation intervals (:attr:`Outcome.sim_halfwidth`)."""
 
 
 def _median(xs: list[float]) -> Optional[float]:
@@ -148,10 +161,12 @@ def table_summary(outcomes: Sequence[Outcome]) -> list[TableSummary]:
         scored = [o for o in outs if o.scored]
         errs = [abs(o.error) for o in scored]
         naive = [abs(o.naive_error) for o in scored if o.naive_error is not None]
+        halfwidths = [o.sim_halfwidth for o in scored if o.sim_halfwidth is not None]
         roles = sorted({o.point.role for o in outs})
         flags = sorted({f for o in outs for f in o.point.flags})
         rows.append(TableSummary(sid, tid, outs[0].point.table, "/".join(roles), len(outs), len(scored),
-                                 _median(errs), max(errs) if errs else None, _median(naive), tuple(flags)))
+                                 _median(errs), max(errs) if errs else None, _median(naive), tuple(flags),
+                                 _median(halfwidths)))
     return rows
 
 
@@ -160,11 +175,12 @@ def _fmt(x: Optional[float]) -> str:
 
 
 def format_summary(rows: Sequence[TableSummary], outcomes: Sequence[Outcome]) -> str:
-    lines = [f"{'table':34s} {'role':12s} {'pts':>4s} {'scored':>6s} {'median':>7s} {'max':>7s} {'BDP calc':>8s}  flags"]
+    lines = [f"{'table':34s} {'role':12s} {'pts':>4s} {'scored':>6s} {'median':>7s} {'max':>7s} {'BDP calc':>8s} "
+             f"{'sim +-':>7s}  flags"]
     for r in rows:
         lines.append(f"{r.source_id + '/' + r.table_id:34s} {r.role:12s} {r.n_points:4d} {r.n_scored:6d} "
-                     f"{_fmt(r.median_error)} {_fmt(r.max_error)} {_fmt(r.naive_median_error):>8s}  "
-                     f"{','.join(r.flags)}")
+                     f"{_fmt(r.median_error)} {_fmt(r.max_error)} {_fmt(r.naive_median_error):>8s} "
+                     f"{_fmt(r.median_halfwidth)}  {','.join(r.flags)}")
     for role, n, median, worst, naive in role_summaries(outcomes):
         lines.append(f"overall {role:12s}: {n} points, median |error| {median:.1%}, max {worst:.1%}; "
                      f"BDP calculator median {_fmt(naive).strip()}")
