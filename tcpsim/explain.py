@@ -42,6 +42,8 @@ class TraceRow:
     ack: int
     window_bytes: int
     why: str
+    push: bool = False
+    """The PSH flag (:mod:`tcpsim.protocol.push`): a Solaris receiver hands queued data up on it."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class Explanation:
 
     @property
     def trace(self) -> tuple:
-        """The first ``segments`` trace tuples ``(time_s, endpoint, kind, seq, length, ack, window, why)``."""
+        """The first ``segments`` trace tuples ``(time_s, endpoint, kind, seq, length, ack, window, why, push)``."""
         return tuple(self.result.trace[: self.segments])
 
     def rows(self) -> list[TraceRow]:
@@ -62,7 +64,7 @@ class Explanation:
         out: list[TraceRow] = []
         last_ack: dict[str, tuple[int, int]] = {}
         sent: dict[str, list[tuple[int, int]]] = {}
-        for t, who, kind, seq, length, ack, wnd, why in self.trace:
+        for t, who, kind, seq, length, ack, wnd, why, push in self.trace:
             who = str(who)
             host, _, stream = who.partition("#")
             peer = ("receiver" if host == "sender" else "sender") + (f"#{stream}" if stream else "")
@@ -80,7 +82,7 @@ class Explanation:
                     words = f"acks {ack - start} B" + (f" ({n} segment{'s' if n != 1 else ''})" if n else "")
             last_ack[who] = (ack, wnd)
             out.append(TraceRow(time_s=t, endpoint=who, forward=host == "sender", kind=kind, seq=seq,
-                                length_bytes=length, ack=ack, window_bytes=wnd, why=words))
+                                length_bytes=length, ack=ack, window_bytes=wnd, why=words, push=push))
         return out
 
     def cycle(self, top: int | None = 3) -> list[tuple[int, int]]:
@@ -96,16 +98,18 @@ class Explanation:
         return f"payload cycle (measured run, {total:,} data segments): {parts}"
 
     def text(self) -> str:
-        """A text sequence diagram: time in us, arrow, kind, seq, len, ack, window and the reason."""
+        """A text sequence diagram: time in us, arrow, kind, flags (tcpdump's: ``P.`` is PSH and ACK), seq, len,
+        ack, window and the reason."""
         sc, r = self.scenario, self.result
         multi = sc.workload.n_streams > 1 or sc.workload.bidirectional
-        head = (f"{'time us':>10s}  {'direction':20s}  {'stream  ' if multi else ''}{'kind':4s}  {'seq':>9s}  "
+        head = (f"{'time us':>10s}  {'direction':20s}  {'stream  ' if multi else ''}{'kind':4s}  {'flags':5s}  {'seq':>9s}  "
                 f"{'len':>5s}  {'ack':>9s}  {'window':>7s}  why")
         lines = [self._scenario_line(), head]
         for row in self.rows():
             arrow = "sender ---> receiver" if row.forward else "sender <--- receiver"
             stream = f"{row.endpoint.partition('#')[2]:>6s}  " if multi else ""
-            lines.append(f"{row.time_s * 1e6:10.1f}  {arrow:20s}  {stream}{row.kind:4s}  {row.seq:9d}  "
+            flags = "P." if row.push else "."
+            lines.append(f"{row.time_s * 1e6:10.1f}  {arrow:20s}  {stream}{row.kind:4s}  {flags:5s}  {row.seq:9d}  "
                          f"{row.length_bytes:5d}  {row.ack:9d}  {row.window_bytes:7d}  {row.why}".rstrip())
         if len(self.trace) < self.segments:
             lines.append(f"(the run sent {len(self.trace)} segments in all)")

@@ -99,7 +99,7 @@ def plot_sequence(trace: Sequence[tuple], one_way_delay_s: float | None = None, 
                   title: str = "", to_scale: bool = False):
     """A sequence diagram like the Sun blueprint's Figure 8: two vertical time lines, slanted arrows.
 
-    ``trace`` rows are ``(time_s, endpoint, kind, seq, length, ack, window, why)`` as a traced run records
+    ``trace`` rows are ``(time_s, endpoint, kind, seq, length, ack, window, why, push)`` as a traced run records
     them (``Result.trace``). By default one row per segment, its send time in microseconds at the left,
     as the blueprint draws it. ``to_scale=True`` puts time on the vertical axis instead: an arrow reaches
     the other line after the one-way delay plus the frame's serialization at ``rate_bps``.
@@ -121,7 +121,7 @@ def plot_sequence(trace: Sequence[tuple], one_way_delay_s: float | None = None, 
         return one_way_delay_s + framing.wire_bytes(length) * 8.0 / rate_bps
 
     bottom = 0.0
-    for i, (t, who, kind, seq, length, ack, wnd, why) in enumerate(trace):
+    for i, (t, who, kind, seq, length, ack, wnd, why, *_) in enumerate(trace):
         forward = str(who).startswith("sender")
         if to_scale:
             y0, y1 = (t - t0) * 1e6, (t + flight(length) - t0) * 1e6

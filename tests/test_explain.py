@@ -11,7 +11,9 @@ from tcpsim.explain import explain
 # the deferred ACK comes late, and the wire carries a 100-byte segment then a ~1400-byte one.
 SUN = dict(os="solaris", message=100, message_rate=20000, delay="5us")
 
-ROW = re.compile(r"^\s*([\d.]+)\s+sender (--->|<---) receiver\s+(data|ack)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*(.*)$")
+ROW = re.compile(r"^\s*([\d.]+)\s+sender (--->|<---) receiver\s+(data|ack)\s+(?:P?\.)\s+(\d+)\s+(\d+)\s+(\d+)\s+"
+                 r"(\d+)\s*(.*)$")
+FLAGS = re.compile(r"\s(data|ack)\s+(P?\.)\s+\d+\s+(\d+)\s")
 
 
 def _diagram_rows(text):
@@ -87,3 +89,18 @@ def test_plot_draws_one_arrow_per_segment(sun):
         assert [t.get_text() for t in ax.get_xticklabels()] == ["sender", "receiver"]
     finally:
         plt.close(fig)
+
+
+def test_psh_marks_the_segment_that_empties_the_queue(sun):
+    """RFC 1122 4.2.2.2: with Nagle, each 1400-byte segment leaves a 100-byte message queued behind it
+    (no PSH); the 100-byte one that follows empties the queue (PSH). With TCP_NODELAY every message
+    leaves alone and carries PSH; ACKs never do."""
+    flags = [m.groups() for m in map(FLAGS.search, sun.text().splitlines()) if m]
+    assert len(flags) == len(sun.trace)
+    data = [(f, int(n)) for kind, f, n in flags if kind == "data"]
+    assert {f for f, n in data if n == 100} == {"P."}
+    assert {f for f, n in data if n == 1400} == {"."}
+    assert {f for kind, f, _ in flags if kind == "ack"} == {"."}
+    assert [r.push for r in sun.rows()] == [t[8] for t in sun.trace]
+    nodelay = explain(segments=10, nodelay=True, **SUN)
+    assert all(r.push for r in nodelay.rows() if r.kind == "data")

@@ -259,7 +259,7 @@ class TcpEndpoint:
             self.acks_sent += 1
         if self.trace is not None and len(self.trace) < self.trace.maxlen:
             self.trace.append((now, self.name, "data" if length else "ack", seq, length, self.rcv_nxt, wnd,
-                               "retransmit" if retransmit else self.block))
+                               "retransmit" if retransmit else self.block, push))
         self.host.transmit(seg, cpu)
 
     # --- application interface ---------------------------------------------------------------------
