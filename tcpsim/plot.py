@@ -27,7 +27,7 @@ def _pick_backend() -> None:
 _pick_backend()
 import matplotlib.pyplot as plt
 
-__all__ = ["plot_lines", "plot_predicted_vs_measured", "plot_sequence", "plot_sweep"]
+__all__ = ["plot_lines", "plot_predicted_vs_measured", "plot_sequence", "plot_source_chart", "plot_sweep"]
 
 
 def plot_lines(series: Mapping[str, tuple[Sequence[float], Sequence[float]]], xlabel: str, ylabel: str,
@@ -179,10 +179,89 @@ def plot_predicted_vs_measured(measured: Sequence[Any], predicted: Sequence[floa
         ax.plot([lo, hi], [lo, hi], color="black", lw=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
+    _plain_log_ticks(ax)
     ax.set_xlabel(f"measured {unit}".strip())
     ax.set_ylabel(f"predicted {unit}".strip())
     if title:
         ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
+    return fig
+
+
+def _plain_log_ticks(ax) -> None:
+    """Log axes labelled 1-2-5 in plain numbers (matplotlib's default labels minor ticks too, and they
+    collide when the range spans about a decade)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        if scale != "log":
+            continue
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.6g}"))
+        axis.set_minor_formatter(NullFormatter())
+
+
+def plot_source_chart(panels: Mapping[str, Mapping[str, Mapping[str, Sequence]]], xlabel: str, ylabel: str,
+                      title: str = "", logx: bool = False, logy: bool | None = None):
+    """A source's own chart re-drawn: per series, measured points (hollow), tcpsim (solid line) and the
+    bandwidth-delay-product calculator (dashed, where it answers), one panel per value of a third input.
+
+    ``panels`` maps a panel title to ``{series label: {"x": [...], "measured": [...], "tcpsim": [...],
+    "bdp": [...] or None}}``; each list in the same order, in the unit the source printed. The x ticks
+    are the x values that occur (sizes in bytes shown as ``format_size`` does). ``logy`` None: a log y
+    axis when the calculator's answers would otherwise flatten the measurements (over 2.5x their top).
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    from .units import format_size
+
+    n = max(1, len(panels))
+    fig, axes = plt.subplots(1, n, figsize=(max(6.4, 0.6 + 3.4 * n), 4.4), sharey=True, squeeze=False,
+                             layout="constrained")
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    labels: dict[str, str] = {}
+    any_bdp = False
+    for ax, (panel, series) in zip(axes[0], panels.items()):
+        ticks: set[float] = set()
+        for label, d in series.items():
+            c = labels.setdefault(label, colours[len(labels) % len(colours)])
+            order = sorted(range(len(d["x"])), key=lambda k: d["x"][k])
+            xs = [d["x"][k] for k in order]
+            ticks.update(xs)
+            ax.plot(xs, [d["tcpsim"][k] for k in order], color=c, marker=".")
+            ax.scatter(xs, [d["measured"][k] for k in order], facecolors="none", edgecolors=c, zorder=3)
+            bdp = d.get("bdp")
+            if bdp is not None:
+                any_bdp = True
+                ax.plot(xs, [bdp[k] for k in order], color=c, ls="--", lw=0.9)
+        if logx:
+            ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_locator(FixedLocator(sorted(ticks)))
+        ax.xaxis.set_minor_locator(NullLocator())
+        sizes = "bytes" in xlabel
+        ax.xaxis.set_major_formatter(FuncFormatter(
+            lambda v, _: format_size(int(v)).replace(" ", "\n") if sizes and v >= 1024 and v % 1024 == 0
+            else f"{v:g}"))
+        ax.set_xlabel(xlabel)
+        if panel:
+            ax.set_title(panel, fontsize=9)
+        ax.grid(alpha=0.3)
+    if logy is None:
+        tops = [(max(d["bdp"]), max(d["measured"] + d["tcpsim"])) for series in panels.values()
+                for d in series.values() if d.get("bdp") is not None]
+        logy = bool(tops) and max(b for b, _ in tops) > 2.5 * max(m for _, m in tops)
+    if logy:
+        axes[0][0].set_yscale("log")
+        _plain_log_ticks(axes[0][0])
+    axes[0][0].set_ylabel(ylabel)
+    handles = [Line2D([], [], color=c, lw=6, label=label) for label, c in labels.items()]
+    handles += [Line2D([], [], color="black", marker=".", label="tcpsim"),
+                Line2D([], [], color="black", marker="o", ls="none", markerfacecolor="none", label="measured")]
+    if any_bdp:
+        handles.append(Line2D([], [], color="black", ls="--", lw=0.9, label="BDP calculator"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=min(3, len(handles)), fontsize=7)
+    if title:
+        fig.suptitle(title, fontsize=10)
     return fig
