@@ -215,8 +215,8 @@ def plot_source_chart(panels: Mapping[str, Mapping[str, Mapping[str, Sequence]]]
     from matplotlib.lines import Line2D
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-    from .units import format_size
-
+    sizes = "bytes" in xlabel
+    x_format = FuncFormatter(lambda v, _: _pretty("x_bytes", int(v)).replace(" ", "\n") if sizes else f"{v:g}")
     n = max(1, len(panels))
     fig, axes = plt.subplots(1, n, figsize=(max(6.4, 0.6 + 3.4 * n), 4.4), sharey=True, squeeze=False,
                              layout="constrained")
@@ -240,10 +240,7 @@ def plot_source_chart(panels: Mapping[str, Mapping[str, Mapping[str, Sequence]]]
             ax.set_xscale("log", base=2)
         ax.xaxis.set_major_locator(FixedLocator(sorted(ticks)))
         ax.xaxis.set_minor_locator(NullLocator())
-        sizes = "bytes" in xlabel
-        ax.xaxis.set_major_formatter(FuncFormatter(
-            lambda v, _: format_size(int(v)).replace(" ", "\n") if sizes and v >= 1024 and v % 1024 == 0
-            else f"{v:g}"))
+        ax.xaxis.set_major_formatter(x_format)
         ax.set_xlabel(xlabel)
         if panel:
             ax.set_title(panel, fontsize=9)
