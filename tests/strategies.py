@@ -18,6 +18,7 @@ def scenarios(draw, bulk_only: bool = False, lossless: bool = True):
     link = Link(rate_bps=draw(st.sampled_from([1e8, 1e9, 1e10])),
                 one_way_delay_s=draw(st.sampled_from([1e-6, 20e-6, 200e-6, 1e-3])),
                 mtu_bytes=draw(st.sampled_from([576, 1500, 4000, 9000])),
+                switch_hops=draw(st.sampled_from([0, 0, 1, 2])),
                 loss_frac=0.0 if lossless else draw(st.sampled_from([0.0, 0.001, 0.01])),
                 queue_packets=None if lossless else draw(st.sampled_from([None, 16, 64])))
     kind = "bulk" if bulk_only else draw(st.sampled_from(["bulk", "bulk", "rr"]))
@@ -49,9 +50,9 @@ def platforms(draw, family: str):
 
 
 @st.composite
-def host_scenarios(draw):
+def host_scenarios(draw, lossless: bool = False):
     """:func:`scenarios` with the host model on at both ends."""
-    sc = draw(scenarios(lossless=False))
+    sc = draw(scenarios(lossless=lossless))
     family = {"bsd": "bsd", "linux": "linux", "solaris": "solaris"}[sc.sender.tcp.delack] \
         if sc.sender.tcp.delack in ("bsd", "linux", "solaris") else "bsd"
     return Scenario(sender=Host(platform=draw(platforms(family)), tcp=sc.sender.tcp),

@@ -103,3 +103,18 @@ def test_hosts_with_costs_rings_and_buses_keep_the_invariants(sc):
     for cpus in result.cpu_utilization_frac.values():
         assert all(0.0 <= c <= 1.0 for c in cpus)
     assert all(v >= 0 for v in result.drops.values())
+
+
+@settings(deadline=None, max_examples=40)
+@given(host_scenarios(lossless=True))
+def test_nothing_lost_nothing_reordered_nothing_retransmitted(sc):
+    """Where no frame is dropped anywhere, the frames of a connection arrive in the order sent (a short
+    frame never overtakes a long one in a store-and-forward switch) and no segment is sent twice: the
+    runs are far shorter than any minimum RTO, so only duplicate ACKs could cause it (RFC 5681 §2)."""
+    r = _Run(sc)
+    result = r.run()
+    lost = sum(d.drops for d in r.links.values())
+    lost += sum(h.ring_drops + h.rx_drops for h in (r.snd_host, r.rcv_host))
+    if lost == 0:
+        assert sum(f[2].out_of_order_segments + f[3].out_of_order_segments for f in r.flows) == 0
+        assert result.retransmits == 0

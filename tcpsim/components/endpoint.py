@@ -120,6 +120,8 @@ class TcpEndpoint:
         # --- counters ---
         self.data_segments = 0
         self.retransmits = 0
+        self.out_of_order_segments = 0
+        """Segments that arrived ahead of a hole (netstat's "out-of-order packets")."""
         self.acks_sent = 0
         self.hand_ups = 0
         self.bytes_sent = 0
@@ -285,9 +287,11 @@ class TcpEndpoint:
         opened = (self.rcv_nxt + free) - self.last_adv
         if self.window_update_when_low:
             # Solaris tcp_rsrv: only a window that had fallen to half the buffer or below one MSS is
-            # reopened with an ACK of its own; otherwise the next ACK carries it.
+            # reopened with an ACK of its own, and only when the peer will see it grow by an MSS (SWS
+            # avoidance would advertise the old edge again: an exact duplicate, which the peer must
+            # count toward a fast retransmit, RFC 5681 §2); otherwise the next ACK carries it.
             offered = self.last_adv - self.rcv_nxt
-            if opened > 0 and (2 * offered <= self.rcv_window_max or offered < self.mss):
+            if opened >= self._sws_step and (2 * offered <= self.rcv_window_max or offered < self.mss):
                 self._send_ack(cpu)
         # 4.4BSD tcp_output: a window update is due when the right edge can move by 2 MSS or half the buffer.
         elif opened >= 2 * self.mss or 2 * opened >= self.rcv_window_max:
@@ -527,6 +531,7 @@ class TcpEndpoint:
                 self.rcv_readable += arrived
         elif seq > rcv_nxt and seq + length - rcv_nxt <= self.rcv_window_max:
             self.ooo.setdefault(seq, length)
+            self.out_of_order_segments += 1
             self.delack.on_segment(length, False)
             ack_now = True  # RFC 5681 §4.2: out-of-order data is ACKed at once (a duplicate ACK)
         else:

@@ -36,14 +36,17 @@ class Server:
 
 
 class LinkDirection:
-    """One direction of a full-duplex link: serialization at line rate, propagation, a bounded queue."""
+    """One direction of a full-duplex link: serialization at line rate, store-and-forward switch hops,
+    propagation, a bounded queue."""
 
     __slots__ = ("rate_bps", "delay_s", "queue_packets", "free_at", "busy_s", "departures", "drops", "loss_frac",
-                 "rng", "iface_bytes", "hops")
+                 "rng", "iface_bytes", "hops", "_hop_free_at")
 
     def __init__(self, rate_bps: float, delay_s: float, queue_packets: int | None, loss_frac: float = 0.0,
                  rng=None, hops: int = 0) -> None:
         self.hops = hops
+        self._hop_free_at = [0.0] * hops
+        """When each switch's output port on the path finishes its last frame."""
         self.loss_frac = loss_frac
         self.rng = rng
         self.iface_bytes = 0
@@ -75,8 +78,14 @@ class LinkDirection:
         if self.loss_frac and self.rng.random() < self.loss_frac:
             self.drops += 1
             return None
-        # A store-and-forward switch receives the whole frame before it sends it on.
-        return end + self.delay_s + self.hops * wire_s
+        # A store-and-forward switch receives the whole frame, then sends it on when its output port
+        # is free: a short frame cannot overtake the long one ahead of it.
+        out = end
+        hop_free_at = self._hop_free_at
+        for i in range(self.hops):
+            start = hop_free_at[i] if hop_free_at[i] > out else out
+            out = hop_free_at[i] = start + wire_s
+        return out + self.delay_s
 
     def busy_until(self, now: float) -> float:
         ahead = self.free_at - now
