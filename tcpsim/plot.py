@@ -27,6 +27,8 @@ def _pick_backend() -> None:
 _pick_backend()
 import matplotlib.pyplot as plt
 
+from .units import format_quantity
+
 __all__ = ["plot_lines", "plot_predicted_vs_measured", "plot_sequence", "plot_source_chart", "plot_sweep"]
 
 
@@ -61,20 +63,6 @@ def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _pretty(key: str, v: Any) -> str:
-    from .units import format_duration, format_rate, format_size
-
-    if not _number(v):
-        return str(v)
-    if key.endswith("_bytes"):
-        return format_size(v) if v % 1024 == 0 else f"{v:g}"
-    if key.endswith("_bps"):
-        return format_rate(v)
-    if key.endswith("_s") and not key.endswith("_per_s"):
-        return format_duration(v)
-    return f"{v:g}"
-
-
 def plot_sweep(rows: Sequence[Mapping], x: str, y: str = "goodput_mbps", hue: str | None = None,
                title: str = ""):
     """``y`` against ``x`` from sweep rows, one line per value of ``hue`` (or a single line).
@@ -88,7 +76,7 @@ def plot_sweep(rows: Sequence[Mapping], x: str, y: str = "goodput_mbps", hue: st
     for value, rs in groups.items():
         numeric = all(_number(r.get(x)) for r in rs)
         rs = sorted(rs, key=lambda r: r.get(x)) if numeric else rs
-        label = f"{hue} = {_pretty(hue, value)}" if hue else y
+        label = f"{hue} = {format_quantity(hue, value)}" if hue else y
         series[label] = ([r.get(x) for r in rs], [r.get(y) for r in rs])
     xs = [v for xs_, _ in series.values() for v in xs_ if _number(v)]
     logx = bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= 8
@@ -216,7 +204,7 @@ def plot_source_chart(panels: Mapping[str, Mapping[str, Mapping[str, Sequence]]]
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     sizes = "bytes" in xlabel
-    x_format = FuncFormatter(lambda v, _: _pretty("x_bytes", int(v)).replace(" ", "\n") if sizes else f"{v:g}")
+    x_format = FuncFormatter(lambda v, _: format_quantity("x_bytes", int(v)).replace(" ", "\n") if sizes else f"{v:g}")
     n = max(1, len(panels))
     fig, axes = plt.subplots(1, n, figsize=(max(6.4, 0.6 + 3.4 * n), 4.4), sharey=True, squeeze=False,
                              layout="constrained")

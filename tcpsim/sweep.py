@@ -35,14 +35,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .result import json_ready
-from .units import (
-    format_duration,
-    format_rate,
-    format_size,
-    parse_duration,
-    parse_rate,
-    parse_size,
-)
+from .units import format_quantity, parse_duration, parse_rate, parse_size
 
 __all__ = ["AXES", "SweepResult", "parse_axis", "split_axes", "sweep"]
 
@@ -230,26 +223,8 @@ def _axis_value_for_row(value: Any) -> Any:
     return name if isinstance(name, str) and not isinstance(value, str) else value
 
 
-def _format_cell(key: str, v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return str(v)
-    if isinstance(v, float) and not math.isfinite(v):
-        return str(v)
-    if key.endswith("_bytes"):
-        return format_size(v) if v and v % 1024 == 0 else f"{v:.0f}"
-    if key.endswith("_bps"):
-        return format_rate(v)
-    if key.endswith("_per_s"):
-        return f"{v:,.0f}"
-    if key.endswith("_s"):
-        return format_duration(v)
-    if key.endswith("_frac"):
-        return f"{v:.0%}"
-    if isinstance(v, float):
-        return f"{v:,.1f}"
-    return str(v)
+def _cell(key: str, v: Any) -> str:
+    return format_quantity(key, v, ",.1f")
 
 
 @dataclass(frozen=True)
@@ -339,7 +314,7 @@ class SweepResult:
         """A plain-text table: the swept values, goodput, what limits it and how the run ended."""
         keys = self.axis_columns + ["goodput_mbps", "data_packets_per_s", "limited_by", "termination"]
         keys = [k for k in dict.fromkeys(keys) if any(k in r for r in self.rows)]
-        cells = [[_format_cell(k, r.get(k)) for k in keys] for r in self.rows]
+        cells = [[_cell(k, r.get(k)) for k in keys] for r in self.rows]
         widths = [max([len(k)] + [len(c[i]) for c in cells]) for i, k in enumerate(keys)]
         lines = ["  ".join(k.rjust(w) for k, w in zip(keys, widths))]
         lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells]
@@ -352,7 +327,7 @@ class SweepResult:
         keys = self.axis_columns + [k for k in ("goodput_mbps", "data_packets_per_s", "limited_by", "termination")]
         keys = [k for k in dict.fromkeys(keys) if any(k in r for r in self.rows)]
         head = "".join(f"<th>{html.escape(k)}</th>" for k in keys)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(_format_cell(k, r.get(k)))}</td>" for k in keys) + "</tr>"
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(k, r.get(k)))}</td>" for k in keys) + "</tr>"
                        for r in self.rows[:200])
         more = f"<p>... {len(self.rows) - 200} more rows (.to_pandas())</p>" if len(self.rows) > 200 else ""
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"

@@ -24,6 +24,7 @@ __all__ = [
     "format_size",
     "format_rate",
     "format_duration",
+    "format_quantity",
 ]
 
 _NUMBER = r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
@@ -115,3 +116,24 @@ def format_duration(duration_s: float) -> str:
         if abs(duration_s) >= mult:
             return f"{duration_s / mult:.3g} {unit}"
     return f"{duration_s / 1e-9:.3g} ns"
+
+
+def format_quantity(name: str, value: object, plain: str = "g") -> str:
+    """``value`` written for the unit its ``name`` ends in: ``_bytes`` (binary multiples as KiB, MiB...),
+    ``_bps``, ``_per_s``, ``_s`` and ``_frac``; other floats with the format spec ``plain``, other values as
+    they are, None as ``-``. Tables, plot labels and legends all go through here."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return str(value)
+    if name.endswith("_bytes"):
+        return format_size(value) if value and value % 1024 == 0 else f"{value:.0f}"
+    if name.endswith("_bps"):
+        return format_rate(value)
+    if name.endswith("_per_s"):
+        return f"{value:,.0f}"
+    if name.endswith("_s"):
+        return format_duration(value)
+    if name.endswith("_frac"):
+        return f"{value:.0%}"
+    return format(value, plain) if isinstance(value, float) else str(value)

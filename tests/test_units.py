@@ -1,9 +1,10 @@
-"""units.py: the one place that reads human quantities (binary sizes, decimal rates)."""
+"""units.py: the one place that reads and writes human quantities (binary sizes, decimal rates)."""
 
 import pytest
 
 from tcpsim.errors import ConfigError
-from tcpsim.units import format_duration, format_rate, format_size, parse_duration, parse_rate, parse_size
+from tcpsim.units import (format_duration, format_quantity, format_rate, format_size, parse_duration, parse_rate,
+                          parse_size)
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -43,3 +44,17 @@ def test_formats_round_trip_common_values():
     assert format_rate(9.49e8) == "949 Mbit/s"
     assert format_duration(1.5e-4) == "150 us"
     assert parse_size(format_size(65536).replace(" ", "")) == 65536
+
+
+def test_format_quantity_reads_the_unit_from_the_name():
+    assert format_quantity("sockbuf_bytes", 524288) == "512 KiB"
+    assert format_quantity("mtu_bytes", 9000) == "9000"
+    assert format_quantity("goodput_bps", 9.49e8) == "949 Mbit/s"
+    assert format_quantity("data_packets_per_s", 57512.4) == "57,512"
+    assert format_quantity("delay_s", 1.5e-4) == "150 us"
+    assert format_quantity("cpu_frac", 0.42) == "42%"
+    assert format_quantity("goodput_mbps", 949.53, ",.1f") == "949.5"
+    assert format_quantity("streams", 4) == "4"
+    assert format_quantity("limited_by", "window") == "window"
+    assert format_quantity("rtt_s", None) == "-"
+    assert format_quantity("rtt_s", float("inf")) == "inf"

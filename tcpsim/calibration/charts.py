@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from ..units import format_quantity
 from .validate import Outcome
 
 __all__ = ["ChartSpec", "CHARTS", "chart_panels"]
@@ -61,11 +62,7 @@ _LABELS = {"mtu_bytes": "MTU {}", "sockbuf_bytes": "buffer {}", "nagle": "Nagle 
 
 
 def _value(field: str, text: Optional[str]) -> str:
-    if field == "sockbuf_bytes" and text and int(text) % 1024 == 0:
-        from ..units import format_size
-
-        return format_size(int(text))
-    return text or "-"
+    return format_quantity(field, int(text)) if text and text.isdigit() else (text or "-")
 
 
 def _label(fields: Sequence[str], point) -> str:
