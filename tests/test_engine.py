@@ -113,6 +113,28 @@ def test_solaris_hands_short_messages_up_one_by_one():
     assert rcv.hand_ups >= sum(result.payload_histogram.values())
 
 
+def test_solaris_reader_never_repeats_its_last_ack():
+    """A reader taking 100 bytes at a time reopens the window a little with each read. Solaris's
+    ``tcp_rsrv`` sends a window update only when the peer will see the window grow by an MSS; an update
+    that SWS avoidance would advertise with the old edge is an exact duplicate of the last ACK, and three
+    of them make the sender fast-retransmit data that was never lost (RFC 5681 §2)."""
+    from tcpsim.api import build_scenario
+
+    sc = build_scenario(platform="sunfire6800_ce", write="64k", read="100", sockbuf="64k",
+                        budget=Budget(max_sim_time_s=0.02, record_trace=True))
+    r = run(sc)
+    last, repeats = None, 0
+    for _t, endpoint, kind, _seq, length, ack, wnd, _why, _push in r.trace:
+        if endpoint.startswith("receiver") and kind == "ack":
+            repeats += (ack, wnd) == last
+            last = (ack, wnd)
+        elif endpoint.startswith("receiver") and length:
+            last = None
+    assert r.goodput_bps > 0
+    assert repeats == 0
+    assert r.retransmits == 0
+
+
 def test_solaris_small_window_is_acked_before_it_fills():
     """8 KiB buffers: five full segments and a 892-byte piece fill the window, and 7300 bytes held is a
     multiple of the MSS, so the blueprint's short-segment rule does not ACK it. Solaris holds ACKs for
