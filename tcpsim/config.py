@@ -84,8 +84,11 @@ class TcpOptions:
     ``tcp_sendmsg``'s ``forced_push``)."""
     window_update_when_low: bool = False
     """A read sends a window update only when the window last offered had fallen to half the buffer or
-    below one MSS (Solaris ``tcp_rsrv``); False = whenever the window can move by two segments or half the
-    buffer (4.4BSD ``tcp_output``, Linux ``__tcp_cleanup_rbuf`` alike)."""
+    below one MSS (Solaris ``tcp_rsrv``)."""
+    window_update_when_doubled: bool = False
+    """A read sends a window update only when the window the peer has left is at most half the buffer and
+    the read at least doubles it (Linux ``tcp_cleanup_rbuf``: "raised significantly"). With neither flag,
+    whenever the window can move by two segments or half the buffer (4.4BSD ``tcp_output``)."""
     rcv_push_wait_bytes: int = 0
     """Solaris ``tcp_rcv_push_wait``: in-order data waits in TCP's receive list until a segment with PSH
     arrives or this much is queued (0 = every segment is readable at once, as BSD and Linux)."""
@@ -175,7 +178,7 @@ class TcpOptions:
             cwnd_validation=os.family == "linux", half_window_beats_nagle=os.family == "bsd",
             nagle_minshall=os.family == "linux", push_at_window_edge=os.family == "solaris",
             forced_push=os.family == "linux", rcv_push_wait_bytes=os.rcv_push_wait_bytes,
-            window_update_when_low=os.family == "solaris",
+            window_update_when_low=os.family == "solaris", window_update_when_doubled=os.family == "linux",
         )
         values.update(overrides)
         return cls(**values)

@@ -135,6 +135,32 @@ def test_solaris_reader_never_repeats_its_last_ack():
     assert r.retransmits == 0
 
 
+@pytest.mark.parametrize("family, acks_per_segment", [("linux", 0.5), ("bsd", 2 / 3)])
+def test_a_bulk_stream_is_acked_every_second_segment_plus_the_readers_updates(family, acks_per_segment):
+    """Both ACK every second full segment. A 4.4BSD reader adds a window update whenever it has freed two
+    segments' worth (``tcp_output``); Linux's ``tcp_cleanup_rbuf`` only when the window the peer has left
+    is at most half the buffer and the read at least doubles it, which a reader that keeps up never needs."""
+    tcp = TcpOptions.for_os(family, sockbuf_bytes=262144)
+    sc = Scenario(sender=Host(tcp=tcp), receiver=Host(tcp=tcp), link=Link(one_way_delay_s=50e-6),
+                  workload=Workload(write_bytes=65536))
+    r = run(sc)
+    assert r.ack_packets_per_s / r.data_packets_per_s == pytest.approx(acks_per_segment, abs=0.02)
+
+
+def test_a_linux_reader_reopens_a_window_it_let_fall():
+    """A reader taking 100 bytes at a time lets the window fall; Linux sends an update once a read at
+    least doubles what the peer has left, so the stream keeps moving and never repeats an ACK."""
+    from tcpsim.api import build_scenario
+
+    sc = build_scenario(os="linux", write="64k", read="100", sockbuf="64k", platform="p4_linux",
+                        budget=Budget(max_sim_time_s=0.05, record_trace=True))
+    r = run(sc)
+    acks = [(ack, wnd) for _t, ep, kind, _s, _l, ack, wnd, _w, _p in r.trace if ep.startswith("receiver") and kind == "ack"]
+    assert r.goodput_bps > 10e6
+    assert all(a != b for a, b in zip(acks, acks[1:]))
+    assert r.retransmits == 0
+
+
 def test_solaris_small_window_is_acked_before_it_fills():
     """8 KiB buffers: five full segments and a 892-byte piece fill the window, and 7300 bytes held is a
     multiple of the MSS, so the blueprint's short-segment rule does not ACK it. Solaris holds ACKs for

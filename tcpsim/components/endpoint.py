@@ -105,6 +105,7 @@ class TcpEndpoint:
         self.rcv_unpushed = 0  # of that, still in TCP's receive list (Solaris tcp_rcv_list)
         self.rcv_push_wait = opts.rcv_push_wait_bytes
         self.window_update_when_low = opts.window_update_when_low
+        self.window_update_when_doubled = opts.window_update_when_doubled
         self._push_timeout_s = opts.delack_timeout_s
         self._push_timer = kernel.timer(self._push_expired)
         self._hand_up_costs = host.per_push_s > 0.0
@@ -292,6 +293,13 @@ class TcpEndpoint:
             # count toward a fast retransmit, RFC 5681 §2); otherwise the next ACK carries it.
             offered = self.last_adv - self.rcv_nxt
             if opened >= self._sws_step and (2 * offered <= self.rcv_window_max or offered < self.mss):
+                self._send_ack(cpu)
+        elif self.window_update_when_doubled:
+            # Linux tcp_cleanup_rbuf: only when the window the peer has left is at most half the buffer
+            # and this read at least doubles it; a bulk stream is otherwise ACKed by tcp_input's every
+            # second segment alone.
+            left = self.last_adv - self.rcv_nxt
+            if 2 * left <= self.rcv_window_max and free >= 2 * left and opened >= self._sws_step:
                 self._send_ack(cpu)
         # 4.4BSD tcp_output: a window update is due when the right edge can move by 2 MSS or half the buffer.
         elif opened >= 2 * self.mss or 2 * opened >= self.rcv_window_max:
