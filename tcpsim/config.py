@@ -10,6 +10,7 @@ from typing import Optional
 
 from .errors import ConfigError
 from .platform import DELACK_RULES, OsTcp, Platform, _check_range, os_defaults
+from .protocol.window import WINDOW_UPDATE_RULES
 
 __all__ = ["Link", "TcpOptions", "Host", "Workload", "Budget", "Scenario", "WORKLOAD_KINDS"]
 
@@ -82,13 +83,11 @@ class TcpOptions:
     forced_push: bool = False
     """PSH at least every half of the peer's largest window while the writer keeps the queue full (Linux
     ``tcp_sendmsg``'s ``forced_push``)."""
-    window_update_when_low: bool = False
-    """A read sends a window update only when the window last offered had fallen to half the buffer or
-    below one MSS (Solaris ``tcp_rsrv``)."""
-    window_update_when_doubled: bool = False
-    """A read sends a window update only when the window the peer has left is at most half the buffer and
-    the read at least doubles it (Linux ``tcp_cleanup_rbuf``: "raised significantly"). With neither flag,
-    whenever the window can move by two segments or half the buffer (4.4BSD ``tcp_output``)."""
+    window_update_rule: str = "bsd"
+    """When a read sends a window update of its own (:data:`tcpsim.protocol.window.WINDOW_UPDATE_RULES`):
+    ``bsd`` when the window can move by two segments or half the buffer (4.4BSD ``tcp_output``),
+    ``linux`` when the read at least doubles a window that had fallen to half (``tcp_cleanup_rbuf``),
+    ``solaris`` when a window that had fallen to half or below an MSS grows by an MSS (``tcp_rsrv``)."""
     rcv_push_wait_bytes: int = 0
     """Solaris ``tcp_rcv_push_wait``: in-order data waits in TCP's receive list until a segment with PSH
     arrives or this much is queued (0 = every segment is readable at once, as BSD and Linux)."""
@@ -111,6 +110,8 @@ class TcpOptions:
                          f"in 1..rcvbuf_bytes ({self.rcvbuf_bytes})")
         if self.delack not in DELACK_RULES:
             raise ConfigError("delack", self.delack, "one of " + ", ".join(DELACK_RULES))
+        if self.window_update_rule not in WINDOW_UPDATE_RULES:
+            raise ConfigError("window_update_rule", self.window_update_rule, "one of " + ", ".join(WINDOW_UPDATE_RULES))
         _check_range("delack_timeout_s", self.delack_timeout_s, 1e-6, 10.0, "in 1e-6..10 s")
         _check_range("deferred_acks_max", self.deferred_acks_max, 1, 1024)
         _check_range("quickack_segments", self.quickack_segments, 0, 1 << 20)
@@ -178,7 +179,7 @@ class TcpOptions:
             cwnd_validation=os.family == "linux", half_window_beats_nagle=os.family == "bsd",
             nagle_minshall=os.family == "linux", push_at_window_edge=os.family == "solaris",
             forced_push=os.family == "linux", rcv_push_wait_bytes=os.rcv_push_wait_bytes,
-            window_update_when_low=os.family == "solaris", window_update_when_doubled=os.family == "linux",
+            window_update_rule=os.family if os.family in WINDOW_UPDATE_RULES else "bsd",
         )
         values.update(overrides)
         return cls(**values)

@@ -18,7 +18,7 @@ from ..protocol.delack import make_delack
 from ..protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
 from ..protocol.push import receiver_pushes, sender_sets_push
 from ..protocol.rto import RtoEstimator
-from ..protocol.window import scale_window, window_shift
+from ..protocol.window import read_update_due, scale_window, window_shift
 from .host import HostRuntime
 from .kernel import Kernel
 from .segment import Segment
@@ -104,8 +104,7 @@ class TcpEndpoint:
         self.rcv_readable = 0  # of that, handed up to the socket: what a recv can take
         self.rcv_unpushed = 0  # of that, still in TCP's receive list (Solaris tcp_rcv_list)
         self.rcv_push_wait = opts.rcv_push_wait_bytes
-        self.window_update_when_low = opts.window_update_when_low
-        self.window_update_when_doubled = opts.window_update_when_doubled
+        self.window_update_rule = opts.window_update_rule
         self._push_timeout_s = opts.delack_timeout_s
         self._push_timer = kernel.timer(self._push_expired)
         self._hand_up_costs = host.per_push_s > 0.0
@@ -285,24 +284,8 @@ class TcpEndpoint:
         if self._drs:
             self._rcv_space_adjust()
         free = self.rcv_window_max - self.rcv_buffered
-        opened = (self.rcv_nxt + free) - self.last_adv
-        if self.window_update_when_low:
-            # Solaris tcp_rsrv: only a window that had fallen to half the buffer or below one MSS is
-            # reopened with an ACK of its own, and only when the peer will see it grow by an MSS (SWS
-            # avoidance would advertise the old edge again: an exact duplicate, which the peer must
-            # count toward a fast retransmit, RFC 5681 §2); otherwise the next ACK carries it.
-            offered = self.last_adv - self.rcv_nxt
-            if opened >= self._sws_step and (2 * offered <= self.rcv_window_max or offered < self.mss):
-                self._send_ack(cpu)
-        elif self.window_update_when_doubled:
-            # Linux tcp_cleanup_rbuf: only when the window the peer has left is at most half the buffer
-            # and this read at least doubles it; a bulk stream is otherwise ACKed by tcp_input's every
-            # second segment alone.
-            left = self.last_adv - self.rcv_nxt
-            if 2 * left <= self.rcv_window_max and free >= 2 * left and opened >= self._sws_step:
-                self._send_ack(cpu)
-        # 4.4BSD tcp_output: a window update is due when the right edge can move by 2 MSS or half the buffer.
-        elif opened >= 2 * self.mss or 2 * opened >= self.rcv_window_max:
+        if read_update_due(self.window_update_rule, self.last_adv - self.rcv_nxt, free, self.rcv_window_max,
+                           self.mss, self._sws_step):
             self._send_ack(cpu)
 
     # --- output ------------------------------------------------------------------------------------

@@ -7,7 +7,9 @@ shift at most 14).
 
 from __future__ import annotations
 
-__all__ = ["window_shift", "scale_window", "advertised_window", "window_update_due"]
+__all__ = ["window_shift", "scale_window", "advertised_window", "read_update_due", "WINDOW_UPDATE_RULES"]
+
+WINDOW_UPDATE_RULES = ("bsd", "linux", "solaris")
 
 
 def window_shift(max_window_bytes: int, window_scaling: bool) -> int:
@@ -37,7 +39,24 @@ def advertised_window(free_bytes: int, rcv_nxt: int, right_edge: int, mss_bytes:
     return max(right_edge - rcv_nxt, 0)
 
 
-def window_update_due(new_window_bytes: int, last_window_bytes: int, mss_bytes: int, buffer_bytes: int) -> bool:
-    """Send a pure window update when reading opened the window by 2 MSS or half the buffer (4.4BSD)."""
-    opened = new_window_bytes - last_window_bytes
+def read_update_due(rule: str, left_bytes: int, free_bytes: int, buffer_bytes: int, mss_bytes: int,
+                    sws_step_bytes: int) -> bool:
+    """Whether a read that freed buffer space sends a window update of its own.
+
+    ``left_bytes`` is the window the peer has left (the last right edge advertised minus RCV.NXT),
+    ``free_bytes`` what could be offered now, so the right edge can move by ``free_bytes - left_bytes``.
+    An update that SWS avoidance would advertise with the old edge repeats the last ACK exactly, which the
+    peer counts toward a fast retransmit (RFC 5681 §2); the Linux and Solaris rules never send one.
+
+    * ``bsd``: the edge can move by two segments or half the buffer (4.4BSD ``tcp_output``);
+    * ``linux``: the window left is at most half the buffer and the read at least doubles it
+      (``tcp_cleanup_rbuf``, "raised significantly"; 2.4 ``cleanup_rbuf`` alike);
+    * ``solaris``: the window left had fallen to half the buffer or below one MSS, and the peer will see
+      it grow by an MSS (``tcp_rsrv``).
+    """
+    opened = free_bytes - left_bytes
+    if rule == "solaris":
+        return opened >= sws_step_bytes and (2 * left_bytes <= buffer_bytes or left_bytes < mss_bytes)
+    if rule == "linux":
+        return 2 * left_bytes <= buffer_bytes and free_bytes >= 2 * left_bytes and opened >= sws_step_bytes
     return opened >= 2 * mss_bytes or 2 * opened >= buffer_bytes

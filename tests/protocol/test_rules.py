@@ -9,7 +9,7 @@ from tcpsim.protocol.delack import make_delack
 from tcpsim.protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
 from tcpsim.protocol.push import receiver_pushes, sender_sets_push
 from tcpsim.protocol.rto import RtoEstimator
-from tcpsim.protocol.window import advertised_window, scale_window, window_shift
+from tcpsim.protocol.window import advertised_window, read_update_due, scale_window, window_shift
 
 MSS = 1460
 
@@ -185,6 +185,22 @@ def test_window_scaling_and_receiver_sws():
     assert advertised_window(free_bytes=1000, rcv_nxt=0, right_edge=60000, mss_bytes=MSS, buffer_bytes=65536) == 60000
     assert advertised_window(65536, 5000, 65536, MSS, 65536) == 65536
     assert advertised_window(65536, 500, 65536, MSS, 65536) == 65036
+
+
+@pytest.mark.parametrize("rule, left, free, due", [
+    ("bsd", 60000, 62920, True),       # the edge moves by two segments: 4.4BSD tcp_output sends an update
+    ("bsd", 60000, 62000, False),
+    ("linux", 60000, 65536, False),    # more than half the buffer left: tcp_cleanup_rbuf waits
+    ("linux", 20000, 39000, False),    # fallen to half, but the read does not double it
+    ("linux", 20000, 40000, True),
+    ("linux", 100, 200, False),        # doubles, but by less than an MSS: it would repeat the last ACK
+    ("solaris", 40000, 65536, False),  # tcp_rsrv: only a window that had fallen to half or below an MSS
+    ("solaris", 30000, 31000, False),  # ... and grows by an MSS
+    ("solaris", 30000, 31460, True),
+])
+def test_when_a_read_sends_a_window_update(rule, left, free, due):
+    """4.4BSD tcp_output, Linux tcp_cleanup_rbuf, Solaris tcp_rsrv (64 KiB buffer, MSS 1460)."""
+    assert read_update_due(rule, left, free, 65536, MSS, MSS) is due
 
 
 @pytest.mark.parametrize("end, written, length, usable, edge, forced, last, push", [
