@@ -179,7 +179,7 @@ class TcpOptions:
             cwnd_validation=os.family == "linux", half_window_beats_nagle=os.family == "bsd",
             nagle_minshall=os.family == "linux", push_at_window_edge=os.family == "solaris",
             forced_push=os.family == "linux", rcv_push_wait_bytes=os.rcv_push_wait_bytes,
-            window_update_rule=os.family if os.family in WINDOW_UPDATE_RULES else "bsd",
+            window_update_rule=os.family,
         )
         values.update(overrides)
         return cls(**values)
