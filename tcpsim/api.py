@@ -127,7 +127,8 @@ def predict(*, method: str = "simulate", **kwargs: Any) -> Result:
 
     Takes the keyword arguments of :func:`build_scenario` (``mtu="9000", sockbuf="512k",
     platform="es40_tru64"``...). ``method="ceilings"`` skips the simulation and returns the closed-form
-    bound alone (instant, but blind to Nagle, delayed ACK and queueing).
+    bound alone, or on a lossy link Mathis et al.'s estimate where it is lower (instant, but blind to
+    Nagle, delayed ACK and queueing).
     """
     scenario = build_scenario(**kwargs)
     if method == "simulate":
@@ -137,6 +138,9 @@ def predict(*, method: str = "simulate", **kwargs: Any) -> Result:
 
         bounds = ceilings.ceilings(scenario)
         name, bps = ceilings.binding_ceiling(scenario)
+        lossy = ceilings.loss_estimate_bps(scenario)
+        if lossy < bps:  # random loss holds the congestion window below every bound
+            name, bps = "cwnd", lossy
         return Result(goodput_bps=bps, interface_bps={}, data_packets_per_s=float("nan"), ack_packets_per_s=float("nan"),
                       transactions_per_s=None, payload_histogram={}, rtt_s=ceilings.base_rtt_s(scenario),
                       limited_by=name, utilization_frac={}, cpu_utilization_frac={}, retransmits=0, drops={},

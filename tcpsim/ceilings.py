@@ -1,5 +1,8 @@
 """Closed-form bounds on goodput: the simulator's cross-check and the vocabulary of "what limits it".
 
+:func:`loss_estimate_bps` is the one estimate here that is not a bound: the long-run average of a
+congestion window that random loss keeps cutting (Mathis et al. 1997).
+
 Every function returns application goodput in bit/s for the whole scenario (all streams, both
 directions when the workload is bidirectional) unless it says otherwise. No simpy here.
 """
@@ -12,7 +15,7 @@ from .config import Host, Scenario
 from .protocol import framing
 
 __all__ = ["window_limit_bps", "base_rtt_s", "line_ceiling_bps", "bus_ceiling_bps", "cpu_ceiling_bps",
-           "nagle_interlock_bps", "nagle_pair_bytes", "naive_bdp_bps", "acks_every", "segments_per_hand_up",
+           "nagle_interlock_bps", "nagle_pair_bytes", "naive_bdp_bps", "loss_estimate_bps", "acks_every", "segments_per_hand_up",
            "ceilings", "binding_ceiling"]
 
 
@@ -163,6 +166,27 @@ def naive_bdp_bps(sc: Scenario) -> float:
     buf = min(sc.sender.tcp.sndbuf_bytes, sc.receiver.tcp.rcvbuf_bytes)
     per_stream = sc.link.rate_bps if rtt <= 0 else min(sc.link.rate_bps, buf * 8.0 / rtt)
     return min(per_stream * sc.workload.n_streams, sc.link.rate_bps) * _directions(sc)
+
+
+MATHIS_C = math.sqrt(1.5)
+"""Mathis et al.'s constant for a window that grows one segment per round trip (sqrt(3/2)): byte counting
+(RFC 3465, as :class:`~tcpsim.protocol.congestion.NewReno` does) keeps that growth whatever the ACK ratio."""
+
+
+def loss_estimate_bps(sc: Scenario) -> float:
+    """Long-run goodput under the link's random loss: MSS / RTT x C / sqrt(p) per stream (Mathis, Semke,
+    Mahdavi and Ott, "The macroscopic behavior of the TCP congestion avoidance algorithm", CCR 1997).
+
+    The congestion window's sawtooth halves at each loss (RFC 5681 / 6582 fast recovery) and climbs one
+    segment per round trip; ``p`` is the loss probability per data frame. It holds while losses are rare
+    enough to be repaired by fast retransmit, not timeouts, and the window does not cap the sawtooth
+    first: read it beside :func:`ceilings`, not as one of them. ``inf`` on a loss-free link.
+    """
+    p = sc.link.loss_frac
+    if p <= 0.0:
+        return math.inf
+    per_stream = _mss(sc) * 8.0 / base_rtt_s(sc) * MATHIS_C / math.sqrt(p)
+    return per_stream * sc.workload.n_streams * _directions(sc)
 
 
 def ceilings(sc: Scenario) -> dict[str, float]:

@@ -2,8 +2,9 @@
 
 After a short warm-up (the first RTTs) the run samples its counters at equal intervals. At growing
 intervals it asks :mod:`tcpsim.steady` where the transient ends (MSER-5) and how precise the mean since
-then is (batch means); it stops when the 95 % interval is within ``Budget.rel_tol`` of the mean, or when
-a budget (events, simulated time, wall time) is spent. The result says which, and measures from the
+then is (batch means); it stops when the 95 % interval is within ``Budget.rel_tol`` of the mean (on a
+lossy link, only once the span has seen some twenty random losses), or when a budget (events, simulated
+time, wall time) is spent. The result says which, and measures from the
 end of the transient either way. A finite transfer (``Workload.total_bytes``) instead runs to its last
 byte and is measured whole.
 """
@@ -37,6 +38,9 @@ _MIN_SPAN_SAMPLES = 200
 _MAX_SAMPLES = 2048
 _CHECK_GROWTH = 1.1
 _PHYSICAL_BINDING_FRAC = 0.95
+_MIN_LOSSES_KEPT = 2 * steady.N_BATCHES
+"""Random losses the measured span must expect before a lossy run may stop: one cycle of the congestion
+window's sawtooth per loss (Mathis et al. 1997), so each batch of the batch-means interval holds a few."""
 _HELD_BINDING_FRAC = 0.5
 """Senders held back for at least this share of the time by one TCP reason: that reason binds, whatever the
 busiest (unsaturated) resource is."""
@@ -130,6 +134,10 @@ class _Run:
     def _sent(self) -> int:
         return sum(f[2].snd_max for f in self.flows)
 
+    def _segments(self) -> int:
+        """Data segments sent either way, retransmissions included: the frames random loss can hit."""
+        return sum(f[2].data_segments + f[3].data_segments for f in self.flows)
+
     def _snapshot(self) -> dict:
         now = self.kernel.now
         snap = {
@@ -179,6 +187,7 @@ class _Run:
         warmup_s = min(max(b.min_sim_time_s, 40 * self.base_rtt_s), b.max_sim_time_s / 4)
         first_check_s = max(warmup_s / 2, 20 * self.base_rtt_s)
         finite = self.sc.workload.total_bytes is not None and not self.rr
+        loss_frac = self.sc.link.loss_frac
         state = {"termination": None, "samples": [], "snaps": [], "gap": 0.0, "next_check": _MIN_SAMPLES,
                  "cut": 0, "halfwidth": None}
 
@@ -188,7 +197,7 @@ class _Run:
             # sample j, so a multiple of the MSER batch still has its snapshot).
             now = kernel.now
             samples, snaps = state["samples"], state["snaps"]
-            samples.append((now, self._delivered(), self._sent()))
+            samples.append((now, self._delivered(), self._sent(), self._segments()))
             # Only a sample where the warm-up can end (a multiple of the MSER batch) needs the full state.
             snaps.append(self._snapshot() if (len(samples) - 1) % steady.MSER_BATCH == 0 else None)
             if len(samples) > _MAX_SAMPLES:
@@ -229,6 +238,10 @@ class _Run:
                 sent_rate = (samples[-1][2] - samples[est.start][2]) / span_s
                 if abs(sent_rate - est.rate) > max(2 * b.rel_tol, 0.02) * est.rate:
                     return False
+            if loss_frac and (samples[-1][3] - samples[est.start][3]) * loss_frac < _MIN_LOSSES_KEPT:
+                # Random loss: between two losses the rate climbs steadily and looks converged; the
+                # average needs many loss cycles, however smooth the span without them.
+                return False
             state["cut"], state["halfwidth"] = est.start, est.halfwidth
             state["termination"] = "converged"
             kernel.stop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from . import ceilings
 from .config import Scenario
 from .protocol import framing
 from .result import Result
@@ -35,11 +36,26 @@ def limit_name(limit: str) -> str:
 def advice(sc: Scenario, r: Result) -> str:
     """The single change most likely to raise goodput, phrased as a tcpsim flag where there is one."""
     lim = r.limited_by
+    if lim == "cwnd" and sc.link.loss_frac > 0:
+        ideas = "a cleaner path or a shorter round trip"
+        if sc.link.mtu_bytes < 9000:
+            ideas += ", jumbo frames (--mtu 9000: a larger MSS climbs faster)"
+        return (f"random loss ({sc.link.loss_frac:g} of frames) keeps halving the congestion window, and goodput goes "
+                f"as MSS / (RTT x sqrt(loss)): {ideas}, or parallel streams (--streams N), each with its own sawtooth")
+    if lim == "cwnd" and r.drops.get("link"):
+        return ("the link queue overflows and halves the congestion window: a deeper queue (--queue N), or socket "
+                "buffers that stop the window just short of bandwidth x RTT plus the queue")
     if lim in ("window", "sndbuf", "cwnd"):
         rtt = r.rtt_s or (2 * sc.link.one_way_delay_s)
         target = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes) / 8 * rtt
         size = 1 << max(12, math.ceil(math.log2(max(target * 1.25, 4096))))
-        text = f"raise the socket buffers to about {format_size(size)} (bandwidth x RTT with margin): --sockbuf {size // 1024}k"
+        have = min(sc.sender.tcp.sndbuf_limit_bytes, sc.receiver.tcp.window_limit_bytes)
+        if size <= have:
+            text = (f"the socket buffers ({format_size(have)}) already cover bandwidth x RTT; the window waits on the "
+                    "round trip itself")
+        else:
+            text = (f"raise the socket buffers to about {format_size(size)} (bandwidth x RTT with margin): "
+                    f"--sockbuf {size // 1024}k")
         path_rtt = 2 * sc.link.one_way_delay_s
         if r.rtt_s and path_rtt > 0 and r.rtt_s > 3 * path_rtt:
             # Most of the round trip is spent in the hosts: the window waits on them, not on the wire.
@@ -119,6 +135,9 @@ def describe(sc: Scenario, r: Result) -> str:
             parts.append(f"bus {bus:.0%}")
         if parts:
             lines.append(f"{role:12s} " + ", ".join(parts))
+    if sc.link.loss_frac > 0:
+        lines.append(f"loss model   {ceilings.loss_estimate_bps(sc) / 1e6:9.1f} Mbit/s  Mathis et al.'s long-run average, "
+                     f"MSS / RTT x 1.22 / sqrt({sc.link.loss_frac:g}) a stream")
     lines.append(f"limited by   {limit_name(r.limited_by)}")
     others = sorted((v, k) for k, v in r.ceilings_bps.items()
                     if k != r.limited_by and math.isfinite(v) and v > r.goodput_bps * 1.001)
@@ -132,4 +151,10 @@ def describe(sc: Scenario, r: Result) -> str:
           if r.goodput_halfwidth_bps is not None and r.goodput_bps > 0 else "")
     lines.append(f"run          {r.termination}, {r.sim_time_s * 1e3:.1f} ms simulated, {r.events:,} events, "
                  f"{r.wall_s:.2f} s{ci}")
+    if r.termination in _BUDGETS:
+        lines.append(f"caution      the {_BUDGETS[r.termination]} budget ended the run before the estimate converged: "
+                     "read the goodput with its interval, or allow more (--max-time)")
     return "\n".join(lines)
+
+
+_BUDGETS = {"time_budget": "simulated-time", "event_budget": "event", "wall_budget": "wall-clock"}

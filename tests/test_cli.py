@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import math
 import re
 import subprocess
 import sys
@@ -301,3 +302,52 @@ def test_window_advice_says_when_the_hosts_hold_the_acks():
     assert "--sockbuf" in text and "the path's" in text and "interrupt coalescing" in text
     near = run(build_scenario(sockbuf="32k", delay="1ms"))  # ideal hosts: the path is the round trip
     assert "the path's" not in advice(build_scenario(sockbuf="32k", delay="1ms"), near)
+
+
+# ---------------------------------------------------------------- random loss
+
+def test_a_lossy_path_is_explained_by_mathis_and_a_short_run_says_it_did_not_converge(capsys):
+    from tcpsim.ceilings import loss_estimate_bps
+    from tcpsim.api import build_scenario
+
+    args = ["predict", "--rtt", "2ms", "--sockbuf", "4M", "--loss", "1e-3", "--max-time", "300ms"]
+    code, out, _ = _run(capsys, args)
+    assert code == 0
+    mathis = loss_estimate_bps(build_scenario(rtt="2ms", sockbuf="4M", loss=1e-3))
+    m = re.search(r"loss model\s+([\d.]+) Mbit/s", out)
+    assert m and float(m.group(1)) == pytest.approx(mathis / 1e6, abs=0.1)
+    assert "random loss" in out and "--streams" in out          # the advice names loss, not buffers
+    assert "time_budget" in out and "caution" in out and "--max-time" in out
+    code, out, _ = _run(capsys, ["predict", "--rtt", "2ms", "--sockbuf", "64k"])
+    assert "loss model" not in out and "caution" not in out
+
+
+def test_loss_estimate_follows_mathis_formula_and_the_closed_form_method_uses_it():
+    from tcpsim.api import build_scenario
+    from tcpsim.ceilings import base_rtt_s, loss_estimate_bps
+    from tcpsim.protocol import framing
+
+    sc = build_scenario(rtt="2ms", sockbuf="4M", loss=1e-3)
+    mss = framing.mss_bytes(1500)
+    assert loss_estimate_bps(sc) == pytest.approx(mss * 8 / base_rtt_s(sc) * 1.5 ** 0.5 / 1e-3 ** 0.5)
+    assert loss_estimate_bps(build_scenario(rtt="2ms", sockbuf="4M", loss=4e-3)) == pytest.approx(
+        loss_estimate_bps(sc) / 2, rel=1e-9)
+    assert loss_estimate_bps(build_scenario(rtt="2ms", sockbuf="4M", loss=1e-3, streams=3)) == pytest.approx(
+        3 * loss_estimate_bps(sc))
+    assert loss_estimate_bps(build_scenario(rtt="2ms")) == math.inf
+    r = predict(method="ceilings", rtt="2ms", sockbuf="4M", loss=1e-3)
+    assert r.limited_by == "cwnd" and r.goodput_bps == pytest.approx(loss_estimate_bps(sc))
+    rare = predict(method="ceilings", rtt="2ms", sockbuf="4M", loss=1e-9)  # the line binds first
+    assert rare.limited_by == "line"
+
+
+def test_window_advice_does_not_ask_for_buffers_already_there():
+    import dataclasses
+
+    from tcpsim.api import build_scenario
+    from tcpsim.engine import run
+    from tcpsim.report_text import advice
+
+    sc = build_scenario(sockbuf="4M", delay="100us")
+    r = dataclasses.replace(run(sc), limited_by="window", rtt_s=200e-6)  # 4 MiB >> 1 Gbit/s x 200 us
+    assert "already cover" in advice(sc, r) and "--sockbuf" not in advice(sc, r)

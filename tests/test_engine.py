@@ -301,6 +301,67 @@ def test_lossy_link_recovers_and_counts_retransmissions():
     assert math.isfinite(r.goodput_bps)
 
 
+def lossy_bulk(loss_frac, *, delay_s, max_sim_time_s, sockbuf=1 << 23, rel_tol=0.08):
+    opts = TcpOptions(sndbuf_bytes=sockbuf, rcvbuf_bytes=sockbuf)
+    return Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts),
+                    link=Link(one_way_delay_s=delay_s, loss_frac=loss_frac), workload=Workload(write_bytes=1 << 16),
+                    budget=Budget(rel_tol=rel_tol, max_sim_time_s=max_sim_time_s))
+
+
+def test_rare_losses_keep_a_run_from_claiming_convergence():
+    """At 1e-5 on a 80 ms path a loss comes every few seconds; a window-limited stretch between two of them
+    is smooth enough to pass the interval test, but it is not the long-run average."""
+    sc = lossy_bulk(1e-5, delay_s=40e-3, max_sim_time_s=3.0, sockbuf=1 << 22, rel_tol=0.03)
+    r = run(sc)
+    assert r.termination == "time_budget"
+
+
+def test_a_lossy_run_stops_only_after_many_losses():
+    loss = 5e-3
+    r = run(lossy_bulk(loss, delay_s=0.5e-3, max_sim_time_s=20.0))
+    assert r.termination == "converged"
+    assert r.data_packets_per_s * r.measure_time_s * loss >= 20
+
+
+def test_a_retransmission_lost_after_a_timeout_is_sent_again():
+    """RFC 6298 §5.5-5.6: the timer restarts, backed off, when it fires. Before, a lost go-back-N
+    retransmission left the connection waiting forever (at 0.5 % random loss it happened within seconds)."""
+    from tcpsim.engine import _Run
+
+    run_ = _Run(lossy_bulk(0.0, delay_s=0.5e-3, max_sim_time_s=7.5, sockbuf=1 << 16))
+    sender = run_.snd_host
+    to_wire = sender._to_wire
+    victim, drops = [], []
+
+    def to_wire_losing_one_segment(seg):
+        # The first data segment past 1 MB and its next three retransmissions (fast, then two timeouts)
+        # are lost on the way.
+        if seg.length and seg.seq >= 1_000_000 and not victim:
+            victim.append(seg.seq)
+        if seg.length and victim and seg.seq == victim[0] and len(drops) < 4:
+            drops.append(run_.kernel.now)
+            return
+        to_wire(seg)
+
+    sender._to_wire = to_wire_losing_one_segment
+    run_.run()
+    assert len(drops) == 4
+    first_rto, second_rto = drops[2] - drops[1], drops[3] - drops[2]
+    assert second_rto == pytest.approx(2 * first_rto, rel=0.05)
+    assert run_.flows[0][3].rcv_nxt > victim[0] + 1_000_000  # and the transfer went on
+
+
+@pytest.mark.slow
+def test_random_loss_goodput_follows_mathis():
+    """Mathis et al. (1997): MSS / RTT x sqrt(3/2) / sqrt(p) for a sawtooth cut by rare random losses."""
+    from tcpsim.ceilings import loss_estimate_bps
+
+    sc = lossy_bulk(2e-3, delay_s=0.5e-3, max_sim_time_s=10.0)
+    r = run(sc)
+    assert r.termination == "converged" and r.retransmits > 50
+    assert r.goodput_bps == pytest.approx(loss_estimate_bps(sc), rel=0.2)
+
+
 def linux_bulk(*, delay=10e-3, sockbuf=None, rate=1e9):
     from tcpsim.platform import os_defaults
 

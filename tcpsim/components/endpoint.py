@@ -416,12 +416,15 @@ class TcpEndpoint:
         self._rto_timer.arm(self.kernel.env._now + self.rto.timeout_s())
 
     def _rto_expired(self) -> None:
+        """RFC 6298 §5.4-5.6: resend the earliest unacknowledged segment, back the timer off, restart it
+        (so a lost retransmission is itself retransmitted); RFC 5681 §3.1 for the window."""
         cpu = self.host.irq_cpu(self.stream)
         self.rto.on_timeout()
         if self.snd_max > self.snd_una:
             self.cc.on_timeout(self.snd_max - self.snd_una, self.snd_max)
             self.snd_nxt = self.snd_una
             self.output(cpu)
+            self._arm_rto()
         elif self.written > self.snd_nxt:
             # Persist: force one byte out past the closed window; the peer ACKs it or restates its
             # window (RFC 9293 §3.8.6.1, 4.4BSD tcp_setpersist).
@@ -483,7 +486,7 @@ class TcpEndpoint:
                 self.on_writable()
         else:
             if self.snd_max > self.snd_una and seg.wnd == self.peer_wnd:
-                if self.cc.on_dupack(self.snd_max - self.snd_una, self.snd_max):
+                if self.cc.on_dupack(self.snd_max - self.snd_una, self.snd_max, self.snd_una):
                     self._retransmit_first(cpu)
             self.peer_wnd = seg.wnd
             if seg.wnd > self.max_sndwnd:

@@ -60,13 +60,17 @@ class NewReno:
                 self.cwnd += mss
         return False
 
-    def on_dupack(self, flight_bytes: int, snd_max: int) -> bool:
-        """A duplicate ACK; returns True on the third one (fast retransmit, RFC 5681 §3.2 step 2)."""
+    def on_dupack(self, flight_bytes: int, snd_max: int, ack: int) -> bool:
+        """A duplicate ACK of ``ack``; returns True on the third one (fast retransmit, RFC 5681 §3.2 step 2).
+
+        Not when ``ack`` is below ``recover`` (RFC 6582 §3.2 step 1): after a timeout, go-back-N resends
+        data the receiver already holds, and its duplicate ACKs announce no new loss.
+        """
         self.dupacks += 1
         if self.in_recovery:
             self.cwnd += self.mss
             return False
-        if self.dupacks == 3:
+        if self.dupacks == 3 and ack >= self.recover:
             self.ssthresh = max(flight_bytes // 2, 2 * self.mss)
             self.cwnd = self.ssthresh + 3 * self.mss
             self.in_recovery = True

@@ -139,16 +139,27 @@ def test_newreno_slow_start_avoidance_and_recovery():
     cc.on_new_ack(before, 10 * MSS, 0)
     assert cc.cwnd == before + MSS               # one SMSS per cwnd acked (RFC 5681 §3.1)
     flight = 10 * MSS
-    assert not cc.on_dupack(flight, 20 * MSS) and not cc.on_dupack(flight, 20 * MSS)
-    assert cc.on_dupack(flight, 20 * MSS)        # third duplicate ACK
+    assert not cc.on_dupack(flight, 20 * MSS, 10 * MSS) and not cc.on_dupack(flight, 20 * MSS, 10 * MSS)
+    assert cc.on_dupack(flight, 20 * MSS, 10 * MSS)  # third duplicate ACK
     assert cc.ssthresh == flight // 2 and cc.cwnd == cc.ssthresh + 3 * MSS
-    cc.on_dupack(flight, 20 * MSS)
+    cc.on_dupack(flight, 20 * MSS, 10 * MSS)
     assert cc.cwnd == cc.ssthresh + 4 * MSS      # inflation
     assert cc.on_new_ack(MSS, 12 * MSS, flight)  # partial ACK (RFC 6582): retransmit
     assert not cc.on_new_ack(8 * MSS, 20 * MSS, 0)  # full ACK ends recovery
     assert not cc.in_recovery and cc.cwnd <= cc.ssthresh + MSS
     cc.on_timeout(8 * MSS, 30 * MSS)
     assert cc.cwnd == MSS and cc.ssthresh == 4 * MSS
+
+
+def test_newreno_no_fast_retransmit_for_data_sent_before_a_timeout():
+    """RFC 6582 §3.2 step 1: duplicate ACKs below ``recover`` (go-back-N resending what the receiver
+    holds) do not start a fast retransmit; once the ACKs pass ``recover``, a new loss does."""
+    cc = NewReno(MSS, initial_window_segments=10)
+    cc.on_timeout(10 * MSS, 30 * MSS)
+    assert not any(cc.on_dupack(MSS, 30 * MSS, 20 * MSS) for _ in range(5))
+    assert cc.cwnd == MSS and not cc.in_recovery
+    cc.on_new_ack(MSS, 30 * MSS, 0)
+    assert [cc.on_dupack(4 * MSS, 34 * MSS, 30 * MSS) for _ in range(3)] == [False, False, True]
 
 
 @pytest.mark.parametrize("validate, flight_segments, grows", [
