@@ -15,6 +15,9 @@ def scenarios(draw, bulk_only: bool = False, lossless: bool = True):
     delack = draw(st.sampled_from([None, "bsd", "bsd44", "linux", "solaris", "off"]))
     if delack:
         tcp = TcpOptions(**{**{f: getattr(tcp, f) for f in tcp.__dataclass_fields__}, "delack": delack})
+    if not lossless and draw(st.booleans()):
+        # A 2 ms floor lets retransmission timeouts, and timeouts of the retransmissions, fire in a short run.
+        tcp = TcpOptions(**{**{f: getattr(tcp, f) for f in tcp.__dataclass_fields__}, "min_rto_s": 2e-3})
     link = Link(rate_bps=draw(st.sampled_from([1e8, 1e9, 1e10])),
                 one_way_delay_s=draw(st.sampled_from([1e-6, 20e-6, 200e-6, 1e-3])),
                 mtu_bytes=draw(st.sampled_from([576, 1500, 4000, 9000])),

@@ -385,6 +385,11 @@ class TcpEndpoint:
         if self.written - self.snd_una > self.sndbuf:
             raise AuditError(f"{self.name}: send buffer holds {self.written - self.snd_una} > {self.sndbuf}")
 
+    def _audit_timer(self) -> None:
+        if self.snd_max > self.snd_una and self._rto_timer.deadline is None:
+            raise AuditError(f"{self.name}: {self.snd_max - self.snd_una} bytes outstanding and no retransmission "
+                             "timer running (RFC 6298 §5.1)")
+
     def _retransmit_next(self, cpu: int) -> bool:
         """Go-back-N after a timeout: resend the segment at snd_nxt if cwnd allows."""
         in_flight = self.snd_nxt - self.snd_una
@@ -425,6 +430,8 @@ class TcpEndpoint:
             self.snd_nxt = self.snd_una
             self.output(cpu)
             self._arm_rto()
+        if AUDIT["on"]:
+            self._audit_timer()
         elif self.written > self.snd_nxt:
             # Persist: force one byte out past the closed window; the peer ACKs it or restates its
             # window (RFC 9293 §3.8.6.1, 4.4BSD tcp_setpersist).
@@ -447,6 +454,8 @@ class TcpEndpoint:
             self.output(cpu)
         if seg.length:
             self._process_data(seg, cpu)
+        if AUDIT["on"]:
+            self._audit_timer()
 
     def _process_ack(self, seg: Segment, cpu: int) -> None:
         ack = seg.ack
