@@ -68,7 +68,7 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--rtt", default=None, help="round-trip propagation delay, instead of --delay")
     g.add_argument("--mtu", default=None, help="MTU in bytes (default 1500; 9000 = jumbo frames)")
     g.add_argument("--queue", type=int, default=None, metavar="N", help="link queue in frames (default unbounded)")
-    g.add_argument("--loss", type=float, default=0.0, metavar="FRAC", help="random frame loss, 0..1 (default 0)")
+    g.add_argument("--loss", type=float, default=0.0, metavar="FRAC", help="random frame loss, 0..0.5 (default 0; 1e-3 = one frame in a thousand)")
     g = p.add_argument_group("sockets and TCP")
     g.add_argument("--sockbuf", default=None, help="SO_SNDBUF and SO_RCVBUF on both ends (512k); the OS rules apply "
                    "(Linux doubles and caps at rmem_max)")
