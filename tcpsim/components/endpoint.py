@@ -430,12 +430,12 @@ class TcpEndpoint:
             self.snd_nxt = self.snd_una
             self.output(cpu)
             self._arm_rto()
-        if AUDIT["on"]:
-            self._audit_timer()
         elif self.written > self.snd_nxt:
             # Persist: force one byte out past the closed window; the peer ACKs it or restates its
             # window (RFC 9293 §3.8.6.1, 4.4BSD tcp_setpersist).
             self._send_new(1, cpu)
+        if AUDIT["on"]:
+            self._audit_timer()
 
     def _delack_expired(self) -> None:
         if self.delack.held_segments:
