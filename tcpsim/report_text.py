@@ -27,6 +27,9 @@ _NAMES = {
     "closed_form": "the closed-form bound",
 }
 
+_BUDGETS = {"time_budget": "simulated-time", "event_budget": "event", "wall_budget": "wall-clock"}
+"""A :attr:`Result.termination` that means the run did not converge, and the budget it spent, in words."""
+
 
 def limit_name(limit: str) -> str:
     """A limit of :data:`tcpsim.result.LIMITS` in words."""
@@ -137,7 +140,7 @@ def describe(sc: Scenario, r: Result) -> str:
             lines.append(f"{role:12s} " + ", ".join(parts))
     if sc.link.loss_frac > 0:
         lines.append(f"loss model   {ceilings.loss_estimate_bps(sc) / 1e6:9.1f} Mbit/s  Mathis et al.'s long-run average, "
-                     f"MSS / RTT x 1.22 / sqrt({sc.link.loss_frac:g}) a stream")
+                     f"MSS / RTT x {ceilings.MATHIS_C:.2f} / sqrt({sc.link.loss_frac:g}) a stream")
     lines.append(f"limited by   {limit_name(r.limited_by)}")
     others = sorted((v, k) for k, v in r.ceilings_bps.items()
                     if k != r.limited_by and math.isfinite(v) and v > r.goodput_bps * 1.001)
@@ -156,5 +159,3 @@ def describe(sc: Scenario, r: Result) -> str:
                      "read the goodput with its interval, or allow more (--max-time)")
     return "\n".join(lines)
 
-
-_BUDGETS = {"time_budget": "simulated-time", "event_budget": "event", "wall_budget": "wall-clock"}

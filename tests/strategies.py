@@ -1,5 +1,7 @@
 """Hypothesis strategies: small scenarios that run in a fraction of a second."""
 
+from dataclasses import replace
+
 from hypothesis import strategies as st
 
 from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
@@ -14,10 +16,10 @@ def scenarios(draw, bulk_only: bool = False, lossless: bool = True):
     tcp = TcpOptions.for_os(family, sockbuf_bytes=buf, nodelay=nodelay)
     delack = draw(st.sampled_from([None, "bsd", "bsd44", "linux", "solaris", "off"]))
     if delack:
-        tcp = TcpOptions(**{**{f: getattr(tcp, f) for f in tcp.__dataclass_fields__}, "delack": delack})
+        tcp = replace(tcp, delack=delack)
     if not lossless and draw(st.booleans()):
         # A 2 ms floor lets retransmission timeouts, and timeouts of the retransmissions, fire in a short run.
-        tcp = TcpOptions(**{**{f: getattr(tcp, f) for f in tcp.__dataclass_fields__}, "min_rto_s": 2e-3})
+        tcp = replace(tcp, min_rto_s=2e-3)
     link = Link(rate_bps=draw(st.sampled_from([1e8, 1e9, 1e10])),
                 one_way_delay_s=draw(st.sampled_from([1e-6, 20e-6, 200e-6, 1e-3])),
                 mtu_bytes=draw(st.sampled_from([576, 1500, 4000, 9000])),
