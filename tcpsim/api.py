@@ -65,13 +65,14 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
                    platform: Platform | str | None = None, sender: Platform | str | None = None,
                    receiver: Platform | str | None = None, tuning: Optional[str] = None,
                    cpus: Optional[int] = None, bus: Optional[str] = None, queue: Optional[int] = None,
-                   loss: float = 0.0, message_rate: Any = None, seed: int = 0,
+                   loss: float = 0.0, message_rate: Any = None, sack: Optional[bool] = None, seed: int = 0,
                    budget: Optional[Budget] = None) -> Scenario:
     """A :class:`Scenario` from human quantities (``"512k"``, ``"1gbit"``, ``"100us"``), as the CLI takes them.
 
     ``sockbuf`` is what the application asks for with ``setsockopt`` on both ends; the OS of each host
     turns it into a kernel buffer (Linux doubles it and caps it at ``rmem_max``). ``os`` replaces the
-    platforms' OS family with that family's textbook defaults.
+    platforms' OS family with that family's textbook defaults. ``sack`` turns selective acknowledgment
+    (RFC 2018, with RFC 6675 recovery) on or off on both ends; None keeps each OS's default.
     """
     if rtt is not None:
         delay_s = parse_duration(rtt, "rtt") / 2
@@ -99,6 +100,8 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
             over["delack"] = delack
         if deferred_acks_max is not None:
             over["deferred_acks_max"] = deferred_acks_max
+        if sack is not None:
+            over["sack"] = bool(sack)
         return TcpOptions.for_os(
             p.os,
             sockbuf_bytes=None if sockbuf is None else parse_size(sockbuf, "sockbuf_bytes"),

@@ -17,6 +17,7 @@ def scenarios(draw, bulk_only: bool = False, lossless: bool = True):
     delack = draw(st.sampled_from([None, "bsd", "bsd44", "linux", "solaris", "off"]))
     if delack:
         tcp = replace(tcp, delack=delack)
+    tcp = replace(tcp, sack=draw(st.booleans()))  # RFC 2018 / 6675 recovery, or NewReno's
     if not lossless and draw(st.booleans()):
         # A 2 ms floor lets retransmission timeouts, and timeouts of the retransmissions, fire in a short run.
         tcp = replace(tcp, min_rto_s=2e-3)

@@ -4,7 +4,8 @@ The endpoint is full duplex (request/response traffic piggybacks ACKs on data); 
 never writes on its receiving side. Every decision is delegated to :mod:`tcpsim.protocol`.
 
 Ref: RFC 9293 §3.8-3.10 (sequence space, windows, segment arrival), RFC 5681 and 6582 (congestion
-control), RFC 6298 (retransmission timer), RFC 1122 §4.2.3 (Nagle, SWS avoidance, delayed ACK).
+control), RFC 2018 and 6675 (SACK and SACK-based loss recovery), RFC 6298 (retransmission timer),
+RFC 1122 §4.2.3 (Nagle, SWS avoidance, delayed ACK).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from ..protocol.delack import make_delack
 from ..protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
 from ..protocol.push import receiver_pushes, sender_sets_push
 from ..protocol.rto import RtoEstimator
+from ..protocol.sack import Scoreboard, max_blocks, next_retransmission, record_arrival, set_pipe
+from ..protocol.sack import option_bytes as sack_option_bytes
 from ..protocol.window import read_update_due, scale_window, window_shift
 from .host import HostRuntime
 from .kernel import Kernel
@@ -78,7 +81,13 @@ class TcpEndpoint:
         self.forced_push = opts.forced_push
         self._push_rules = opts.push_at_window_edge or opts.forced_push  # PSH beyond the queue's end
         self._pushed_seq = 0  # end of the last segment sent with PSH
-        self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation)
+        # SACK is used only when both ends permit it (RFC 2018 §2, the SYN's SACK-permitted option).
+        self.sack_ok = opts.sack and peer_opts.sack
+        self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation, sack=self.sack_ok)
+        self._sack_rec = False  # in RFC 6675 loss recovery
+        self._board = Scoreboard()
+        self._pipe = 0
+        self._high_rxt = 0
         self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
         self._rto_timer = kernel.timer(self._rto_expired)
         self.peer_wnd = 0
@@ -109,6 +118,8 @@ class TcpEndpoint:
         self._push_timer = kernel.timer(self._push_expired)
         self._hand_up_costs = host.per_push_s > 0.0
         self.ooo: dict[int, int] = {}
+        self._sack_blocks: list[list[int]] = []  # out-of-order data as [start, end), latest first
+        self._sack_max = max_blocks(self.option_bytes)
         self._wnd_field_max = 65535 << self.rcv_shift
         self._sws_step = min(window_max // 2, self.mss)
         self.right_edge = scale_window(window_max, self.rcv_shift)
@@ -139,7 +150,7 @@ class TcpEndpoint:
             self.mss = peer.mss
             self.naglim = min(self.naglim, peer.mss)
             self.cc = NewReno(self.mss, self.opts.initial_cwnd_segments,
-                              validate=self.opts.cwnd_validation)
+                              validate=self.opts.cwnd_validation, sack=self.sack_ok)
             self.delack.mss = self.mss
             self._sws_step = min(self.rcv_window_max // 2, self.mss)
         self.delack.fit_window(self.rcv_window_max)
@@ -244,8 +255,16 @@ class TcpEndpoint:
     def _emit(self, seq: int, length: int, cpu: int, retransmit: bool, push: bool = False) -> None:
         now = self.kernel.env._now
         wnd = self._window_to_advertise()
-        frame, wire_s = self._wire(length)
-        seg = Segment(self.peer, seq, length, self.rcv_nxt, wnd, frame, wire_s, retransmit, now, push)
+        if self._sack_blocks and not length:
+            # SACK blocks ride on pure ACKs (RFC 2018 §4); a data segment would have to shrink to make room.
+            blocks = tuple((b[0], b[1]) for b in self._sack_blocks[:self._sack_max])
+            extra = self.option_bytes + sack_option_bytes(len(blocks))
+            frame = framing.frame_bytes(0, extra)
+            wire_s = framing.wire_bytes(0, extra) * 8.0 / self._rate_bps
+            seg = Segment(self.peer, seq, 0, self.rcv_nxt, wnd, frame, wire_s, retransmit, now, push, blocks)
+        else:
+            frame, wire_s = self._wire(length)
+            seg = Segment(self.peer, seq, length, self.rcv_nxt, wnd, frame, wire_s, retransmit, now, push)
         if self.delack.held_segments:
             self.delack.on_ack_sent()
         self._delack_timer.deadline = None  # Timer.cancel(), inlined: every segment passes here
@@ -290,7 +309,14 @@ class TcpEndpoint:
 
     # --- output ------------------------------------------------------------------------------------
     def output(self, cpu: int) -> None:
-        """Send what the windows, Nagle and SWS avoidance allow (RFC 1122 §4.2.3.4, RFC 5681)."""
+        """Send what the windows, Nagle and SWS avoidance allow (RFC 1122 §4.2.3.4, RFC 5681); in SACK
+        recovery, what RFC 6675's NextSeg picks while cwnd - pipe allows a segment."""
+        if self._sack_rec:
+            self._sack_output(cpu)
+        else:
+            self._output(cpu)
+
+    def _output(self, cpu: int) -> None:
         mss = self.mss
         while True:
             if self.snd_nxt < self.snd_max:
@@ -304,7 +330,10 @@ class TcpEndpoint:
             in_flight = self.snd_nxt - self.snd_una
             cwnd = self.cc.cwnd
             peer_wnd = self.peer_wnd
-            usable = (cwnd if cwnd < peer_wnd else peer_wnd) - in_flight
+            if self._sack_rec:  # RFC 6675 §5 (C), NextSeg rule 2: new data within cwnd - pipe and the window
+                usable = min(cwnd - self._pipe, peer_wnd - in_flight)
+            else:
+                usable = (cwnd if cwnd < peer_wnd else peer_wnd) - in_flight
             if self.whole_messages:
                 sendable = unsent if unsent < usable else usable
                 if not self.nodelay and solaris_nagle_holds(sendable, in_flight, self.naglim, self.last_sent):
@@ -366,6 +395,8 @@ class TcpEndpoint:
             self._pushed_seq = end
         now = self.kernel.env._now
         self.sent.append([seq, length, now, False])
+        if self._sack_rec:
+            self._pipe += length
         self.snd_nxt = self.snd_max = end
         if self._rto_timer.deadline is None:
             self._arm_rto()
@@ -376,7 +407,10 @@ class TcpEndpoint:
         probe = length == 1 and seq == self.snd_una
         if not probe and in_flight > max(self.peer_wnd, 0):
             raise AuditError(f"{self.name}: {in_flight} bytes in flight > peer window {self.peer_wnd}")
-        if not probe and in_flight > self.cc.cwnd:
+        if self._sack_rec:
+            if self._pipe + length > self.cc.cwnd:
+                raise AuditError(f"{self.name}: pipe {self._pipe} + {length} bytes > cwnd {self.cc.cwnd}")
+        elif not probe and in_flight > self.cc.cwnd:
             raise AuditError(f"{self.name}: {in_flight} bytes in flight > cwnd {self.cc.cwnd}")
         if seq + length > self.written:
             raise AuditError(f"{self.name}: sending byte {seq + length} never written ({self.written})")
@@ -416,6 +450,40 @@ class TcpEndpoint:
             self._emit(entry[0], entry[1], cpu, True, entry[0] + entry[1] >= self.written)
             self._arm_rto()
 
+    # --- SACK-based loss recovery (RFC 6675 §5) ----------------------------------------------------
+    def _sack_enter_recovery(self, cpu: int) -> None:
+        """Step 4: the congestion window was set by :meth:`NewReno.on_dupack`; resend the first
+        unacknowledged segment at once, then send by ``pipe``."""
+        self._sack_rec = True
+        self._high_rxt = 0
+        if self.sent:
+            self._resend(self.sent[0], cpu)
+            self._arm_rto()
+        self._sack_output(cpu)
+
+    def _sack_output(self, cpu: int) -> None:
+        """Step (C): while cwnd - pipe allows a segment, NextSeg rule 1 (lost data), 2 (new data), 3 (other
+        data below the highest SACKed byte)."""
+        self._pipe = set_pipe(self._board, self.sent, self.snd_una, self.snd_max, self._high_rxt, self.mss)
+        self._sack_resend(cpu, True)
+        self._output(cpu)
+        self._sack_resend(cpu, False)
+
+    def _sack_resend(self, cpu: int, lost_only: bool) -> None:
+        while self.cc.cwnd - self._pipe >= self.mss:
+            entry = next_retransmission(self._board, self.sent, self.snd_una, self._high_rxt, self.mss, lost_only)
+            if entry is None:
+                return
+            self._resend(entry, cpu)
+
+    def _resend(self, entry: list, cpu: int) -> None:
+        if AUDIT["on"] and self._board.sacked_bytes(entry[0], entry[0] + entry[1]) == entry[1]:
+            raise AuditError(f"{self.name}: resending {entry[0]}+{entry[1]}, which the peer SACKed (RFC 6675 §4)")
+        entry[3] = True
+        self._high_rxt = entry[0] + entry[1]
+        self._pipe += entry[1]
+        self._emit(entry[0], entry[1], cpu, True, entry[0] + entry[1] >= self.written)
+
     # --- timers ------------------------------------------------------------------------------------
     def _arm_rto(self) -> None:
         self._rto_timer.arm(self.kernel.env._now + self.rto.timeout_s())
@@ -427,6 +495,11 @@ class TcpEndpoint:
         self.rto.on_timeout()
         if self.snd_max > self.snd_una:
             self.cc.on_timeout(self.snd_max - self.snd_una, self.snd_max)
+            if self.sack_ok:
+                # RFC 2018 §8: the receiver may have reneged, so the SACKed bits are cleared (and go-back-N
+                # resends everything, RFC 6675 §5.1 leaves the choice open).
+                self._sack_rec = False
+                self._board.clear()
             self.snd_nxt = self.snd_una
             self.output(cpu)
             self._arm_rto()
@@ -460,6 +533,10 @@ class TcpEndpoint:
     def _process_ack(self, seg: Segment, cpu: int) -> None:
         ack = seg.ack
         now = self.kernel.env._now
+        if seg.sack is not None and self.sack_ok:
+            self._board.add(seg.sack, ack if ack > self.snd_una else self.snd_una)
+        elif self._board.ranges and ack > self.snd_una:
+            self._board.prune(ack)
         if ack > self.snd_una:
             acked = ack - self.snd_una
             self.snd_una = ack
@@ -485,6 +562,8 @@ class TcpEndpoint:
                 self.max_sndwnd = seg.wnd
             if self.cc.on_new_ack(acked, ack, self.snd_max - ack):
                 self._retransmit_first(cpu)
+            elif self._sack_rec and not self.cc.in_recovery:
+                self._sack_rec = False  # RFC 6675 §5: the cumulative ACK passed RecoveryPoint
             if self.snd_max > ack:
                 self._arm_rto()
             else:
@@ -496,6 +575,9 @@ class TcpEndpoint:
         else:
             if self.snd_max > self.snd_una and seg.wnd == self.peer_wnd:
                 if self.cc.on_dupack(self.snd_max - self.snd_una, self.snd_max, self.snd_una):
+                    if self.sack_ok:
+                        self._sack_enter_recovery(cpu)
+                        return
                     self._retransmit_first(cpu)
             self.peer_wnd = seg.wnd
             if seg.wnd > self.max_sndwnd:
@@ -515,6 +597,9 @@ class TcpEndpoint:
                 rcv_nxt += more
             arrived = rcv_nxt - self.rcv_nxt
             self.rcv_nxt = rcv_nxt
+            if self._sack_blocks:
+                self._sack_blocks = [b if b[0] >= rcv_nxt else [rcv_nxt, b[1]]
+                                     for b in self._sack_blocks if b[1] > rcv_nxt]
             self.rcv_buffered += length
             if self._drs:
                 self._rcv_rtt_measure()
@@ -534,6 +619,8 @@ class TcpEndpoint:
                 self.rcv_readable += arrived
         elif seq > rcv_nxt and seq + length - rcv_nxt <= self.rcv_window_max:
             self.ooo.setdefault(seq, length)
+            if self.sack_ok:
+                record_arrival(self._sack_blocks, seq, seq + length, rcv_nxt)
             self.out_of_order_segments += 1
             self.delack.on_segment(length, False)
             ack_now = True  # RFC 5681 §4.2: out-of-order data is ACKed at once (a duplicate ACK)

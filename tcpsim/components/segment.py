@@ -8,10 +8,10 @@ __all__ = ["Segment"]
 class Segment:
     """One TCP segment; ``length`` 0 is a pure ACK or window update."""
 
-    __slots__ = ("dst", "seq", "length", "ack", "wnd", "frame_bytes", "wire_s", "retransmit", "sent_s", "push")
+    __slots__ = ("dst", "seq", "length", "ack", "wnd", "frame_bytes", "wire_s", "retransmit", "sent_s", "push", "sack")
 
     def __init__(self, dst, seq: int, length: int, ack: int, wnd: int, frame_bytes: int, wire_s: float,
-                 retransmit: bool, sent_s: float, push: bool = False) -> None:
+                 retransmit: bool, sent_s: float, push: bool = False, sack: tuple | None = None) -> None:
         self.dst = dst
         self.seq = seq
         self.length = length
@@ -22,3 +22,5 @@ class Segment:
         self.retransmit = retransmit
         self.sent_s = sent_s
         self.push = push
+        self.sack = sack
+        """SACK blocks ``((start, end), ...)`` the ACK carries (RFC 2018), or None."""

@@ -4,7 +4,8 @@ Ref: RFC 5681 §3.1 (slow start and congestion avoidance), §3.2 (fast retransmi
 RFC 3465 (appropriate byte counting, L = 2 SMSS in slow start: with delayed ACKs a receiver
 ACKs two or more segments at once); RFC 6582 (NewReno: partial ACKs, ``recover``); RFC 7661 §4.1
 (congestion-window validation: a window the sender does not use is not grown; Linux
-``tcp_is_cwnd_limited``, 4.4BSD-derived stacks grow it regardless).
+``tcp_is_cwnd_limited``, 4.4BSD-derived stacks grow it regardless); RFC 6675 §5 (with SACK, recovery
+sets cwnd to ssthresh and sends by the ``pipe`` estimate instead of inflating cwnd per duplicate ACK).
 """
 
 from __future__ import annotations
@@ -18,15 +19,16 @@ class NewReno:
     """Congestion window state of one sender, in bytes."""
 
     __slots__ = ("mss", "cwnd", "ssthresh", "in_recovery", "recover", "dupacks", "abc_limit", "_ca_acc",
-                 "validate")
+                 "validate", "sack")
 
     MAX_BURST_SEGMENTS = 3
     """Linux ``tcp_max_burst``: a window within this many segments of the flight still counts as used."""
 
     def __init__(self, mss_bytes: int, initial_window_segments: int = 2, abc_limit_segments: int = 2,
-                 validate: bool = False) -> None:
+                 validate: bool = False, sack: bool = False) -> None:
         self.mss = mss_bytes
         self.validate = validate
+        self.sack = sack
         self.cwnd = initial_window_segments * mss_bytes
         self.ssthresh = math.inf
         self.in_recovery = False
@@ -41,10 +43,14 @@ class NewReno:
         mss = self.mss
         if self.in_recovery:
             if ack >= self.recover:
-                # RFC 6582 §3.2 step 3, full ACK: deflate to min(ssthresh, FlightSize + SMSS).
+                # Full ACK. NewReno deflates to min(ssthresh, FlightSize + SMSS) (RFC 6582 §3.2 step 3);
+                # with SACK, cwnd already is ssthresh (RFC 6675 §5) and stays there, as Linux leaves it.
                 self.in_recovery = False
-                self.cwnd = min(self.ssthresh, max(flight_bytes, 0) + mss)
+                if not self.sack:
+                    self.cwnd = min(self.ssthresh, max(flight_bytes, 0) + mss)
                 return False
+            if self.sack:
+                return False  # RFC 6675: the scoreboard, not the partial ACK, says what to resend
             # Partial ACK: deflate by the amount acked, add back one SMSS, retransmit the next hole.
             self.cwnd = max(self.cwnd - acked_bytes + mss, mss)
             return True
@@ -68,11 +74,14 @@ class NewReno:
         """
         self.dupacks += 1
         if self.in_recovery:
-            self.cwnd += self.mss
+            if not self.sack:
+                self.cwnd += self.mss
             return False
         if self.dupacks == 3 and ack >= self.recover:
             self.ssthresh = max(flight_bytes // 2, 2 * self.mss)
-            self.cwnd = self.ssthresh + 3 * self.mss
+            # RFC 6675 §5 step 4.2: cwnd = ssthresh, and ``pipe`` decides what may go out; NewReno
+            # inflates by the three segments that left the network (RFC 6582 §3.2 step 2).
+            self.cwnd = self.ssthresh if self.sack else self.ssthresh + 3 * self.mss
             self.in_recovery = True
             self.recover = snd_max
             return True

@@ -1,0 +1,160 @@
+"""Selective acknowledgment: the receiver's SACK blocks and the sender's scoreboard.
+
+Ref: RFC 2018 (the option: a receiver holding out-of-order data reports up to four contiguous blocks of
+it on each ACK, the block holding the latest arrival first, then the most recently reported others),
+RFC 6675 (conservative loss recovery: a segment counts as lost once DupThresh segments, or more than
+(DupThresh - 1) x SMSS bytes, above it are SACKed; ``pipe`` estimates the bytes still in the network;
+``NextSeg`` picks what to send).
+
+The sender's list of sent segments, oldest first, is ``[seq, length, sent_s, retransmitted]`` each; what
+the receiver reported holding is a :class:`Scoreboard` of byte ranges.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from typing import Optional, Sequence
+
+__all__ = ["DUP_THRESH", "SACK_OPTION_BASE_BYTES", "SACK_BLOCK_BYTES", "max_blocks", "option_bytes",
+           "record_arrival", "Scoreboard", "set_pipe", "next_retransmission"]
+
+DUP_THRESH = 3
+"""RFC 6675 §2 DupThresh (RFC 5681's three duplicate ACKs)."""
+SACK_OPTION_BASE_BYTES = 4
+"""Two NOPs, kind and length (RFC 2018 §3; the NOPs align the blocks)."""
+SACK_BLOCK_BYTES = 8
+_TCP_OPTION_SPACE_BYTES = 40
+
+_SEQ, _LEN = 0, 1
+
+
+def max_blocks(other_option_bytes: int) -> int:
+    """Blocks that fit beside the other options: 4 alone, 3 beside timestamps (RFC 2018 §3)."""
+    return max(0, (_TCP_OPTION_SPACE_BYTES - other_option_bytes - SACK_OPTION_BASE_BYTES) // SACK_BLOCK_BYTES)
+
+
+def option_bytes(n_blocks: int) -> int:
+    """Bytes an ACK carrying ``n_blocks`` SACK blocks adds to its header."""
+    return SACK_OPTION_BASE_BYTES + SACK_BLOCK_BYTES * n_blocks if n_blocks else 0
+
+
+def record_arrival(blocks: list[list[int]], seq: int, end: int, rcv_nxt: int) -> None:
+    """Update the receiver's blocks, most recent first, after out-of-order bytes ``[seq, end)`` arrived.
+
+    The block that now holds them (merged with any it touches) moves to the front (RFC 2018 §4, first
+    rule); the others keep their order of last report. Blocks at or below ``rcv_nxt`` are dropped.
+    """
+    start, stop = seq, end
+    kept = []
+    for b in blocks:
+        if b[1] <= rcv_nxt:
+            continue
+        if b[0] <= stop and start <= b[1]:  # touches or overlaps: merge
+            start, stop = min(start, b[0]), max(stop, b[1])
+        else:
+            kept.append(b)
+    blocks[:] = [[start, stop]] + kept
+
+
+def _seq(entry: list) -> int:
+    return entry[_SEQ]
+
+
+class Scoreboard:
+    """What the sender knows the receiver holds above ``snd_una``: sorted, disjoint ``[start, end)`` ranges.
+
+    Kept as ranges rather than a flag per segment, so each ACK costs a few range operations, not a walk
+    over every segment in flight (a window can hold thousands).
+    """
+
+    __slots__ = ("ranges",)
+
+    def __init__(self) -> None:
+        self.ranges: list[list[int]] = []
+
+    def clear(self) -> None:
+        self.ranges.clear()
+
+    def add(self, blocks: Sequence[Sequence[int]], snd_una: int) -> None:
+        """Merge the blocks of one ACK (RFC 2018 §4) and forget what lies below ``snd_una``."""
+        r = self.ranges
+        for start, stop in blocks:
+            if stop <= snd_una:
+                continue  # old news (or a D-SACK, RFC 2883, which this model does not send)
+            i = 0
+            while i < len(r) and r[i][1] < start:
+                i += 1
+            j = i
+            while j < len(r) and r[j][0] <= stop:
+                start, stop = min(start, r[j][0]), max(stop, r[j][1])
+                j += 1
+            r[i:j] = [[start, stop]]
+        self.prune(snd_una)
+
+    def prune(self, snd_una: int) -> None:
+        r = self.ranges
+        while r and r[0][1] <= snd_una:
+            del r[0]
+        if r and r[0][0] < snd_una:
+            r[0][0] = snd_una
+
+    @property
+    def high_sacked(self) -> int:
+        """One past the highest SACKed byte (0 when nothing is SACKed)."""
+        return self.ranges[-1][1] if self.ranges else 0
+
+    def lost_below(self, sent: Sequence[list], mss: int) -> int:
+        """RFC 6675 §4 IsLost as a boundary: an unSACKed byte below the returned sequence number has
+        DupThresh SACKed segments, or more than (DupThresh - 1) x SMSS SACKed bytes, above it."""
+        count = nbytes = 0
+        for start, stop in reversed(self.ranges):
+            nbytes += stop - start
+            count += bisect_left(sent, stop, key=_seq) - bisect_left(sent, start, key=_seq)
+            if count >= DUP_THRESH or nbytes > (DUP_THRESH - 1) * mss:
+                return start
+        return 0
+
+    def sacked_bytes(self, lo: int, hi: int) -> int:
+        """SACKed bytes in ``[lo, hi)``."""
+        total = 0
+        for start, stop in self.ranges:
+            a, b = max(start, lo), min(stop, hi)
+            if b > a:
+                total += b - a
+        return total
+
+    def next_unsacked(self, seq: int) -> int:
+        """The first byte at or above ``seq`` that is not SACKed."""
+        for start, stop in self.ranges:
+            if start <= seq < stop:
+                return stop
+        return seq
+
+
+def set_pipe(board: Scoreboard, sent: Sequence[list], snd_una: int, snd_max: int, high_rxt: int, mss: int) -> int:
+    """RFC 6675 §4 SetPipe: bytes still in the network.
+
+    An unSACKed byte counts once unless it is taken as lost, and once more if it was retransmitted in this
+    recovery (below ``high_rxt``).
+    """
+    lost = max(board.lost_below(sent, mss), snd_una)
+    pipe = (snd_max - lost) - board.sacked_bytes(lost, snd_max)
+    if high_rxt > snd_una:
+        pipe += (high_rxt - snd_una) - board.sacked_bytes(snd_una, high_rxt)
+    return pipe
+
+
+def next_retransmission(board: Scoreboard, sent: Sequence[list], snd_una: int, high_rxt: int, mss: int,
+                        lost_only: bool) -> Optional[list]:
+    """RFC 6675 §4 NextSeg, rules 1 and 3: the segment holding the first byte at or above ``high_rxt`` that
+    is not SACKed and lies below the highest SACKed byte, provided (rule 1, ``lost_only``) it is taken as
+    lost; None when there is none."""
+    seq = board.next_unsacked(max(high_rxt, snd_una))
+    limit = board.lost_below(sent, mss) if lost_only else board.high_sacked
+    if seq >= limit:
+        return None
+    i = bisect_right(sent, seq, key=_seq) - 1
+    if i < 0:
+        return None
+    entry = sent[i]
+    return entry if entry[_SEQ] + entry[_LEN] > seq else None
