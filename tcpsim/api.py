@@ -57,6 +57,17 @@ def _platform(spec: Platform | str | None, tuning: Optional[str]) -> Platform | 
     return load_platform(spec, tuning=tuning)
 
 
+def _on_off(name: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower()
+    if word in ("on", "true", "1", "yes"):
+        return True
+    if word in ("off", "false", "0", "no"):
+        return False
+    raise ConfigError(name, value, "on or off")
+
+
 def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None, mtu: Any = 1500,
                    sockbuf: Any = None, sndbuf: Any = None, rcvbuf: Any = None, write: Any = "64k",
                    message: Any = None, rr: Any = None, response: Any = None, read: Any = None,
@@ -101,7 +112,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
         if deferred_acks_max is not None:
             over["deferred_acks_max"] = deferred_acks_max
         if sack is not None:
-            over["sack"] = bool(sack)
+            over["sack"] = _on_off("sack", sack)
         return TcpOptions.for_os(
             p.os,
             sockbuf_bytes=None if sockbuf is None else parse_size(sockbuf, "sockbuf_bytes"),

@@ -53,7 +53,7 @@ _EXAMPLES = {
 
 _SWEEPABLE = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "write", "message", "rr", "response",
               "streams", "cpus", "bus", "platform", "sender", "receiver", "tuning", "os", "delack",
-              "deferred_acks_max", "message_rate", "loss", "queue", "seed")
+              "deferred_acks_max", "message_rate", "loss", "queue", "sack", "seed")
 
 _DELEGATES = {"validate": ("validate",), "calibrate": ("calibrate", "fit")}
 """Subcommands served by tcpsim.calibration modules (first module found with a ``main(argv)``)."""
@@ -78,6 +78,9 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--delack", choices=DELACK_RULES, default=None,
                    help="delayed-ACK rules (bsd44: 4.4BSD header prediction, ACKs ride on window updates)")
     g.add_argument("--deferred-acks-max", type=int, default=None, metavar="N", help="Solaris tcp_deferred_acks_max")
+    g.add_argument("--sack", choices=("on", "off"), default=None,
+                   help="selective acknowledgment (RFC 2018) and its loss recovery (RFC 6675) on both ends "
+                        "(default: each OS's own setting)")
     g.add_argument("--os", choices=("linux", "solaris", "bsd"), default=None,
                    help="OS family: its TCP rules and textbook defaults on both hosts")
     g = p.add_argument_group("workload")
@@ -134,7 +137,8 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
                               rr=a.rr, response=a.response, streams=a.streams, bidir=a.bidir, nodelay=a.nodelay,
                               delack=a.delack, deferred_acks_max=a.deferred_acks_max, os=a.os, platform=a.platform,
                               sender=a.sender, receiver=a.receiver, tuning=a.tuning, cpus=a.cpus, bus=a.bus,
-                              queue=a.queue, loss=a.loss, message_rate=a.message_rate, seed=a.seed)
+                              queue=a.queue, loss=a.loss, message_rate=a.message_rate, sack=a.sack,
+                              seed=a.seed)
     if a.max_time is not None:
         kw["budget"] = Budget(max_sim_time_s=parse_duration(a.max_time, "max_time"))
     if a.sysctl:

@@ -99,6 +99,8 @@ def test_predict_ceilings_method_is_instant_and_json_safe(capsys):
     (["predict", "--platform", "rx2600_ixgb", "--tuning", "turbo"], "tuning"),
     (["predict", "--tuning", "kernel"], "tuning"),
     (["predict", "--delack", "sometimes"], "--delack"),
+    (["predict", "--sack", "maybe"], "--sack"),
+    (["sweep", "--sack", "on,maybe"], "sack"),
     (["predict", "--streams", "many"], "--streams"),
     (["predict", "--rate", "fast"], "rate"),
     (["predict", "--delay", "1ms", "--rtt", "2ms"], "delay"),
@@ -351,3 +353,12 @@ def test_window_advice_does_not_ask_for_buffers_already_there():
     sc = build_scenario(sockbuf="4M", delay="100us")
     r = dataclasses.replace(run(sc), limited_by="window", rtt_s=200e-6)  # 4 MiB >> 1 Gbit/s x 200 us
     assert "already cover" in advice(sc, r) and "--sockbuf" not in advice(sc, r)
+
+
+def test_sack_flag_overrides_each_os_default_on_both_ends():
+    """Linux permits SACK by default, 4.4BSD has none; --sack on / off sets both ends (RFC 2018 §2)."""
+    assert build_scenario(os="linux").sender.tcp.sack and not build_scenario(os="bsd").sender.tcp.sack
+    off = build_scenario(os="linux", sack="off")
+    on = build_scenario(os="bsd", sack=True)
+    assert not off.sender.tcp.sack and not off.receiver.tcp.sack
+    assert on.sender.tcp.sack and on.receiver.tcp.sack

@@ -25,7 +25,8 @@ ETH_MIN_FRAME_BYTES = 64
 def tcp_option_bytes(timestamps: bool) -> int:
     """Option bytes carried by every data segment: 12 with RFC 7323 timestamps, else 0.
 
-    SACK blocks ride only on ACKs during recovery (RFC 2018) and are not counted in the MSS.
+    SACK blocks ride only on pure ACKs while the receiver holds out-of-order data
+    (:mod:`tcpsim.protocol.sack`) and are not counted in the MSS.
     """
     return TIMESTAMP_OPTION_BYTES if timestamps else 0
 
