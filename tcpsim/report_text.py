@@ -46,8 +46,10 @@ def advice(sc: Scenario, r: Result) -> str:
         return (f"random loss ({sc.link.loss_frac:g} of frames) keeps halving the congestion window, and goodput goes "
                 f"as MSS / (RTT x sqrt(loss)): {ideas}, or parallel streams (--streams N), each with its own sawtooth")
     if lim == "cwnd" and r.drops.get("link"):
+        sack = "" if sc.sender.tcp.sack and sc.receiver.tcp.sack else (
+            "; SACK on both ends (--sack on) repairs several drops of one window in about one round trip")
         return ("the link queue overflows and halves the congestion window: a deeper queue (--queue N), or socket "
-                "buffers that stop the window just short of bandwidth x RTT plus the queue")
+                "buffers that stop the window just short of bandwidth x RTT plus the queue" + sack)
     if lim in ("window", "sndbuf", "cwnd"):
         rtt = r.rtt_s or (2 * sc.link.one_way_delay_s)
         target = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes) / 8 * rtt

@@ -362,3 +362,11 @@ def test_sack_flag_overrides_each_os_default_on_both_ends():
     on = build_scenario(os="bsd", sack=True)
     assert not off.sender.tcp.sack and not off.receiver.tcp.sack
     assert on.sender.tcp.sack and on.receiver.tcp.sack
+
+
+def test_queue_overflow_advice_offers_sack_only_where_it_is_off(capsys):
+    base = ["predict", "--rtt", "20ms", "--queue", "50", "--rate", "100mbit", "--sockbuf", "2M", "--max-time", "10s"]
+    _, off, _ = _run(capsys, base + ["--sack", "off"])
+    _, on, _ = _run(capsys, base + ["--sack", "on"])
+    assert "queue overflows" in off and "--sack on" in off
+    assert "queue overflows" in on and "--sack on" not in on
