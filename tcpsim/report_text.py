@@ -117,7 +117,8 @@ def describe(sc: Scenario, r: Result) -> str:
         f"sndbuf {_buffer(sc.sender.tcp.sndbuf_bytes, sc.sender.tcp.sndbuf_autotune_max_bytes)}, "
         f"rcvbuf {_buffer(sc.receiver.tcp.rcvbuf_bytes, sc.receiver.tcp.rcv_window_autotune_max_bytes, 'window ')}, "
         f"{what}, {wl.n_streams} stream(s){' both ways' if wl.bidirectional else ''}"
-        f"{', TCP_NODELAY' if sc.sender.tcp.nodelay else ''}",
+        f"{', TCP_NODELAY' if sc.sender.tcp.nodelay else ''}"
+        f"{', SACK' if sc.sender.tcp.sack and sc.receiver.tcp.sack else ''}",
         f"goodput      {r.goodput_bps / 1e6:9.1f} Mbit/s  {r.goodput_bps / 8e6:8.1f} MB/s  "
         f"({r.goodput_bps / (ways * line):.0%} of line-rate goodput {line / 1e6:.0f} Mbit/s"
         f"{' each way' if ways == 2 else ''})",

@@ -370,3 +370,4 @@ def test_queue_overflow_advice_offers_sack_only_where_it_is_off(capsys):
     _, on, _ = _run(capsys, base + ["--sack", "on"])
     assert "queue overflows" in off and "--sack on" in off
     assert "queue overflows" in on and "--sack on" not in on
+    assert on.splitlines()[0].endswith(", SACK") and "SACK" not in off.splitlines()[0]
