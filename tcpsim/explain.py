@@ -44,6 +44,8 @@ class TraceRow:
     why: str
     push: bool = False
     """The PSH flag (:mod:`tcpsim.protocol.push`): a Solaris receiver hands queued data up on it."""
+    sack: tuple = ()
+    """SACK blocks ``((start, end), ...)`` an ACK carries (RFC 2018), latest first."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,8 @@ class Explanation:
 
     @property
     def trace(self) -> tuple:
-        """The first ``segments`` trace tuples ``(time_s, endpoint, kind, seq, length, ack, window, why, push)``."""
+        """The first ``segments`` trace tuples ``(time_s, endpoint, kind, seq, length, ack, window, why, push,
+        sack)``."""
         return tuple(self.result.trace[: self.segments])
 
     def rows(self) -> list[TraceRow]:
@@ -64,7 +67,7 @@ class Explanation:
         out: list[TraceRow] = []
         last_ack: dict[str, tuple[int, int]] = {}
         sent: dict[str, list[tuple[int, int]]] = {}
-        for t, who, kind, seq, length, ack, wnd, why, push in self.trace:
+        for t, who, kind, seq, length, ack, wnd, why, push, sack in self.trace:
             who = str(who)
             host, _, stream = who.partition("#")
             peer = ("receiver" if host == "sender" else "sender") + (f"#{stream}" if stream else "")
@@ -80,9 +83,12 @@ class Explanation:
                     covered = [s for s in sent.get(peer, []) if start <= s[0] < ack]
                     n = len(covered)
                     words = f"acks {ack - start} B" + (f" ({n} segment{'s' if n != 1 else ''})" if n else "")
+            if sack:
+                words += "; SACK " + ", ".join(f"{a}-{b}" for a, b in sack)
             last_ack[who] = (ack, wnd)
             out.append(TraceRow(time_s=t, endpoint=who, forward=host == "sender", kind=kind, seq=seq,
-                                length_bytes=length, ack=ack, window_bytes=wnd, why=words, push=push))
+                                length_bytes=length, ack=ack, window_bytes=wnd, why=words, push=push,
+                                sack=sack or ()))
         return out
 
     def cycle(self, top: int | None = 3) -> list[tuple[int, int]]:

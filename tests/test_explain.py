@@ -104,3 +104,15 @@ def test_psh_marks_the_segment_that_empties_the_queue(sun):
     assert [r.push for r in sun.rows()] == [t[8] for t in sun.trace]
     nodelay = explain(segments=10, nodelay=True, **SUN)
     assert all(r.push for r in nodelay.rows() if r.kind == "data")
+
+
+def test_acks_show_their_sack_blocks():
+    """A queue of four frames drops part of slow start's bursts; with SACK the duplicate ACKs name the blocks
+    the receiver holds above the hole (RFC 2018), latest first."""
+    kw = dict(rate="100mbit", rtt="2ms", queue=4, sockbuf="256k", segments=60)
+    rows = explain(sack=True, **kw).rows()
+    sacked = [r for r in rows if r.sack]
+    assert sacked and all(r.kind == "ack" and "SACK" in r.why for r in sacked)
+    for r in sacked:
+        assert all(r.ack < start < end for start, end in r.sack)
+    assert not any(r.sack for r in explain(sack=False, **kw).rows())

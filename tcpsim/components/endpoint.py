@@ -280,7 +280,7 @@ class TcpEndpoint:
             self.acks_sent += 1
         if self.trace is not None and len(self.trace) < self.trace.maxlen:
             self.trace.append((now, self.name, "data" if length else "ack", seq, length, self.rcv_nxt, wnd,
-                               "retransmit" if retransmit else self.block, push))
+                               "retransmit" if retransmit else self.block, push, seg.sack))
         self.host.transmit(seg, cpu)
 
     # --- application interface ---------------------------------------------------------------------
