@@ -87,7 +87,7 @@ def plot_sequence(trace: Sequence[tuple], one_way_delay_s: float | None = None, 
                   title: str = "", to_scale: bool = False):
     """A sequence diagram like the Sun blueprint's Figure 8: two vertical time lines, slanted arrows.
 
-    ``trace`` rows are ``(time_s, endpoint, kind, seq, length, ack, window, why, push)`` as a traced run records
+    ``trace`` rows are ``(time_s, endpoint, kind, seq, length, ack, window, why, push, sack)`` as a traced run records
     them (``Result.trace``). By default one row per segment, its send time in microseconds at the left,
     as the blueprint draws it. ``to_scale=True`` puts time on the vertical axis instead: an arrow reaches
     the other line after the one-way delay plus the frame's serialization at ``rate_bps``.

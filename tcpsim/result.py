@@ -76,8 +76,8 @@ class Result:
     ceilings_bps: dict[str, float] = field(default_factory=dict)
     """Closed-form bounds (:mod:`tcpsim.ceilings`), attached by :func:`tcpsim.simulate`."""
     trace: tuple = ()
-    """With ``Budget.record_trace``: (time_s, endpoint, kind, seq, length, ack, window, why, push) per
-    segment; ``push`` is the PSH flag."""
+    """With ``Budget.record_trace``: (time_s, endpoint, kind, seq, length, ack, window, why, push, sack) per
+    segment; ``push`` is the PSH flag, ``sack`` an ACK's SACK blocks ``((start, end), ...)`` or None."""
     inputs: dict[str, Any] = field(default_factory=dict)
     """The scenario's main inputs, flat, for tables."""
 

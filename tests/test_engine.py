@@ -116,7 +116,7 @@ def test_solaris_hands_short_messages_up_one_by_one():
 def _repeated_acks(trace) -> int:
     """Pure ACKs from the receiver that repeat its previous ACK exactly (no data sent in between)."""
     last, repeats = None, 0
-    for _t, endpoint, kind, _seq, length, ack, wnd, _why, _push in trace:
+    for _t, endpoint, kind, _seq, length, ack, wnd, _why, _push, _sack in trace:
         if not endpoint.startswith("receiver"):
             continue
         if kind == "ack":
