@@ -51,7 +51,10 @@ def advice(sc: Scenario, r: Result) -> str:
         return ("the link queue overflows and halves the congestion window: a deeper queue (--queue N), or socket "
                 "buffers that stop the window just short of bandwidth x RTT plus the queue" + sack)
     if lim in ("window", "sndbuf", "cwnd"):
-        rtt = r.rtt_s or (2 * sc.link.one_way_delay_s)
+        # A segment sent during loss recovery is acknowledged only once the holes below it are repaired, so
+        # with retransmissions the measured round trip is recovery time: size buffers by the path's instead.
+        recovering = r.retransmits > 0
+        rtt = ceilings.base_rtt_s(sc) if recovering else (r.rtt_s or (2 * sc.link.one_way_delay_s))
         target = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes) / 8 * rtt
         size = 1 << max(12, math.ceil(math.log2(max(target * 1.25, 4096))))
         have = min(sc.sender.tcp.sndbuf_limit_bytes, sc.receiver.tcp.window_limit_bytes)
@@ -63,9 +66,13 @@ def advice(sc: Scenario, r: Result) -> str:
                     f"--sockbuf {size // 1024}k")
         path_rtt = 2 * sc.link.one_way_delay_s
         if r.rtt_s and path_rtt > 0 and r.rtt_s > 3 * path_rtt:
-            # Most of the round trip is spent in the hosts: the window waits on them, not on the wire.
-            text += (f"; the measured round trip ({r.rtt_s * 1e6:,.0f} us) is {r.rtt_s / path_rtt:.0f}x the path's: "
-                     "interrupt coalescing, delayed ACKs and host queues hold the ACKs")
+            text += f"; the measured round trip ({r.rtt_s * 1e6:,.0f} us) is {r.rtt_s / path_rtt:.0f}x the path's: "
+            if recovering:
+                text += (f"ACKs wait for loss recovery ({r.retransmits:,} retransmissions in the measured run)"
+                         + ("" if sc.sender.tcp.sack and sc.receiver.tcp.sack else
+                            "; SACK on both ends (--sack on) repairs several losses per round trip"))
+            else:  # most of the round trip is spent in the hosts: the window waits on them, not on the wire
+                text += "interrupt coalescing, delayed ACKs and host queues hold the ACKs"
         return text
     if lim == "nagle_delack":
         return "disable Nagle on the sending socket (TCP_NODELAY): --nodelay"
