@@ -9,7 +9,7 @@ from .config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from .errors import ConfigError
 from .platform import OS_FAMILIES, Platform, bus_preset, os_defaults
 from .result import Result
-from .units import parse_duration, parse_rate, parse_size
+from .units import parse_duration, parse_rate, parse_size, parse_switch
 
 __all__ = ["simulate", "predict", "build_scenario", "scenario_inputs"]
 
@@ -44,6 +44,7 @@ def scenario_inputs(sc: Scenario) -> dict[str, Any]:
         "n_streams": wl.n_streams,
         "bidirectional": wl.bidirectional,
         "nodelay": sc.sender.tcp.nodelay,
+        "sack": sc.sender.tcp.sack and sc.receiver.tcp.sack,
         "delack": sc.receiver.tcp.delack,
         "seed": sc.seed,
     }
@@ -55,17 +56,6 @@ def _platform(spec: Platform | str | None, tuning: Optional[str]) -> Platform | 
     from .profiles import load_platform
 
     return load_platform(spec, tuning=tuning)
-
-
-def _on_off(name: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    word = str(value).strip().lower()
-    if word in ("on", "true", "1", "yes"):
-        return True
-    if word in ("off", "false", "0", "no"):
-        return False
-    raise ConfigError(name, value, "on or off")
 
 
 def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None, mtu: Any = 1500,
@@ -112,7 +102,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
         if deferred_acks_max is not None:
             over["deferred_acks_max"] = deferred_acks_max
         if sack is not None:
-            over["sack"] = _on_off("sack", sack)
+            over["sack"] = parse_switch(sack, "sack")
         return TcpOptions.for_os(
             p.os,
             sockbuf_bytes=None if sockbuf is None else parse_size(sockbuf, "sockbuf_bytes"),

@@ -35,7 +35,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .result import json_ready
-from .units import format_quantity, parse_duration, parse_rate, parse_size
+from .units import format_quantity, parse_duration, parse_rate, parse_size, parse_switch
 
 __all__ = ["AXES", "SweepResult", "parse_axis", "split_axes", "sweep"]
 
@@ -61,6 +61,7 @@ AXES: dict[str, tuple[str, str]] = {
     "loss": ("float", "loss_frac"),
     "nodelay": ("bool", "nodelay"),
     "bidir": ("bool", "bidirectional"),
+    "sack": ("bool", "sack"),
     "bus": ("text", "bus"),
     "platform": ("text", "platform"),
     "sender": ("text", "sender_platform"),
@@ -107,14 +108,7 @@ def _parse_one(name: str, value: Any) -> Any:
             raise ConfigError(name, value, "a finite number")
         return out
     if kind == "bool":
-        if isinstance(value, bool):
-            return value
-        word = str(value).strip().lower()
-        if word in ("1", "true", "yes", "on"):
-            return True
-        if word in ("0", "false", "no", "off"):
-            return False
-        raise ConfigError(name, value, "true or false")
+        return parse_switch(value, name)
     return value if not isinstance(value, str) else value.strip()
 
 

@@ -8,6 +8,7 @@ Conventions (kept in this module only):
 * **Rates are decimal.** ``1gbit`` = ``1g`` = ``1Gbps`` = 1e9 bit/s, ``100mbit`` = 1e8 bit/s; a rate in
   bytes per second is written with ``B/s`` (``125MB/s`` = 1e9 bit/s), decimal too. A bare number is bit/s.
 * **Durations** take ``s``, ``ms``, ``us`` (or ``µs``), ``ns``; a bare number is seconds.
+* **Switches** are ``on``/``off`` (also ``true``/``false``, ``yes``/``no``, ``1``/``0``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = [
     "parse_size",
     "parse_rate",
     "parse_duration",
+    "parse_switch",
     "format_size",
     "format_rate",
     "format_duration",
@@ -91,6 +93,18 @@ def parse_duration(value: object, field: str = "duration_s") -> float:
     if not math.isfinite(seconds):
         raise ConfigError(field, value, "a finite duration")
     return seconds
+
+
+def parse_switch(value: object, field: str = "switch") -> bool:
+    """True or False from ``on``/``off``, ``true``/``false``, ``yes``/``no``, ``1``/``0`` or a bool."""
+    if isinstance(value, bool):
+        return value
+    word = _as_text(value).lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(field, value, "on or off")
 
 
 def format_size(size_bytes: float) -> str:

@@ -4,7 +4,7 @@ import pytest
 
 from tcpsim.errors import ConfigError
 from tcpsim.units import (format_duration, format_quantity, format_rate, format_size, parse_duration, parse_rate,
-                          parse_size)
+                          parse_size, parse_switch)
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -29,8 +29,15 @@ def test_durations(text, expected):
     assert parse_duration(text) == pytest.approx(expected)
 
 
+@pytest.mark.parametrize("text, expected", [("on", True), ("OFF", False), ("true", True), ("0", False),
+                                            (" yes ", True), (True, True), (False, False)])
+def test_switches(text, expected):
+    assert parse_switch(text) is expected
+
+
 @pytest.mark.parametrize("fn, text", [(parse_size, "12q"), (parse_size, "1.3"), (parse_size, ""),
-                                      (parse_rate, "fast"), (parse_duration, "soon"), (parse_size, True)])
+                                      (parse_rate, "fast"), (parse_duration, "soon"), (parse_size, True),
+                                      (parse_switch, "maybe"), (parse_switch, "")])
 def test_bad_quantities_name_the_field(fn, text):
     with pytest.raises(ConfigError) as exc:
         fn(text, "the_field")
