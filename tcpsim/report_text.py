@@ -36,6 +36,11 @@ def limit_name(limit: str) -> str:
     return _NAMES.get(limit, limit)
 
 
+def _sack(sc: Scenario) -> bool:
+    """Both ends permit SACK, so the connection uses it (RFC 2018 §2)."""
+    return sc.sender.tcp.sack and sc.receiver.tcp.sack
+
+
 def advice(sc: Scenario, r: Result) -> str:
     """The single change most likely to raise goodput, phrased as a tcpsim flag where there is one."""
     lim = r.limited_by
@@ -46,7 +51,7 @@ def advice(sc: Scenario, r: Result) -> str:
         return (f"random loss ({sc.link.loss_frac:g} of frames) keeps halving the congestion window, and goodput goes "
                 f"as MSS / (RTT x sqrt(loss)): {ideas}, or parallel streams (--streams N), each with its own sawtooth")
     if lim == "cwnd" and r.drops.get("link"):
-        sack = "" if sc.sender.tcp.sack and sc.receiver.tcp.sack else (
+        sack = "" if _sack(sc) else (
             "; SACK on both ends (--sack on) repairs several drops of one window in about one round trip")
         return ("the link queue overflows and halves the congestion window: a deeper queue (--queue N), or socket "
                 "buffers that stop the window just short of bandwidth x RTT plus the queue" + sack)
@@ -69,7 +74,7 @@ def advice(sc: Scenario, r: Result) -> str:
             text += f"; the measured round trip ({r.rtt_s * 1e6:,.0f} us) is {r.rtt_s / path_rtt:.0f}x the path's: "
             if recovering:
                 text += (f"ACKs wait for loss recovery ({r.retransmits:,} retransmissions in the measured run)"
-                         + ("" if sc.sender.tcp.sack and sc.receiver.tcp.sack else
+                         + ("" if _sack(sc) else
                             "; SACK on both ends (--sack on) repairs several losses per round trip"))
             else:  # most of the round trip is spent in the hosts: the window waits on them, not on the wire
                 text += "interrupt coalescing, delayed ACKs and host queues hold the ACKs"
@@ -125,7 +130,7 @@ def describe(sc: Scenario, r: Result) -> str:
         f"rcvbuf {_buffer(sc.receiver.tcp.rcvbuf_bytes, sc.receiver.tcp.rcv_window_autotune_max_bytes, 'window ')}, "
         f"{what}, {wl.n_streams} stream(s){' both ways' if wl.bidirectional else ''}"
         f"{', TCP_NODELAY' if sc.sender.tcp.nodelay else ''}"
-        f"{', SACK' if sc.sender.tcp.sack and sc.receiver.tcp.sack else ''}",
+        f"{', SACK' if _sack(sc) else ''}",
         f"goodput      {r.goodput_bps / 1e6:9.1f} Mbit/s  {r.goodput_bps / 8e6:8.1f} MB/s  "
         f"({r.goodput_bps / (ways * line):.0%} of line-rate goodput {line / 1e6:.0f} Mbit/s"
         f"{' each way' if ways == 2 else ''})",
