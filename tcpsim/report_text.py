@@ -41,6 +41,12 @@ def _sack(sc: Scenario) -> bool:
     return sc.sender.tcp.sack and sc.receiver.tcp.sack
 
 
+def _sack_tip(sc: Scenario) -> str:
+    """The SACK suggestion for a run that lost several segments of a window, where SACK is off."""
+    return "" if _sack(sc) else ("; SACK on both ends (--sack on) repairs several losses of one window in about "
+                                 "one round trip")
+
+
 def advice(sc: Scenario, r: Result) -> str:
     """The single change most likely to raise goodput, phrased as a tcpsim flag where there is one."""
     lim = r.limited_by
@@ -51,10 +57,8 @@ def advice(sc: Scenario, r: Result) -> str:
         return (f"random loss ({sc.link.loss_frac:g} of frames) keeps halving the congestion window, and goodput goes "
                 f"as MSS / (RTT x sqrt(loss)): {ideas}, or parallel streams (--streams N), each with its own sawtooth")
     if lim == "cwnd" and r.drops.get("link"):
-        sack = "" if _sack(sc) else (
-            "; SACK on both ends (--sack on) repairs several drops of one window in about one round trip")
         return ("the link queue overflows and halves the congestion window: a deeper queue (--queue N), or socket "
-                "buffers that stop the window just short of bandwidth x RTT plus the queue" + sack)
+                "buffers that stop the window just short of bandwidth x RTT plus the queue" + _sack_tip(sc))
     if lim in ("window", "sndbuf", "cwnd"):
         # A segment sent during loss recovery is acknowledged only once the holes below it are repaired, so
         # with retransmissions the measured round trip is recovery time: size buffers by the path's instead.
@@ -74,8 +78,7 @@ def advice(sc: Scenario, r: Result) -> str:
             text += f"; the measured round trip ({r.rtt_s * 1e6:,.0f} us) is {r.rtt_s / path_rtt:.0f}x the path's: "
             if recovering:
                 text += (f"ACKs wait for loss recovery ({r.retransmits:,} retransmissions in the measured run)"
-                         + ("" if _sack(sc) else
-                            "; SACK on both ends (--sack on) repairs several losses per round trip"))
+                         + _sack_tip(sc))
             else:  # most of the round trip is spent in the hosts: the window waits on them, not on the wire
                 text += "interrupt coalescing, delayed ACKs and host queues hold the ACKs"
         return text

@@ -67,13 +67,15 @@ class Scoreboard:
     over every segment in flight (a window can hold thousands).
     """
 
-    __slots__ = ("ranges",)
+    __slots__ = ("ranges", "_lost")
 
     def __init__(self) -> None:
         self.ranges: list[list[int]] = []
+        self._lost: Optional[int] = None  # lost_below, kept until the ranges change
 
     def clear(self) -> None:
         self.ranges.clear()
+        self._lost = None
 
     def add(self, blocks: Sequence[Sequence[int]], snd_una: int) -> None:
         """Merge the blocks of one ACK (RFC 2018 §4) and forget what lies below ``snd_una``."""
@@ -92,6 +94,7 @@ class Scoreboard:
         self.prune(snd_una)
 
     def prune(self, snd_una: int) -> None:
+        self._lost = None
         r = self.ranges
         while r and r[0][1] <= snd_una:
             del r[0]
@@ -105,14 +108,21 @@ class Scoreboard:
 
     def lost_below(self, sent: Sequence[list], mss: int) -> int:
         """RFC 6675 §4 IsLost as a boundary: an unSACKed byte below the returned sequence number has
-        DupThresh SACKed segments, or more than (DupThresh - 1) x SMSS SACKed bytes, above it."""
-        count = nbytes = 0
-        for start, stop in reversed(self.ranges):
-            nbytes += stop - start
-            count += bisect_left(sent, stop, key=_seq) - bisect_left(sent, start, key=_seq)
-            if count >= DUP_THRESH or nbytes > (DUP_THRESH - 1) * mss:
-                return start
-        return 0
+        DupThresh SACKed segments, or more than (DupThresh - 1) x SMSS SACKed bytes, above it.
+
+        Asked several times per ACK in recovery (SetPipe, then each NextSeg), it is computed once per change
+        of the ranges: ``sent`` changes below them only when ``snd_una`` moves, which prunes them.
+        """
+        if self._lost is None:
+            self._lost = 0
+            count = nbytes = 0
+            for start, stop in reversed(self.ranges):
+                nbytes += stop - start
+                count += bisect_left(sent, stop, key=_seq) - bisect_left(sent, start, key=_seq)
+                if count >= DUP_THRESH or nbytes > (DUP_THRESH - 1) * mss:
+                    self._lost = start
+                    break
+        return self._lost
 
     def sacked_bytes(self, lo: int, hi: int) -> int:
         """SACKed bytes in ``[lo, hi)``."""
