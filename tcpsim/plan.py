@@ -219,6 +219,8 @@ def jumbo_frames_help(threshold_frac: float = 0.05, **kw: Any) -> JumboAnswer:
         why = "the line is already full: larger frames only save header bytes"
     elif w1 == "application":
         why = "the application does not offer more data"
+    elif w1 == "loss_recovery":
+        why = "loss recovery sets the pace: fewer losses (or SACK) are the fix"
     else:
         why = f"{limit_name(w1)} does not depend on the frame size"
     verdict = "jumbo frames help" if helps else ("jumbo frames hurt" if gain < -threshold_frac

@@ -24,6 +24,7 @@ _NAMES = {
     "cpu_sender": "the sender's CPU",
     "cpu_receiver": "the receiver's CPU",
     "receiver_drops": "receive ring or backlog drops and retransmissions",
+    "loss_recovery": "loss recovery (repairing lost segments, and waiting for retransmission timers)",
     "closed_form": "the closed-form bound",
 }
 
@@ -59,6 +60,16 @@ def advice(sc: Scenario, r: Result) -> str:
     if lim == "cwnd" and r.drops.get("link"):
         return ("the link queue overflows and halves the congestion window: a deeper queue (--queue N), or socket "
                 "buffers that stop the window just short of bandwidth x RTT plus the queue" + _sack_tip(sc))
+    if lim == "loss_recovery":
+        if sc.link.loss_frac > 0:
+            cause, fix = f"random loss ({sc.link.loss_frac:g} of frames)", "a cleaner path"
+        elif sc.link.queue_packets is not None:
+            cause, fix = "overflows of the link queue", ("a deeper queue (--queue N), or socket buffers that stop "
+                                                         "the window just short of bandwidth x RTT plus the queue")
+        else:
+            cause, fix = "drops in the hosts", "longer receive rings or backlogs, or a faster receiver"
+        return (f"the senders wait on the repair of losses ({r.retransmits:,} retransmissions in the measured run) "
+                f"from {cause}: {fix}" + _sack_tip(sc))
     if lim in ("window", "sndbuf", "cwnd"):
         # A segment sent during loss recovery is acknowledged only once the holes below it are repaired, so
         # with retransmissions the measured round trip is recovery time: size buffers by the path's instead.

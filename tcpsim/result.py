@@ -12,7 +12,7 @@ from .units import format_rate
 __all__ = ["Result", "StreamResult", "LIMITS", "json_ready"]
 
 LIMITS = ("window", "cwnd", "sndbuf", "nagle_delack", "application", "line", "bus_sender", "bus_receiver",
-          "cpu_sender", "cpu_receiver", "receiver_drops")
+          "cpu_sender", "cpu_receiver", "receiver_drops", "loss_recovery")
 """Names ``Result.limited_by`` can take."""
 
 
@@ -54,7 +54,7 @@ class Result:
     """The binding limit, one of :data:`LIMITS`."""
     utilization_frac: dict[str, float]
     """Each resource's busy fraction (0..1): line, buses, busiest CPU per host, and the share of time the
-    senders were held by the window, cwnd, send buffer, Nagle or an idle application."""
+    senders were held by the window, cwnd, send buffer, Nagle, an idle application or loss recovery."""
     cpu_utilization_frac: dict[str, list[float]]
     """Per host (``sender``, ``receiver``), each CPU's busy fraction."""
     retransmits: int

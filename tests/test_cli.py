@@ -373,12 +373,13 @@ def test_queue_overflow_advice_offers_sack_only_where_it_is_off(capsys):
     assert on.splitlines()[0].endswith(", SACK") and "SACK" not in off.splitlines()[0]
 
 
-def test_window_advice_during_loss_recovery_blames_the_recovery_not_the_buffers(capsys):
+def test_a_long_loss_recovery_is_the_limit_and_the_advice_blames_it_not_the_buffers(capsys):
     """Slow start overflows a 50-frame queue; in the first second NewReno repairs one hole per round trip,
     the send buffer fills behind the first hole, and segments sent meanwhile are acknowledged only when
-    the holes are repaired. The measured round trip is then recovery time, not a reason for larger buffers."""
+    the holes are repaired. The full send buffer is then loss recovery, not a reason for larger buffers."""
     code, out, _ = _run(capsys, ["predict", "--rtt", "20ms", "--queue", "50", "--rate", "100mbit", "--sockbuf", "2M",
                                  "--max-time", "1s", "--sack", "off"])
     tip = next(line for line in out.splitlines() if line.startswith("try"))
     assert code == 0 and "retransmitted" in out
-    assert "loss recovery" in tip and "--sack on" in tip and "--sockbuf" not in tip
+    assert "limited by   loss recovery" in out
+    assert "repair of losses" in tip and "link queue" in tip and "--sack on" in tip and "--sockbuf" not in tip

@@ -352,6 +352,31 @@ def test_a_retransmission_lost_after_a_timeout_is_sent_again():
     assert 1 not in run_.flows[0][2].payload_hist  # a timeout with data outstanding sends no persist probe
 
 
+def test_time_waiting_on_a_retransmission_timer_counts_as_loss_recovery():
+    """Two timeouts in a row on one lost segment: the sender's window holds it the whole time, but what
+    it waits on is the repair. A lossless run records no recovery at all."""
+    from tcpsim.engine import _Run
+
+    run_ = _Run(lossy_bulk(0.0, delay_s=0.5e-3, max_sim_time_s=3.0, sockbuf=1 << 16))
+    to_wire = run_.snd_host._to_wire
+    victim, drops = [], []
+
+    def to_wire_losing_one_segment(seg):
+        if seg.length and seg.seq >= 1_000_000 and not victim:
+            victim.append(seg.seq)
+        if seg.length and victim and seg.seq == victim[0] and len(drops) < 3:
+            drops.append(run_.kernel.now)
+            return
+        to_wire(seg)
+
+    run_.snd_host._to_wire = to_wire_losing_one_segment
+    run_.run()
+    sender = run_.flows[0][2]
+    assert len(drops) == 3
+    assert sender.block_time["recovery"] >= 0.99 * (drops[2] - drops[0])
+    assert run(lossy_bulk(0.0, delay_s=0.5e-3, max_sim_time_s=0.2)).utilization_frac["loss_recovery"] == 0.0
+
+
 @pytest.mark.slow
 def test_random_loss_goodput_follows_mathis():
     """Mathis et al. (1997): MSS / RTT x sqrt(3/2) / sqrt(p) for a sawtooth cut by rare random losses."""
@@ -413,7 +438,7 @@ def test_a_tcp_reason_holding_the_senders_half_the_time_outranks_an_unsaturated_
     from tcpsim.engine import _binding
 
     util = {"line": 0.88, "cpu_sender": 0.3, "window": 0.1, "cwnd": 0.0, "sndbuf": held_frac,
-            "nagle_delack": 0.1, "application": 0.0}
+            "nagle_delack": 0.1, "application": 0.0, "loss_recovery": 0.0}
     assert _binding(util, {}, 0) == expected  # a full send buffer reads as the window (buffers vs RTT)
     util["line"] = 0.99
     assert _binding(util, {}, 0) == "line"  # a saturated resource always binds
@@ -451,6 +476,14 @@ def test_sack_repairs_many_losses_of_one_window_without_timeouts_or_spurious_res
     assert sacked.drops["link"] >= 20  # the case has many losses in one window
     assert sacked.sim_time_s < 0.75 * newreno.sim_time_s
     assert sacked.retransmits <= sacked.drops["link"]
+
+
+def test_a_newreno_recovery_from_many_losses_holds_the_senders_far_longer_than_sack():
+    """NewReno repairs one hole per round trip, and the window waits on each repair; SACK repairs them all in
+    about one round trip (the overshoot case below)."""
+    newreno, sacked = overshoot(False), overshoot(True)
+    assert newreno.utilization_frac["loss_recovery"] > 0.25
+    assert newreno.utilization_frac["loss_recovery"] > 5 * sacked.utilization_frac["loss_recovery"]
 
 
 def test_sack_is_used_only_when_both_ends_permit_it():

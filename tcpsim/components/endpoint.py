@@ -28,7 +28,11 @@ from .segment import Segment
 
 __all__ = ["TcpEndpoint", "BLOCK_REASONS", "AuditError", "audit"]
 
-BLOCK_REASONS = ("window", "cwnd", "nagle", "sndbuf", "app")
+BLOCK_REASONS = ("window", "cwnd", "nagle", "sndbuf", "app", "recovery")
+"""Why a sender is not sending: what :attr:`TcpEndpoint.block_time` accumulates. ``recovery`` is a
+window, cwnd or send-buffer hold while a loss is being repaired (fast recovery, or the go-back-N resend
+after a timeout), and the wait for a retransmission timer that fired."""
+_HELD_BY_WINDOW = frozenset(("window", "cwnd", "sndbuf"))
 
 
 class AuditError(AssertionError):
@@ -140,6 +144,7 @@ class TcpEndpoint:
         self.block = "app"
         self.block_since = 0.0
         self.block_time = dict.fromkeys(BLOCK_REASONS, 0.0)
+        self._rto_armed_s = 0.0
         self.rtt_sum_s = 0.0
         self.rtt_n = 0
 
@@ -170,6 +175,8 @@ class TcpEndpoint:
         return cached
 
     def _set_block(self, reason: str) -> None:
+        if reason in _HELD_BY_WINDOW and (self.cc.in_recovery or self.snd_una < self.cc.recover):
+            reason = "recovery"  # the window waits on a repair: every segment above the hole stays unacknowledged
         if reason != self.block:
             now = self.kernel.env._now
             self.block_time[self.block] += now - self.block_since
@@ -486,7 +493,19 @@ class TcpEndpoint:
 
     # --- timers ------------------------------------------------------------------------------------
     def _arm_rto(self) -> None:
-        self._rto_timer.arm(self.kernel.env._now + self.rto.timeout_s())
+        now = self.kernel.env._now
+        self._rto_armed_s = now
+        self._rto_timer.arm(now + self.rto.timeout_s())
+
+    def _charge_stall(self) -> None:
+        """A retransmission timer fired: the sender has waited on a lost segment since the timer was
+        last started (by the last ACK that moved ``snd_una``, or the send); that wait is loss recovery,
+        whatever hold the output path recorded for it."""
+        now = self.kernel.env._now
+        stall_from = self._rto_armed_s if self._rto_armed_s > self.block_since else self.block_since
+        self.block_time[self.block] += stall_from - self.block_since
+        self.block_time["recovery"] += now - stall_from
+        self.block_since = now
 
     def _rto_expired(self) -> None:
         """RFC 6298 §5.4-5.6: resend the earliest unacknowledged segment, back the timer off, restart it
@@ -494,6 +513,8 @@ class TcpEndpoint:
         cpu = self.host.irq_cpu(self.stream)
         self.rto.on_timeout()
         if self.snd_max > self.snd_una:
+            if self.peer_wnd > 0:  # not a zero-window probe: a segment or its ACK was lost
+                self._charge_stall()
             self.cc.on_timeout(self.snd_max - self.snd_una, self.snd_max)
             if self.sack_ok:
                 # RFC 2018 §8: the receiver may have reneged, so the SACKed bits are cleared (and go-back-N
