@@ -323,27 +323,32 @@ def test_a_lossy_run_stops_only_after_many_losses():
     assert r.data_packets_per_s * r.measure_time_s * loss >= 20
 
 
+def lose_one_segment(run_, times):
+    """Drop the first data segment past 1 MB, and its retransmissions, ``times`` times in all, on the way to
+    the wire; returns ([its sequence number], [when each copy was lost])."""
+    to_wire = run_.snd_host._to_wire
+    victim, drops = [], []
+
+    def to_wire_losing_one_segment(seg):
+        if seg.length and seg.seq >= 1_000_000 and not victim:
+            victim.append(seg.seq)
+        if seg.length and victim and seg.seq == victim[0] and len(drops) < times:
+            drops.append(run_.kernel.now)
+            return
+        to_wire(seg)
+
+    run_.snd_host._to_wire = to_wire_losing_one_segment
+    return victim, drops
+
+
 def test_a_retransmission_lost_after_a_timeout_is_sent_again():
     """RFC 6298 §5.5-5.6: the timer restarts, backed off, when it fires. Before, a lost go-back-N
     retransmission left the connection waiting forever (at 0.5 % random loss it happened within seconds)."""
     from tcpsim.engine import _Run
 
     run_ = _Run(lossy_bulk(0.0, delay_s=0.5e-3, max_sim_time_s=7.5, sockbuf=1 << 16))
-    sender = run_.snd_host
-    to_wire = sender._to_wire
-    victim, drops = [], []
-
-    def to_wire_losing_one_segment(seg):
-        # The first data segment past 1 MB and its next three retransmissions (fast, then two timeouts)
-        # are lost on the way.
-        if seg.length and seg.seq >= 1_000_000 and not victim:
-            victim.append(seg.seq)
-        if seg.length and victim and seg.seq == victim[0] and len(drops) < 4:
-            drops.append(run_.kernel.now)
-            return
-        to_wire(seg)
-
-    sender._to_wire = to_wire_losing_one_segment
+    # The segment and its next three retransmissions (fast, then two timeouts) are lost.
+    victim, drops = lose_one_segment(run_, times=4)
     run_.run()
     assert len(drops) == 4
     first_rto, second_rto = drops[2] - drops[1], drops[3] - drops[2]
@@ -358,18 +363,7 @@ def test_time_waiting_on_a_retransmission_timer_counts_as_loss_recovery():
     from tcpsim.engine import _Run
 
     run_ = _Run(lossy_bulk(0.0, delay_s=0.5e-3, max_sim_time_s=3.0, sockbuf=1 << 16))
-    to_wire = run_.snd_host._to_wire
-    victim, drops = [], []
-
-    def to_wire_losing_one_segment(seg):
-        if seg.length and seg.seq >= 1_000_000 and not victim:
-            victim.append(seg.seq)
-        if seg.length and victim and seg.seq == victim[0] and len(drops) < 3:
-            drops.append(run_.kernel.now)
-            return
-        to_wire(seg)
-
-    run_.snd_host._to_wire = to_wire_losing_one_segment
+    _, drops = lose_one_segment(run_, times=3)
     run_.run()
     sender = run_.flows[0][2]
     assert len(drops) == 3
