@@ -325,6 +325,7 @@ class TcpEndpoint:
 
     def _output(self, cpu: int) -> None:
         mss = self.mss
+        nagle_tested = False
         while True:
             if self.snd_nxt < self.snd_max:
                 if not self._retransmit_next(cpu):
@@ -342,13 +343,17 @@ class TcpEndpoint:
             else:
                 usable = (cwnd if cwnd < peer_wnd else peer_wnd) - in_flight
             if self.whole_messages:
+                # Solaris tcp_wput_data (each write, each ACK) tests Nagle once, then sends all it may,
+                # the short tail of the queue included (tcp_send): the blueprint's 1400 + 100 pair.
                 sendable = unsent if unsent < usable else usable
-                if not self.nodelay and solaris_nagle_holds(sendable, in_flight, self.naglim, self.last_sent):
-                    if unsent < self.naglim:
-                        self._set_block("sndbuf" if self.writer_blocked else "nagle")
-                    else:
-                        self._block_for_window(cwnd, peer_wnd, in_flight)
-                    return
+                if not nagle_tested:
+                    nagle_tested = True
+                    if not self.nodelay and solaris_nagle_holds(sendable, in_flight, self.naglim, self.last_sent):
+                        if unsent < self.naglim:
+                            self._set_block("sndbuf" if self.writer_blocked else "nagle")
+                        else:
+                            self._block_for_window(cwnd, peer_wnd, in_flight)
+                        return
                 limit = mss if mss < usable else usable
                 length = whole_message_length(self.messages, limit, mss) if limit > 0 else 0
                 if length <= 0:
@@ -357,6 +362,11 @@ class TcpEndpoint:
                     else:
                         self._block_for_window(cwnd, peer_wnd, in_flight)
                         return
+                elif usable < mss and length < unsent and 2 * length < self.max_sndwnd:
+                    # tcp_send's sender SWS avoidance: a piece the window cuts short waits, unless it ends
+                    # the queued data or is half the largest window (RFC 1122 §4.2.3.4).
+                    self._block_for_window(cwnd, peer_wnd, in_flight)
+                    return
             else:
                 length = unsent if unsent < mss else mss
                 if usable < length:

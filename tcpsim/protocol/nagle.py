@@ -46,7 +46,9 @@ def solaris_nagle_holds(sendable_bytes: int, in_flight_bytes: int, naglim_bytes:
     ``sendable_bytes`` is min(unsent, usable window); ``naglim`` is min(MSS, ``tcp_naglim_def``, 4095 by
     default); ``tcp_naglim_def`` = 1 disables Nagle. Ref: Sun blueprint ("Small Packet Traffic Issues",
     Figure 8); the rule as Solaris's ``tcp_wput_data`` writes it (its "our Nagle algorithm" comment in
-    the OpenSolaris source, which also keeps ``tcp_last_sent_len``).
+    the OpenSolaris source, which also keeps ``tcp_last_sent_len``). ``tcp_wput_data`` applies it once per
+    call (a write, an ACK) and then sends everything it may, so the short tail of the queue leaves right
+    behind a segment that passed: with 100-byte messages, 1400 then 100 (the blueprint's pairs).
     """
     return in_flight_bytes > 0 and sendable_bytes < naglim_bytes and last_sent_bytes < naglim_bytes
 
