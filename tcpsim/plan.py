@@ -92,6 +92,10 @@ def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20
                      **kw: Any) -> SockbufAnswer:
     """Smallest socket buffer, both ends, that reaches ``target`` goodput (bisection on log2 of the size).
 
+    The search starts at the buffer whose window carries the target over the unloaded round trip and
+    doubles until a run reaches the target; below, no buffer whose window is short of target x propagation
+    round trip is tried, since none can reach it.
+
     The answer is rounded up to a whole KiB and re-checked. It is the size the application asks for; the
     OS turns it into a kernel buffer (Linux doubles it and caps it at ``rmem_max``), so a cap can make a
     target unreachable at any size: the reason then says so. Ref: RFC 9293 §3.8.6 (window / RTT).
@@ -106,27 +110,58 @@ def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20
     sc = build_scenario(**kw)
     flows = sc.workload.n_streams * (2 if sc.workload.bidirectional else 1)
     need = target_bps / flows * base_rtt_s(sc) / 8  # bytes in flight per connection, window / RTT
-    # Start above the bandwidth-delay product and double: huge buffers are slow to simulate (long slow start).
-    upper = min(hi_bytes, max(2 * lo_bytes, 1 << math.ceil(math.log2(max(2 * need, 1.0)))))
+    # A connection moves at most one window per round trip, and no round trip is shorter than the
+    # propagation delay there and back (RFC 9293 §3.8.6): no buffer whose largest window is below this
+    # reaches the target, so none needs a run.
+    floor_bytes = target_bps / flows * 2 * sc.link.one_way_delay_s / 8
+
     def kernel_bytes(request: int) -> int:
         k = build_scenario(sockbuf=request, **kw)
         return min(k.sender.tcp.sndbuf_bytes, k.receiver.tcp.rcvbuf_bytes)
 
+    def window_bytes(request: int) -> int:
+        k = build_scenario(sockbuf=request, **kw)
+        return min(k.sender.tcp.sndbuf_limit_bytes, k.receiver.tcp.window_limit_bytes)
+
+    def first_reaching(window: float) -> tuple[int, int] | None:
+        """Requests (a, b = a + 1) where the largest window first reaches ``window``: a's is under it, b's
+        is not (b = hi_bytes when none is); None when lo_bytes's already is."""
+        a, b = lo_bytes, hi_bytes
+        if window_bytes(a) >= window:
+            return None
+        if window_bytes(b) < window:
+            return b, b
+        while b - a > 1:
+            m = (a + b) // 2
+            a, b = (m, b) if window_bytes(m) < window else (a, m)
+        return a, b
+
+    # First try the buffer whose window carries the target over the unloaded round trip (with the
+    # tolerance to spare), then grow it: in the window-limited case the answer is usually just above.
+    start = first_reaching(need * (1 + rel_tol))
+    if start is not None and window_bytes(start[1]) < need:  # the OS caps the window short of it
+        start = first_reaching(window_bytes(hi_bytes))
+    upper = min(hi_bytes, max(2 * lo_bytes, start[1] if start else 0))
     below = lo_bytes
     while True:
         g_hi, lim_hi = _run(sockbuf=upper, **kw)
         if g_hi >= target_bps:
             break
         capped = kernel_bytes(min(2 * upper, hi_bytes)) <= kernel_bytes(upper)
-        if upper >= hi_bytes or capped or lim_hi not in ("window", "cwnd", "sndbuf"):
+        if upper >= hi_bytes or capped or lim_hi not in ("window", "cwnd", "sndbuf", "loss_recovery"):
             kernel = kernel_bytes(upper)
             cap = (f"; the OS caps the buffer at {format_size(kernel)}: raise its limit with a tuning file "
                    f"(--sysctl)" + _autotune_note(sc, need) if capped and upper < hi_bytes else "")
             return SockbufAnswer(target_bps=target_bps, sockbuf_bytes=None, goodput_bps=g_hi, limited_by=lim_hi,
                                  reason=f"not reachable: {format_size(upper)} buffers give {format_rate(g_hi)}, "
                                         f"limited by {limit_name(lim_hi)}{cap}")
-        below, upper = upper, min(2 * upper, hi_bytes)
-    if below == lo_bytes:
+        # A window-limited near miss needs about target / goodput times the window: try that once, then double.
+        grow = 2.0 if below > lo_bytes or g_hi <= 0 else min(2.0, target_bps / g_hi * (1 + rel_tol))
+        below, upper = upper, min(hi_bytes, int(math.ceil(upper * grow / 1024)) * 1024)
+    floor = first_reaching(floor_bytes)
+    if floor is not None and floor[0] < upper:
+        below = max(below, floor[0])
+    elif below == lo_bytes:
         g_lo, lim_lo = _run(sockbuf=lo_bytes, **kw)
         if g_lo >= target_bps:
             return SockbufAnswer(target_bps=target_bps, sockbuf_bytes=lo_bytes, goodput_bps=g_lo, limited_by=lim_lo,

@@ -18,6 +18,27 @@ def test_smallest_sockbuf_reaches_the_target_and_a_smaller_one_does_not():
     assert 400e6 / 8 * 1e-3 <= ans.sockbuf_bytes <= 2 * 400e6 / 8 * 1e-3
 
 
+def test_the_sockbuf_search_starts_at_the_window_the_round_trip_needs(monkeypatch):
+    """A connection moves at most one window per round trip: no buffer under target x propagation round
+    trip is simulated, and where the window limits, the first guess (target x unloaded round trip) is
+    close, so a few runs find the answer (bisection from 4 KiB took a dozen)."""
+    import tcpsim.plan as plan
+
+    tried = []
+    real = plan._run
+
+    def spy(**kw):
+        tried.append(kw["sockbuf"])
+        return real(**kw)
+
+    monkeypatch.setattr(plan, "_run", spy)
+    kw = dict(rtt="20ms", rate="100mbit")
+    ans = plan.smallest_sockbuf("80mbit", **kw)
+    assert min(tried) >= 80e6 * 20e-3 / 8 and len(tried) <= 4
+    assert predict(sockbuf=ans.sockbuf_bytes, **kw).goodput_bps >= 80e6
+    assert predict(sockbuf=int(ans.sockbuf_bytes * 0.98), **kw).goodput_bps < 80e6
+
+
 def test_target_above_the_line_is_not_reachable():
     ans = smallest_sockbuf("2gbit", rtt="1ms")
     assert ans.sockbuf_bytes is None and ans.limited_by == "line"
