@@ -359,7 +359,7 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--segments", type=int, default=40, metavar="N", help="segments to show (default 40)")
     sp.add_argument("--plot", default=None, metavar="PNG", help="also draw it (the Sun blueprint's Figure 8)")
 
-    sp = sub.add_parser("plan", help="capacity planning: smallest buffer, fewest CPUs, do jumbo frames help",
+    sp = sub.add_parser("plan", help="capacity planning: smallest buffer, fewest CPUs, jumbo or not",
                         description="Inverse questions answered by root finding over the simulator.",
                         formatter_class=_FMT, epilog=_EXAMPLES["plan"])
     sp.add_argument("question", choices=("sockbuf", "cpus", "jumbo"))
