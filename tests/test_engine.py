@@ -330,14 +330,14 @@ def test_a_lossy_run_stops_only_after_many_losses():
     assert r.data_packets_per_s * r.measure_time_s * loss >= 20
 
 
-def lose_one_segment(run_, times):
-    """Drop the first data segment past 1 MB, and its retransmissions, ``times`` times in all, on the way to
-    the wire; returns ([its sequence number], [when each copy was lost])."""
+def lose_one_segment(run_, times, from_seq=1_000_000):
+    """Drop the first data segment at or past ``from_seq``, and its retransmissions, ``times`` times in all,
+    on the way to the wire; returns ([its sequence number], [when each copy was lost])."""
     to_wire = run_.snd_host._to_wire
     victim, drops = [], []
 
     def to_wire_losing_one_segment(seg):
-        if seg.length and seg.seq >= 1_000_000 and not victim:
+        if seg.length and seg.seq >= from_seq and not victim:
             victim.append(seg.seq)
         if seg.length and victim and seg.seq == victim[0] and len(drops) < times:
             drops.append(run_.kernel.now)
@@ -362,6 +362,22 @@ def test_a_retransmission_lost_after_a_timeout_is_sent_again():
     assert second_rto == pytest.approx(2 * first_rto, rel=0.05)
     assert run_.flows[0][3].rcv_nxt > victim[0] + 1_000_000  # and the transfer went on
     assert 1 not in run_.flows[0][2].payload_hist  # a timeout with data outstanding sends no persist probe
+
+
+@pytest.mark.parametrize("limited_transmit", [False, True])
+def test_limited_transmit_turns_a_lost_first_segment_into_a_fast_retransmit(limited_transmit):
+    """Linux's initial window of two: when the first segment is lost, the second brings one duplicate ACK.
+    Without limited transmit (RFC 3042) nothing more can go and the sender waits for the 1 s initial
+    timer; with it, each duplicate ACK lets a new segment out, and the third starts a fast retransmit."""
+    from tcpsim.engine import _Run
+
+    opts = TcpOptions.for_os("linux", sockbuf_bytes=1 << 20, limited_transmit=limited_transmit)
+    run_ = _Run(Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts), link=Link(one_way_delay_s=1e-3),
+                         workload=Workload(total_bytes=200_000), budget=Budget(max_sim_time_s=10.0)))
+    lose_one_segment(run_, times=1, from_seq=0)
+    r = run_.run()
+    assert r.termination == "finished" and r.retransmits == 1
+    assert (r.sim_time_s < 0.1) is limited_transmit and (r.sim_time_s > 1.0) is not limited_transmit
 
 
 def test_time_waiting_on_a_retransmission_timer_counts_as_loss_recovery():

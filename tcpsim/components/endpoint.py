@@ -87,7 +87,8 @@ class TcpEndpoint:
         self._pushed_seq = 0  # end of the last segment sent with PSH
         # SACK is used only when both ends permit it (RFC 2018 §2, the SYN's SACK-permitted option).
         self.sack_ok = opts.sack and peer_opts.sack
-        self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation, sack=self.sack_ok)
+        self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation, sack=self.sack_ok,
+                          limited_transmit=opts.limited_transmit)
         self._sack_rec = False  # in RFC 6675 loss recovery
         self._board = Scoreboard()
         self._pipe = 0
@@ -154,8 +155,8 @@ class TcpEndpoint:
         if peer.mss < self.mss:
             self.mss = peer.mss
             self.naglim = min(self.naglim, peer.mss)
-            self.cc = NewReno(self.mss, self.opts.initial_cwnd_segments,
-                              validate=self.opts.cwnd_validation, sack=self.sack_ok)
+            self.cc = NewReno(self.mss, self.opts.initial_cwnd_segments, validate=self.opts.cwnd_validation,
+                              sack=self.sack_ok, limited_transmit=self.opts.limited_transmit)
             self.delack.mss = self.mss
             self._sws_step = min(self.rcv_window_max // 2, self.mss)
         self.delack.fit_window(self.rcv_window_max)
@@ -336,7 +337,8 @@ class TcpEndpoint:
                 self._set_block("sndbuf" if self.writer_blocked else "app")
                 return
             in_flight = self.snd_nxt - self.snd_una
-            cwnd = self.cc.cwnd
+            cc = self.cc
+            cwnd = cc.cwnd + cc.extra
             peer_wnd = self.peer_wnd
             if self._sack_rec:  # RFC 6675 §5 (C), NextSeg rule 2: new data within cwnd - pipe and the window
                 usable = min(cwnd - self._pipe, peer_wnd - in_flight)
@@ -427,8 +429,9 @@ class TcpEndpoint:
         if self._sack_rec:
             if self._pipe + length > self.cc.cwnd:
                 raise AuditError(f"{self.name}: pipe {self._pipe} + {length} bytes > cwnd {self.cc.cwnd}")
-        elif not probe and in_flight > self.cc.cwnd:
-            raise AuditError(f"{self.name}: {in_flight} bytes in flight > cwnd {self.cc.cwnd}")
+        elif not probe and in_flight > self.cc.cwnd + self.cc.extra:
+            raise AuditError(f"{self.name}: {in_flight} bytes in flight > cwnd {self.cc.cwnd} "
+                             f"(+ {self.cc.extra} of limited transmit)")
         if seq + length > self.written:
             raise AuditError(f"{self.name}: sending byte {seq + length} never written ({self.written})")
         if length > self.mss:
@@ -564,7 +567,10 @@ class TcpEndpoint:
     def _process_ack(self, seg: Segment, cpu: int) -> None:
         ack = seg.ack
         now = self.kernel.env._now
+        sacked_before = -1
         if seg.sack is not None and self.sack_ok:
+            if ack == self.snd_una and self.cc.limited_transmit and self.cc.dupacks < 2:
+                sacked_before = self._board.sacked_bytes(ack, self.snd_max)
             self._board.add(seg.sack, ack if ack > self.snd_una else self.snd_una)
         elif self._board.ranges and ack > self.snd_una:
             self._board.prune(ack)
@@ -605,11 +611,14 @@ class TcpEndpoint:
                 self.on_writable()
         else:
             if self.snd_max > self.snd_una and seg.wnd == self.peer_wnd:
+                extra = self.cc.extra
                 if self.cc.on_dupack(self.snd_max - self.snd_una, self.snd_max, self.snd_una):
                     if self.sack_ok:
                         self._sack_enter_recovery(cpu)
                         return
                     self._retransmit_first(cpu)
+                elif sacked_before >= 0 and self._board.sacked_bytes(ack, self.snd_max) == sacked_before:
+                    self.cc.extra = extra  # RFC 5681 §3.2 step 1: with SACK, new data only for new SACK information
             self.peer_wnd = seg.wnd
             if seg.wnd > self.max_sndwnd:
                 self.max_sndwnd = seg.wnd

@@ -5,7 +5,9 @@ RFC 3465 (appropriate byte counting, L = 2 SMSS in slow start: with delayed ACKs
 ACKs two or more segments at once); RFC 6582 (NewReno: partial ACKs, ``recover``); RFC 7661 §4.1
 (congestion-window validation: a window the sender does not use is not grown; Linux
 ``tcp_is_cwnd_limited``, 4.4BSD-derived stacks grow it regardless); RFC 6675 §5 (with SACK, recovery
-sets cwnd to ssthresh and sends by the ``pipe`` estimate instead of inflating cwnd per duplicate ACK).
+sets cwnd to ssthresh and sends by the ``pipe`` estimate instead of inflating cwnd per duplicate ACK);
+RFC 3042 and RFC 5681 §3.2 step 1 (limited transmit: one new segment on each of the first two duplicate
+ACKs, cwnd unchanged).
 """
 
 from __future__ import annotations
@@ -19,16 +21,19 @@ class NewReno:
     """Congestion window state of one sender, in bytes."""
 
     __slots__ = ("mss", "cwnd", "ssthresh", "in_recovery", "recover", "dupacks", "abc_limit", "_ca_acc",
-                 "validate", "sack")
+                 "validate", "sack", "limited_transmit", "extra")
 
     MAX_BURST_SEGMENTS = 3
     """Linux ``tcp_max_burst``: a window within this many segments of the flight still counts as used."""
 
     def __init__(self, mss_bytes: int, initial_window_segments: int = 2, abc_limit_segments: int = 2,
-                 validate: bool = False, sack: bool = False) -> None:
+                 validate: bool = False, sack: bool = False, limited_transmit: bool = False) -> None:
         self.mss = mss_bytes
         self.validate = validate
         self.sack = sack
+        self.limited_transmit = limited_transmit
+        self.extra = 0
+        """Bytes new data may take beyond cwnd now: limited transmit's one segment per duplicate ACK, up to two."""
         self.cwnd = initial_window_segments * mss_bytes
         self.ssthresh = math.inf
         self.in_recovery = False
@@ -40,6 +45,7 @@ class NewReno:
     def on_new_ack(self, acked_bytes: int, ack: int, flight_bytes: int) -> bool:
         """A cumulative ACK advanced by ``acked_bytes``; returns True if a partial ACK asks to retransmit."""
         self.dupacks = 0
+        self.extra = 0
         mss = self.mss
         if self.in_recovery:
             if ack >= self.recover:
@@ -77,7 +83,12 @@ class NewReno:
             if not self.sack:
                 self.cwnd += self.mss
             return False
+        if self.limited_transmit and self.dupacks < 3:
+            self.extra = self.dupacks * self.mss
         if self.dupacks == 3 and ack >= self.recover:
+            self.extra = 0
+            if self.limited_transmit:  # what limited transmit sent beyond cwnd is left out (RFC 5681 §3.2 step 2)
+                flight_bytes = min(flight_bytes, self.cwnd)
             self.ssthresh = max(flight_bytes // 2, 2 * self.mss)
             # RFC 6675 §5 step 4.2: cwnd = ssthresh, and ``pipe`` decides what may go out; NewReno
             # inflates by the three segments that left the network (RFC 6582 §3.2 step 2).
@@ -94,3 +105,4 @@ class NewReno:
         self.in_recovery = False
         self.recover = snd_max
         self.dupacks = 0
+        self.extra = 0

@@ -162,6 +162,25 @@ def test_newreno_no_fast_retransmit_for_data_sent_before_a_timeout():
     assert [cc.on_dupack(4 * MSS, 34 * MSS, 30 * MSS) for _ in range(3)] == [False, False, True]
 
 
+@pytest.mark.parametrize("limited_transmit", [False, True])
+def test_limited_transmit_lends_two_segments_and_leaves_cwnd_alone(limited_transmit):
+    """RFC 3042 / RFC 5681 §3.2 step 1: a new segment may go on each of the first two duplicate ACKs,
+    cwnd unchanged; at the third, ssthresh halves the flight without them (step 2); a new ACK ends it."""
+    cc = NewReno(MSS, initial_window_segments=4, limited_transmit=limited_transmit)
+    lent = []
+    for _ in range(2):
+        assert not cc.on_dupack(4 * MSS, 4 * MSS, 0)
+        lent.append(cc.extra)
+    assert cc.cwnd == 4 * MSS
+    assert lent == ([MSS, 2 * MSS] if limited_transmit else [0, 0])
+    assert cc.on_dupack(6 * MSS if limited_transmit else 4 * MSS, 6 * MSS, 0)
+    assert cc.extra == 0 and cc.ssthresh == 2 * MSS  # half of the four segments cwnd allowed
+    again = NewReno(MSS, initial_window_segments=4, limited_transmit=limited_transmit)
+    again.on_dupack(4 * MSS, 4 * MSS, 0)
+    again.on_new_ack(MSS, MSS, 3 * MSS)
+    assert again.extra == 0
+
+
 @pytest.mark.parametrize("validate, flight_segments, grows", [
     (False, 0, True),   # 4.4BSD: every ACK grows the window, used or not
     (True, 0, False),   # RFC 7661 / Linux: an application-limited sender's window stays put
