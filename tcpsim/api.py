@@ -45,6 +45,7 @@ def scenario_inputs(sc: Scenario) -> dict[str, Any]:
         "bidirectional": wl.bidirectional,
         "nodelay": sc.sender.tcp.nodelay,
         "sack": sc.sender.tcp.sack and sc.receiver.tcp.sack,
+        "limited_transmit": sc.sender.tcp.limited_transmit,
         "delack": sc.receiver.tcp.delack,
         "seed": sc.seed,
     }
@@ -66,14 +67,16 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
                    platform: Platform | str | None = None, sender: Platform | str | None = None,
                    receiver: Platform | str | None = None, tuning: Optional[str] = None,
                    cpus: Optional[int] = None, bus: Optional[str] = None, queue: Optional[int] = None,
-                   loss: float = 0.0, message_rate: Any = None, sack: Optional[bool] = None, seed: int = 0,
+                   loss: float = 0.0, message_rate: Any = None, sack: Optional[bool] = None,
+                   limited_transmit: Optional[bool] = None, seed: int = 0,
                    budget: Optional[Budget] = None) -> Scenario:
     """A :class:`Scenario` from human quantities (``"512k"``, ``"1gbit"``, ``"100us"``), as the CLI takes them.
 
     ``sockbuf`` is what the application asks for with ``setsockopt`` on both ends; the OS of each host
     turns it into a kernel buffer (Linux doubles it and caps it at ``rmem_max``). ``os`` replaces the
     platforms' OS family with that family's textbook defaults. ``sack`` turns selective acknowledgment
-    (RFC 2018, with RFC 6675 recovery) on or off on both ends; None keeps each OS's default.
+    (RFC 2018, with RFC 6675 recovery) on or off on both ends, ``limited_transmit`` (RFC 3042) too; None
+    keeps each OS's default.
     """
     if rtt is not None:
         delay_s = parse_duration(rtt, "rtt") / 2
@@ -103,6 +106,8 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
             over["deferred_acks_max"] = deferred_acks_max
         if sack is not None:
             over["sack"] = parse_switch(sack, "sack")
+        if limited_transmit is not None:
+            over["limited_transmit"] = parse_switch(limited_transmit, "limited_transmit")
         return TcpOptions.for_os(
             p.os,
             sockbuf_bytes=None if sockbuf is None else parse_size(sockbuf, "sockbuf_bytes"),

@@ -53,7 +53,7 @@ _EXAMPLES = {
 
 _SWEEPABLE = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "write", "message", "rr", "response",
               "streams", "cpus", "bus", "platform", "sender", "receiver", "tuning", "os", "delack",
-              "deferred_acks_max", "message_rate", "loss", "queue", "sack", "seed")
+              "deferred_acks_max", "message_rate", "loss", "queue", "sack", "limited_transmit", "seed")
 
 _DELEGATES = {"validate": ("validate",), "calibrate": ("calibrate", "fit")}
 """Subcommands served by tcpsim.calibration modules (first module found with a ``main(argv)``)."""
@@ -81,6 +81,8 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--sack", choices=("on", "off"), default=None,
                    help="selective acknowledgment (RFC 2018) and its loss recovery (RFC 6675) on both ends "
                         "(default: each OS's own setting)")
+    g.add_argument("--limited-transmit", choices=("on", "off"), default=None,
+                   help="a new segment on each of the first two duplicate ACKs (RFC 3042; default: on for Linux)")
     g.add_argument("--os", choices=("linux", "solaris", "bsd"), default=None,
                    help="OS family: its TCP rules and textbook defaults on both hosts")
     g = p.add_argument_group("workload")
@@ -138,7 +140,7 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
                               delack=a.delack, deferred_acks_max=a.deferred_acks_max, os=a.os, platform=a.platform,
                               sender=a.sender, receiver=a.receiver, tuning=a.tuning, cpus=a.cpus, bus=a.bus,
                               queue=a.queue, loss=a.loss, message_rate=a.message_rate, sack=a.sack,
-                              seed=a.seed)
+                              limited_transmit=a.limited_transmit, seed=a.seed)
     if a.max_time is not None:
         kw["budget"] = Budget(max_sim_time_s=parse_duration(a.max_time, "max_time"))
     if a.sysctl:

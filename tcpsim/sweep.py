@@ -62,6 +62,7 @@ AXES: dict[str, tuple[str, str]] = {
     "nodelay": ("bool", "nodelay"),
     "bidir": ("bool", "bidirectional"),
     "sack": ("bool", "sack"),
+    "limited_transmit": ("bool", "limited_transmit"),
     "bus": ("text", "bus"),
     "platform": ("text", "platform"),
     "sender": ("text", "sender_platform"),

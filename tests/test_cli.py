@@ -101,6 +101,7 @@ def test_predict_ceilings_method_is_instant_and_json_safe(capsys):
     (["predict", "--delack", "sometimes"], "--delack"),
     (["predict", "--sack", "maybe"], "--sack"),
     (["sweep", "--sack", "on,maybe"], "sack"),
+    (["predict", "--limited-transmit", "maybe"], "--limited-transmit"),
     (["predict", "--streams", "many"], "--streams"),
     (["predict", "--rate", "fast"], "rate"),
     (["predict", "--delay", "1ms", "--rtt", "2ms"], "delay"),
@@ -362,6 +363,16 @@ def test_sack_flag_overrides_each_os_default_on_both_ends():
     on = build_scenario(os="bsd", sack=True)
     assert not off.sender.tcp.sack and not off.receiver.tcp.sack
     assert on.sender.tcp.sack and on.receiver.tcp.sack
+
+
+def test_limited_transmit_is_linux_s_default_and_a_switch_for_the_others(capsys):
+    assert build_scenario(os="linux").sender.tcp.limited_transmit
+    assert not build_scenario(os="bsd").sender.tcp.limited_transmit
+    assert build_scenario(os="bsd", limited_transmit="on").sender.tcp.limited_transmit
+    code, out, _ = _run(capsys, ["sweep", "--limited-transmit", "off,on", "--max-time", "20ms", "--csv", "-"])
+    rows = out.strip().splitlines()
+    assert code == 0 and rows[0].startswith("limited_transmit,")
+    assert [r.split(",")[0] for r in rows[1:]] == ["False", "True"]
 
 
 def test_queue_overflow_advice_offers_sack_only_where_it_is_off(capsys):
