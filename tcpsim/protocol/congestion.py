@@ -83,10 +83,9 @@ class NewReno:
             if not self.sack:
                 self.cwnd += self.mss
             return False
-        if self.limited_transmit and self.dupacks < 3:
-            self.extra = self.dupacks * self.mss
+        if self.limited_transmit:  # the first two duplicate ACKs only
+            self.extra = self.dupacks * self.mss if self.dupacks < 3 else 0
         if self.dupacks == 3 and ack >= self.recover:
-            self.extra = 0
             if self.limited_transmit:  # what limited transmit sent beyond cwnd is left out (RFC 5681 §3.2 step 2)
                 flight_bytes = min(flight_bytes, self.cwnd)
             self.ssthresh = max(flight_bytes // 2, 2 * self.mss)

@@ -179,6 +179,13 @@ def test_limited_transmit_lends_two_segments_and_leaves_cwnd_alone(limited_trans
     again.on_dupack(4 * MSS, 4 * MSS, 0)
     again.on_new_ack(MSS, MSS, 3 * MSS)
     assert again.extra == 0
+    # Below ``recover`` after a timeout there is no fast retransmit, and no third lent segment either.
+    again.on_timeout(3 * MSS, 10 * MSS)
+    lent = []
+    for _ in range(4):
+        assert not again.on_dupack(MSS, 10 * MSS, MSS)
+        lent.append(again.extra)
+    assert lent == ([MSS, 2 * MSS, 0, 0] if limited_transmit else [0, 0, 0, 0])
 
 
 @pytest.mark.parametrize("validate, flight_segments, grows", [
