@@ -82,7 +82,8 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
                    help="selective acknowledgment (RFC 2018) and its loss recovery (RFC 6675) on both ends "
                         "(default: each OS's own setting)")
     g.add_argument("--limited-transmit", choices=("on", "off"), default=None,
-                   help="a new segment on each of the first two duplicate ACKs (RFC 3042; default: on for Linux)")
+                   help="a new segment on each of the first two duplicate ACKs (RFC 3042; default: each OS's own, "
+                        "on for Linux and FreeBSD 5)")
     g.add_argument("--os", choices=("linux", "solaris", "bsd"), default=None,
                    help="OS family: its TCP rules and textbook defaults on both hosts")
     g = p.add_argument_group("workload")

@@ -95,9 +95,8 @@ class TcpOptions:
     """Grow cwnd only while the sender uses it (RFC 7661; Linux ``tcp_is_cwnd_limited``); BSD-derived
     stacks of the sources' era grow it on every ACK."""
     limited_transmit: bool = False
-    """Send a new segment on each of the first two duplicate ACKs (RFC 3042, RFC 5681 §3.2 step 1). Linux
-    does it in effect: each duplicate ACK counts one segment as left the network (``sacked_out``, Reno
-    included), so ``tcp_packets_in_flight`` falls by one; the stacks of Tru64 5.1 and Solaris 8 predate it."""
+    """Send a new segment on each of the first two duplicate ACKs (RFC 3042, RFC 5681 §3.2 step 1); the OS
+    decides (:attr:`tcpsim.platform.OsTcp.limited_transmit`)."""
     sndbuf_autotune_max_bytes: Optional[int] = None
     """Linux send-buffer autotuning (``tcp_wmem[2]``): the buffer of a socket whose application set no
     SO_SNDBUF grows with the congestion window up to this. None = the buffer is fixed."""
@@ -180,7 +179,8 @@ class TcpOptions:
             whole_message_segments=os.whole_message_segments, initial_cwnd_segments=os.initial_cwnd_segments,
             min_rto_s=os.min_rto_s, naglim_bytes=naglim, maxpsz_segments=os.maxpsz_multiplier,
             sndbuf_autotune_max_bytes=snd_auto, rcv_window_autotune_max_bytes=rcv_auto,
-            cwnd_validation=os.family == "linux", limited_transmit=os.family == "linux",
+            cwnd_validation=os.family == "linux",
+            limited_transmit=os.family == "linux" if os.limited_transmit is None else os.limited_transmit,
             half_window_beats_nagle=os.family == "bsd",
             nagle_minshall=os.family == "linux", push_at_window_edge=os.family == "solaris",
             forced_push=os.family == "linux", rcv_push_wait_bytes=os.rcv_push_wait_bytes,

@@ -228,6 +228,10 @@ class OsTcp:
     """Linux: segments ACKed at once at the start of a connection (quick-ACK mode)."""
     timestamps: bool = False
     sack: bool = False
+    limited_transmit: Optional[bool] = None
+    """RFC 3042: a new segment on each of the first two duplicate ACKs (FreeBSD ``net.inet.tcp.rfc3042``).
+    None = the family's way: Linux does it in effect (each duplicate ACK lowers ``tcp_packets_in_flight``),
+    4.4BSD, Tru64 5.1 and Solaris 8 predate it."""
     window_scaling: bool = True
     initial_cwnd_segments: int = 2
     min_rto_s: float = 1.0

@@ -332,6 +332,9 @@ _SPECS = [
     _S("net.inet.tcp.rfc1323", "sysctl", "", "bsd", "os.window_scaling",
        "RFC 1323 window scaling and timestamps, both", _flag, _rfc1323_flag),
     _S("net.inet.tcp.delayed_ack", "sysctl", "", "bsd", "os.delack", "0 turns delayed ACKs off", _flag, _delayed_ack),
+    _S("net.inet.tcp.rfc3042", "sysctl", "", "bsd", "os.limited_transmit",
+       "limited transmit (RFC 3042): a new segment on each of the first two duplicate ACKs", _flag,
+       _os("limited_transmit")),
     _S("kern.ipc.nmbclusters", "sysctl", "", "bsd", "ignored",
        "mbuf cluster pool: assumed large enough", _int(*_BUF)),
     # Windows, HKLM\SYSTEM\CurrentControlSet\Services\Tcpip\Parameters (article 002).

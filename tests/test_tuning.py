@@ -317,6 +317,14 @@ def test_gignic_freebsd_settings():
     assert [k.name for k in r.ignored] == ["kern.ipc.nmbclusters"]
 
 
+@pytest.mark.parametrize("value, on", [("1", True), ("0", False)])
+def test_freebsd_rfc3042_sets_limited_transmit(value, on):
+    r = tuned(BSD, f"net.inet.tcp.rfc3042={value}")
+    assert r.platform.os.limited_transmit is on
+    assert TcpOptions.for_os(r.platform.os).limited_transmit is on
+    assert not TcpOptions.for_os(BSD.os).limited_transmit and TcpOptions.for_os(os_defaults("linux")).limited_transmit
+
+
 def test_gignic_linux_settings_raise_the_send_cap_only():
     r = tuned(LINUX, GIGNIC_LINUX)
     os = r.platform.os
