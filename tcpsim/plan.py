@@ -92,9 +92,9 @@ def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20
                      **kw: Any) -> SockbufAnswer:
     """Smallest socket buffer, both ends, that reaches ``target`` goodput (bisection on log2 of the size).
 
-    The search starts at the buffer whose window carries the target over the unloaded round trip and
-    doubles until a run reaches the target; below, no buffer whose window is short of target x propagation
-    round trip is tried, since none can reach it.
+    The search starts at the buffer whose window carries the target over the unloaded round trip and grows
+    it (by target / goodput once, then doubling) until a run reaches the target; below, no buffer whose
+    window is short of target x propagation round trip is tried, since none can reach it.
 
     The answer is rounded up to a whole KiB and re-checked. It is the size the application asks for; the
     OS turns it into a kernel buffer (Linux doubles it and caps it at ``rmem_max``), so a cap can make a
