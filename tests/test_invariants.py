@@ -118,3 +118,4 @@ def test_nothing_lost_nothing_reordered_nothing_retransmitted(sc):
     if lost == 0:
         assert sum(f[2].out_of_order_segments + f[3].out_of_order_segments for f in r.flows) == 0
         assert result.retransmits == 0
+        assert result.utilization_frac["loss_recovery"] == 0.0  # no repair, so no time spent on one
