@@ -115,13 +115,16 @@ def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20
     # reaches the target, so none needs a run.
     floor_bytes = target_bps / flows * 2 * sc.link.one_way_delay_s / 8
 
-    def kernel_bytes(request: int) -> int:
+    def kernel_bytes(request: int, window: bool = False) -> int:
+        """The kernel buffer a request gives (with ``window``: the largest window it can carry)."""
         k = build_scenario(sockbuf=request, **kw)
-        return min(k.sender.tcp.sndbuf_bytes, k.receiver.tcp.rcvbuf_bytes)
+        snd, rcv = k.sender.tcp, k.receiver.tcp
+        if window:
+            return min(snd.sndbuf_limit_bytes, rcv.window_limit_bytes)
+        return min(snd.sndbuf_bytes, rcv.rcvbuf_bytes)
 
     def window_bytes(request: int) -> int:
-        k = build_scenario(sockbuf=request, **kw)
-        return min(k.sender.tcp.sndbuf_limit_bytes, k.receiver.tcp.window_limit_bytes)
+        return kernel_bytes(request, window=True)
 
     def first_reaching(window: float) -> tuple[int, int] | None:
         """Requests (a, b = a + 1) where the largest window first reaches ``window``: a's is under it, b's

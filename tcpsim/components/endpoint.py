@@ -611,14 +611,12 @@ class TcpEndpoint:
                 self.on_writable()
         else:
             if self.snd_max > self.snd_una and seg.wnd == self.peer_wnd:
-                extra = self.cc.extra
-                if self.cc.on_dupack(self.snd_max - self.snd_una, self.snd_max, self.snd_una):
+                new_info = sacked_before < 0 or self._board.sacked_bytes(ack, self.snd_max) > sacked_before
+                if self.cc.on_dupack(self.snd_max - self.snd_una, self.snd_max, self.snd_una, new_info):
                     if self.sack_ok:
                         self._sack_enter_recovery(cpu)
                         return
                     self._retransmit_first(cpu)
-                elif sacked_before >= 0 and self._board.sacked_bytes(ack, self.snd_max) == sacked_before:
-                    self.cc.extra = extra  # RFC 5681 §3.2 step 1: with SACK, new data only for new SACK information
             self.peer_wnd = seg.wnd
             if seg.wnd > self.max_sndwnd:
                 self.max_sndwnd = seg.wnd

@@ -72,11 +72,12 @@ class NewReno:
                 self.cwnd += mss
         return False
 
-    def on_dupack(self, flight_bytes: int, snd_max: int, ack: int) -> bool:
+    def on_dupack(self, flight_bytes: int, snd_max: int, ack: int, new_sack_info: bool = True) -> bool:
         """A duplicate ACK of ``ack``; returns True on the third one (fast retransmit, RFC 5681 §3.2 step 2).
 
         Not when ``ack`` is below ``recover`` (RFC 6582 §3.2 step 1): after a timeout, go-back-N resends
-        data the receiver already holds, and its duplicate ACKs announce no new loss.
+        data the receiver already holds, and its duplicate ACKs announce no new loss. With SACK, limited
+        transmit lends nothing for a duplicate ACK without ``new_sack_info`` (RFC 5681 §3.2 step 1).
         """
         self.dupacks += 1
         if self.in_recovery:
@@ -84,7 +85,10 @@ class NewReno:
                 self.cwnd += self.mss
             return False
         if self.limited_transmit:  # the first two duplicate ACKs only
-            self.extra = self.dupacks * self.mss if self.dupacks < 3 else 0
+            if self.dupacks >= 3:
+                self.extra = 0
+            elif new_sack_info:
+                self.extra = self.dupacks * self.mss
         if self.dupacks == 3 and ack >= self.recover:
             if self.limited_transmit:  # what limited transmit sent beyond cwnd is left out (RFC 5681 §3.2 step 2)
                 flight_bytes = min(flight_bytes, self.cwnd)
