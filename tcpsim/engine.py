@@ -232,11 +232,12 @@ class _Run:
             if not self.rr:
                 # Bytes in flight and in buffers can swing by up to the windows: the span must be long
                 # enough that such a swing moves the estimate by a few percent at most, and data sent
-                # and delivered over it must agree (the pipeline is not still filling or draining).
+                # and delivered over it must agree as closely as the interval asks, 2 % at least (the
+                # pipeline is not still filling or draining: interface-byte rates would read high).
                 if span_s * est.rate < _SWING_FACTOR * self._window_bytes():
                     return False
                 sent_rate = (samples[-1][2] - samples[est.start][2]) / span_s
-                if abs(sent_rate - est.rate) > max(2 * b.rel_tol, 0.02) * est.rate:
+                if abs(sent_rate - est.rate) > max(b.rel_tol, 0.02) * est.rate:
                     return False
             if loss_frac and (samples[-1][3] - samples[est.start][3]) * loss_frac < _MIN_LOSSES_KEPT:
                 # Random loss: between two losses the rate climbs steadily and looks converged; the
