@@ -81,8 +81,9 @@ class Nic:
     """Network interface card and driver: rings, receive backlog, interrupt coalescing, offload."""
 
     tx_ring_packets: int = 256
-    """Transmit descriptors. Not a bound in the model: when the ring is full a driver stops its queue
-    and the packet waits in the OS (the qdisc), so it delays but never drops a TCP segment."""
+    """Transmit descriptors (ixgb ``TxDescriptors``): frames posted to the NIC and not yet on the wire.
+    When the ring is full the driver stops its queue and the frame waits in the OS queue (the qdisc)
+    until a frame leaves; it is delayed, not dropped (unless ``Link.queue_packets`` is reached)."""
     rx_ring_packets: int = 256
     """Receive descriptors: frames the NIC holds until their interrupt hands them to the driver; a frame
     that finds the ring full is dropped (ixgb ``RxDescriptors``)."""

@@ -7,6 +7,7 @@ import pytest
 from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from tcpsim.engine import run
 from tcpsim.platform import BUS_PRESETS, CpuCost, Nic, Platform, bus_preset, os_defaults
+from tcpsim.protocol import framing
 
 COSTS = CpuCost(n_cpus=2, per_syscall_s=4e-6, per_byte_copy_s=2e-9, per_packet_tx_s=10e-6, per_packet_rx_s=12e-6,
                 per_ack_tx_s=4e-6, per_ack_rx_s=4e-6, per_interrupt_s=2e-6)
@@ -205,3 +206,20 @@ def test_solaris_receive_hand_offs_match_the_closed_form(write, nodelay):
     payload = min(write, 1460)
     closed_form_pps = cpu_ceiling_bps(sc, sc.receiver, "receiver") / 8 / payload
     assert r.data_packets_per_s == pytest.approx(closed_form_pps, rel=0.12)
+
+
+def test_a_transmit_ring_of_one_descriptor_serializes_dma_and_wire():
+    """A frame is posted only when the one before it has left the NIC, so bus transfer and serialization
+    no longer overlap; with the usual 256 descriptors they do, and the slower of the two sets the pace."""
+    bus = bus_preset("pcix-64-133")
+    sc_one = scenario(Platform(bus=bus, nic=Nic(tx_ring_packets=1)), rate=10e9, mtu=9000, buf=1 << 20)
+    sc_many = scenario(Platform(bus=bus, nic=Nic(tx_ring_packets=256)), rate=10e9, mtu=9000, buf=1 << 20)
+    r_one, r_many = run(sc_one), run(sc_many)
+    ts = sc_one.sender.tcp.timestamps
+    options = framing.tcp_option_bytes(ts)
+    mss = framing.mss_bytes(9000, ts)
+    bus_s = bus.transfer_s(framing.frame_bytes(mss, options))
+    wire_s = framing.wire_bytes(mss, options) * 8 / 10e9
+    assert r_one.data_packets_per_s <= 1.01 / (bus_s + wire_s)
+    assert r_many.data_packets_per_s > 1.2 * r_one.data_packets_per_s
+    assert r_many.data_packets_per_s <= 1.01 / max(bus_s, wire_s)

@@ -7,6 +7,8 @@ takes a short-cut with no events of its own.
 
 from __future__ import annotations
 
+from collections import deque
+
 from ..platform import Platform
 from .kernel import Kernel
 from .resources import LinkDirection, Server
@@ -45,6 +47,11 @@ class HostRuntime:
         nic = platform.nic
         self.backlog_limit = nic.backlog_packets
         self.rx_ring = nic.rx_ring_packets
+        self.tx_ring = nic.tx_ring_packets
+        self._tx_posted: deque[float] = deque()
+        """When each frame on the transmit ring leaves the NIC (its descriptor is free again then)."""
+        self._qdisc: deque[Segment] = deque()
+        self._qdisc_wake = False
         self._ring_dma = 0
         self.ring_drops = 0
         self.coalesce_packets = nic.coalesce_packets
@@ -79,7 +86,7 @@ class HostRuntime:
     def transmit(self, seg: Segment, cpu: int) -> None:
         """Charge the stack's transmit cost on ``cpu``, then DMA over the bus and onto the link."""
         if not self.modelled:
-            self._to_wire(seg)
+            self._post(seg)
             return
         if seg.length:
             cost = self.per_packet_tx_s + seg.length * self.per_byte_csum_tx_s
@@ -102,12 +109,59 @@ class HostRuntime:
             self._to_wire(seg)
 
     def _to_wire(self, seg: Segment) -> None:
+        """The driver posts ``seg`` on the transmit ring, or the OS queues it while the ring is full.
+
+        A descriptor is busy from posting until its frame has left the NIC, so the NIC's transmit DMA can
+        run at most ``Nic.tx_ring_packets`` frames ahead of the wire and cannot hold the bus against
+        received frames for longer than that. The OS queue and the ring together hold at most
+        ``Link.queue_packets`` frames; one more is dropped, as a full ``txqueuelen`` does.
+        """
+        if self._qdisc or not self._ring_has_room():
+            limit = self.link_out.queue_packets
+            if limit is not None and self.tx_ring + len(self._qdisc) > limit:
+                self.link_out.drops += 1
+                return
+            self._qdisc.append(seg)
+            self._wake_qdisc()
+            return
+        self._post(seg)
+
+    def _ring_has_room(self) -> bool:
+        posted = self._tx_posted
+        if len(posted) < self.tx_ring:
+            return True
+        now = self.kernel.env._now
+        while posted and posted[0] <= now:
+            posted.popleft()
+        return len(posted) < self.tx_ring
+
+    def _wake_qdisc(self) -> None:
+        if not self._qdisc_wake:
+            self._qdisc_wake = True
+            self.kernel.call_at(self._tx_posted[0], self._restart_queue)
+
+    def _restart_queue(self) -> None:
+        """A descriptor is free again (the driver's transmit clean-up): post what waits in the OS queue."""
+        self._qdisc_wake = False
+        qdisc = self._qdisc
+        while qdisc and self._ring_has_room():
+            self._post(qdisc.popleft())
+        if qdisc:
+            self._wake_qdisc()
+
+    def _post(self, seg: Segment) -> None:
+        """DMA ``seg`` over the bus and serialize it onto the link."""
         kernel = self.kernel
         now = kernel.env._now
         ready = now
         if self.bus is not None:
             ready = self.bus.run(now, self._bus_per_transfer_s + seg.frame_bytes * self._bus_per_byte_s)
-        arrival = self.link_out.send(now, ready, seg.wire_s, seg.frame_bytes)
+        link = self.link_out
+        busy_s = link.busy_s
+        arrival = link.send(now, ready, seg.wire_s, seg.frame_bytes)
+        if self.modelled and link.busy_s != busy_s:
+            # On the wire; a frame the full link queue refused frees its descriptor at once.
+            self._tx_posted.append(link.free_at)
         if arrival is not None:
             if self.peer.modelled:
                 kernel.call_at(arrival, self.peer.receive, seg)
