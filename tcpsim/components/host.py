@@ -116,6 +116,9 @@ class HostRuntime:
         received frames for longer than that. The OS queue and the ring together hold at most
         ``Link.queue_packets`` frames; one more is dropped, as a full ``txqueuelen`` does.
         """
+        if not self._qdisc and len(self._tx_posted) < self.tx_ring:
+            self._post(seg)
+            return
         if self._qdisc or not self._ring_has_room():
             limit = self.link_out.queue_packets
             if limit is not None and self.tx_ring + len(self._qdisc) > limit:
