@@ -39,13 +39,14 @@ def scenarios(draw, bulk_only: bool = False, lossless: bool = True):
 
 @st.composite
 def platforms(draw, family: str):
-    """A host with random but physical costs: CPUs, interrupts, a small ring and backlog, maybe a slow bus."""
+    """A host with random but physical costs: CPUs, interrupts, small rings and backlog, maybe a slow bus."""
     us = st.sampled_from([0.0, 0.5e-6, 2e-6, 10e-6])
     cpu = CpuCost(n_cpus=draw(st.integers(1, 3)), per_syscall_s=draw(us), per_byte_copy_s=draw(st.sampled_from([0.0, 1e-9])),
                   per_byte_csum_s=draw(st.sampled_from([0.0, 1e-9])), per_packet_tx_s=draw(us),
                   per_packet_rx_s=draw(us), per_ack_tx_s=draw(us), per_ack_rx_s=draw(us), per_interrupt_s=draw(us),
                   per_push_s=draw(us), per_stream_frac=draw(st.sampled_from([0.0, 0.05])), interrupts_on_one_cpu=draw(st.booleans()))
-    nic = Nic(rx_ring_packets=draw(st.sampled_from([4, 64, 256])), backlog_packets=draw(st.sampled_from([8, 1000])),
+    nic = Nic(tx_ring_packets=draw(st.sampled_from([1, 4, 256])),
+              rx_ring_packets=draw(st.sampled_from([4, 64, 256])), backlog_packets=draw(st.sampled_from([8, 1000])),
               coalesce_packets=draw(st.sampled_from([1, 8, 64])),
               coalesce_delay_s=draw(st.sampled_from([0.0, 20e-6, 200e-6])), drain_ring=draw(st.booleans()),
               coalesce_idle_timer=draw(st.booleans()),

@@ -103,6 +103,10 @@ def test_hosts_with_costs_rings_and_buses_keep_the_invariants(sc):
     for cpus in result.cpu_utilization_frac.values():
         assert all(0.0 <= c <= 1.0 for c in cpus)
     assert all(v >= 0 for v in result.drops.values())
+    for host in (r.snd_host, r.rcv_host):
+        now = r.kernel.now
+        assert sum(1 for t in host._tx_posted if t > now) <= host.tx_ring
+        assert not host._qdisc or host._qdisc_wake  # a frame held for a full ring has a restart coming
 
 
 @settings(deadline=None, max_examples=40)
