@@ -6,6 +6,7 @@ import math
 
 from . import ceilings
 from .config import Scenario
+from .platform import BUS_PRESETS, Bus
 from .protocol import framing
 from .result import Result
 from .units import format_rate, format_size
@@ -46,6 +47,17 @@ def _sack_tip(sc: Scenario) -> str:
     """The SACK suggestion for a run that lost several segments of a window, where SACK is off."""
     return "" if _sack(sc) else ("; SACK on both ends (--sack on) repairs several losses of one window in about "
                                  "one round trip")
+
+
+def _bus_advice(sc: Scenario, bus: Bus) -> str:
+    """The next faster bus preset, the other cards' share, and jumbo frames where they are not yet on."""
+    faster = [(b.raw_bps, name) for name, b in BUS_PRESETS.items() if b.clock_hz > 0 and b.raw_bps > bus.raw_bps]
+    ideas = [f"a faster bus (--bus {min(faster)[1]})" if faster else "a faster bus"]
+    if bus.other_load_frac > 0:
+        ideas.append(f"a bus of its own (other cards take {bus.other_load_frac:.0%} of this one)")
+    if sc.link.mtu_bytes < 9000:
+        ideas.append("jumbo frames (--mtu 9000): fewer DMA transfers, each with its set-up time")
+    return "; ".join(ideas)
 
 
 def advice(sc: Scenario, r: Result) -> str:
@@ -113,7 +125,7 @@ def advice(sc: Scenario, r: Result) -> str:
         ideas.append("faster CPUs (more CPUs help only while one CPU is not the bottleneck: --cpus)")
         return "; ".join(ideas)
     if lim.startswith("bus_"):
-        return "a faster or less shared bus (--bus pcix-64-133 or PCIe), or jumbo frames to cut per-transfer overhead"
+        return _bus_advice(sc, (sc.sender if lim == "bus_sender" else sc.receiver).platform.bus)
     if lim == "receiver_drops":
         return ("a longer receive ring (ixgb RxDescriptors) or backlog (net.core.netdev_max_backlog), "
                 "or a faster receiver")

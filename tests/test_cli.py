@@ -356,6 +356,25 @@ def test_window_advice_does_not_ask_for_buffers_already_there():
     assert "already cover" in advice(sc, r) and "--sockbuf" not in advice(sc, r)
 
 
+def test_bus_advice_names_the_next_faster_bus_and_jumbo_frames_only_where_they_are_off():
+    import dataclasses
+
+    from tcpsim.platform import BUS_PRESETS
+    from tcpsim.report_text import advice
+
+    sc = build_scenario(bus="pci-64-66", mtu=1500)
+    r = dataclasses.replace(predict(method="ceilings", bus="pci-64-66", mtu=1500), limited_by="bus_sender")
+    text = advice(sc, r)
+    bus = re.search(r"--bus (\S+)\)", text).group(1)
+    assert BUS_PRESETS[bus].raw_bps > BUS_PRESETS["pci-64-66"].raw_bps
+    assert not any(BUS_PRESETS["pci-64-66"].raw_bps < b.raw_bps < BUS_PRESETS[bus].raw_bps
+                   for b in BUS_PRESETS.values())
+    assert "--mtu 9000" in text
+    jumbo = build_scenario(bus="pcix-64-133", mtu=9000)
+    text = advice(jumbo, dataclasses.replace(r, limited_by="bus_receiver"))
+    assert "--mtu" not in text and "pcix-64-133" not in text
+
+
 def test_sack_flag_overrides_each_os_default_on_both_ends():
     """Linux permits SACK by default, 4.4BSD has none; --sack on / off sets both ends (RFC 2018 §2)."""
     assert build_scenario(os="linux").sender.tcp.sack and not build_scenario(os="bsd").sender.tcp.sack

@@ -116,20 +116,18 @@ class HostRuntime:
         received frames for longer than that. The OS queue and the ring together hold at most
         ``Link.queue_packets`` frames; one more is dropped, as a full ``txqueuelen`` does.
         """
-        if not self._qdisc and len(self._tx_posted) < self.tx_ring:
+        if not self._qdisc and (len(self._tx_posted) < self.tx_ring or self._ring_has_room()):
             self._post(seg)
             return
-        if self._qdisc or not self._ring_has_room():
-            limit = self.link_out.queue_packets
-            if limit is not None and self.tx_ring + len(self._qdisc) > limit:
-                self.link_out.drops += 1
-                return
-            self._qdisc.append(seg)
-            self._wake_qdisc()
+        limit = self.link_out.queue_packets
+        if limit is not None and self.tx_ring + len(self._qdisc) > limit:
+            self.link_out.drops += 1
             return
-        self._post(seg)
+        self._qdisc.append(seg)
+        self._wake_qdisc()
 
     def _ring_has_room(self) -> bool:
+        """Whether a descriptor is free, once those of frames already on the wire are reclaimed."""
         posted = self._tx_posted
         if len(posted) < self.tx_ring:
             return True
