@@ -374,7 +374,7 @@ def test_a_converged_answer_agrees_with_a_long_run(point, horizon_s):
 def lose_one_segment(run_, times, from_seq=1_000_000):
     """Drop the first data segment at or past ``from_seq``, and its retransmissions, ``times`` times in all,
     on the way to the wire; returns ([its sequence number], [when each copy was lost])."""
-    to_wire = run_.snd_host._to_wire
+    to_wire = run_.snd_host._post
     victim, drops = [], []
 
     def to_wire_losing_one_segment(seg):
@@ -385,7 +385,7 @@ def lose_one_segment(run_, times, from_seq=1_000_000):
             return
         to_wire(seg)
 
-    run_.snd_host._to_wire = to_wire_losing_one_segment
+    run_.snd_host._post = to_wire_losing_one_segment
     return victim, drops
 
 
