@@ -97,6 +97,10 @@ class TcpOptions:
     limited_transmit: bool = False
     """Send a new segment on each of the first two duplicate ACKs (RFC 3042, RFC 5681 §3.2 step 1); the OS
     decides (:attr:`tcpsim.platform.OsTcp.limited_transmit`)."""
+    writer_wakes_at_third: bool = False
+    """A writer blocked on a full send buffer wakes once a third of it is free (Linux
+    ``sk_stream_write_space``: free space at least half of what is queued), and until then copies
+    nothing; False = once ``SO_SNDLOWAT`` (2048 bytes) is free (4.4BSD ``sowriteable``)."""
     sndbuf_autotune_max_bytes: Optional[int] = None
     """Linux send-buffer autotuning (``tcp_wmem[2]``): the buffer of a socket whose application set no
     SO_SNDBUF grows with the congestion window up to this. None = the buffer is fixed."""
@@ -184,6 +188,7 @@ class TcpOptions:
             half_window_beats_nagle=os.family == "bsd",
             nagle_minshall=os.family == "linux", push_at_window_edge=os.family == "solaris",
             forced_push=os.family == "linux", rcv_push_wait_bytes=os.rcv_push_wait_bytes,
+            writer_wakes_at_third=os.family == "linux",
             window_update_rule=os.family,
         )
         values.update(overrides)

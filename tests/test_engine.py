@@ -491,6 +491,30 @@ def test_a_blocked_writer_with_data_held_by_nagle_is_limited_by_the_send_buffer(
     assert r.utilization_frac["sndbuf"] > r.utilization_frac["nagle_delack"]
 
 
+@pytest.mark.parametrize("wakes_at_third", [False, True])
+def test_a_blocked_writer_resumes_at_the_low_water_mark_or_a_third_of_the_buffer(wakes_at_third):
+    """4.4BSD wakes a writer once SO_SNDLOWAT (2048 bytes) is free, so it copies a few segments per ACK;
+    Linux (sk_stream_write_space) once a third of the buffer is free, so it copies in large pieces."""
+    from tcpsim.engine import _Run
+
+    opts = TcpOptions(sndbuf_bytes=65536, rcvbuf_bytes=1 << 20, writer_wakes_at_third=wakes_at_third)
+    sc = Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts), link=Link(rate_bps=1e9, one_way_delay_s=100e-6),
+                  workload=Workload(write_bytes=1 << 20), budget=Budget(max_sim_time_s=0.05))
+    r = _Run(sc)
+    writer = r.writers[0]
+    pieces = []
+    commit = writer._commit
+    writer._commit = lambda chunk: (pieces.append((chunk, writer.remaining)), commit(chunk))
+    r.run()
+    # pieces after a wait: not a call's first (it copies whatever space is left) and not its last
+    resumed = sorted(chunk for chunk, remaining in pieces if chunk < remaining < 1 << 20)
+    assert len(resumed) > 20
+    if wakes_at_third:
+        assert resumed[0] >= 65536 // 3
+    else:
+        assert resumed[len(resumed) // 2] < 65536 // 8
+
+
 @pytest.mark.parametrize("held_frac, expected", [(0.7, "window"), (0.3, "line")])
 def test_a_tcp_reason_holding_the_senders_half_the_time_outranks_an_unsaturated_resource(held_frac, expected):
     from tcpsim.engine import _binding

@@ -1,8 +1,9 @@
 """Applications on top of the sockets: a writer, a reader, and a request/response pair.
 
 A send or recv call costs the host's per-call and per-byte CPU time on the application's CPU; a
-blocking send copies what fits and waits for the rest, as BSD ``sosend`` does (it resumes when at least
-``min(remaining, low-water mark)`` bytes of space are free).
+blocking send copies what fits and waits for the rest. BSD ``sosend`` resumes when at least
+``min(remaining, low-water mark)`` bytes of space are free; Linux ``tcp_sendmsg`` fills the buffer and
+sleeps until a third of it is free (``TcpOptions.writer_wakes_at_third``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Writer:
         self.remaining = 0
         self.busy = False
         self.lowat = min(SEND_LOWAT_BYTES, max(ep.sndbuf // 2, 1))
+        self.wake_at_third = ep.opts.writer_wakes_at_third
         self.pass_bytes = ep.opts.maxpsz_segments * ep.mss
         self.next_call_s = 0.0
         self.calls = 0
@@ -81,7 +83,11 @@ class Writer:
             new_call = True
         space = ep.send_space()
         chunk = self.remaining if self.remaining < space else space
-        if chunk < self.remaining and chunk < self.lowat:
+        if self.wake_at_third:
+            blocked = chunk <= 0 or (ep.writer_blocked and 3 * space < ep.sndbuf)
+        else:
+            blocked = chunk < self.remaining and chunk < self.lowat
+        if blocked:
             ep.set_writer_blocked(True)
             if new_call:
                 self.host.syscall(self.cpu, 0, True)
