@@ -14,6 +14,7 @@ import sys
 import time
 from dataclasses import replace
 
+from tcpsim.components import hot_path_compiled
 from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from tcpsim.platform import Platform
 from tcpsim.engine import run
@@ -95,6 +96,7 @@ def predict_startup_s() -> float:
 
 
 def main() -> None:
+    print("hot path:", "compiled (mypyc)" if hot_path_compiled() else "pure Python (TCPSIM_PURE_PYTHON, or no compiler)")
     print(f"{'scenario':50s} {'seg/wall s':>11s} {'ev/seg':>7s} {'converged in':>13s} {'goodput':>12s}")
     for name, sc in scenarios().items():
         m = measure(sc)

@@ -6,11 +6,13 @@
      +-- ConfigError (also a ValueError)   bad input: names the field and the accepted range
      |    +-- TuningFileError              a sysctl/ndd/sysconfig file tcpsim cannot map
      +-- BudgetError                        a simulation hit its event or time budget (only when asked to raise)
+
+    AuditError (an AssertionError)          a window invariant broke (only checked when auditing is on)
 """
 
 from __future__ import annotations
 
-__all__ = ["TcpsimError", "ConfigError", "TuningFileError", "BudgetError"]
+__all__ = ["TcpsimError", "ConfigError", "TuningFileError", "BudgetError", "AuditError"]
 
 
 class TcpsimError(Exception):
@@ -42,3 +44,8 @@ class TuningFileError(ConfigError):
 
 class BudgetError(TcpsimError):
     """Raised only by callers that ask for it; a normal run reports the budget in ``Result.termination``."""
+
+
+class AuditError(AssertionError):
+    """An invariant of the sliding window broke (only checked when auditing is on, see
+    :func:`tcpsim.components.endpoint.audit`): a bug in tcpsim, not in its input."""

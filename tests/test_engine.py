@@ -374,18 +374,17 @@ def test_a_converged_answer_agrees_with_a_long_run(point, horizon_s):
 def lose_one_segment(run_, times, from_seq=1_000_000):
     """Drop the first data segment at or past ``from_seq``, and its retransmissions, ``times`` times in all,
     on the way to the wire; returns ([its sequence number], [when each copy was lost])."""
-    to_wire = run_.snd_host._post
     victim, drops = [], []
 
-    def to_wire_losing_one_segment(seg):
+    def loses(seg):
         if seg.length and seg.seq >= from_seq and not victim:
             victim.append(seg.seq)
         if seg.length and victim and seg.seq == victim[0] and len(drops) < times:
             drops.append(run_.kernel.now)
-            return
-        to_wire(seg)
+            return True
+        return False
 
-    run_.snd_host._post = to_wire_losing_one_segment
+    run_.snd_host.tx_drop_filter = loses
     return victim, drops
 
 
@@ -501,13 +500,19 @@ def test_a_blocked_writer_resumes_at_the_low_water_mark_or_a_third_of_the_buffer
     sc = Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts), link=Link(rate_bps=1e9, one_way_delay_s=100e-6),
                   workload=Workload(write_bytes=1 << 20), budget=Budget(max_sim_time_s=0.05))
     r = _Run(sc)
-    writer = r.writers[0]
-    pieces = []
-    commit = writer._commit
-    writer._commit = lambda chunk: (pieces.append((chunk, writer.remaining)), commit(chunk))
+    writer, ep = r.writers[0], r.flows[0][2]
+    pieces = []  # (bytes copied when the endpoint woke the writer, what the call still had to copy before)
+
+    def on_writable():
+        before = writer.remaining
+        writer.kick()  # an ideal host copies at once, so the piece is done when kick() returns
+        if writer.remaining < before:
+            pieces.append((before - writer.remaining, before))
+
+    ep.on_writable = on_writable
     r.run()
-    # pieces after a wait: not a call's first (it copies whatever space is left) and not its last
-    resumed = sorted(chunk for chunk, remaining in pieces if chunk < remaining < 1 << 20)
+    # pieces after a wait, but not a call's last
+    resumed = sorted(chunk for chunk, remaining in pieces if chunk < remaining)
     assert len(resumed) > 20
     if wakes_at_third:
         assert resumed[0] >= 65536 // 3

@@ -49,10 +49,10 @@ class Writer:
     def kick(self) -> None:
         """Issue the next pieces of work while the writer is idle and has something to do."""
         while not self.busy:
-            chunk = self._next_chunk()
-            if chunk is None:
+            piece = self._next_chunk()
+            if piece is None:
                 return
-            chunk, new_call = chunk
+            chunk, new_call = piece
             # Solaris strwrite moves maxpsz x MSS into TCP per pass (Sun blueprint, FIGURE 2): every pass
             # after the first of the call is one more trip into the kernel.
             extra = max(-(-chunk // self.pass_bytes) - new_call, 0) if self.pass_bytes else 0

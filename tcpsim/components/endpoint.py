@@ -11,8 +11,10 @@ RFC 1122 §4.2.3 (Nagle, SWS avoidance, delayed ACK).
 from __future__ import annotations
 
 from collections import deque
+from typing import Callable
 
 from ..config import TcpOptions
+from ..errors import AuditError
 from ..protocol import framing
 from ..protocol.congestion import NewReno
 from ..protocol.delack import make_delack
@@ -35,10 +37,6 @@ after a timeout), and the wait for a retransmission timer that fired."""
 _HELD_BY_WINDOW = frozenset(("window", "cwnd", "sndbuf"))
 
 
-class AuditError(AssertionError):
-    """An invariant of the sliding window broke (only checked when auditing is on)."""
-
-
 AUDIT = {"on": False}
 
 
@@ -51,13 +49,15 @@ class TcpEndpoint:
     """Sender and receiver state of one side of a connection."""
 
     def __init__(self, kernel: Kernel, host: HostRuntime, opts: TcpOptions, peer_opts: TcpOptions,
-                 mtu_bytes: int, rate_bps: float, stream: int, trace: list | None, name: str) -> None:
+                 mtu_bytes: int, rate_bps: float, stream: int, trace: deque | None, name: str) -> None:
         self.kernel = kernel
         self.host = host
         self.opts = opts
         self.stream = stream
         self.name = name
         self.trace = trace
+        self._trace_limit = (trace.maxlen or 0) if trace is not None else 0
+        """The shared log keeps the run's first segments, up to this many."""
         self.peer: TcpEndpoint | None = None
         # Both ends must agree to use timestamps (RFC 7323 §3.2); the MSS is the smaller one offered.
         ts = opts.timestamps and peer_opts.timestamps
@@ -97,7 +97,7 @@ class TcpEndpoint:
         self._rto_timer = kernel.timer(self._rto_expired)
         self.peer_wnd = 0
         self.max_sndwnd = 0
-        self.on_writable = None
+        self.on_writable: Callable[[], None] | None = None
         self.writer_blocked = False
         # --- receive side ---
         window_max = opts.max_window_bytes
@@ -132,7 +132,7 @@ class TcpEndpoint:
         self.delack = make_delack(opts.delack, self.mss, opts.delack_timeout_s, opts.deferred_acks_max,
                                   opts.quickack_segments)
         self._delack_timer = kernel.timer(self._delack_expired)
-        self.on_readable = None
+        self.on_readable: Callable[[], None] | None = None
         # --- counters ---
         self.data_segments = 0
         self.retransmits = 0
@@ -286,7 +286,7 @@ class TcpEndpoint:
                 self.retransmits += 1
         else:
             self.acks_sent += 1
-        if self.trace is not None and len(self.trace) < self.trace.maxlen:
+        if self.trace is not None and len(self.trace) < self._trace_limit:
             self.trace.append((now, self.name, "data" if length else "ack", seq, length, self.rcv_nxt, wnd,
                                "retransmit" if retransmit else self.block, push, seg.sack))
         self.host.transmit(seg, cpu)

@@ -8,6 +8,7 @@ takes a short-cut with no events of its own.
 from __future__ import annotations
 
 from collections import deque
+from typing import Callable
 
 from ..platform import Platform
 from .kernel import Kernel
@@ -19,6 +20,10 @@ __all__ = ["HostRuntime"]
 
 class HostRuntime:
     """CPUs, bus and NIC of one host, and its side of the link."""
+
+    link_out: LinkDirection
+    """This host's direction of the link; the engine sets it, and :attr:`peer`, when it wires a run."""
+    peer: HostRuntime
 
     def __init__(self, kernel: Kernel, platform: Platform, name: str, n_streams_here: int) -> None:
         self.kernel = kernel
@@ -65,8 +70,8 @@ class HostRuntime:
         self._drain = nic.drain_ring
         self._handler_until = [0.0] * cpu.n_cpus
         self._tx_order: dict[object, float] = {}
-        self.link_out: LinkDirection | None = None
-        self.peer: "HostRuntime | None" = None
+        self.tx_drop_filter: Callable[[Segment], bool] | None = None
+        """Fault injection (tests, teaching): a frame it returns True for is lost before the NIC takes it."""
 
     # --- placement -------------------------------------------------------------------------------
     def irq_cpu(self, stream: int) -> int:
@@ -152,6 +157,8 @@ class HostRuntime:
 
     def _post(self, seg: Segment) -> None:
         """DMA ``seg`` over the bus and serialize it onto the link."""
+        if self.tx_drop_filter is not None and self.tx_drop_filter(seg):
+            return
         kernel = self.kernel
         now = kernel.env._now
         ready = now

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from heapq import heappop, heappush
+from typing import Any
 
 import simpy
 from simpy.events import NORMAL
@@ -36,7 +37,7 @@ class Kernel:
 
     def __init__(self, max_events: int, max_wall_s: float) -> None:
         self.env = simpy.Environment()
-        self._queue = self.env._queue
+        self._queue: list[Any] = self.env._queue  # simpy's 4-tuples and our 5-tuples
         self._eid = self.env._eid
         self.stopped = False
         self.n_events = 0
@@ -88,17 +89,17 @@ class Kernel:
         processed exactly as simpy would. Use this, not ``env.run()``, which does not know callbacks.
         """
         env = self.env
-        queue = self._queue
+        queue: list[Any] = self._queue
         while not self.stopped:
             if not queue:
                 return False
-            entry = heappop(queue)
+            entry: Any = heappop(queue)
             env._now = entry[0]
             if len(entry) == 5:
                 entry[3](*entry[4])
                 continue
             event = entry[3]
-            callbacks, event.callbacks = event.callbacks, None
+            callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]  # simpy's own idiom
             for callback in callbacks:
                 callback(event)
             if not event._ok and not hasattr(event, "_defused"):

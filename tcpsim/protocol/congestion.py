@@ -12,9 +12,11 @@ ACKs, cwnd unchanged).
 
 from __future__ import annotations
 
-import math
+__all__ = ["NewReno", "INFINITE_SSTHRESH"]
 
-__all__ = ["NewReno"]
+INFINITE_SSTHRESH = 0x7FFFFFFF
+"""The initial ssthresh, "arbitrarily high" (RFC 5681 §3.1): above any window, as Linux
+``TCP_INFINITE_SSTHRESH``; an int, so the window stays whole bytes."""
 
 
 class NewReno:
@@ -35,7 +37,7 @@ class NewReno:
         self.extra = 0
         """Bytes new data may take beyond cwnd now: limited transmit's one segment per duplicate ACK, up to two."""
         self.cwnd = initial_window_segments * mss_bytes
-        self.ssthresh = math.inf
+        self.ssthresh = INFINITE_SSTHRESH
         self.in_recovery = False
         self.recover = 0
         self.dupacks = 0
