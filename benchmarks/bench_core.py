@@ -96,7 +96,7 @@ def predict_startup_s() -> float:
 
 
 def main() -> None:
-    print("hot path:", "compiled (mypyc)" if hot_path_compiled() else "pure Python (TCPSIM_PURE_PYTHON, or no compiler)")
+    print("hot path:", "compiled (mypyc)" if hot_path_compiled() else "pure Python (editable install, TCPSIM_PURE_PYTHON=1, or no compiler)")
     print(f"{'scenario':50s} {'seg/wall s':>11s} {'ev/seg':>7s} {'converged in':>13s} {'goodput':>12s}")
     for name, sc in scenarios().items():
         m = measure(sc)
