@@ -96,7 +96,8 @@ def predict_startup_s() -> float:
 
 
 def main() -> None:
-    print("hot path:", "compiled (mypyc)" if hot_path_compiled() else "pure Python (editable install, TCPSIM_PURE_PYTHON=1, or no compiler)")
+    why_pure = "editable install, TCPSIM_PURE_PYTHON=1, or no compiler"
+    print("hot path:", "compiled (mypyc)" if hot_path_compiled() else f"pure Python ({why_pure})")
     print(f"{'scenario':50s} {'seg/wall s':>11s} {'ev/seg':>7s} {'converged in':>13s} {'goodput':>12s}")
     for name, sc in scenarios().items():
         m = measure(sc)
