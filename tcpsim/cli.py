@@ -324,9 +324,17 @@ def _delegate(command: str, argv: list[str]) -> int:
 
 # ---------------------------------------------------------------- parser
 
+def _version() -> str:
+    from . import __version__
+    from .components import hot_path_compiled
+
+    return f"tcpsim {__version__} ({'compiled' if hot_path_compiled() else 'pure-Python'} hot path)"
+
+
 def _parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="tcpsim", description="Discrete-event TCP simulator: the throughput you will get, "
                       "and what limits it.", formatter_class=_FMT, epilog=_EXAMPLES["tcpsim"])
+    p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", required=True, metavar="command", parser_class=OneLineParser)
 
     sp = sub.add_parser("predict", help="simulate one scenario: goodput, what limits it, what would help",

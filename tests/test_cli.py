@@ -168,6 +168,16 @@ def test_every_command_has_help_with_an_example(capsys, cmd):
     assert "Example" in out
 
 
+def test_version_says_which_hot_path_runs(capsys):
+    import tcpsim
+    from tcpsim.components import hot_path_compiled
+
+    code, out, _ = _run(capsys, ["--version"])
+    assert code == 0
+    kind = "compiled" if hot_path_compiled() else "pure-Python"
+    assert out.strip() == f"tcpsim {tcpsim.__version__} ({kind} hot path)"
+
+
 def test_platforms_lists_every_profile(capsys):
     from tcpsim.profiles import list_platforms
 
