@@ -326,9 +326,9 @@ def _delegate(command: str, argv: list[str]) -> int:
 
 def _version() -> str:
     from . import __version__
-    from .components import hot_path_compiled
+    from .components import hot_path_label
 
-    return f"tcpsim {__version__} ({'compiled' if hot_path_compiled() else 'pure-Python'} hot path)"
+    return f"tcpsim {__version__} ({hot_path_label()} hot path)"
 
 
 def _parser() -> argparse.ArgumentParser:

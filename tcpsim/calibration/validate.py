@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from ..cliutil import OneLineParser
-from ..components import hot_path_compiled
+from ..components import hot_path_label
 from ..config import Scenario
 from ..platform import Platform
 from ..result import Result
@@ -223,8 +223,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         outcomes = evaluate(points)
     rows = table_summary(outcomes)
     print(format_summary(rows, outcomes))
-    compiled = "compiled" if hot_path_compiled() else "pure-Python"
-    print(f"{len(points)} points in {time.perf_counter() - t0:.1f} s ({compiled} hot path, {args.workers} worker(s))")
+    print(f"{len(points)} points in {time.perf_counter() - t0:.1f} s ({hot_path_label()} hot path, "
+          f"{args.workers} worker(s))")
     if args.json_path:
         payload = json.dumps([o.to_json() for o in outcomes], indent=1, allow_nan=False, default=str)
         if args.json_path == "-":

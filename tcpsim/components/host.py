@@ -121,7 +121,7 @@ class HostRuntime:
         received frames for longer than that. The OS queue and the ring together hold at most
         ``Link.queue_packets`` frames; one more is dropped, as a full ``txqueuelen`` does.
         """
-        if not self._qdisc and (len(self._tx_posted) < self.tx_ring or self._ring_has_room()):
+        if not self._qdisc and self._ring_has_room():
             self._post(seg)
             return
         limit = self.link_out.queue_packets
