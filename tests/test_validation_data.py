@@ -7,7 +7,7 @@ import pytest
 
 from tcpsim.calibration.tables import COLUMNS, load_points, to_si
 
-DATA = Path(__file__).resolve().parents[1] / "validation" / "data"
+DATA = Path(__file__).resolve().parents[1] / "tcpsim" / "data" / "validation"
 
 # Counted in the documents, independently of the CSVs.
 EXPECTED = {

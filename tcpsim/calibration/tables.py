@@ -1,4 +1,4 @@
-"""Read ``validation/data/<source>/<table>.csv`` into :class:`Point` records with SI values.
+"""Read ``tcpsim/data/validation/<source>/<table>.csv`` into :class:`Point` records with SI values.
 
 Units are converted here and nowhere else: the CSVs keep each number exactly as its source prints it.
 """
@@ -14,7 +14,10 @@ from typing import Iterable, Optional
 
 from ..errors import ConfigError
 
-__all__ = ["Point", "load_points", "find_data_dir", "to_si", "COLUMNS"]
+__all__ = ["Point", "load_points", "find_data_dir", "to_si", "COLUMNS", "PACKAGE_DATA_DIR"]
+
+PACKAGE_DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "validation"
+"""The measured tables of the sources, one folder per source, shipped as package data."""
 
 COLUMNS = ("source", "table", "row", "metric", "value", "unit", "platform_sender", "platform_receiver", "os_sender",
            "os_receiver", "tuning", "mtu_bytes", "sockbuf_bytes", "write_bytes", "message_bytes", "n_streams",
@@ -83,19 +86,15 @@ class Point:
 
 
 def find_data_dir(start: Optional[Path] = None) -> Path:
-    """``validation/data`` of this checkout: from ``$TCPSIM_VALIDATION_DATA``, the working directory up, or the package."""
+    """The measured tables: ``$TCPSIM_VALIDATION_DATA`` if set, else the copy shipped in the package.
+
+    The tables are package data (``tcpsim/data/validation``), so ``tcpsim validate`` and the notebooks work
+    from any directory of any install; ``start`` is accepted for compatibility and ignored.
+    """
     env = os.environ.get("TCPSIM_VALIDATION_DATA")
     if env:
         return Path(env)
-    candidates: list[Path] = []
-    here = (start or Path.cwd()).resolve()
-    candidates += [p / "validation" / "data" for p in (here, *here.parents)]
-    pkg = Path(__file__).resolve().parents[2]
-    candidates.append(pkg / "validation" / "data")
-    for c in candidates:
-        if c.is_dir():
-            return c
-    raise ConfigError("validation data", str(here), "a checkout with validation/data (or set TCPSIM_VALIDATION_DATA)")
+    return PACKAGE_DATA_DIR
 
 
 def _points_from(path: Path) -> Iterable[Point]:

@@ -204,9 +204,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = OneLineParser(prog="tcpsim validate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="Example:\n  tcpsim validate --json points.json --report")
-    parser.add_argument("--data", type=Path, default=None, help="validation/data folder (default: found from here)")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="folder of measured tables, one subfolder per source (default: the tables shipped "
+                             "in the package)")
     parser.add_argument("--json", dest="json_path", default=None, help="write one object per point to FILE ('-' = stdout)")
-    parser.add_argument("--report", action="store_true", help="write validation/REPORT.md and validation/figures/")
+    parser.add_argument("--report", action="store_true",
+                        help="write REPORT.md and figures/ into ./validation (run it from a checkout)")
     parser.add_argument("--thresholds", action="store_true",
                         help="write validation/thresholds.toml: this run's errors plus a margin (the regression guard)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -234,11 +237,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.report:
         from .report import write_report
 
-        data_dir = args.data or find_data_dir()
-        write_report(outcomes, rows, data_dir.parent)
+        write_report(outcomes, rows, Path.cwd() / "validation")
     if args.thresholds:
-        data_dir = args.data or find_data_dir()
-        print(f"written {write_thresholds(rows, data_dir.parent / 'thresholds.toml')}")
+        print(f"written {write_thresholds(rows, Path.cwd() / 'validation' / 'thresholds.toml')}")
     return 0
 
 
