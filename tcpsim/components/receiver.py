@@ -1,0 +1,176 @@
+"""The receiving half of a TCP endpoint: the advertised window, data arrival, hand-up to the socket.
+
+Ref: RFC 9293 §3.8.6 and §3.10.7.4 (windows, segment arrival), RFC 1122 §4.2.3.2-3 (delayed ACK,
+receiver SWS avoidance), RFC 7323 (window scaling), RFC 2018 (SACK blocks); Linux dynamic right-sizing.
+"""
+
+from __future__ import annotations
+
+from ..protocol.push import receiver_pushes
+from ..protocol.sack import record_arrival
+from ..protocol.window import read_update_due
+from .segment import Segment
+from .tcb import EndpointState
+
+__all__ = ["TcpReceiver"]
+
+
+class TcpReceiver(EndpointState):
+    """Receive window, receive buffer and the hand-off of in-order data to the reader."""
+
+    # --- receive window (RFC 1122 §4.2.3.3, Linux autotuning) -------------------------------------
+    def _rcv_rtt_measure(self) -> None:
+        """Linux ``tcp_rcv_rtt_measure``: the time to receive one advertised window is a round trip
+        (an upper bound when the sender is slow, so the smallest sample is kept)."""
+        now = self.kernel.env._now
+        if self._rcv_rtt_seq >= 0:
+            if self.rcv_nxt < self._rcv_rtt_seq:
+                return
+            sample = now - self._rcv_rtt_time
+            if self._rcv_rtt_s <= 0.0 or sample < self._rcv_rtt_s:
+                self._rcv_rtt_s = sample
+        if self.right_edge - self.rcv_nxt < self.mss:  # a (nearly) closed window times nothing useful
+            self._rcv_rtt_seq = -1
+            return
+        self._rcv_rtt_seq = self.right_edge
+        self._rcv_rtt_time = now
+
+    def _rcv_space_adjust(self) -> None:
+        """Linux ``tcp_rcv_space_adjust`` (dynamic right-sizing, 2.6.7+): once per receiver round trip,
+        the window grows to twice what the application read in it, up to ``tcp_rmem[2]``'s window.
+
+        Not modelled: ``rcv_ssthresh`` (tcp_grow_window), which opens the advertised window by two
+        segments per segment received rather than at once.
+        """
+        now = self.kernel.env._now
+        rtt = self._rcv_rtt_s
+        if rtt <= 0.0 or now - self._drs_time < rtt:
+            return
+        space = 2 * (self.read_total - self._drs_seq)
+        if space > self._drs_space:
+            self._drs_space = space
+            if space > self.rcv_window_max:
+                wnd = space if space < self.rcv_window_limit else self.rcv_window_limit
+                self.rcv_window_max = wnd
+                self._sws_step = min(wnd // 2, self.mss)
+        self._drs_seq = self.read_total
+        self._drs_time = now
+
+    def _window_to_advertise(self) -> int:
+        """RFC 1122 §4.2.3.3 receiver SWS avoidance and RFC 7323 scaling; see :mod:`tcpsim.protocol.window`."""
+        rcv_nxt = self.rcv_nxt
+        new_edge = rcv_nxt + self.rcv_window_max - self.rcv_buffered
+        edge = self.right_edge
+        if new_edge - edge >= self._sws_step:
+            wnd = new_edge - rcv_nxt
+        else:
+            wnd = edge - rcv_nxt if edge > rcv_nxt else 0
+        shift = self.rcv_shift
+        if shift:
+            wnd = (wnd >> shift) << shift
+        if wnd > self._wnd_field_max:
+            wnd = self._wnd_field_max
+        if rcv_nxt + wnd > edge:
+            self.right_edge = rcv_nxt + wnd
+        return wnd
+
+    # --- application interface --------------------------------------------------------------------
+    def app_read(self, size_bytes: int, cpu: int) -> None:
+        """The application took ``size_bytes`` out of the receive buffer; maybe send a window update."""
+        self.rcv_buffered -= size_bytes
+        self.rcv_readable -= size_bytes
+        self.read_total += size_bytes
+        if self._drs:
+            self._rcv_space_adjust()
+        free = self.rcv_window_max - self.rcv_buffered
+        if read_update_due(self.window_update_rule, self.last_adv - self.rcv_nxt, free, self.rcv_window_max,
+                           self.mss, self._sws_step):
+            self._send_ack(cpu)
+
+    # --- input ------------------------------------------------------------------------------------
+    def _process_data(self, seg: Segment, cpu: int) -> None:
+        seq, length = seg.seq, seg.length
+        rcv_nxt = self.rcv_nxt
+        if seq == rcv_nxt and self.rcv_buffered + length <= self.rcv_window_max:
+            filled_hole = bool(self.ooo)
+            rcv_nxt += length
+            ooo = self.ooo
+            while rcv_nxt in ooo:
+                more = ooo.pop(rcv_nxt)
+                self.rcv_buffered += more
+                rcv_nxt += more
+            arrived = rcv_nxt - self.rcv_nxt
+            self.rcv_nxt = rcv_nxt
+            if self._sack_blocks:
+                self._sack_blocks = [b if b[0] >= rcv_nxt else [rcv_nxt, b[1]]
+                                     for b in self._sack_blocks if b[1] > rcv_nxt]
+            self.rcv_buffered += length
+            if self._drs:
+                self._rcv_rtt_measure()
+            ack_now = self.delack.on_segment(length, not filled_hole)
+            if self.rcv_push_wait:
+                self.rcv_unpushed += arrived
+                # Data that fills a hole comes out of reassembly with PSH (Solaris tcp_reass).
+                if receiver_pushes(seg.push or filled_hole, length, self.mss, self.rcv_unpushed,
+                                   self.rcv_push_wait):
+                    self._push_up(cpu)
+                else:
+                    self._arm_push_timer()
+            elif self._hand_up_costs:
+                self._hand_up(arrived, cpu)
+            else:  # every segment readable at once, at no cost (BSD, Linux): the hot path
+                self.hand_ups += 1
+                self.rcv_readable += arrived
+        elif seq > rcv_nxt and seq + length - rcv_nxt <= self.rcv_window_max:
+            self.ooo.setdefault(seq, length)
+            if self.sack_ok:
+                record_arrival(self._sack_blocks, seq, seq + length, rcv_nxt)
+            self.out_of_order_segments += 1
+            self.delack.on_segment(length, False)
+            ack_now = True  # RFC 5681 §4.2: out-of-order data is ACKed at once (a duplicate ACK)
+        else:
+            ack_now = True  # duplicate or outside the window: restate our state (RFC 9293 §3.10.7.4)
+        if ack_now:
+            self._send_ack(cpu)
+        elif self._delack_timer.deadline is None:
+            self._delack_timer.arm(self.delack.deadline_s(self.kernel.env._now))
+        if self.on_readable is not None and self.rcv_readable:
+            self.on_readable()
+
+    def _delack_expired(self) -> None:
+        if self.delack.held_segments:
+            self._send_ack(self.host.irq_cpu(self.stream))
+
+    # --- hand-off to the socket -------------------------------------------------------------------
+    def _hand_up(self, size_bytes: int, cpu: int) -> None:
+        """In-order data goes up to the socket; the reader sees it once the host has done the hand-off."""
+        self.hand_ups += 1
+        done = self.host.hand_up(cpu)
+        if done > self.kernel.env._now:
+            self.kernel.call_at(done, self._readable, size_bytes)
+        else:
+            self.rcv_readable += size_bytes
+
+    def _readable(self, size_bytes: int) -> None:
+        self.rcv_readable += size_bytes
+        if self.on_readable is not None:
+            self.on_readable()
+
+    def _push_up(self, cpu: int) -> None:
+        """Solaris: the whole receive list goes up in one ``putnext``."""
+        queued = self.rcv_unpushed
+        self.rcv_unpushed = 0
+        self._push_timer.cancel()
+        if queued:
+            self._hand_up(queued, cpu)
+
+    def _arm_push_timer(self) -> None:
+        """Data left in the receive list goes up when the timer fires; each new segment restarts it
+        (Solaris ``TCP_TIMER_RESTART`` with ``tcp_deferred_ack_interval``)."""
+        self._push_timer.arm(self.kernel.env._now + self._push_timeout_s)
+
+    def _push_expired(self) -> None:
+        cpu = self.host.irq_cpu(self.stream)
+        self._push_up(cpu)
+        if self.on_readable is not None and self.rcv_readable:
+            self.on_readable()

@@ -1,0 +1,114 @@
+"""Loss repair of a TCP endpoint: go-back-N after a timeout, fast retransmit, SACK-based recovery, timers.
+
+Ref: RFC 5681 §3.1-3.2 and RFC 6582 (fast retransmit, NewReno), RFC 6675 (SACK-based loss recovery),
+RFC 6298 (retransmission timer), RFC 9293 §3.8.6.1 (persist).
+"""
+
+from __future__ import annotations
+
+from ..errors import AuditError
+from ..protocol.sack import next_retransmission, set_pipe
+from .sender import TcpSender
+from .tcb import AUDIT
+
+__all__ = ["TcpRecovery"]
+
+
+class TcpRecovery(TcpSender):
+    """Retransmission: what to resend, when, and how much the window allows meanwhile."""
+
+    # --- retransmission ---------------------------------------------------------------------------
+    def _retransmit_next(self, cpu: int) -> bool:
+        """Go-back-N after a timeout: resend the segment at snd_nxt if cwnd allows."""
+        in_flight = self.snd_nxt - self.snd_una
+        for entry in self.sent:
+            if entry[0] >= self.snd_nxt:
+                break
+        else:
+            self.snd_nxt = self.snd_max
+            return True
+        if entry[0] != self.snd_nxt:
+            self.snd_nxt = entry[0]
+        if in_flight + entry[1] > self.cc.cwnd and in_flight > 0:
+            self._set_block("cwnd")
+            return False
+        entry[3] = True
+        self.snd_nxt = entry[0] + entry[1]
+        self._emit(entry[0], entry[1], cpu, True, self.snd_nxt >= self.written)
+        return True
+
+    def _retransmit_first(self, cpu: int) -> None:
+        if self.sent:
+            entry = self.sent[0]
+            entry[3] = True
+            self._emit(entry[0], entry[1], cpu, True, entry[0] + entry[1] >= self.written)
+            self._arm_rto()
+
+    # --- SACK-based loss recovery (RFC 6675 §5) ---------------------------------------------------
+    def _sack_enter_recovery(self, cpu: int) -> None:
+        """Step 4: the congestion window was set by :meth:`NewReno.on_dupack`; resend the first
+        unacknowledged segment at once, then send by ``pipe``."""
+        self._sack_rec = True
+        self._high_rxt = 0
+        if self.sent:
+            self._resend(self.sent[0], cpu)
+            self._arm_rto()
+        self._sack_output(cpu)
+
+    def _sack_output(self, cpu: int) -> None:
+        """Step (C): while cwnd - pipe allows a segment, NextSeg rule 1 (lost data), 2 (new data), 3 (other
+        data below the highest SACKed byte)."""
+        self._pipe = set_pipe(self._board, self.sent, self.snd_una, self.snd_max, self._high_rxt, self.mss)
+        self._sack_resend(cpu, True)
+        self._output(cpu)
+        self._sack_resend(cpu, False)
+
+    def _sack_resend(self, cpu: int, lost_only: bool) -> None:
+        while self.cc.cwnd - self._pipe >= self.mss:
+            entry = next_retransmission(self._board, self.sent, self.snd_una, self._high_rxt, self.mss, lost_only)
+            if entry is None:
+                return
+            self._resend(entry, cpu)
+
+    def _resend(self, entry: list, cpu: int) -> None:
+        if AUDIT["on"] and self._board.sacked_bytes(entry[0], entry[0] + entry[1]) == entry[1]:
+            raise AuditError(f"{self.name}: resending {entry[0]}+{entry[1]}, which the peer SACKed (RFC 6675 §4)")
+        entry[3] = True
+        self._high_rxt = entry[0] + entry[1]
+        self._pipe += entry[1]
+        self._emit(entry[0], entry[1], cpu, True, entry[0] + entry[1] >= self.written)
+
+    # --- timers -----------------------------------------------------------------------------------
+    def _charge_stall(self) -> None:
+        """A retransmission timer fired: the sender has waited on a lost segment since the timer was
+        last started (by the last ACK that moved ``snd_una``, or the send); that wait is loss recovery,
+        whatever hold the output path recorded for it."""
+        now = self.kernel.env._now
+        stall_from = self._rto_armed_s if self._rto_armed_s > self.block_since else self.block_since
+        self.block_time[self.block] += stall_from - self.block_since
+        self.block_time["recovery"] += now - stall_from
+        self.block_since = now
+
+    def _rto_expired(self) -> None:
+        """RFC 6298 §5.4-5.6: resend the earliest unacknowledged segment, back the timer off, restart it
+        (so a lost retransmission is itself retransmitted); RFC 5681 §3.1 for the window."""
+        cpu = self.host.irq_cpu(self.stream)
+        self.rto.on_timeout()
+        if self.snd_max > self.snd_una:
+            if self.peer_wnd > 0:  # not a zero-window probe: a segment or its ACK was lost
+                self._charge_stall()
+            self.cc.on_timeout(self.snd_max - self.snd_una, self.snd_max)
+            if self.sack_ok:
+                # RFC 2018 §8: the receiver may have reneged, so the SACKed bits are cleared (and go-back-N
+                # resends everything, RFC 6675 §5.1 leaves the choice open).
+                self._sack_rec = False
+                self._board.clear()
+            self.snd_nxt = self.snd_una
+            self.output(cpu)
+            self._arm_rto()
+        elif self.written > self.snd_nxt:
+            # Persist: force one byte out past the closed window; the peer ACKs it or restates its
+            # window (RFC 9293 §3.8.6.1, 4.4BSD tcp_setpersist).
+            self._send_new(1, cpu)
+        if AUDIT["on"]:
+            self._audit_timer()

@@ -1,0 +1,171 @@
+"""The sending half of a TCP endpoint: the send buffer, segmentation, Nagle and the output loop.
+
+Ref: RFC 1122 §4.2.3.4 (Nagle, sender SWS avoidance), RFC 5681 (congestion window), RFC 9293 §3.8.6.1
+(zero-window probing); Linux send-buffer autotuning; Solaris whole-message segmentation.
+"""
+
+from __future__ import annotations
+
+from ..errors import AuditError
+from ..protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
+from ..protocol.push import sender_sets_push
+from .receiver import TcpReceiver
+from .tcb import AUDIT
+
+__all__ = ["TcpSender"]
+
+
+class TcpSender(TcpReceiver):
+    """Send buffer and output: what the windows, Nagle and SWS avoidance let out."""
+
+    # --- buffer autotuning (Linux) ----------------------------------------------------------------
+    def _expand_sndbuf(self) -> None:
+        """Linux ``tcp_new_space``: a blocked writer's buffer grows to 2 x max(cwnd, reordering + 1)
+        segments, while the connection could send more than it has in flight (``tcp_should_expand_sndbuf``)."""
+        cwnd = self.cc.cwnd
+        if self.snd_max - self.snd_una >= cwnd:
+            return
+        want = 2 * max(cwnd, 4 * self.mss)
+        if want > self.sndbuf:
+            self.sndbuf = want if want < self.sndbuf_max else self.sndbuf_max
+
+    # --- application interface --------------------------------------------------------------------
+    def send_space(self) -> int:
+        """Free bytes in the send buffer (sent-but-unacknowledged data still occupies it)."""
+        return self.sndbuf - (self.written - self.snd_una)
+
+    def app_write(self, size_bytes: int, cpu: int) -> None:
+        """The application's bytes entered the send buffer (one message or one piece of a blocked write)."""
+        self.written += size_bytes
+        if self.whole_messages:
+            self.messages.append(size_bytes)
+        self.output(cpu)
+
+    # --- output -----------------------------------------------------------------------------------
+    def output(self, cpu: int) -> None:
+        """Send what the windows, Nagle and SWS avoidance allow (RFC 1122 §4.2.3.4, RFC 5681); in SACK
+        recovery, what RFC 6675's NextSeg picks while cwnd - pipe allows a segment."""
+        if self._sack_rec:
+            self._sack_output(cpu)
+        else:
+            self._output(cpu)
+
+    def _output(self, cpu: int) -> None:
+        mss = self.mss
+        nagle_tested = False
+        while True:
+            if self.snd_nxt < self.snd_max:
+                if not self._retransmit_next(cpu):
+                    return
+                continue
+            unsent = self.written - self.snd_nxt
+            if unsent <= 0:
+                self._set_block("sndbuf" if self.writer_blocked else "app")
+                return
+            in_flight = self.snd_nxt - self.snd_una
+            cc = self.cc
+            cwnd = cc.cwnd + cc.extra
+            peer_wnd = self.peer_wnd
+            if self._sack_rec:  # RFC 6675 §5 (C), NextSeg rule 2: new data within cwnd - pipe and the window
+                usable = min(cwnd - self._pipe, peer_wnd - in_flight)
+            else:
+                usable = (cwnd if cwnd < peer_wnd else peer_wnd) - in_flight
+            if self.whole_messages:
+                # Solaris tcp_wput_data (each write, each ACK) tests Nagle once, then sends all it may,
+                # the short tail of the queue included (tcp_send): the blueprint's 1400 + 100 pair.
+                sendable = unsent if unsent < usable else usable
+                if not nagle_tested:
+                    nagle_tested = True
+                    if not self.nodelay and solaris_nagle_holds(sendable, in_flight, self.naglim, self.last_sent):
+                        if unsent < self.naglim:
+                            self._set_block("sndbuf" if self.writer_blocked else "nagle")
+                        else:
+                            self._block_for_window(cwnd, peer_wnd, in_flight)
+                        return
+                limit = mss if mss < usable else usable
+                length = whole_message_length(self.messages, limit, mss) if limit > 0 else 0
+                if length <= 0:
+                    if limit > 0 and 2 * limit >= self.max_sndwnd and self.messages:
+                        length = limit  # sender SWS: half the largest window may be sent (RFC 1122)
+                    else:
+                        self._block_for_window(cwnd, peer_wnd, in_flight)
+                        return
+                elif usable < mss and length < unsent and 2 * length < self.max_sndwnd:
+                    # tcp_send's sender SWS avoidance: a piece the window cuts short waits, unless it ends
+                    # the queued data or is half the largest window (RFC 1122 §4.2.3.4).
+                    self._block_for_window(cwnd, peer_wnd, in_flight)
+                    return
+            else:
+                length = unsent if unsent < mss else mss
+                if usable < length:
+                    length = usable
+                small_unacked = (self.snd_sml > self.snd_una) if self.minshall and length < mss else None
+                if not may_send_bytes(length, unsent, mss, in_flight, self.nodelay, self.max_sndwnd,
+                                      self.half_window_beats_nagle, small_unacked):
+                    if length > 0 and length == unsent and usable >= unsent:
+                        self._set_block("sndbuf" if self.writer_blocked else "nagle")
+                    else:
+                        self._block_for_window(cwnd, peer_wnd, in_flight)
+                    return
+            self._send_new(length, cpu, usable)
+
+    def _block_for_window(self, cwnd: int, peer_wnd: int, in_flight: int) -> None:
+        self._set_block("cwnd" if cwnd < peer_wnd else "window")
+        if in_flight == 0 and self.written > self.snd_nxt:
+            self._arm_rto()  # zero-window persist: probe when the timer fires (RFC 9293 §3.8.6.1)
+
+    def _send_new(self, length: int, cpu: int, usable: int = 0) -> None:
+        seq = self.snd_nxt
+        if self.whole_messages:
+            msgs = self.messages
+            left = length
+            while left > 0:
+                head = msgs[0]
+                if head <= left:
+                    left -= head
+                    msgs.popleft()
+                else:
+                    msgs[0] = head - left
+                    left = 0
+        if AUDIT["on"]:
+            self._audit(seq, length)
+        self.last_sent = length
+        end = seq + length
+        if length < self.mss:
+            self.snd_sml = end
+        push = end >= self.written or (self._push_rules and sender_sets_push(
+            end, self.written, length, usable, self.push_at_window_edge,
+            self.max_sndwnd >> 1 if self.forced_push else 0, self._pushed_seq))
+        if push:
+            self._pushed_seq = end
+        now = self.kernel.env._now
+        self.sent.append([seq, length, now, False])
+        if self._sack_rec:
+            self._pipe += length
+        self.snd_nxt = self.snd_max = end
+        if self._rto_timer.deadline is None:
+            self._arm_rto()
+        self._emit(seq, length, cpu, False, push)
+
+    def _audit(self, seq: int, length: int) -> None:
+        in_flight = seq + length - self.snd_una
+        probe = length == 1 and seq == self.snd_una
+        if not probe and in_flight > max(self.peer_wnd, 0):
+            raise AuditError(f"{self.name}: {in_flight} bytes in flight > peer window {self.peer_wnd}")
+        if self._sack_rec:
+            if self._pipe + length > self.cc.cwnd:
+                raise AuditError(f"{self.name}: pipe {self._pipe} + {length} bytes > cwnd {self.cc.cwnd}")
+        elif not probe and in_flight > self.cc.cwnd + self.cc.extra:
+            raise AuditError(f"{self.name}: {in_flight} bytes in flight > cwnd {self.cc.cwnd} "
+                             f"(+ {self.cc.extra} of limited transmit)")
+        if seq + length > self.written:
+            raise AuditError(f"{self.name}: sending byte {seq + length} never written ({self.written})")
+        if length > self.mss:
+            raise AuditError(f"{self.name}: segment of {length} bytes > MSS {self.mss}")
+        if self.written - self.snd_una > self.sndbuf:
+            raise AuditError(f"{self.name}: send buffer holds {self.written - self.snd_una} > {self.sndbuf}")
+
+    def _audit_timer(self) -> None:
+        if self.snd_max > self.snd_una and self._rto_timer.deadline is None:
+            raise AuditError(f"{self.name}: {self.snd_max - self.snd_una} bytes outstanding and no retransmission "
+                             "timer running (RFC 6298 §5.1)")

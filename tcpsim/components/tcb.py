@@ -1,0 +1,237 @@
+"""State shared by both directions of one TCP endpoint (the TCB, RFC 9293 §3.3.1), and the one way out.
+
+The endpoint is split by job along a single line of inheritance, each module one job: this state and
+segment emission; :mod:`.receiver` (receive window, data arrival, hand-up); :mod:`.sender` (output,
+Nagle, send buffer); :mod:`.recovery` (retransmission, SACK recovery, timers); :mod:`.endpoint` (the
+connection: pairing and segment arrival). mypyc compiles them as one group (``setup.py`` HOT_PATH).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Callable
+
+from ..config import TcpOptions
+from ..protocol import framing
+from ..protocol.congestion import NewReno
+from ..protocol.delack import make_delack
+from ..protocol.rto import RtoEstimator
+from ..protocol.sack import Scoreboard, max_blocks
+from ..protocol.sack import option_bytes as sack_option_bytes
+from ..protocol.window import scale_window, window_shift
+from .host import HostRuntime
+from .kernel import Kernel
+from .segment import Segment
+
+__all__ = ["EndpointState", "BLOCK_REASONS", "AUDIT", "audit"]
+
+BLOCK_REASONS = ("window", "cwnd", "nagle", "sndbuf", "app", "recovery")
+"""Why a sender is not sending: what :attr:`EndpointState.block_time` accumulates. ``recovery`` is a
+window, cwnd or send-buffer hold while a loss is being repaired (fast recovery, or the go-back-N resend
+after a timeout), and the wait for a retransmission timer that fired."""
+_HELD_BY_WINDOW = frozenset(("window", "cwnd", "sndbuf"))
+
+
+AUDIT = {"on": False}
+
+
+def audit(on: bool = True) -> None:
+    """Check window invariants on every segment sent (for tests; slows runs down a little)."""
+    AUDIT["on"] = on
+
+
+class EndpointState:
+    """Sender and receiver state of one side of a connection; emitting a segment."""
+
+    def __init__(self, kernel: Kernel, host: HostRuntime, opts: TcpOptions, peer_opts: TcpOptions,
+                 mtu_bytes: int, rate_bps: float, stream: int, trace: deque | None, name: str) -> None:
+        self.kernel = kernel
+        self.host = host
+        self.opts = opts
+        self.stream = stream
+        self.name = name
+        self.trace = trace
+        self._trace_limit = (trace.maxlen or 0) if trace is not None else 0
+        """The shared log keeps the run's first segments, up to this many."""
+        self.peer: EndpointState | None = None
+        # Both ends must agree to use timestamps (RFC 7323 §3.2); the MSS is the smaller one offered.
+        ts = opts.timestamps and peer_opts.timestamps
+        self.option_bytes = framing.tcp_option_bytes(ts)
+        self.mss = framing.mss_bytes(mtu_bytes, ts)
+        self._rate_bps = rate_bps
+        self._wire_cache: dict[int, tuple[int, float]] = {}
+        # --- send side ---
+        self.sndbuf = opts.sndbuf_bytes
+        self.sndbuf_max = opts.sndbuf_autotune_max_bytes or 0
+        self.snd_una = 0
+        self.snd_nxt = 0
+        self.snd_max = 0
+        self.written = 0
+        self.whole_messages = opts.whole_message_segments
+        self.messages: deque[int] = deque()
+        self.sent: deque[list] = deque()  # [seq, length, sent_s, retransmitted]
+        self.nodelay = opts.nodelay
+        self.half_window_beats_nagle = opts.half_window_beats_nagle
+        self.last_sent = 0
+        self.minshall = opts.nagle_minshall
+        self.snd_sml = 0  # end of the last short segment sent (Linux snd_sml)
+        self.naglim = min(self.mss, opts.naglim_bytes) if opts.naglim_bytes else self.mss
+        self.push_at_window_edge = opts.push_at_window_edge
+        self.forced_push = opts.forced_push
+        self._push_rules = opts.push_at_window_edge or opts.forced_push  # PSH beyond the queue's end
+        self._pushed_seq = 0  # end of the last segment sent with PSH
+        # SACK is used only when both ends permit it (RFC 2018 §2, the SYN's SACK-permitted option).
+        self.sack_ok = opts.sack and peer_opts.sack
+        self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation, sack=self.sack_ok,
+                          limited_transmit=opts.limited_transmit)
+        self._sack_rec = False  # in RFC 6675 loss recovery
+        self._board = Scoreboard()
+        self._pipe = 0
+        self._high_rxt = 0
+        self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
+        self._rto_timer = kernel.timer(self._rto_expired)
+        self.peer_wnd = 0
+        self.max_sndwnd = 0
+        self.on_writable: Callable[[], None] | None = None
+        self.writer_blocked = False
+        # --- receive side ---
+        window_max = opts.max_window_bytes
+        # The scale is chosen once, for the largest window autotuning may reach (Linux tcp_select_initial_window).
+        self.rcv_window_limit = opts.window_limit_bytes
+        self.rcv_shift = window_shift(self.rcv_window_limit, opts.window_scaling)
+        self.rcv_window_max = window_max
+        self.read_total = 0
+        self._drs = self.rcv_window_limit > window_max
+        self._drs_space = window_max  # Linux rcvq_space: .space, .seq (read_total), .time
+        self._drs_seq = 0
+        self._drs_time = 0.0
+        self._rcv_rtt_s = 0.0  # Linux rcv_rtt_est: the receiver's own round-trip estimate
+        self._rcv_rtt_seq = -1
+        self._rcv_rtt_time = 0.0
+        self.rcv_nxt = 0
+        self.rcv_buffered = 0  # in the receive buffer (what the window counts)
+        self.rcv_readable = 0  # of that, handed up to the socket: what a recv can take
+        self.rcv_unpushed = 0  # of that, still in TCP's receive list (Solaris tcp_rcv_list)
+        self.rcv_push_wait = opts.rcv_push_wait_bytes
+        self.window_update_rule = opts.window_update_rule
+        self._push_timeout_s = opts.delack_timeout_s
+        self._push_timer = kernel.timer(self._push_expired)
+        self._hand_up_costs = host.per_push_s > 0.0
+        self.ooo: dict[int, int] = {}
+        self._sack_blocks: list[list[int]] = []  # out-of-order data as [start, end), latest first
+        self._sack_max = max_blocks(self.option_bytes)
+        self._wnd_field_max = 65535 << self.rcv_shift
+        self._sws_step = min(window_max // 2, self.mss)
+        self.right_edge = scale_window(window_max, self.rcv_shift)
+        self.last_adv = self.right_edge
+        self.delack = make_delack(opts.delack, self.mss, opts.delack_timeout_s, opts.deferred_acks_max,
+                                  opts.quickack_segments)
+        self._delack_timer = kernel.timer(self._delack_expired)
+        self.on_readable: Callable[[], None] | None = None
+        # --- counters ---
+        self.data_segments = 0
+        self.retransmits = 0
+        self.out_of_order_segments = 0
+        """Segments that arrived ahead of a hole (netstat's "out-of-order packets")."""
+        self.acks_sent = 0
+        self.hand_ups = 0
+        self.bytes_sent = 0
+        self.payload_hist: dict[int, int] = {}
+        self.block = "app"
+        self.block_since = 0.0
+        self.block_time = dict.fromkeys(BLOCK_REASONS, 0.0)
+        self._rto_armed_s = 0.0
+        self.rtt_sum_s = 0.0
+        self.rtt_n = 0
+
+    # --- helpers ----------------------------------------------------------------------------------
+    def _wire(self, length: int) -> tuple[int, float]:
+        cached = self._wire_cache.get(length)
+        if cached is None:
+            frame = framing.frame_bytes(length, self.option_bytes)
+            wire_s = framing.wire_bytes(length, self.option_bytes) * 8.0 / self._rate_bps
+            cached = self._wire_cache[length] = (frame, wire_s)
+        return cached
+
+    def _set_block(self, reason: str) -> None:
+        if reason in _HELD_BY_WINDOW and (self.cc.in_recovery or self.snd_una < self.cc.recover):
+            reason = "recovery"  # the window waits on a repair: every segment above the hole stays unacknowledged
+        if reason != self.block:
+            now = self.kernel.env._now
+            self.block_time[self.block] += now - self.block_since
+            self.block = reason
+            self.block_since = now
+
+    def set_writer_blocked(self, blocked: bool) -> None:
+        """The writer waits for send-buffer space (or no longer does).
+
+        Data Nagle holds back while the writer is blocked waits on the full send buffer, not on Nagle: the
+        block reason moves to ``sndbuf`` at once rather than at the next output attempt.
+        """
+        self.writer_blocked = blocked
+        if blocked and self.block in ("nagle", "app"):
+            self._set_block("sndbuf")
+
+    def _emit(self, seq: int, length: int, cpu: int, retransmit: bool, push: bool = False) -> None:
+        now = self.kernel.env._now
+        wnd = self._window_to_advertise()
+        if self._sack_blocks and not length:
+            # SACK blocks ride on pure ACKs (RFC 2018 §4); a data segment would have to shrink to make room.
+            blocks = tuple((b[0], b[1]) for b in self._sack_blocks[:self._sack_max])
+            extra = self.option_bytes + sack_option_bytes(len(blocks))
+            frame = framing.frame_bytes(0, extra)
+            wire_s = framing.wire_bytes(0, extra) * 8.0 / self._rate_bps
+            seg = Segment(self.peer, seq, 0, self.rcv_nxt, wnd, frame, wire_s, retransmit, now, push, blocks)
+        else:
+            frame, wire_s = self._wire(length)
+            seg = Segment(self.peer, seq, length, self.rcv_nxt, wnd, frame, wire_s, retransmit, now, push)
+        if self.delack.held_segments:
+            self.delack.on_ack_sent()
+        self._delack_timer.deadline = None  # Timer.cancel(), inlined: every segment passes here
+        self.last_adv = self.rcv_nxt + wnd
+        if length:
+            self.data_segments += 1
+            self.bytes_sent += length
+            hist = self.payload_hist
+            hist[length] = hist.get(length, 0) + 1
+            if retransmit:
+                self.retransmits += 1
+        else:
+            self.acks_sent += 1
+        if self.trace is not None and len(self.trace) < self._trace_limit:
+            self.trace.append((now, self.name, "data" if length else "ack", seq, length, self.rcv_nxt, wnd,
+                               "retransmit" if retransmit else self.block, push, seg.sack))
+        self.host.transmit(seg, cpu)
+
+    def _send_ack(self, cpu: int) -> None:
+        self._emit(self.snd_nxt, 0, cpu, False)
+
+    def _arm_rto(self) -> None:
+        now = self.kernel.env._now
+        self._rto_armed_s = now
+        self._rto_timer.arm(now + self.rto.timeout_s())
+
+    # --- filled in by the subclasses (receiver, sender, recovery) ---------------------------------------
+    def _window_to_advertise(self) -> int:
+        raise NotImplementedError
+
+    def output(self, cpu: int) -> None:
+        raise NotImplementedError
+
+    def _output(self, cpu: int) -> None:
+        raise NotImplementedError
+
+    def _retransmit_next(self, cpu: int) -> bool:
+        raise NotImplementedError
+
+    def _sack_output(self, cpu: int) -> None:
+        raise NotImplementedError
+
+    def _rto_expired(self) -> None:
+        raise NotImplementedError
+
+    def _delack_expired(self) -> None:
+        raise NotImplementedError
+
+    def _push_expired(self) -> None:
+        raise NotImplementedError
