@@ -224,6 +224,9 @@ def _cmd_predict(a: argparse.Namespace) -> int:
         d.update(goodput_bps=result.goodput_bps, data_packets_per_s=result.data_packets_per_s,
                  limited_by=result.limited_by, ceilings_bps=dict(result.ceilings_bps),
                  payload_histogram={str(k): v for k, v in sorted(result.payload_histogram.items())})
+        from .confidence import cautions
+
+        d["cautions"] = cautions(build_scenario(**kw))
         print(_dump(d))
     else:
         from .report_text import describe
@@ -305,7 +308,7 @@ def _cmd_plan(a: argparse.Namespace) -> int:
         ans = plan.smallest_cpus(a.target, max_cpus=a.max_cpus, **kw)
     else:
         ans = plan.jumbo_frames_help(**kw)
-    print(_dump(asdict(ans)) if a.json else ans.reason)
+    print(_dump(asdict(ans)) if a.json else ans.text)
     return 0
 
 

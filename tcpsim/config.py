@@ -108,6 +108,11 @@ class TcpOptions:
     """Linux receive autotuning (``tcp_moderate_rcvbuf``, the window part of ``tcp_rmem[2]``): the window of
     a socket whose application set no SO_RCVBUF grows to twice what the reader takes per round trip, up
     to this. None = the window is fixed."""
+    sndbuf_requested_bytes: Optional[int] = None
+    """What the application asked for with ``setsockopt(SO_SNDBUF)`` (None = not set); ``sndbuf_bytes`` is
+    what the OS granted (:meth:`tcpsim.platform.OsTcp.kernel_buffer`). Reports show the two when they differ."""
+    rcvbuf_requested_bytes: Optional[int] = None
+    """What the application asked for with ``setsockopt(SO_RCVBUF)`` (None = not set)."""
 
     def __post_init__(self) -> None:
         _check_range("sndbuf_bytes", self.sndbuf_bytes, 1, 1 << 31, "in 1..2**31 bytes")
@@ -189,7 +194,7 @@ class TcpOptions:
             nagle_minshall=os.family == "linux", push_at_window_edge=os.family == "solaris",
             forced_push=os.family == "linux", rcv_push_wait_bytes=os.rcv_push_wait_bytes,
             writer_wakes_at_third=os.family == "linux",
-            window_update_rule=os.family,
+            window_update_rule=os.family, sndbuf_requested_bytes=snd_req, rcvbuf_requested_bytes=rcv_req,
         )
         values.update(overrides)
         return cls(**values)

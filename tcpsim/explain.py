@@ -12,8 +12,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .config import Scenario
+from .report_text import limit_name, workload_text
 from .result import Result
-from .units import format_duration, format_rate, format_size
+from .units import format_duration, format_rate
 
 __all__ = ["REASONS", "Explanation", "explain"]
 
@@ -121,17 +122,12 @@ class Explanation:
             lines.append(f"(the run sent {len(self.trace)} segments in all)")
         lines.append(self.cycle_text())
         lines.append(f"goodput {format_rate(r.goodput_bps)}, {r.data_packets_per_s:,.0f} data segments/s, "
-                     f"limited by {r.limited_by}")
+                     f"limited by {limit_name(r.limited_by)}")
         return "\n".join(lines)
 
     def _scenario_line(self) -> str:
         sc = self.scenario
-        wl = sc.workload
-        what = f"{format_size(wl.write_bytes)} {'messages' if wl.message_rate_hz else 'writes'}"
-        if wl.message_rate_hz:
-            what += f" at {wl.message_rate_hz:,.0f}/s"
-        if wl.kind == "rr":
-            what = f"request/response {format_size(wl.write_bytes)}"
+        what = workload_text(sc)
         return (f"{sc.sender.platform.name} ({sc.sender.platform.os.family}) -> {sc.receiver.platform.name} "
                 f"({sc.receiver.platform.os.family}): {format_rate(sc.link.rate_bps)}, MTU {sc.link.mtu_bytes}, "
                 f"one-way delay {format_duration(sc.link.one_way_delay_s)}, {what}, "

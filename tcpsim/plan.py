@@ -21,17 +21,47 @@ __all__ = ["CpusAnswer", "JumboAnswer", "SockbufAnswer", "jumbo_frames_help", "s
 
 
 class _Answer:
-    """What every planning answer shares: a one-line ``reason``, also its ``text`` and ``str()``."""
+    """What every planning answer shares: a one-line ``reason``, and ``cautions`` where tcpsim's validation
+    misses the regime of the question (:func:`tcpsim.confidence.cautions`); ``text`` and ``str()`` give both."""
 
     __slots__ = ()
     reason: str
+    cautions: tuple[str, ...]
 
     @property
     def text(self) -> str:
-        return self.reason
+        return "\n".join([self.reason] + [f"caution: {c}" for c in self.cautions])
 
     def __str__(self) -> str:
-        return self.reason
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self.reason}>"
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        rows = "".join(f"<li>caution: {escape(c)}</li>" for c in self.cautions)
+        return f"<div><b>{escape(self.reason)}</b>{'<ul>' + rows + '</ul>' if rows else ''}</div>"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The answer's fields (JSON-ready) and its text."""
+        from dataclasses import asdict
+
+        return asdict(self)  # type: ignore[call-overload]
+
+
+def _cautions(*runs: dict[str, Any]) -> tuple[str, ...]:
+    """The validation's cautions for the scenarios of ``runs`` (build_scenario keywords), without repeats."""
+    from .api import build_scenario
+    from .confidence import cautions
+
+    out: list[str] = []
+    for kw in runs:
+        for c in cautions(build_scenario(**kw)):
+            if c not in out:
+                out.append(c)
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +75,7 @@ class SockbufAnswer(_Answer):
     """Goodput at ``sockbuf_bytes`` (or at the largest buffer tried when unreachable)."""
     limited_by: str
     reason: str
+    cautions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +88,7 @@ class CpusAnswer(_Answer):
     goodput_bps: float
     limited_by: str
     reason: str
+    cautions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +104,7 @@ class JumboAnswer(_Answer):
     limited_by_1500: str
     limited_by_9000: str
     reason: str
+    cautions: tuple[str, ...] = ()
 
 
 def _run(**kw: Any) -> tuple[float, str]:
@@ -182,6 +215,7 @@ def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20
         g, lim = _run(sockbuf=size, **kw)
     auto = _autotune_note(sc, kernel_bytes(size))
     return SockbufAnswer(target_bps=target_bps, sockbuf_bytes=size, goodput_bps=g, limited_by=lim,
+                         cautions=_cautions(dict(kw, sockbuf=size)),
                          reason=f"smallest socket buffer for {format_rate(target_bps)}: {format_size(size)} "
                                 f"(--sockbuf {size // 1024}k gives {format_rate(g)}; then limited by {limit_name(lim)})"
                                 f"{auto}")
@@ -227,6 +261,7 @@ def smallest_cpus(target: Any, max_cpus: int = 64, **kw: Any) -> CpusAnswer:
         lo, hi = (mid, hi) if run(mid)[0] < target_bps else (lo, mid)
     g, lim = run(hi)
     return CpusAnswer(target_bps=target_bps, n_cpus=hi, goodput_bps=g, limited_by=lim,
+                      cautions=_cautions(dict(kw, cpus=hi)),
                       reason=f"{hi} CPU{'s per host reach' if hi > 1 else ' per host reaches'} {format_rate(target_bps)} "
                              f"(--cpus {hi} gives {format_rate(g)}; then limited by {limit_name(lim)})")
 
@@ -265,4 +300,5 @@ def jumbo_frames_help(threshold_frac: float = 0.05, **kw: Any) -> JumboAnswer:
                                                  else "jumbo frames do not help much")
     return JumboAnswer(helps=helps, gain_frac=gain, goodput_1500_bps=g1, goodput_9000_bps=g9,
                        limited_by_1500=w1, limited_by_9000=w9,
-                       reason=f"{verdict} ({gain:+.0%}): {both}; {why}")
+                       reason=f"{verdict} ({gain:+.0%}): {both}; {why}",
+                       cautions=_cautions(dict(kw, mtu=1500), dict(kw, mtu=9000)))

@@ -11,7 +11,7 @@ from .protocol import framing
 from .result import Result
 from .units import format_rate, format_size
 
-__all__ = ["advice", "describe", "limit_name"]
+__all__ = ["advice", "describe", "granted_note", "limit_name", "line_goodput_bps", "workload_text"]
 
 _NAMES = {
     "window": "the TCP window (socket buffers vs round-trip time)",
@@ -130,8 +130,77 @@ def advice(sc: Scenario, r: Result) -> str:
         return ("a longer receive ring (ixgb RxDescriptors) or backlog (net.core.netdev_max_backlog), "
                 "or a faster receiver")
     if lim == "application":
-        return "the application does not write fast enough: larger or more frequent writes"
+        wl = sc.workload
+        if wl.kind == "rr":
+            return ("each stream has one transaction in flight, so every one waits a full round trip: more "
+                    "concurrent transactions (--streams N), or a shorter round trip (less interrupt coalescing, "
+                    "faster hosts)")
+        if wl.message_rate_hz:
+            offered = wl.message_rate_hz * wl.write_bytes * 8 * wl.n_streams
+            return (f"the application offers {format_rate(offered)} ({format_size(wl.write_bytes)} at "
+                    f"{wl.message_rate_hz:,.0f}/s a stream): the workload, not the network, sets the rate")
+        return "the application does not write fast enough: larger writes (--write) or more streams (--streams N)"
     return "no single change stands out"
+
+
+_CAP_KNOBS = {("linux", True): "net.core.wmem_max", ("linux", False): "net.core.rmem_max",
+              ("solaris", True): "tcp_max_buf", ("solaris", False): "tcp_max_buf"}
+"""The tuning knob that caps a setsockopt buffer request, per OS family and side (send = True); see
+:mod:`tcpsim.tuning` for how each maps onto ``OsTcp.max_sockbuf_bytes``."""
+
+
+def _exact_size(size_bytes: int) -> str:
+    """A size in KiB/MiB, or in bytes where the short form would hide a difference (262,142 B)."""
+    short = format_size(size_bytes)
+    return short if size_bytes < 1024 or size_bytes % 1024 == 0 else f"{size_bytes:,} B"
+
+
+def granted_note(sc: Scenario) -> str:
+    """Buffers the OS granted other than the application asked, and why; "" when every request held.
+
+    Follows :meth:`~tcpsim.platform.OsTcp.kernel_buffer`: Linux caps the request at ``[wr]mem_max`` and
+    doubles it (socket(7), ``sock_setsockopt``); BSD and Solaris cap it (``sbreserve``, ``tcp_max_buf``).
+    """
+    sides, doubles, caps = [], [], {}
+    for name, host, send in (("sndbuf", sc.sender, True), ("rcvbuf", sc.receiver, False)):
+        tcp, os = host.tcp, host.platform.os
+        asked = tcp.sndbuf_requested_bytes if send else tcp.rcvbuf_requested_bytes
+        got = tcp.sndbuf_bytes if send else tcp.rcvbuf_bytes
+        if asked is None or asked == got:
+            continue
+        sides.append(f"{name} {_exact_size(asked)} granted {_exact_size(got)}")
+        cap = os.max_sndbuf_bytes if send and os.max_sndbuf_bytes is not None else os.max_sockbuf_bytes
+        if os.setsockopt_doubles and "Linux doubles the request (socket(7))" not in doubles:
+            doubles.append("Linux doubles the request (socket(7))")
+        if asked > cap:
+            knob = _CAP_KNOBS.get((os.family, send), "sb_max" if "tru64" in os.name.lower() else "kern.ipc.maxsockbuf")
+            knobs = caps.setdefault(cap, [])
+            if knob not in knobs:
+                knobs.append(knob)
+    if not sides:
+        return ""
+    why = doubles + [f"capped {'first ' if doubles else ''}at {' and '.join(k)} = {_exact_size(c)}"
+                     for c, k in caps.items()]
+    return f"{', '.join(sides)}: {', '.join(why)}"
+
+
+def workload_text(sc: Scenario) -> str:
+    """The workload in words: bulk writes, small messages (back to back or paced), or request/response."""
+    wl = sc.workload
+    if wl.kind == "rr":
+        resp = wl.response_bytes or wl.write_bytes
+        return (f"request/response {format_size(wl.write_bytes)}"
+                + (f" / {format_size(resp)}" if resp != wl.write_bytes else ""))
+    pace = f" at {wl.message_rate_hz:,.0f}/s" if wl.message_rate_hz else ""
+    if wl.write_bytes < framing.mss_bytes(sc.link.mtu_bytes, sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps) or pace:
+        return f"{format_size(wl.write_bytes)} messages{pace or ' back to back'}"
+    return f"bulk {format_size(wl.write_bytes)} writes"
+
+
+def line_goodput_bps(sc: Scenario) -> float:
+    """Line-rate goodput one way: the ``line`` ceiling (segment size and options as the run uses them)
+    per direction, so the header and the headroom line name the same figure."""
+    return ceilings.line_ceiling_bps(sc) / (2 if sc.workload.bidirectional else 1)
 
 
 def _buffer(start_bytes: int, autotune_max_bytes: int | None, what: str = "") -> str:
@@ -141,26 +210,70 @@ def _buffer(start_bytes: int, autotune_max_bytes: int | None, what: str = "") ->
     return f"{format_size(start_bytes)} (autotuned, {what}up to {format_size(autotune_max_bytes)})"
 
 
+def _cpus(fracs: list[float]) -> str:
+    """A host's CPUs by number (``CPU0 22%, CPU1 61%``), or ``CPU 22%`` for one."""
+    if len(fracs) == 1:
+        return f"CPU {fracs[0]:.0%}"
+    return ", ".join(f"CPU{i} {c:.0%}" for i, c in enumerate(fracs))
+
+
+def _interval(r: Result) -> str:
+    """The goodput's 95 % interval relative to it, never "0.0%" (an interval is never exactly zero)."""
+    if r.goodput_halfwidth_bps is None or not r.goodput_bps > 0:
+        return ""
+    rel = r.goodput_halfwidth_bps / r.goodput_bps
+    return f", goodput \u00b1{'<0.1%' if rel < 0.001 else f'{rel:.1%}'} (95 %)"
+
+
+FAR_LIMIT = 10.0
+"""A next limit more than this many times the goodput is "no nearby limit", not a percentage."""
+
+
+def _headroom(r: Result) -> str | None:
+    others = sorted((v, k) for k, v in r.ceilings_bps.items()
+                    if k != r.limited_by and math.isfinite(v) and v > r.goodput_bps * 1.001)
+    if not others:
+        return None
+    v, k = others[0]
+    if not r.goodput_bps > 0 or v > FAR_LIMIT * r.goodput_bps:
+        return f"no nearby limit: the next, {limit_name(k)}, is at {v / 1e6:.1f} Mbit/s"
+    return (f"next limit: {limit_name(k)} at {v / 1e6:.1f} Mbit/s"
+            f" ({v / r.goodput_bps - 1:+.0%} if the current limit were lifted)")
+
+
+def _goodput_line(sc: Scenario, r: Result) -> str:
+    """Goodput beside the line-rate goodput it is a share of; never printed above that figure as a share
+    over 100 %: within the run's interval of it, it reads "at line rate"."""
+    wl = sc.workload
+    # Full duplex: data both ways (or requests one way and responses the other) can fill both directions.
+    ways = 2 if wl.bidirectional or wl.kind == "rr" else 1
+    line = line_goodput_bps(sc)
+    each = " each way" if ways == 2 else ""
+    head = f"goodput      {r.goodput_bps / 1e6:9.1f} Mbit/s  {r.goodput_bps / 8e6:8.1f} MB/s  "
+    full = ways * line
+    if r.goodput_bps > full:
+        noise = r.goodput_halfwidth_bps or 0.0
+        what = "within its interval" if r.goodput_bps - noise <= full else "above it: a model error"
+        return head + f"(at line-rate goodput {line / 1e6:.1f} Mbit/s{each}, {what})"
+    return head + f"({r.goodput_bps / full:.0%} of line-rate goodput {line / 1e6:.1f} Mbit/s{each})"
+
+
 def describe(sc: Scenario, r: Result) -> str:
     """The short report ``tcpsim predict`` prints."""
     wl = sc.workload
-    line = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes)
-    # Full duplex: data both ways (or requests one way and responses the other) can fill both directions.
-    ways = 2 if wl.bidirectional or wl.kind == "rr" else 1
-    what = (f"{wl.kind} {format_size(wl.write_bytes)} writes" if wl.kind == "bulk"
-            else f"request/response {format_size(wl.write_bytes)}")
     lines = [
         f"{sc.sender.platform.name} -> {sc.receiver.platform.name}: {format_rate(sc.link.rate_bps)}, "
         f"MTU {sc.link.mtu_bytes}, RTT {2 * sc.link.one_way_delay_s * 1e6:.0f} us, "
         f"sndbuf {_buffer(sc.sender.tcp.sndbuf_bytes, sc.sender.tcp.sndbuf_autotune_max_bytes)}, "
         f"rcvbuf {_buffer(sc.receiver.tcp.rcvbuf_bytes, sc.receiver.tcp.rcv_window_autotune_max_bytes, 'window ')}, "
-        f"{what}, {wl.n_streams} stream(s){' both ways' if wl.bidirectional else ''}"
+        f"{workload_text(sc)}, {wl.n_streams} stream(s){' both ways' if wl.bidirectional else ''}"
         f"{', TCP_NODELAY' if sc.sender.tcp.nodelay else ''}"
         f"{', SACK' if _sack(sc) else ''}",
-        f"goodput      {r.goodput_bps / 1e6:9.1f} Mbit/s  {r.goodput_bps / 8e6:8.1f} MB/s  "
-        f"({r.goodput_bps / (ways * line):.0%} of line-rate goodput {line / 1e6:.0f} Mbit/s"
-        f"{' each way' if ways == 2 else ''})",
     ]
+    granted = granted_note(sc)
+    if granted:
+        lines.append(f"granted      {granted}")
+    lines.append(_goodput_line(sc, r))
     if r.transactions_per_s is not None:
         lines.append(f"transactions {r.transactions_per_s:9,.0f} /s")
     if not math.isnan(r.data_packets_per_s):
@@ -174,7 +287,7 @@ def describe(sc: Scenario, r: Result) -> str:
         bus = r.utilization_frac.get(f"bus_{role}")
         parts = []
         if cpus and any(cpus):
-            parts.append("CPU " + " ".join(f"{c:.0%}" for c in cpus))
+            parts.append(_cpus(cpus))
         if bus is not None:
             parts.append(f"bus {bus:.0%}")
         if parts:
@@ -183,20 +296,16 @@ def describe(sc: Scenario, r: Result) -> str:
         lines.append(f"loss model   {ceilings.loss_estimate_bps(sc) / 1e6:9.1f} Mbit/s  Mathis et al.'s long-run average, "
                      f"MSS / RTT x {ceilings.MATHIS_C:.2f} / sqrt({sc.link.loss_frac:g}) a stream")
     lines.append(f"limited by   {limit_name(r.limited_by)}")
-    others = sorted((v, k) for k, v in r.ceilings_bps.items()
-                    if k != r.limited_by and math.isfinite(v) and v > r.goodput_bps * 1.001)
-    if others:
-        v, k = others[0]
-        gain = v / r.goodput_bps - 1 if r.goodput_bps > 0 else math.inf
-        lines.append(f"headroom     next limit: {limit_name(k)} at {v / 1e6:.0f} Mbit/s"
-                     f" ({gain:+.0%} if the current limit were lifted)")
+    room = _headroom(r)
+    if room:
+        lines.append(f"headroom     {room}")
     lines.append(f"try          {advice(sc, r)}")
-    ci = (f", goodput \u00b1{r.goodput_halfwidth_bps / r.goodput_bps:.1%} (95 %)"
-          if r.goodput_halfwidth_bps is not None and r.goodput_bps > 0 else "")
     lines.append(f"run          {r.termination}, {r.sim_time_s * 1e3:.1f} ms simulated, {r.events:,} events, "
-                 f"{r.wall_s:.2f} s{ci}")
+                 f"{r.wall_s:.2f} s wall time{_interval(r)}")
+    from .confidence import cautions
+
+    lines.extend(f"caution      {c}" for c in cautions(sc))
     if r.termination in _BUDGETS:
         lines.append(f"caution      the {_BUDGETS[r.termination]} budget ended the run before the estimate converged: "
                      "read the goodput with its interval, or allow more (--max-time)")
     return "\n".join(lines)
-

@@ -1,0 +1,238 @@
+"""How far to trust an answer: tcpsim's own validation error in the regime of a question.
+
+The package ships ``data/regimes.json``, derived from ``tcpsim validate --json``: every measured table's
+scored throughput and transaction-rate points, grouped into regimes (the same hosts, tuning level, MTU,
+workload, streams, write size and kernel socket buffer), each with its median error. :func:`cautions`
+finds the regimes a scenario falls in and returns a line for each whose median absolute error reaches
+:data:`CAUTION_ABS_ERROR`, naming the table, so ``tcpsim predict`` and ``tcpsim plan`` say when the
+validation knows the model misses there (Tru64 Table 3: MTU 9000 with small buffers).
+
+Regenerate the file after a change to the model or the profiles (from a checkout)::
+
+    tcpsim validate --json /tmp/points.json
+    python -m tcpsim.confidence /tmp/points.json validation/sources.toml tcpsim/data/regimes.json
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from .config import Scenario
+
+__all__ = ["CAUTION_ABS_ERROR", "Regime", "cautions", "derive", "matching", "regime_key", "regimes", "source_title",
+           "title"]
+
+CAUTION_ABS_ERROR = 0.20
+"""A regime whose median |error| reaches this (the holdout tables' target) earns a caution line."""
+
+BUFFER_SPAN = math.sqrt(2)
+"""A question is in a regime when its kernel buffer is within this factor of the regime's."""
+
+WRITE_SPAN = 2.0
+"""... and its write (or message) size within this factor."""
+
+_METRICS = ("throughput", "transactions")
+"""The measured metrics that score the figure an answer leads with (goodput, transactions/s)."""
+
+
+@dataclass(frozen=True)
+class Regime:
+    """A group of measured points of one table sharing their conditions, and the model's error on them."""
+
+    table: str
+    """``source/table`` as ``tcpsim validate`` names it (``tru64/table3``)."""
+    table_name: str
+    """The table's name as the source prints it (``Table 3``)."""
+    role: str
+    sender: str
+    receiver: str
+    tuning: Optional[str]
+    mtu_bytes: int
+    kind: str
+    """``bulk``, ``rr`` or ``nodelay`` (bulk with Nagle off)."""
+    n_streams: int
+    bidirectional: bool
+    n_cpus: int
+    write_bytes: int
+    buffer_bytes: int
+    """The smaller kernel buffer of the two ends (send buffer, receive window)."""
+    points: int
+    median_error: float
+    """Median signed error, (predicted - measured) / measured."""
+    median_abs_error: float
+    max_abs_error: float
+
+    def describe(self) -> str:
+        return (f"{self.sender}{'' if self.receiver == self.sender else ' -> ' + self.receiver}"
+                f"{', tuning ' + self.tuning if self.tuning else ''}, MTU {self.mtu_bytes}, "
+                f"{_size(self.buffer_bytes)} buffers, {_size(self.write_bytes)} writes")
+
+
+def _size(n: int) -> str:
+    from .units import format_size
+
+    return format_size(n)
+
+
+def regime_key(sc: Scenario) -> tuple:
+    """What must be equal for a scenario to share a regime (buffers and write sizes are compared apart)."""
+    wl = sc.workload
+    kind = wl.kind if wl.kind == "rr" else ("nodelay" if sc.sender.tcp.nodelay else "bulk")
+    return (sc.sender.platform.name, sc.receiver.platform.name, sc.link.mtu_bytes, kind, wl.n_streams,
+            wl.bidirectional, sc.sender.platform.cpu.n_cpus)
+
+
+def _buffer(sc: Scenario) -> int:
+    return min(sc.sender.tcp.sndbuf_bytes, sc.receiver.tcp.max_window_bytes)
+
+
+# ---------------------------------------------------------------- reading the shipped file
+
+@lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    path = resources.files(__package__).joinpath("data", "regimes.json")
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:  # pragma: no cover - an install without package data
+        return {"sources": {}, "regimes": []}
+
+
+def regimes() -> tuple[Regime, ...]:
+    """Every regime of the shipped validation results."""
+    return tuple(Regime(**r) for r in _data()["regimes"])
+
+
+def title(r: Regime) -> str:
+    """The regime's table with its source's title: ``Table 3 of "Tru64 UNIX Best Practice: ..."``."""
+    src = _data()["sources"].get(r.table.split("/")[0], {}).get("title")
+    return f'{r.table_name} of "{src}"' if src else r.table
+
+
+def source_title(file_or_id: str) -> Optional[str]:
+    """The title of a source document, by its file name (a profile's ``provenance.source``) or id."""
+    for sid, s in _data()["sources"].items():
+        if file_or_id in (sid, s.get("file")):
+            return s["title"]
+    return None
+
+
+@lru_cache(maxsize=64)
+def _tuning_of(platform: Any) -> Optional[str] | bool:
+    """The profile tuning level ``platform`` is (None = untuned), or False when it is none of them."""
+    from .profiles import list_platforms, load_platform, tuning_levels
+
+    if platform.name not in list_platforms():
+        return False
+    base = load_platform(platform.name)
+    same_cpus = replace(platform, cpu=replace(platform.cpu, n_cpus=base.cpu.n_cpus))
+    if same_cpus == base:
+        return None
+    for level in tuning_levels(platform.name):
+        if same_cpus == load_platform(platform.name, level):
+            return level
+    return False
+
+
+def _near(a: float, b: float, span: float) -> bool:
+    return a > 0 and b > 0 and abs(math.log(a / b)) <= math.log(span) + 1e-9
+
+
+def matching(sc: Scenario) -> list[Regime]:
+    """The regimes ``sc`` falls in: same hosts, MTU, workload kind, streams and CPUs; the same tuning level
+    where the hosts are a profile's level (any, for hosts changed otherwise); buffer and write size near."""
+    key = regime_key(sc)
+    tuning = _tuning_of(sc.sender.platform)
+    out = []
+    for r in regimes():
+        if (r.sender, r.receiver, r.mtu_bytes, r.kind, r.n_streams, r.bidirectional, r.n_cpus) != key:
+            continue
+        if tuning is not False and r.tuning != tuning:
+            continue
+        if _near(_buffer(sc), r.buffer_bytes, BUFFER_SPAN) and _near(sc.workload.write_bytes, r.write_bytes, WRITE_SPAN):
+            out.append(r)
+    return out
+
+
+def cautions(sc: Scenario) -> list[str]:
+    """One line per regime ``sc`` falls in where the validation misses by :data:`CAUTION_ABS_ERROR` or more."""
+    lines = []
+    for r in matching(sc):
+        if r.median_abs_error < CAUTION_ABS_ERROR:
+            continue
+        sign = "over" if r.median_error > 0 else "under"
+        many = f", median of {r.points} points" if r.points > 1 else ""
+        lines.append(f"validation misses this regime: tcpsim {sign}estimates {title(r)} ({r.table}, {r.role}) "
+                     f"by {abs(r.median_error):.0%} at {r.describe()}{many}")
+    return lines
+
+
+# ---------------------------------------------------------------- deriving the file
+
+def _sources(sources_toml: Path) -> dict[str, dict[str, str]]:
+    import tomllib
+
+    data = tomllib.loads(Path(sources_toml).read_text())
+    return {s["id"]: {"file": s["file"], "title": s["title"]} for s in data["source"]}
+
+
+def derive(points_json: Sequence[dict], sources: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """The regimes file's content from ``tcpsim validate --json`` output and the sources' titles."""
+    from .calibration.mapping import platforms_for_point, scenario_for
+    from .calibration.tables import load_points
+
+    errors = {(o["source"], o["table"], o["row"], o["metric"]): o for o in points_json}
+    groups: dict[tuple, list[float]] = {}
+    for p in load_points():
+        o = errors.get((p.source, p.table, p.row, p.metric))
+        if o is None or o["error"] is None or p.metric not in _METRICS or p.role not in ("calibration", "holdout"):
+            continue
+        if {"invalid_measurement", "not_a_measurement"} & set(p.flags):
+            continue
+        sc = scenario_for(p, platforms_for_point(p))
+        tuning = p.get("tuning")
+        tuning = None if tuning in (None, "none", "default") else tuning
+        key = (f"{p.source_id}/{p.table_id}", p.table, p.role, tuning, *regime_key(sc),
+               sc.workload.write_bytes, _buffer(sc))
+        groups.setdefault(key, []).append(float(o["error"]))
+    out = []
+    for key, errs in sorted(groups.items(), key=lambda kv: tuple(str(k) for k in kv[0])):
+        table, name, role, tuning, snd, rcv, mtu, kind, streams, bidir, cpus, write, buf = key
+        out.append(dict(table=table, table_name=name, role=role, sender=snd, receiver=rcv, tuning=tuning, mtu_bytes=mtu,
+                        kind=kind, n_streams=streams, bidirectional=bidir, n_cpus=cpus, write_bytes=write,
+                        buffer_bytes=buf, points=len(errs), median_error=round(statistics.median(errs), 4),
+                        median_abs_error=round(statistics.median(abs(e) for e in errs), 4),
+                        max_abs_error=round(max(abs(e) for e in errs), 4)))
+    return {"generated_by": "python -m tcpsim.confidence POINTS.json validation/sources.toml tcpsim/data/regimes.json",
+            "sources": sources, "regimes": out}
+
+
+def _dumps(content: dict[str, Any]) -> str:
+    """JSON with one regime a line: small, and a regenerated file diffs by regime."""
+    head = {k: v for k, v in content.items() if k != "regimes"}
+    body = ",\n".join(" " + json.dumps(r, separators=(",", ":")) for r in content["regimes"])
+    return json.dumps(head, indent=1)[:-2] + ',\n "regimes": [\n' + body + "\n ]\n}\n"
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``python -m tcpsim.confidence POINTS.json SOURCES.toml OUT.json``: write the regimes file."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 3:
+        print("usage: python -m tcpsim.confidence POINTS.json SOURCES.toml OUT.json", file=sys.stderr)
+        return 2
+    content = derive(json.loads(Path(args[0]).read_text()), _sources(Path(args[1])))
+    Path(args[2]).write_text(_dumps(content))
+    n = sum(r["median_abs_error"] >= CAUTION_ABS_ERROR for r in content["regimes"])
+    print(f"{len(content['regimes'])} regimes, {n} at {CAUTION_ABS_ERROR:.0%} or more: written {args[2]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,140 @@
+"""Printed answers: consistent with each other and with the input, and carrying the validation's caution.
+
+Issue 23's defects 2 (an answer with no caution where the validation misses its regime) and 3 (lines that
+contradict themselves or change the input quietly) each have a regression test here.
+"""
+
+import json
+import re
+
+import pytest
+
+from tcpsim import build_scenario, predict
+from tcpsim.cli import main
+from tcpsim.confidence import CAUTION_ABS_ERROR, cautions, derive, matching, regimes
+from tcpsim.report_text import describe, granted_note, line_goodput_bps, workload_text
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def _mbps(text, pattern):
+    m = re.search(pattern, text)
+    assert m, (pattern, text)
+    return float(m.group(1).replace(",", ""))
+
+
+# ---------------------------------------------------------------- defect 2: answers carry their confidence
+
+def test_plan_jumbo_on_tru64_cautions_with_table_3(capsys):
+    out = _run(capsys, ["plan", "jumbo", "--platform", "es40_tru64"])
+    caution = [line for line in out.splitlines() if line.startswith("caution")]
+    assert caution, out
+    assert "Tru64" in caution[0] and "Table 3" in caution[0] and "MTU 9000" in caution[0]
+
+
+def test_plan_jumbo_json_carries_the_caution(capsys):
+    d = json.loads(_run(capsys, ["plan", "jumbo", "--platform", "es40_tru64", "--json"]))
+    assert any("Table 3" in c for c in d["cautions"])
+
+
+def test_predict_cautions_in_a_missed_regime_and_not_in_a_met_one(capsys):
+    out = _run(capsys, ["predict", "--platform", "es40_tru64", "--mtu", "9000", "--sockbuf", "128k"])
+    assert re.search(r"^caution .*Table 3", out, re.M), out
+    # MTU 1500, 64 KiB writes, 60 KiB buffers: Tables 1 and 2 measured it and the model meets them.
+    assert not cautions(build_scenario(platform="es40_tru64", sockbuf=61440))
+    assert not cautions(build_scenario(mtu=9000, sockbuf="128k"))  # the ideal host: no table measured it
+
+
+def test_every_caution_comes_from_a_regime_at_or_above_the_level():
+    sc = build_scenario(platform="es40_tru64", mtu=9000)
+    found = matching(sc)
+    assert found and all(r.table.startswith("tru64/") for r in found)
+    missed = [r for r in found if r.median_abs_error >= CAUTION_ABS_ERROR]
+    assert len(cautions(sc)) == len(missed) >= 1
+
+
+def test_derive_groups_points_into_regimes_with_their_errors():
+    """derive() on made-up errors for one table: each regime's median is the median of its points."""
+    from tcpsim.calibration.tables import load_points
+
+    pts = [p for p in load_points() if p.source_id == "tru64" and p.table_id == "table3"]
+    fake = [{"source": p.source, "table": p.table, "row": p.row, "metric": p.metric, "error": 0.01 * i}
+            for i, p in enumerate(pts)]
+    out = derive(fake, {"tru64": {"file": pts[0].source, "title": "T"}})
+    assert sum(r["points"] for r in out["regimes"]) == len(pts)
+    assert {r["mtu_bytes"] for r in out["regimes"]} == {9000}
+    assert max(r["max_abs_error"] for r in out["regimes"]) == pytest.approx(0.01 * (len(pts) - 1))
+
+
+def test_the_shipped_regimes_name_every_table_of_the_validation():
+    tables = {r.table for r in regimes()}
+    assert {"tru64/table3", "tengbe/table2", "sunfire/table1"} <= tables
+
+
+# ---------------------------------------------------------------- defect 3: consistent lines
+
+def test_line_rate_goodput_is_one_figure_in_header_and_headroom(capsys):
+    out = _run(capsys, ["predict", "--platform", "p4_linux", "--sockbuf", "256k", "--rtt", "10ms"])
+    named = _mbps(out, r"line-rate goodput ([\d.]+) Mbit/s")
+    nxt = _mbps(out, r"next limit: the line rate at ([\d.]+) Mbit/s")
+    assert named == nxt  # timestamps counted in both (1448-byte segments: 941, not 949)
+    sc = build_scenario(platform="p4_linux", sockbuf="256k", rtt="10ms")
+    assert named == pytest.approx(line_goodput_bps(sc) / 1e6, abs=0.05)
+
+
+def test_granted_buffers_are_shown_with_the_reason(capsys):
+    out = _run(capsys, ["predict", "--platform", "p4_linux", "--sockbuf", "32k", "--max-time", "20ms"])
+    line = next(x for x in out.splitlines() if x.startswith("granted"))
+    assert "rcvbuf 32 KiB granted 64 KiB" in line and "doubles" in line and "socket(7)" in line
+    out = _run(capsys, ["predict", "--platform", "p4_linux", "--sockbuf", "1M", "--max-time", "20ms"])
+    line = next(x for x in out.splitlines() if x.startswith("granted"))
+    assert "net.core.rmem_max" in line and "net.core.wmem_max" in line and "262,142 B" in line
+    sc = build_scenario(platform="es40_tru64", sockbuf="2M")
+    assert "capped at sb_max = 1 MiB" in granted_note(sc)
+    assert granted_note(build_scenario(platform="es40_tru64", sockbuf="64k")) == ""   # granted as asked
+    assert granted_note(build_scenario(platform="p4_linux")) == ""                     # nothing asked
+
+
+def test_goodput_is_never_printed_above_the_line_rate_goodput_it_names(capsys):
+    for argv in (["predict", "--message", "100"], ["predict", "--mtu", "9000", "--sockbuf", "1M"]):
+        out = _run(capsys, argv)
+        g = _mbps(out, r"goodput\s+([\d.,]+) Mbit/s")
+        share = re.search(r"\((\d+)% of line-rate goodput ([\d.]+) Mbit/s", out)
+        if share:
+            assert int(share.group(1)) <= 100 and g <= float(share.group(2)) + 0.05
+        else:
+            assert "at line-rate goodput" in out
+
+
+def test_a_message_workload_is_not_called_bulk_and_rr_gets_no_write_advice(capsys):
+    out = _run(capsys, ["predict", "--message", "100", "--max-time", "20ms"])
+    assert "bulk 100 B" not in out and "100 B messages back to back" in out
+    assert workload_text(build_scenario(message=100, message_rate=20000)) == "100 B messages at 20,000/s"
+    assert workload_text(build_scenario(rr=100, response=1000)) == "request/response 100 B / 1000 B"
+    out = _run(capsys, ["predict", "--rr", "100", "--platform", "es40_tru64"])
+    assert "larger or more frequent writes" not in out and "writes" not in out.split("try", 1)[1]
+
+
+def test_cpus_named_headroom_sane_interval_and_wall_time_labelled(capsys):
+    sc = build_scenario(platform="p4_linux", sockbuf="256k", rtt="10ms")
+    r = predict(platform="p4_linux", sockbuf="256k", rtt="10ms")
+    text = describe(sc, r)
+    assert re.search(r"^sender\s+CPU0 \d+%, CPU1 \d+%", text, re.M)
+    assert "s wall time" in text
+    far = r.__class__(**{**{f: getattr(r, f) for f in r.__dataclass_fields__}, "goodput_bps": 1e5,
+                         "goodput_halfwidth_bps": 1.0})
+    text = describe(sc, far)
+    assert "no nearby limit" in text and not re.search(r"\+\d{4,}%", text)
+    assert "\u00b1<0.1%" in text and "0.0%" not in text
+
+
+def test_explain_names_the_limit_in_words(capsys):
+    out = _run(capsys, ["explain", "--os", "solaris", "--message", "100", "--message-rate", "20000",
+                        "--delay", "5us", "--segments", "4"])
+    last = out.strip().splitlines()[-1]
+    assert "limited by the Nagle / delayed-ACK interlock" in last and "nagle_delack" not in last
