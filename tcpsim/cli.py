@@ -199,7 +199,9 @@ def _write(path: str, text: str) -> None:
         raise ConfigError("output", path, f"a writable file ({exc.strerror})") from None
 
 
-def _save_figure(fig: Any, path: str) -> None:
+def _save_figure(drawn: Any, path: str) -> None:
+    """Save the figure an Axes (or array of Axes, or Figure) is drawn on."""
+    fig = getattr(drawn, "figure", None) or getattr(getattr(drawn, "flat", [None])[0], "figure", None) or drawn
     try:
         fig.savefig(path, dpi=110)
     except OSError as exc:

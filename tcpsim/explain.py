@@ -136,12 +136,13 @@ class Explanation:
     def __str__(self) -> str:
         return self.text()
 
-    def plot(self):
-        """The first segments as a Figure-8 style sequence diagram (matplotlib, imported here)."""
+    def plot(self, ax=None):
+        """The first segments as a Figure-8 style sequence diagram on ``ax`` (matplotlib, imported here);
+        returns the Axes."""
         from .plot import plot_sequence
 
         return plot_sequence(self.trace, one_way_delay_s=self.scenario.link.one_way_delay_s,
-                             rate_bps=self.scenario.link.rate_bps, title=self._scenario_line()[:90])
+                             rate_bps=self.scenario.link.rate_bps, title=self._scenario_line()[:90], ax=ax)
 
 
 def explain(segments: int = 40, **kwargs: Any) -> Explanation:

@@ -1,4 +1,13 @@
-"""All of tcpsim's matplotlib: each function returns a :class:`matplotlib.figure.Figure`.
+"""All of tcpsim's matplotlib, by matplotlib's convention: each function draws on ``ax=`` (a new figure
+when None) and returns the Axes.
+
+Axis labels are words with a unit ("Receive buffer (KiB)", "Goodput (Mbit/s)"), and values are drawn in
+that unit: sizes in bytes, KiB or MiB by their range, every rate in Mbit/s, durations in ms or us,
+fractions in %. Throughput axes start at zero; a sweep's points carry their 95 % interval as error
+bars; each series has its own colour and marker, and its closed-form bound is drawn dashed in the same
+colour, under the curve. A new figure uses constrained layout, so titles and legends are not cut off.
+Returning Axes (not a Figure) is what makes Jupyter show a figure once when ``res.plot(...)`` ends a
+cell (it shows the pyplot figure; an Axes has no rich display of its own).
 
 The only module that imports matplotlib; nothing imports it at ``import tcpsim`` time (sweep, explain
 and the CLI import it inside the method that draws). On a Linux box without a display, and unless
@@ -26,79 +35,287 @@ def _pick_backend() -> None:
 
 _pick_backend()
 import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from .units import format_quantity
 
-__all__ = ["plot_lines", "plot_predicted_vs_measured", "plot_sequence", "plot_source_chart", "plot_sweep"]
+__all__ = ["axis_unit", "plot_goodput_over_time", "plot_lines", "plot_predicted_vs_measured", "plot_sequence",
+           "plot_source_chart", "plot_sweep", "plot_time_sequence", "plot_windows", "series_style"]
 
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<")
+"""One marker per series, in order, so series differ in print and for colour-blind readers too."""
 
-def plot_lines(series: Mapping[str, tuple[Sequence[float], Sequence[float]]], xlabel: str, ylabel: str,
-               title: str = "", logx: bool = False, points: Mapping[str, tuple] | None = None,
-               logy: bool = False):
-    """Lines (model) and optional hollow markers (measurements) on shared axes.
-
-    ``series`` and ``points`` map a legend label to ``(xs, ys)``; ``logx`` uses a base-2 x axis (buffer sizes).
-    """
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for label, (xs, ys) in series.items():
-        ax.plot(list(xs), list(ys), marker=".", label=label)
-    for label, (xs, ys) in (points or {}).items():
-        ax.scatter(list(xs), list(ys), marker="o", facecolors="none", edgecolors="black", label=label, zorder=3)
-    if logx:
-        ax.set_xscale("log", base=2)
-    if logy:
-        ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    if title:
-        ax.set_title(title)
-    ax.grid(alpha=0.3)
-    if series or points:
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+_WORDS = {
+    "sockbuf": "Socket buffer", "sndbuf": "Send buffer", "rcvbuf": "Receive buffer",
+    "sndbuf_request": "Send buffer requested", "rcvbuf_request": "Receive buffer requested",
+    "write": "Write size", "message": "Message size", "read": "Read size", "rr": "Request size",
+    "response": "Response size", "mtu": "MTU", "rate": "Line rate", "one_way_delay": "One-way delay",
+    "path_rtt": "Path RTT", "rtt": "RTT", "n_streams": "Streams", "n_cpus": "CPUs", "queue_packets": "Queue (frames)",
+    "message_rate": "Message rate", "loss": "Loss", "goodput": "Goodput", "data_packets": "Data segments",
+    "ack_packets": "ACKs", "transactions": "Transactions", "cwnd": "Congestion window", "flight": "Bytes in flight",
+    "peer_window": "Advertised window", "sndbuf_used": "Send buffer in use", "seq": "Sequence number",
+    "retransmits": "Retransmissions", "sim_time": "Simulated time", "time": "Time",
+}
 
 
 def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def plot_sweep(rows: Sequence[Mapping], x: str, y: str = "goodput_mbps", hue: str | None = None,
-               title: str = ""):
-    """``y`` against ``x`` from sweep rows, one line per value of ``hue`` (or a single line).
+def axis_unit(column: str, values: Sequence[Any] = ()) -> tuple[str, float]:
+    """``(label, factor)``: a column's name in words with the unit it is drawn in, and the factor that
+    turns its values into that unit (``"rcvbuf_bytes"``, up to 1 MiB -> ``("Receive buffer (KiB)", 1/1024)``).
 
-    A positive numeric ``x`` spanning more than 16x (a geometric sweep) gets a base-2 log axis.
+    Sizes are drawn in bytes below 4 KiB (and an MTU always), KiB below 4 MiB, MiB above; rates in Mbit/s;
+    durations in ms (us below 1 ms); fractions in %.
+    """
+    top = max((abs(v) for v in values if _number(v)), default=None)
+    name, unit, factor = column, "", 1.0
+    if column.endswith("_bytes"):
+        name = column[:-6]
+        if name == "mtu" or (top is not None and top < 4096):
+            unit = "bytes"
+        elif top is not None and top >= 4 * 1024 ** 2:
+            unit, factor = "MiB", 1 / 1024 ** 2
+        else:
+            unit, factor = "KiB", 1 / 1024
+    elif column.endswith("_mbps"):
+        name, unit = column[:-5], "Mbit/s"
+    elif column.endswith("_bps"):
+        name, unit, factor = column[:-4], "Mbit/s", 1e-6
+    elif column.endswith("_per_s"):
+        name, unit = column[:-6], "per second"
+    elif column.endswith("_hz"):
+        name, unit = column[:-3], "Hz"
+    elif column.endswith("_frac"):
+        name, unit, factor = column[:-5], "%", 100.0
+    elif column.endswith("_s"):
+        name = column[:-2]
+        unit, factor = ("us", 1e6) if top is not None and 0 < top < 1e-3 else ("ms", 1e3)
+    if name.startswith("ceiling_"):
+        words = name[8:].replace("_", " ") + " bound"
+        words = words[0].upper() + words[1:]
+    else:
+        words = _WORDS.get(name) or (name.replace("_", " ")[:1].upper() + name.replace("_", " ")[1:])
+    return (f"{words} ({unit})" if unit else words), factor
+
+
+def series_style(i: int) -> dict[str, str]:
+    """Colour and marker of the ``i``-th series (matplotlib's colour cycle, :data:`MARKERS`)."""
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return {"color": colours[i % len(colours)], "marker": MARKERS[i % len(MARKERS)]}
+
+
+def _new_axes(ax, figsize: tuple[float, float]):
+    if ax is not None:
+        return ax
+    _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def _plain(v: float, _pos: Any = None) -> str:
+    return f"{v:,.6g}"
+
+
+def _log_axis(axis, base: int, values: Sequence[float]) -> None:
+    """A log axis ticked at the values drawn (up to 12 of them) or at powers of ``base``, in plain numbers
+    (matplotlib's default would print 2^15)."""
+    ticks = sorted({v for v in values if _number(v) and v > 0})
+    axis.set_major_locator(FixedLocator(ticks) if 0 < len(ticks) <= 12 else LogLocator(base=base))
+    axis.set_major_formatter(FuncFormatter(_plain))
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
+
+
+def plot_lines(series: Mapping[str, tuple[Sequence[float], Sequence[float]]], xlabel: str, ylabel: str,
+               title: str = "", logx: bool | int = False, points: Mapping[str, tuple] | None = None,
+               logy: bool = False, *, ax=None, bounds: Mapping[str, tuple] | None = None,
+               errors: Mapping[str, Sequence[float]] | None = None):
+    """Lines (model), hollow markers (measurements) and dashed bounds on one Axes; returns the Axes.
+
+    ``series``, ``points`` and ``bounds`` map a legend label to ``(xs, ys)`` in the units of the labels;
+    a bound whose label is also a series' takes that series' colour. ``errors`` maps a series label to
+    the half-widths of its error bars. ``logx``: True (or 2) a base-2 log x axis (sizes), 10 a decimal
+    one. A linear y axis with no negative values starts at zero.
+    """
+    ax = _new_axes(ax, (6.4, 4.2))
+    styles: dict[str, dict] = {}
+    for i, (label, (xs, ys)) in enumerate(series.items()):
+        st = styles[label] = series_style(i)
+        err = (errors or {}).get(label)
+        yerr = [e if _number(e) else 0.0 for e in err] if err is not None else None
+        ax.errorbar(list(xs), list(ys), yerr=yerr, label=label, lw=1.6, ms=5, capsize=3 if yerr else 0,
+                    zorder=3, **st)
+    for label, (xs, ys) in (bounds or {}).items():
+        colour = styles.get(label, {}).get("color", "black")
+        ax.plot(list(xs), list(ys), color=colour, ls=(0, (4, 3)), lw=1.0, alpha=0.75, zorder=2)
+    for j, (label, (xs, ys)) in enumerate((points or {}).items()):
+        ax.scatter(list(xs), list(ys), marker=MARKERS[j % len(MARKERS)], facecolors="none", edgecolors="black",
+                   label=label, zorder=4)
+    all_x = [v for xs, _ in list(series.values()) + list((points or {}).values()) for v in xs]
+    all_y = [v for d in (series, points or {}, bounds or {}) for _, ys in d.values() for v in ys if _number(v)]
+    if logx:
+        ax.set_xscale("log", base=2 if logx is True else int(logx))
+        _log_axis(ax.xaxis, 2 if logx is True else int(logx), all_x)
+    if logy:
+        ax.set_yscale("log")
+        _log_axis(ax.yaxis, 10, ())
+    elif all_y and min(all_y) >= 0:
+        ax.set_ylim(bottom=0)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.grid(alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    if bounds:
+        handles.append(Line2D([], [], color="black", ls=(0, (4, 3)), lw=1.0))
+        labels.append("closed-form bound (dashed)")
+    if handles:
+        ax.legend(handles, labels, fontsize=8)
+    return ax
+
+
+def _bound_bps(row: Mapping) -> float | None:
+    """The smallest finite closed-form ceiling of a sweep row (``ceiling_<name>_bps``), or None."""
+    vals = [v for k, v in row.items() if k.startswith("ceiling_") and k.endswith("_bps") and _number(v)]
+    return min(vals) if vals else None
+
+
+def plot_sweep(rows: Sequence[Mapping], x: str, y: str = "goodput_mbps", hue: str | None = None,
+               title: str = "", *, ax=None, bounds: bool = True, errorbars: bool = True):
+    """``y`` against ``x`` from sweep rows, one series per value of ``hue``; returns the Axes.
+
+    Goodput (``goodput_mbps`` or ``goodput_bps``) is drawn in Mbit/s with its 95 % interval
+    (``goodput_halfwidth_bps``) as error bars and, with ``bounds``, the smallest closed-form ceiling of
+    each point (``ceiling_*_bps``) dashed in the series' colour. A positive numeric ``x`` spanning 8x or
+    more gets a log axis (base 2 for sizes).
     """
     groups: dict[Any, list] = {}
     for r in rows:
         groups.setdefault(r.get(hue) if hue else None, []).append(r)
-    series = {}
+    x_label, fx = axis_unit(x, [r.get(x) for r in rows])
+    y_label, fy = axis_unit(y, [r.get(y) for r in rows])
+    goodput = y in ("goodput_mbps", "goodput_bps")
+    hue_words = axis_unit(hue)[0].split(" (")[0] if hue else ""
+    series, errors, bound = {}, {}, {}
     for value, rs in groups.items():
         numeric = all(_number(r.get(x)) for r in rs)
         rs = sorted(rs, key=lambda r: r.get(x)) if numeric else rs
-        label = f"{hue} = {format_quantity(hue, value)}" if hue else y
-        series[label] = ([r.get(x) for r in rs], [r.get(y) for r in rs])
-    xs = [v for xs_, _ in series.values() for v in xs_ if _number(v)]
-    logx = bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= 8
-    return plot_lines(series, x, y, title, logx=logx)
+        if hue:
+            shown = "on" if value is True else "off" if value is False else format_quantity(hue, value)
+            label = f"{hue_words} {shown}" + (" bytes" if hue.endswith("_bytes") and shown.isdigit() else "")
+        else:
+            label = y_label.split(" (")[0]
+        xs = [r.get(x) * fx if _number(r.get(x)) else r.get(x) for r in rs]
+        series[label] = (xs, [r.get(y) * fy if _number(r.get(y)) else math.nan for r in rs])
+        if goodput and errorbars and any(_number(r.get("goodput_halfwidth_bps")) for r in rs):
+            errors[label] = [r["goodput_halfwidth_bps"] * 1e-6 if _number(r.get("goodput_halfwidth_bps")) else 0.0
+                             for r in rs]
+        if goodput and bounds:
+            bs = [_bound_bps(r) for r in rs]
+            if all(b is not None for b in bs):
+                bound[label] = (xs, [b * 1e-6 for b in bs])
+    xs_all = [v for xs, _ in series.values() for v in xs if _number(v)]
+    logx: bool | int = False
+    if xs_all and min(xs_all) > 0 and max(xs_all) / min(xs_all) >= 8:
+        logx = 2 if x.endswith("_bytes") else 10
+    ax = plot_lines(series, x_label, y_label, title, logx=logx, ax=ax, bounds=bound, errors=errors)
+    if goodput:
+        ax.set_ylim(bottom=0)
+    return ax
+
+
+def plot_windows(ts, ax=None, title: str = ""):
+    """A :class:`~tcpsim.timeseries.TimeSeries`' windows over time: congestion window, bytes in flight,
+    the advertised window and the send buffer's fill; returns the Axes."""
+    cols = ("cwnd_bytes", "flight_bytes", "peer_window_bytes", "sndbuf_used_bytes")
+    values = [v for c in cols for v in getattr(ts, c)]
+    y_label, fy = axis_unit("window_bytes", values)
+    t_label, ft = axis_unit("time_s", ts.time_s[-1:])
+    series = {axis_unit(c)[0]: ([t * ft for t in ts.time_s], [v * fy for v in getattr(ts, c)]) for c in cols}
+    ax = _new_axes(ax, (6.4, 3.6))
+    for i, (label, (xs, ys)) in enumerate(series.items()):
+        st = series_style(i)
+        ax.plot(xs, ys, color=st["color"], lw=1.3, label=label, drawstyle="steps-post", zorder=3 - i * 0.1)
+    ax.set_xlabel(t_label)
+    ax.set_ylabel("Bytes (" + y_label.split("(")[1])
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_goodput_over_time(ts, ax=None, title: str = ""):
+    """A :class:`~tcpsim.timeseries.TimeSeries`' goodput between samples, in Mbit/s; returns the Axes."""
+    t_label, ft = axis_unit("time_s", ts.time_s[-1:])
+    ax = _new_axes(ax, (6.4, 3.0))
+    ax.plot([t * ft for t in ts.time_s], [g * 1e-6 for g in ts.goodput_bps], drawstyle="steps-pre",
+            color=series_style(0)["color"], lw=1.3)
+    ax.set_xlabel(t_label)
+    ax.set_ylabel("Goodput (Mbit/s)")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_time_sequence(trace: Sequence[tuple], stream: int = 0, ax=None, title: str = ""):
+    """A Stevens-style time-sequence plot of one connection (TCP/IP Illustrated, vol. 1, ch. 21; tcptrace):
+    each data segment a vertical bar from its first to its last byte at the time it left (retransmissions
+    in red), the ACKs the receiver sent as a step line, and the right edge of the window it advertised
+    (ACK + window) above them. ``trace`` rows as ``Result.trace``; returns the Axes."""
+    rows = [r for r in trace if str(r[1]).partition("#")[2] in (str(stream), "")]
+    t_label, ft = axis_unit("time_s", [rows[-1][0]] if rows else [])
+    sender = next((r[1] for r in rows if r[2] == "data"), None)
+    data = [r for r in rows if r[2] == "data" and r[1] == sender]
+    acks = [r for r in rows if r[1] != sender]
+    top = max([r[3] + r[4] for r in data] + [r[5] + r[6] for r in acks] + [1])
+    y_label, fy = axis_unit("seq_bytes", [top])
+    ax = _new_axes(ax, (6.4, 4.2))
+    fresh, again = series_style(0)["color"], "tab:red"
+    for kind, colour in (("new data", fresh), ("retransmission", again)):
+        segs = [r for r in data if (r[7] == "retransmit") == (kind == "retransmission")]
+        if segs:
+            ax.vlines([r[0] * ft for r in segs], [r[3] * fy for r in segs], [(r[3] + r[4]) * fy for r in segs],
+                      color=colour, lw=2.0, label=f"data segment ({kind})", zorder=3)
+    if acks:
+        ts = [r[0] * ft for r in acks]
+        ax.plot(ts, [r[5] * fy for r in acks], drawstyle="steps-post", color=series_style(1)["color"], lw=1.2,
+                label="ACK", zorder=2)
+        ax.plot(ts, [(r[5] + r[6]) * fy for r in acks], drawstyle="steps-post", color=series_style(2)["color"],
+                lw=1.0, ls=(0, (4, 2)), label="ACK + advertised window", zorder=2)
+    ax.set_xlabel(t_label)
+    ax.set_ylabel(y_label)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    if data or acks:
+        ax.legend(fontsize=8, loc="upper left")
+    if title:
+        ax.set_title(title)
+    return ax
 
 
 def plot_sequence(trace: Sequence[tuple], one_way_delay_s: float | None = None, rate_bps: float | None = None,
-                  title: str = "", to_scale: bool = False):
+                  title: str = "", to_scale: bool = False, *, ax=None):
     """A sequence diagram like the Sun blueprint's Figure 8: two vertical time lines, slanted arrows.
 
     ``trace`` rows are ``(time_s, endpoint, kind, seq, length, ack, window, why, push, sack)`` as a traced run records
     them (``Result.trace``). By default one row per segment, its send time in microseconds at the left,
     as the blueprint draws it. ``to_scale=True`` puts time on the vertical axis instead: an arrow reaches
     the other line after the one-way delay plus the frame's serialization at ``rate_bps``.
-    Ref: Sun blueprint 004, Figure 8.
+    Returns the Axes. Ref: Sun blueprint 004, Figure 8.
     """
     from .protocol import framing
 
-    fig, ax = plt.subplots(figsize=(6.2, max(3.5, min(16.0, 1.2 + 0.32 * len(trace)))))
+    ax = _new_axes(ax, (6.2, max(3.5, min(16.0, 1.2 + 0.32 * len(trace)))))
     if not trace:
         ax.set_axis_off()
-        return fig
+        return ax
     t0 = trace[0][0]
     gaps = sorted(b[0] - a[0] for a, b in zip(trace, trace[1:]) if b[0] > a[0])
     nominal = (gaps[len(gaps) // 2] if gaps else 1e-6) * 0.8
@@ -131,21 +348,21 @@ def plot_sequence(trace: Sequence[tuple], one_way_delay_s: float | None = None, 
     ax.set_xticks([0, 1], ["sender", "receiver"])
     ax.xaxis.tick_top()
     if to_scale:
-        ax.set_ylabel("time [us]")
+        ax.set_ylabel("Time (us)")
     else:
         ax.set_yticks(range(len(trace)), [f"{(row[0] - t0) * 1e6:,.1f}" for row in trace], fontsize=7)
-        ax.set_ylabel("send time [us]")
+        ax.set_ylabel("Send time (us)")
     for side in ("right", "bottom", "left"):
         ax.spines[side].set_visible(False)
     if title:
-        fig.suptitle(title, fontsize=8)
-    fig.tight_layout()
-    return fig
+        ax.set_title(title, fontsize=8)
+    return ax
 
 
 def plot_predicted_vs_measured(measured: Sequence[Any], predicted: Sequence[float] | None = None,
-                               naive: Sequence[float] = (), unit: str = "", title: str = ""):
-    """Log-log predicted against measured, with the y = x line and, optionally, the BDP calculator's answers.
+                               naive: Sequence[float] = (), unit: str = "", title: str = "", *, ax=None):
+    """Log-log predicted against measured, with the y = x line and, optionally, the BDP calculator's
+    answers; returns the Axes.
 
     Give ``measured`` and ``predicted`` as two sequences, or ``measured`` alone as points:
     ``(measured, predicted)`` pairs or mappings with those keys.
@@ -157,7 +374,7 @@ def plot_predicted_vs_measured(measured: Sequence[Any], predicted: Sequence[floa
         else:
             measured, predicted = [p[0] for p in pts], [p[1] for p in pts]
     measured, predicted, naive = list(measured), list(predicted), list(naive)
-    fig, ax = plt.subplots(figsize=(4.5, 4.2))
+    ax = _new_axes(ax, (4.5, 4.2))
     ax.scatter(measured, predicted, label="tcpsim", zorder=3)
     if naive:
         ax.scatter(measured, naive, marker="x", color="grey", label="BDP calculator")
@@ -168,20 +385,17 @@ def plot_predicted_vs_measured(measured: Sequence[Any], predicted: Sequence[floa
         ax.set_xscale("log")
         ax.set_yscale("log")
     _plain_log_ticks(ax)
-    ax.set_xlabel(f"measured {unit}".strip())
-    ax.set_ylabel(f"predicted {unit}".strip())
+    ax.set_xlabel(f"Measured {unit}".strip())
+    ax.set_ylabel(f"Predicted {unit}".strip())
     if title:
         ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return ax
 
 
 def _plain_log_ticks(ax) -> None:
     """Log axes labelled 1-2-5 in plain numbers (matplotlib's default labels minor ticks too, and they
     collide when the range spans about a decade)."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
     for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
         if scale != "log":
             continue
@@ -191,7 +405,7 @@ def _plain_log_ticks(ax) -> None:
 
 
 def plot_source_chart(panels: Mapping[str, Mapping[str, Mapping[str, Sequence]]], xlabel: str, ylabel: str,
-                      title: str = "", logx: bool = False, logy: bool | None = None):
+                      title: str = "", logx: bool = False, logy: bool | None = None, *, axes=None):
     """A source's own chart re-drawn: per series, measured points (hollow), tcpsim (solid line) and the
     bandwidth-delay-product calculator (dashed, where it answers), one panel per value of a third input.
 
@@ -199,27 +413,32 @@ def plot_source_chart(panels: Mapping[str, Mapping[str, Mapping[str, Sequence]]]
     "bdp": [...] or None}}``; each list in the same order, in the unit the source printed. The x ticks
     are the x values that occur (sizes in bytes shown as ``format_size`` does). ``logy`` None: a log y
     axis when the calculator's answers would otherwise flatten the measurements (over 2.5x their top).
+    ``axes``: one Axes per panel on one figure (new ones when None); returns them, as a 1 x n array.
     """
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+    import numpy as np
 
     sizes = "bytes" in xlabel
     x_format = FuncFormatter(lambda v, _: format_quantity("x_bytes", int(v)).replace(" ", "\n") if sizes else f"{v:g}")
     n = max(1, len(panels))
-    fig, axes = plt.subplots(1, n, figsize=(max(6.4, 0.6 + 3.4 * n), 4.4), sharey=True, squeeze=False,
-                             layout="constrained")
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    labels: dict[str, str] = {}
+    if axes is None:
+        fig, axes = plt.subplots(1, n, figsize=(max(6.4, 0.6 + 3.4 * n), 4.4), sharey=True, squeeze=False,
+                                 layout="constrained")
+    else:
+        axes = np.asarray(axes, dtype=object).reshape(1, -1)
+        fig = axes[0][0].figure
+    labels: dict[str, dict[str, str]] = {}
     any_bdp = False
     for ax, (panel, series) in zip(axes[0], panels.items()):
         ticks: set[float] = set()
         for label, d in series.items():
-            c = labels.setdefault(label, colours[len(labels) % len(colours)])
+            st = labels.setdefault(label, series_style(len(labels)))
+            c = st["color"]
             order = sorted(range(len(d["x"])), key=lambda k: d["x"][k])
             xs = [d["x"][k] for k in order]
             ticks.update(xs)
-            ax.plot(xs, [d["tcpsim"][k] for k in order], color=c, marker=".")
-            ax.scatter(xs, [d["measured"][k] for k in order], facecolors="none", edgecolors=c, zorder=3)
+            ax.plot(xs, [d["tcpsim"][k] for k in order], color=c, lw=1.5, zorder=2)
+            ax.scatter(xs, [d["measured"][k] for k in order], marker=st["marker"], facecolors="none", edgecolors=c,
+                       zorder=3)
             bdp = d.get("bdp")
             if bdp is not None:
                 any_bdp = True
@@ -241,12 +460,13 @@ def plot_source_chart(panels: Mapping[str, Mapping[str, Mapping[str, Sequence]]]
         axes[0][0].set_yscale("log")
         _plain_log_ticks(axes[0][0])
     axes[0][0].set_ylabel(ylabel)
-    handles = [Line2D([], [], color=c, lw=6, label=label) for label, c in labels.items()]
-    handles += [Line2D([], [], color="black", marker=".", label="tcpsim"),
-                Line2D([], [], color="black", marker="o", ls="none", markerfacecolor="none", label="measured")]
+    handles = [Line2D([], [], color=st["color"], marker=st["marker"], markerfacecolor="none", lw=1.5, label=label)
+               for label, st in labels.items()]
+    handles += [Line2D([], [], color="black", lw=1.5, label="tcpsim (line)"),
+                Line2D([], [], color="black", marker="o", ls="none", markerfacecolor="none", label="measured (markers)")]
     if any_bdp:
         handles.append(Line2D([], [], color="black", ls="--", lw=0.9, label="BDP calculator"))
     fig.legend(handles=handles, loc="outside lower center", ncols=min(3, len(handles)), fontsize=7)
     if title:
         fig.suptitle(title, fontsize=10)
-    return fig
+    return axes

@@ -327,12 +327,15 @@ class SweepResult:
         more = f"<p>... {len(self.rows) - 200} more rows (.to_pandas())</p>" if len(self.rows) > 200 else ""
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
 
-    def plot(self, x: str, y: str = "goodput_mbps", hue: str | None = None):
-        """A matplotlib Figure of ``y`` against ``x``, one line per ``hue`` value (names as :meth:`column_name`)."""
+    def plot(self, x: str, y: str = "goodput_mbps", hue: str | None = None, *, ax=None, bounds: bool = True,
+             errorbars: bool = True, title: str = ""):
+        """Draw ``y`` against ``x``, one series per ``hue`` value (names as :meth:`column_name`); returns the
+        matplotlib Axes (on ``ax``, or a new figure). Goodput is drawn in Mbit/s with its 95 % interval as
+        error bars and each point's smallest closed-form bound dashed (:func:`tcpsim.plot.plot_sweep`)."""
         from .plot import plot_sweep
 
         return plot_sweep(self.rows, self.column_name(x), self.column_name(y),
-                          self.column_name(hue) if hue else None)
+                          self.column_name(hue) if hue else None, title, ax=ax, bounds=bounds, errorbars=errorbars)
 
 
 def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = None,

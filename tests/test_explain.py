@@ -81,14 +81,13 @@ def test_plot_draws_one_arrow_per_segment(sun):
     pytest.importorskip("matplotlib")
     import matplotlib.pyplot as plt
 
-    fig = sun.plot()
+    ax = sun.plot()
     try:
-        ax = fig.axes[0]
         arrows = [a for a in ax.texts if getattr(a, "arrow_patch", None) is not None]
         assert len(arrows) == len(sun.trace)
         assert [t.get_text() for t in ax.get_xticklabels()] == ["sender", "receiver"]
     finally:
-        plt.close(fig)
+        plt.close(ax.figure)
 
 
 def test_psh_marks_the_segment_that_empties_the_queue(sun):

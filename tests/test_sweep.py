@@ -140,15 +140,18 @@ def test_tables_csv_json_html_and_pandas(tmp_path):
             "data_packets_per_s"} <= set(df.columns)
 
 
-def test_plot_returns_a_figure_with_one_line_per_hue():
+def test_plot_returns_axes_with_one_series_per_hue():
     pytest.importorskip("matplotlib")
     import matplotlib.pyplot as plt
 
     res = sweep(QUICK, workers=1, sockbuf=["16k", "32k"], mtu=[1500, 9000])
-    fig = res.plot("sockbuf", "goodput_mbps", hue="mtu")
+    ax = res.plot("sockbuf", "goodput_mbps", hue="mtu")
     try:
-        lines = fig.axes[0].get_lines()
-        assert len(lines) == 2
-        assert sorted(lines[0].get_xdata()) == [16384, 32768]
+        assert ax.get_xlabel() == "Socket buffer (KiB)" and ax.get_ylabel() == "Goodput (Mbit/s)"
+        assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["MTU 1500 bytes", "MTU 9000 bytes"]
+        curves = [c.lines[0] for c in ax.containers]  # one errorbar container per series
+        assert len(curves) == 2 and sorted(curves[0].get_xdata()) == [16.0, 32.0]
     finally:
-        plt.close(fig)
+        plt.close(ax.figure)
+
+

@@ -38,7 +38,7 @@ def _figures(outcomes: Sequence[Outcome], rows: Sequence[TableSummary], fig_dir:
         naive = [o.naive * s for o, s in zip(outs, scale) if o.naive is not None]
         fig = plot_predicted_vs_measured([o.point.value for o in outs], [o.predicted * s for o, s in zip(outs, scale)],
                                          naive if len(naive) == len(outs) else (), unit=f"[{outs[0].point.unit}]",
-                                         title=f"{r.source_id}: {r.table}"[:60])
+                                         title=f"{r.source_id}: {r.table}"[:60]).figure
         name = f"{r.source_id}__{r.table_id}.png"
         fig.savefig(fig_dir / name, dpi=90)
         plt.close(fig)
@@ -59,7 +59,7 @@ def _chart_figures(outcomes: Sequence[Outcome], fig_dir: Path) -> list[tuple[str
         if not panels:
             continue
         fig = plot_source_chart(panels, spec.xlabel, f"{spec.metric.replace('_', ' ')} [{unit}]", spec.title,
-                                logx=spec.logx)
+                                logx=spec.logx)[0][0].figure
         fig.savefig(fig_dir / f"{spec.name}.png", dpi=90)
         plt.close(fig)
         out.append((spec.title, f"{spec.name}.png"))

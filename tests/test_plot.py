@@ -1,0 +1,111 @@
+"""Plots follow matplotlib's conventions (issue 23, defect 5): ax= honoured, Axes returned, labels in words
+with units, sizes ticked in KiB, throughput from zero, error bars, one marker per series, bounds under curves.
+
+Rows are written by hand (no simulation), so these tests take milliseconds."""
+
+import math
+
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.container import ErrorbarContainer  # noqa: E402
+
+from tcpsim.plot import axis_unit, plot_lines, plot_sweep  # noqa: E402
+from tcpsim.sweep import SweepResult  # noqa: E402
+
+
+def _rows():
+    rows = []
+    for mtu in (1500, 9000):
+        for k in range(7):
+            buf = 16384 << k
+            good = min(buf * 8 / 1e-3, 9.4e8) * (0.97 if mtu == 1500 else 0.99)
+            rows.append({"rcvbuf_bytes": buf, "mtu_bytes": mtu, "goodput_bps": good, "goodput_mbps": good / 1e6,
+                         "goodput_halfwidth_bps": 0.02 * good, "ceiling_line_bps": 9.5e8,
+                         "ceiling_window_bps": buf * 8 / 1e-3, "ceiling_cpu_sender_bps": math.inf,
+                         "limited_by": "window"})
+    return SweepResult(rows=tuple(rows), axes=("sockbuf", "mtu"))
+
+
+@pytest.fixture
+def ax():
+    fig, ax = plt.subplots()
+    yield ax
+    plt.close(fig)
+
+
+def test_draws_on_the_axes_given_and_returns_them(ax):
+    out = _rows().plot("rcvbuf_bytes", "goodput_mbps", hue="mtu_bytes", ax=ax)
+    assert out is ax and isinstance(out, Axes)
+    assert len(plt.get_fignums()) == 1  # no second figure
+
+
+def test_a_new_figure_uses_constrained_layout_and_returns_axes():
+    out = _rows().plot("rcvbuf_bytes", hue="mtu_bytes", title="One stream, 1 ms RTT")
+    try:
+        assert isinstance(out, Axes)
+        assert out.figure.get_layout_engine().__class__.__name__ == "ConstrainedLayoutEngine"
+    finally:
+        plt.close(out.figure)
+
+
+def test_labels_are_words_with_units(ax):
+    _rows().plot("rcvbuf_bytes", "goodput_bps", hue="mtu_bytes", ax=ax)
+    assert ax.get_xlabel() == "Receive buffer (KiB)"
+    assert ax.get_ylabel() == "Goodput (Mbit/s)"
+    assert axis_unit("path_rtt_s", [0.01]) == ("Path RTT (ms)", 1e3)
+    assert axis_unit("mtu_bytes", [9000]) == ("MTU (bytes)", 1.0)
+    assert axis_unit("sndbuf_bytes", [8 << 20])[0] == "Send buffer (MiB)"
+
+
+def test_byte_axis_ticks_in_kib_not_powers_of_two(ax):
+    _rows().plot("rcvbuf_bytes", hue="mtu_bytes", ax=ax)
+    assert ax.get_xscale() == "log"
+    ax.figure.canvas.draw()
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["16", "32", "64", "128", "256", "512", "1,024"]
+    assert not any("^" in t or "$" in t for t in labels)
+
+
+def test_throughput_axis_starts_at_zero(ax):
+    _rows().plot("rcvbuf_bytes", hue="mtu_bytes", ax=ax)
+    assert ax.get_ylim()[0] == 0
+
+
+def test_error_bars_are_the_95_percent_interval(ax):
+    res = _rows()
+    res.plot("rcvbuf_bytes", hue="mtu_bytes", ax=ax)
+    bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert len(bars) == 2 and all(c.has_yerr for c in bars)
+    segments = bars[0].lines[2][0].get_segments()
+    first = res.rows[0]
+    assert segments[0][1][1] - segments[0][0][1] == pytest.approx(2 * first["goodput_halfwidth_bps"] / 1e6)
+
+
+def test_each_series_has_its_own_colour_and_marker_and_a_bound_beneath(ax):
+    _rows().plot("rcvbuf_bytes", hue="mtu_bytes", ax=ax)
+    curves = [c.lines[0] for c in ax.containers]
+    assert len({c.get_marker() for c in curves}) == 2 and len({c.get_color() for c in curves}) == 2
+    bounds = [ln for ln in ax.get_lines() if ln.get_linestyle() not in ("-", "None")]
+    assert len(bounds) == 2
+    for curve, bound in zip(curves, bounds):
+        assert bound.get_color() == curve.get_color() and bound.get_zorder() < curve.get_zorder()
+        # the bound is the smallest finite ceiling of each point, in Mbit/s
+        assert max(bound.get_ydata()) == pytest.approx(950.0)
+    assert "closed-form bound (dashed)" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_plot_lines_takes_ax_and_markers_differ(ax):
+    out = plot_lines({"a": ([1, 2], [3, 4]), "b": ([1, 2], [1, 2])}, "Streams", "Goodput (Mbit/s)", ax=ax)
+    assert out is ax
+    assert len({c.lines[0].get_marker() for c in ax.containers}) == 2
+    assert ax.get_ylim()[0] == 0
+
+
+def test_plot_sweep_without_hue_or_interval(ax):
+    rows = [{"n_streams": n, "goodput_mbps": 100.0 * n} for n in (1, 2, 4)]
+    plot_sweep(rows, "n_streams", ax=ax)
+    assert ax.get_xlabel() == "Streams" and not any(c.has_yerr for c in ax.containers)
