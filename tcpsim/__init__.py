@@ -8,6 +8,7 @@ The public names are below; plotting lives in :mod:`tcpsim.plot` and is imported
 """
 
 from .api import build_scenario, predict, simulate
+from .compare import Comparison, compare
 from .config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from .errors import BudgetError, ConfigError, TcpsimError, TuningFileError
 from .platform import Bus, CpuCost, Nic, OsTcp, Platform, bus_preset, os_defaults
@@ -18,7 +19,7 @@ from .sweep import SweepResult, sweep
 __version__ = "0.1.0"
 
 __all__ = [
-    "Budget", "Bus", "BudgetError", "ConfigError", "CpuCost", "Host", "Link", "Nic", "OsTcp", "Platform", "Result",
+    "Budget", "Bus", "BudgetError", "Comparison", "ConfigError", "CpuCost", "Host", "Link", "Nic", "OsTcp", "Platform", "Result",
     "Scenario", "StreamResult", "SweepResult", "TcpOptions", "TcpsimError", "TuningFileError", "Workload",
-    "build_scenario", "bus_preset", "list_platforms", "load_platform", "os_defaults", "predict", "simulate", "sweep",
+    "build_scenario", "bus_preset", "compare", "list_platforms", "load_platform", "os_defaults", "predict", "simulate", "sweep",
 ]

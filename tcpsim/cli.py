@@ -47,6 +47,9 @@ _EXAMPLES = {
     "plan": "Examples:\n  tcpsim plan sockbuf --target 900mbit --rtt 1ms\n"
             "  tcpsim plan cpus --target 500mbit --platform es40_tru64 --sockbuf 512k\n"
             "  tcpsim plan jumbo --platform es40_tru64",
+    "compare": "Examples:\n  tcpsim compare --platform es40_tru64 --what-if mtu=9000\n"
+               "  tcpsim compare --rtt 10ms --what-if sockbuf=4M --what-if streams=2 --json\n"
+               "  tcpsim compare --a \"--platform p4_linux\" --b \"--platform p4_freebsd\" --sockbuf 256k",
     "validate": "Example:\n  tcpsim validate --report",
     "calibrate": "Example:\n  tcpsim calibrate --platform es40_tru64",
 }
@@ -314,6 +317,29 @@ def _cmd_plan(a: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_compare(a: argparse.Namespace) -> int:
+    import copy
+    import shlex
+
+    from .compare import compare
+
+    if (a.a is None) != (a.b is None) or (a.a is not None and a.what_if):
+        raise ConfigError("compare", "--a/--b/--what-if", "--a and --b together, or one or more --what-if")
+    if a.a is None:
+        if not a.what_if:
+            raise ConfigError("what_if", None, "at least one --what-if KEY=VALUE (or --a and --b)")
+        cmp = compare(_scenario_kwargs(a), what_if=a.what_if)
+    else:
+        sides = []
+        for name, text in (("a", a.a), ("b", a.b)):
+            sub = OneLineParser(prog=f"tcpsim compare --{name}")
+            _scenario_flags(sub)
+            sides.append(_scenario_kwargs(sub.parse_args(shlex.split(text), namespace=copy.copy(a))))
+        cmp = compare(sides[0], sides[1])
+    print(_dump(cmp.to_dict()) if a.json else cmp.text())
+    return 0
+
+
 def _delegate(command: str, argv: list[str]) -> int:
     import importlib
 
@@ -384,6 +410,17 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="print the answer as JSON")
     _scenario_flags(sp)
 
+    sp = sub.add_parser("compare", help="two scenarios side by side: every figure and the limit that moved",
+                        description="Run a scenario and a changed one (--what-if KEY=VALUE, or --a and --b) "
+                                    "and print every figure side by side.",
+                        formatter_class=_FMT, epilog=_EXAMPLES["compare"])
+    sp.add_argument("--what-if", action="append", default=[], metavar="KEY=VALUE",
+                    help="a change to the scenario the other flags give (mtu=9000, sockbuf=1M); repeat for several")
+    sp.add_argument("--a", default=None, metavar="FLAGS", help="scenario a's flags in one quoted string")
+    sp.add_argument("--b", default=None, metavar="FLAGS", help="scenario b's flags; flags outside --a/--b apply to both")
+    sp.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    _scenario_flags(sp)
+
     for name, text in (("validate", "compare the model with every measured table of the sources"),
                        ("calibrate", "fit a platform's parameters to its calibration tables")):
         sub.add_parser(name, help=text, add_help=False, formatter_class=_FMT, epilog=_EXAMPLES[name])
@@ -404,7 +441,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             argv, axes = split_axes(argv, _SWEEPABLE)
         args = parser.parse_args(argv)
         command = {"predict": _cmd_predict, "platforms": _cmd_platforms, "explain": _cmd_explain,
-                   "plan": _cmd_plan}.get(args.command)
+                   "plan": _cmd_plan, "compare": _cmd_compare}.get(args.command)
         if args.command == "sweep":
             return _cmd_sweep(args, axes)
         return command(args) if command else fail(f"unknown command {args.command!r}")
