@@ -9,7 +9,7 @@ from .config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from .errors import ConfigError
 from .platform import OS_FAMILIES, Platform, bus_preset, os_defaults
 from .result import Result
-from .units import parse_duration, parse_rate, parse_size, parse_switch
+from .units import parse_duration, parse_fraction, parse_int, parse_number, parse_rate, parse_size, parse_switch
 
 __all__ = ["simulate", "predict", "build_scenario", "scenario_inputs"]
 
@@ -83,7 +83,12 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     else:
         delay_s = parse_duration(delay, "delay")
     link = Link(rate_bps=parse_rate(rate, "rate"), one_way_delay_s=delay_s,
-                mtu_bytes=parse_size(mtu, "mtu_bytes"), queue_packets=queue, loss_frac=loss)
+                mtu_bytes=parse_size(mtu, "mtu_bytes", decimal=True),
+                queue_packets=None if queue is None else parse_int(queue, "queue"),
+                loss_frac=parse_fraction(loss, "loss"))
+    streams = parse_int(streams, "streams")
+    if bidir and rr is not None:
+        raise ConfigError("bidir", bidir, "left out with rr (a request/response stream already runs both ways)")
     snd_platform = _platform(sender if sender is not None else platform, tuning) or Platform()
     rcv_platform = _platform(receiver if receiver is not None else platform, tuning) or Platform()
     if os is not None:
@@ -92,6 +97,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
         snd_platform = replace(snd_platform, os=os_defaults(os))
         rcv_platform = replace(rcv_platform, os=os_defaults(os))
     if cpus is not None:
+        cpus = parse_int(cpus, "cpus")
         snd_platform = replace(snd_platform, cpu=replace(snd_platform.cpu, n_cpus=cpus))
         rcv_platform = replace(rcv_platform, cpu=replace(rcv_platform.cpu, n_cpus=cpus))
     if bus is not None:
@@ -122,7 +128,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
                             n_streams=streams)
     else:
         write_bytes = parse_size(message if message is not None else write, "write_bytes")
-        rate_hz = None if message_rate is None else float(message_rate)
+        rate_hz = None if message_rate is None else parse_number(message_rate, "message_rate")
         workload = Workload(kind="bulk", write_bytes=write_bytes, n_streams=streams, bidirectional=bidir,
                             read_bytes=None if read is None else parse_size(read, "read_bytes"),
                             message_rate_hz=rate_hz)

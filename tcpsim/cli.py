@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .cliutil import OneLineParser, fail
-from .errors import ConfigError, TcpsimError
+from .cliutil import OneLineParser, exit_code, fail, flush_stdout, refuse_empty_values, typed
+from .errors import ConfigError
+from .fileio import read_text_limited, write_text_reporting
 from .platform import DELACK_RULES
 from .result import json_ready
+from .units import parse_int, parse_size
 
 __all__ = ["main"]
 
@@ -58,6 +60,9 @@ _SWEEPABLE = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "wri
               "streams", "cpus", "bus", "platform", "sender", "receiver", "tuning", "os", "delack",
               "deferred_acks_max", "message_rate", "loss", "queue", "sack", "limited_transmit", "seed")
 
+_SHORT = {"-w": "sockbuf", "-P": "streams", "-l": "write"}
+"""iperf3's spellings of sweepable flags (-M, -N and -J take one value or none)."""
+
 _DELEGATES = {"validate": ("validate",), "calibrate": ("calibrate", "fit")}
 """Subcommands served by tcpsim.calibration modules (first module found with a ``main(argv)``)."""
 
@@ -69,18 +74,22 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--rate", default="1gbit", help="line rate (default 1gbit; 100mbit, 10gbit ...)")
     g.add_argument("--delay", default=None, help="one-way propagation delay (default 50us)")
     g.add_argument("--rtt", default=None, help="round-trip propagation delay, instead of --delay")
-    g.add_argument("--mtu", default=None, help="MTU in bytes (default 1500; 9000 = jumbo frames)")
-    g.add_argument("--queue", type=int, default=None, metavar="N", help="link queue in frames (default unbounded)")
-    g.add_argument("--loss", type=float, default=0.0, metavar="FRAC", help="random frame loss, 0..0.5 (default 0; 1e-3 = one frame in a thousand)")
+    g.add_argument("--mtu", default=None, help="MTU in bytes (default 1500; 9000 or 9k = jumbo frames; decimal)")
+    g.add_argument("-M", "--mss", default=None, help="TCP maximum segment size instead of --mtu (iperf3 -M): "
+                   "MTU = MSS + 40")
+    g.add_argument("--queue", type=typed(parse_int, "queue", lo=1), default=None, metavar="N",
+                   help="link queue in frames (default unbounded)")
+    g.add_argument("--loss", default="0", metavar="FRAC", help="random frame loss, 0..0.5 (default 0; 1e-3 or 0.1%% = "
+                   "one frame in a thousand)")
     g = p.add_argument_group("sockets and TCP")
-    g.add_argument("--sockbuf", default=None, help="SO_SNDBUF and SO_RCVBUF on both ends (512k); the OS rules apply "
+    g.add_argument("-w", "--sockbuf", default=None, help="SO_SNDBUF and SO_RCVBUF on both ends (512k); the OS rules apply "
                    "(Linux doubles and caps at rmem_max)")
     g.add_argument("--sndbuf", default=None, help="SO_SNDBUF request")
     g.add_argument("--rcvbuf", default=None, help="SO_RCVBUF request")
-    g.add_argument("--nodelay", action="store_true", help="TCP_NODELAY on the sender (Nagle off)")
+    g.add_argument("-N", "--nodelay", action="store_true", help="TCP_NODELAY on the sender (Nagle off)")
     g.add_argument("--delack", choices=DELACK_RULES, default=None,
                    help="delayed-ACK rules (bsd44: 4.4BSD header prediction, ACKs ride on window updates)")
-    g.add_argument("--deferred-acks-max", type=int, default=None, metavar="N", help="Solaris tcp_deferred_acks_max")
+    g.add_argument("--deferred-acks-max", type=typed(parse_int, "deferred_acks_max", lo=1), default=None, metavar="N", help="Solaris tcp_deferred_acks_max")
     g.add_argument("--sack", choices=("on", "off"), default=None,
                    help="selective acknowledgment (RFC 2018) and its loss recovery (RFC 6675) on both ends "
                         "(default: each OS's own setting)")
@@ -90,14 +99,15 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--os", choices=("linux", "solaris", "bsd"), default=None,
                    help="OS family: its TCP rules and textbook defaults on both hosts")
     g = p.add_argument_group("workload")
-    g.add_argument("--write", default="64k", help="application write size (default 64k)")
+    g.add_argument("-l", "--write", default="64k", help="application write size (default 64k; iperf3 -l)")
     g.add_argument("--message", default=None, help="small messages of this size instead of bulk writes")
-    g.add_argument("--message-rate", type=float, default=None, metavar="HZ",
+    g.add_argument("--message-rate", default=None, metavar="HZ",
                    help="messages per second per stream (default: back to back)")
     g.add_argument("--rr", default=None, help="request/response transactions of this request size (netperf TCP_RR)")
     g.add_argument("--response", default=None, help="response size for --rr (default: the request size)")
-    g.add_argument("--streams", type=int, default=1, metavar="N", help="parallel connections (default 1)")
-    g.add_argument("--bidir", action="store_true", help="each stream also runs the other way")
+    g.add_argument("-P", "--streams", type=typed(parse_int, "streams", lo=1), default=1, metavar="N",
+                   help="parallel connections (default 1)")
+    g.add_argument("--bidir", action="store_true", help="each stream also runs the other way (not with --rr)")
     g = p.add_argument_group("hosts")
     g.add_argument("--platform", default=None, metavar="NAME", help="profile for both hosts (tcpsim platforms)")
     g.add_argument("--sender", default=None, metavar="NAME", help="profile of the sender")
@@ -107,11 +117,11 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--sysctl", default=None, metavar="FILE",
                    help="a tuning file for both hosts (sysctl.conf, sysctl -w, ndd -set, sysconfig -r, modprobe, "
                         "ifconfig mtu lines)")
-    g.add_argument("--cpus", type=int, default=None, metavar="N", help="CPUs per host")
+    g.add_argument("--cpus", type=typed(parse_int, "cpus", lo=1), default=None, metavar="N", help="CPUs per host")
     g.add_argument("--bus", default=None, metavar="PRESET", help="I/O bus preset (pci-64-66, pcix-64-133, "
                    "pcie-gen3-x8 ...)")
     g = p.add_argument_group("run")
-    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    g.add_argument("--seed", type=typed(parse_int, "seed", lo=0), default=0, help="random seed (default 0)")
     g.add_argument("--max-time", default=None, metavar="DURATION", help="simulated-time budget (default 5s)")
 
 
@@ -134,11 +144,17 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
     axes = axes if axes is not None else {}
     if a.delay is not None and a.rtt is not None:
         raise ConfigError("delay", a.delay, "left out when --rtt is given (one of --delay, --rtt)")
+    mtu = a.mtu
+    if a.mss is not None:
+        if a.mtu is not None or "mtu" in axes:
+            raise ConfigError("mss", a.mss, "left out when --mtu is given (one of --mtu, --mss)")
+        mtu = parse_size(a.mss, "mss", decimal=True) + 40  # IPv4 and TCP headers without options
     profiled = any((a.platform, a.sender, a.receiver)) or any(k in axes for k in ("platform", "sender", "receiver"))
     if a.tuning not in (None, "none", "default") and not profiled:
         raise ConfigError("tuning", a.tuning, "used with --platform, --sender or --receiver (levels belong to a "
                           "profile; a tuning file goes to --sysctl)")
-    kw: dict[str, Any] = dict(rate=a.rate, delay=a.delay or "50us", rtt=a.rtt, mtu=a.mtu or 1500,
+    kw: dict[str, Any] = dict(rate=a.rate, delay="50us" if a.delay is None else a.delay, rtt=a.rtt,
+                              mtu=1500 if mtu is None else mtu,
                               sockbuf=a.sockbuf, sndbuf=a.sndbuf, rcvbuf=a.rcvbuf, write=a.write, message=a.message,
                               rr=a.rr, response=a.response, streams=a.streams, bidir=a.bidir, nodelay=a.nodelay,
                               delack=a.delack, deferred_acks_max=a.deferred_acks_max, os=a.os, platform=a.platform,
@@ -147,7 +163,7 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
                               limited_transmit=a.limited_transmit, seed=a.seed)
     if a.max_time is not None:
         kw["budget"] = Budget(max_sim_time_s=parse_duration(a.max_time, "max_time"))
-    if a.sysctl:
+    if a.sysctl is not None:
         for bad in ("tuning", "os"):
             if bad in axes:
                 raise ConfigError(bad, ",".join(map(str, axes[bad])), "a single value when --sysctl is given")
@@ -159,9 +175,9 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
             if role in axes or ("platform" in axes and kw[role] is None):
                 continue  # every swept value was tuned above
             kw[role] = _tuned(kw[role] if kw[role] is not None else kw["platform"], a.tuning, a.os, knobs, a.sysctl)
-        mtu = [k.value for k in knobs if getattr(k, "name", None) == "mtu"]
-        if mtu and a.mtu is None and "mtu" not in axes:
-            kw["mtu"] = mtu[-1]
+        file_mtu = [k.value for k in knobs if getattr(k, "name", None) == "mtu"]
+        if file_mtu and mtu is None and "mtu" not in axes:
+            kw["mtu"] = file_mtu[-1]
         kw.update(tuning=None, os=None)
     return kw
 
@@ -169,11 +185,7 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
 def _read_tuning_file(path: str) -> list:
     from .tuning import parse_tuning
 
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise ConfigError("sysctl", path, f"a readable file ({exc.strerror})") from None
-    return parse_tuning(text, path)
+    return parse_tuning(read_text_limited(path, "sysctl"), path)
 
 
 def _tuned(spec: Any, tuning: str | None, os_family: str | None, knobs: list, path: str) -> Any:
@@ -191,15 +203,9 @@ def _dump(obj: Any) -> str:
     return json.dumps(json_ready(obj), indent=1, allow_nan=False)
 
 
-def _write(path: str, text: str) -> None:
-    """Write ``text`` to a file, or to stdout for ``-``."""
-    if path == "-":
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        return
-    try:
-        Path(path).write_text(text if text.endswith("\n") else text + "\n")
-    except OSError as exc:
-        raise ConfigError("output", path, f"a writable file ({exc.strerror})") from None
+def _write(path: str, text: str, field: str = "output") -> None:
+    """Write ``text`` to a file, or to stdout for ``-`` (errors in one line, see tcpsim.fileio)."""
+    write_text_reporting(path, text, field)
 
 
 def _save_figure(drawn: Any, path: str) -> None:
@@ -208,6 +214,11 @@ def _save_figure(drawn: Any, path: str) -> None:
     try:
         fig.savefig(path, dpi=110)
     except OSError as exc:
+        from .errors import OutputError
+        from .fileio import is_device_full
+
+        if is_device_full(exc):
+            raise OutputError(f"plot: cannot write {path}: {exc.strerror}") from None
         raise ConfigError("plot", path, f"a writable file ({exc.strerror})") from None
     except ValueError as exc:  # an extension matplotlib has no writer for
         raise ConfigError("plot", path, f"a .png, .pdf or .svg path ({str(exc).splitlines()[0]})") from None
@@ -232,7 +243,7 @@ def _cmd_predict(a: argparse.Namespace) -> int:
         from .confidence import cautions
 
         d["cautions"] = cautions(build_scenario(**kw))
-        print(_dump(d))
+        _write(a.json, _dump(d), "json")
     else:
         from .report_text import describe
 
@@ -244,7 +255,7 @@ def _cmd_platforms(a: argparse.Namespace) -> int:
     from . import profiles
 
     names = profiles.list_platforms()
-    if not a.json:
+    if a.json is None:
         for n in names:
             print(profiles.platform_summary(n))
         return 0
@@ -257,23 +268,26 @@ def _cmd_platforms(a: argparse.Namespace) -> int:
                     "os": p.provenance.os, "os_family": p.os.family, "source": p.provenance.source,
                     "tuning_levels": list(levels(n)), "n_cpus": p.cpu.n_cpus, "bus": p.bus.kind,
                     "median_abs_rel_error": fit.get("median_abs_rel_error")})
-    print(_dump(out))
+    _write(a.json, _dump(out), "json")
     return 0
 
 
 def _cmd_sweep(a: argparse.Namespace, axes: dict[str, list]) -> int:
     from .sweep import sweep
 
-    if a.workers is not None and a.workers < 1:
-        raise ConfigError("workers", a.workers, "1 or more")
+    from .fileio import check_writable_dir
+
+    for field, path in (("csv", a.csv), ("json", a.json_out), ("plot", a.plot)):
+        if path not in (None, "-"):
+            check_writable_dir(path, field)  # before the run, not after it
     kw = _scenario_kwargs(a, axes)
-    res = sweep(kw, workers=a.workers, progress=sys.stderr.isatty(), **axes)
+    res = sweep(kw, workers=a.workers, progress=sys.stderr.isatty(), max_points=a.max_points, **axes)
     to_stdout = False
-    if a.csv:
-        _write(a.csv, res.to_csv())
+    if a.csv is not None:
+        _write(a.csv, res.to_csv(), "csv")
         to_stdout |= a.csv == "-"
-    if a.json_out:
-        _write(a.json_out, res.to_json())
+    if a.json_out is not None:
+        _write(a.json_out, res.to_json(), "json")
         to_stdout |= a.json_out == "-"
     if not to_stdout:
         print(res.table())
@@ -313,7 +327,10 @@ def _cmd_plan(a: argparse.Namespace) -> int:
         ans = plan.smallest_cpus(a.target, max_cpus=a.max_cpus, **kw)
     else:
         ans = plan.jumbo_frames_help(**kw)
-    print(_dump(asdict(ans)) if a.json else ans.text)
+    if a.json is not None:
+        _write(a.json, _dump(asdict(ans)), "json")
+    else:
+        print(ans.text)
     return 0
 
 
@@ -336,7 +353,10 @@ def _cmd_compare(a: argparse.Namespace) -> int:
             _scenario_flags(sub)
             sides.append(_scenario_kwargs(sub.parse_args(shlex.split(text), namespace=copy.copy(a))))
         cmp = compare(sides[0], sides[1])
-    print(_dump(cmp.to_dict()) if a.json else cmp.text())
+    if a.json is not None:
+        _write(a.json, _dump(cmp.to_dict()), "json")
+    else:
+        print(cmp.text())
     return 0
 
 
@@ -374,12 +394,13 @@ def _parser() -> argparse.ArgumentParser:
     _scenario_flags(sp)
     sp.add_argument("--method", choices=("simulate", "ceilings"), default="simulate",
                     help="simulate (default) or the closed-form ceilings alone (instant)")
-    sp.add_argument("--json", action="store_true", help="print one JSON object with stable keys")
+    sp.add_argument("-J", "--json", nargs="?", const="-", default=None, metavar="FILE",
+                    help="print one JSON object with stable keys (to FILE if given; --json=FILE)")
 
     sp = sub.add_parser("platforms", help="list the platform profiles and their sources",
                         description="List the platform profiles: hardware, OS, source, tuning levels.",
                         formatter_class=_FMT, epilog=_EXAMPLES["platforms"])
-    sp.add_argument("--json", action="store_true", help="print a JSON array")
+    sp.add_argument("-J", "--json", nargs="?", const="-", default=None, metavar="FILE", help="print a JSON array (to FILE if given)")
 
     sp = sub.add_parser("sweep", help="run a grid of scenarios (any input as a list or range)",
                         description="Run a grid of scenarios: give any input flag a list or a range.",
@@ -387,18 +408,22 @@ def _parser() -> argparse.ArgumentParser:
     _scenario_flags(sp)
     g = sp.add_argument_group("output")
     g.add_argument("--csv", default=None, metavar="FILE", help="write CSV ('-' = stdout)")
-    g.add_argument("--json", dest="json_out", default=None, metavar="FILE", help="write JSON ('-' = stdout)")
+    g.add_argument("-J", "--json", dest="json_out", nargs="?", const="-", default=None, metavar="FILE",
+                   help="write JSON to FILE ('-' or no FILE = stdout)")
     g.add_argument("--plot", default=None, metavar="PNG", help="draw --y against --x (needs matplotlib)")
     g.add_argument("--x", default=None, help="x for --plot: a swept flag or a column (default: the first swept)")
     g.add_argument("--y", default="goodput_mbps", help="y for --plot (default goodput_mbps)")
     g.add_argument("--hue", default=None, help="one line per value of this (default: the other swept flag)")
-    g.add_argument("--workers", type=int, default=None, metavar="N", help="processes (default: all cores; 1 = serial)")
+    g.add_argument("--workers", type=typed(parse_int, "workers", lo=1), default=None, metavar="N",
+                   help="processes (default: all cores; 1 = serial)")
+    g.add_argument("--max-points", type=typed(parse_int, "max_points", lo=1), default=None, metavar="N",
+                   help="largest grid run (default 10000; a larger grid is refused before it is built)")
 
     sp = sub.add_parser("explain", help="packet-by-packet timeline of a scenario's first segments",
                         description="Print a sequence diagram of the first segments and the payload cycle.",
                         formatter_class=_FMT, epilog=_EXAMPLES["explain"])
     _scenario_flags(sp)
-    sp.add_argument("--segments", type=int, default=40, metavar="N", help="segments to show (default 40)")
+    sp.add_argument("--segments", type=typed(parse_int, "segments", lo=1), default=40, metavar="N", help="segments to show (default 40)")
     sp.add_argument("--plot", default=None, metavar="PNG", help="also draw it (the Sun blueprint's Figure 8)")
 
     sp = sub.add_parser("plan", help="capacity planning: smallest buffer, fewest CPUs, jumbo or not",
@@ -406,8 +431,8 @@ def _parser() -> argparse.ArgumentParser:
                         formatter_class=_FMT, epilog=_EXAMPLES["plan"])
     sp.add_argument("question", choices=("sockbuf", "cpus", "jumbo"))
     sp.add_argument("--target", default=None, help="goodput to reach, for sockbuf and cpus (900mbit)")
-    sp.add_argument("--max-cpus", type=int, default=64, metavar="N", help="largest CPU count tried (default 64)")
-    sp.add_argument("--json", action="store_true", help="print the answer as JSON")
+    sp.add_argument("--max-cpus", type=typed(parse_int, "max_cpus", lo=1), default=64, metavar="N", help="largest CPU count tried (default 64)")
+    sp.add_argument("-J", "--json", nargs="?", const="-", default=None, metavar="FILE", help="print the answer as JSON (to FILE with --json=FILE)")
     _scenario_flags(sp)
 
     sp = sub.add_parser("compare", help="two scenarios side by side: every figure and the limit that moved",
@@ -418,7 +443,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="a change to the scenario the other flags give (mtu=9000, sockbuf=1M); repeat for several")
     sp.add_argument("--a", default=None, metavar="FLAGS", help="scenario a's flags in one quoted string")
     sp.add_argument("--b", default=None, metavar="FLAGS", help="scenario b's flags; flags outside --a/--b apply to both")
-    sp.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    sp.add_argument("-J", "--json", nargs="?", const="-", default=None, metavar="FILE",
+                    help="print the comparison as JSON (to FILE with --json=FILE)")
     _scenario_flags(sp)
 
     for name, text in (("validate", "compare the model with every measured table of the sources"),
@@ -428,9 +454,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``tcpsim`` command line; returns the exit code (0 ok, 2 bad input)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run the ``tcpsim`` command line; returns the exit code (0 ok, 1 output failed, 2 bad input, 130 Ctrl-C,
+    141 stdout closed early: see tcpsim.cliutil)."""
+    return flush_stdout(_main(list(sys.argv[1:] if argv is None else argv)))
+
+
+def _main(argv: list[str]) -> int:
     try:
+        refuse_empty_values(argv)
         if argv and argv[0] in _DELEGATES:
             return _delegate(argv[0], argv[1:])
         parser = _parser()
@@ -438,25 +469,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv and argv[0] == "sweep":
             from .sweep import split_axes
 
-            argv, axes = split_axes(argv, _SWEEPABLE)
+            argv, axes = split_axes(argv, _SWEEPABLE, short=_SHORT)
         args = parser.parse_args(argv)
         command = {"predict": _cmd_predict, "platforms": _cmd_platforms, "explain": _cmd_explain,
                    "plan": _cmd_plan, "compare": _cmd_compare}.get(args.command)
         if args.command == "sweep":
             return _cmd_sweep(args, axes)
         return command(args) if command else fail(f"unknown command {args.command!r}")
-    except SystemExit as exc:  # --help, and argparse errors (already printed in one line)
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else fail(str(exc.code)))
-    except (TcpsimError, ValueError) as exc:
-        return fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    except KeyboardInterrupt:
-        print(file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # tcpsim ... | head: stop quietly (the Python docs' recipe for SIGPIPE)
-        import os
-
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-        return 0
+    except BaseException as exc:  # one line and an exit code (bugs still raise)
+        return exit_code(exc)

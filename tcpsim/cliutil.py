@@ -1,11 +1,21 @@
-"""An argparse parser whose errors are one line and exit code 2 (shared by every ``tcpsim`` subcommand)."""
+"""What every ``tcpsim`` subcommand shares: one-line errors with exit code 2, typed flags, exit codes.
+
+Exit codes: 0 done; 1 the output could not be written (disk full); 2 bad input (one line naming the
+field); 130 interrupted (Ctrl-C); 141 standard output closed early (``tcpsim sweep ... | head -1``: quiet,
+128 + SIGPIPE as a shell reports a tool the pipe ended).
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Callable, Sequence
+from typing import Any
 
-__all__ = ["OneLineParser", "fail"]
+from .errors import ConfigError, OutputError, TcpsimError
+
+__all__ = ["OneLineParser", "fail", "typed", "refuse_empty_values", "exit_code", "flush_stdout"]
 
 
 def fail(message: str) -> int:
@@ -19,3 +29,67 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:
         raise SystemExit(fail(message))
+
+
+def typed(parse: Callable[..., Any], field: str, **limits: Any) -> Callable[[str], Any]:
+    """An argparse ``type=`` from a :mod:`tcpsim.units` parser: ``typed(parse_int, "streams", lo=1)``."""
+
+    def convert(text: str) -> Any:
+        try:
+            return parse(text, field, **limits)
+        except ConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = field
+    return convert
+
+
+def refuse_empty_values(argv: Sequence[str]) -> None:
+    """An empty or blank value (``--mtu ''``, ``--sysctl=``) is an error naming its flag, never a default."""
+    for i, tok in enumerate(argv):
+        flag, eq, value = tok.partition("=") if tok.startswith("--") else ("", "", tok)
+        if (eq or not flag) and not value.strip():
+            name = flag or (argv[i - 1] if i and argv[i - 1].startswith("-") else "argument")
+            raise ConfigError(name.lstrip("-").replace("-", "_"), value, "a value (not empty)")
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush cannot fail again (Python's SIGPIPE recipe)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def exit_code(exc: BaseException) -> int:
+    """The exit code for an exception that ended a command, after printing at most one line; re-raises bugs."""
+    if isinstance(exc, SystemExit):  # --help, and argparse errors (already printed in one line)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else fail(str(exc.code)))
+    if isinstance(exc, BrokenPipeError):
+        _silence_stdout()
+        return 141
+    if isinstance(exc, OutputError):
+        fail(str(exc))
+        _silence_stdout()
+        return 1
+    if isinstance(exc, (TcpsimError, ValueError)):
+        return fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    if isinstance(exc, KeyboardInterrupt):
+        print("\ntcpsim: interrupted", file=sys.stderr)
+        return 130
+    from .fileio import is_device_full
+
+    if is_device_full(exc):  # print() into a full disk
+        fail(f"cannot write the output: {getattr(exc, 'strerror', exc)}")
+        _silence_stdout()
+        return 1
+    raise exc
+
+
+def flush_stdout(code: int) -> int:
+    """Flush stdout inside the command, so a full disk or a closed pipe gets its exit code, not a traceback."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError) as exc:
+        return exit_code(exc)
+    return code

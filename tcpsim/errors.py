@@ -5,6 +5,7 @@
     TcpsimError
      +-- ConfigError (also a ValueError)   bad input: names the field and the accepted range
      |    +-- TuningFileError              a sysctl/ndd/sysconfig file tcpsim cannot map
+     +-- OutputError                        the OS cannot take the output (disk full, I/O error): the CLI exits 1
      +-- BudgetError                        a simulation hit its event or time budget (only when asked to raise)
 
     AuditError (an AssertionError)          a window invariant broke (only checked when auditing is on)
@@ -12,7 +13,7 @@
 
 from __future__ import annotations
 
-__all__ = ["TcpsimError", "ConfigError", "TuningFileError", "BudgetError", "AuditError"]
+__all__ = ["TcpsimError", "ConfigError", "TuningFileError", "OutputError", "BudgetError", "AuditError"]
 
 
 class TcpsimError(Exception):
@@ -40,6 +41,10 @@ class TuningFileError(ConfigError):
         self.field = f"{path}:{line_no}"
         self.value = text
         self.allowed = why
+
+
+class OutputError(TcpsimError):
+    """A write the OS could not complete although the path was good (disk full, quota, I/O error)."""
 
 
 class BudgetError(TcpsimError):

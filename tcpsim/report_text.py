@@ -9,7 +9,7 @@ from .config import Scenario
 from .platform import BUS_PRESETS, Bus
 from .protocol import framing
 from .result import Result
-from .units import format_rate, format_size
+from .units import format_duration, format_rate, format_size
 
 __all__ = ["advice", "describe", "granted_note", "limit_name", "line_goodput_bps", "workload_text"]
 
@@ -98,7 +98,7 @@ def advice(sc: Scenario, r: Result) -> str:
                     f"--sockbuf {size // 1024}k")
         path_rtt = 2 * sc.link.one_way_delay_s
         if r.rtt_s and path_rtt > 0 and r.rtt_s > 3 * path_rtt:
-            text += f"; the measured round trip ({r.rtt_s * 1e6:,.0f} us) is {r.rtt_s / path_rtt:.0f}x the path's: "
+            text += f"; the measured round trip ({format_duration(r.rtt_s)}) is {r.rtt_s / path_rtt:.0f}x the path's: "
             if recovering:
                 text += (f"ACKs wait for loss recovery ({r.retransmits:,} retransmissions in the measured run)"
                          + _sack_tip(sc))
@@ -263,7 +263,7 @@ def describe(sc: Scenario, r: Result) -> str:
     wl = sc.workload
     lines = [
         f"{sc.sender.platform.name} -> {sc.receiver.platform.name}: {format_rate(sc.link.rate_bps)}, "
-        f"MTU {sc.link.mtu_bytes}, RTT {2 * sc.link.one_way_delay_s * 1e6:.0f} us, "
+        f"MTU {sc.link.mtu_bytes}, RTT {format_duration(2 * sc.link.one_way_delay_s)}, "
         f"sndbuf {_buffer(sc.sender.tcp.sndbuf_bytes, sc.sender.tcp.sndbuf_autotune_max_bytes)}, "
         f"rcvbuf {_buffer(sc.receiver.tcp.rcvbuf_bytes, sc.receiver.tcp.rcv_window_autotune_max_bytes, 'window ')}, "
         f"{workload_text(sc)}, {wl.n_streams} stream(s){' both ways' if wl.bidirectional else ''}"
@@ -300,7 +300,7 @@ def describe(sc: Scenario, r: Result) -> str:
     if room:
         lines.append(f"headroom     {room}")
     lines.append(f"try          {advice(sc, r)}")
-    lines.append(f"run          {r.termination}, {r.sim_time_s * 1e3:.1f} ms simulated, {r.events:,} events, "
+    lines.append(f"run          {r.termination}, {format_duration(r.sim_time_s)} simulated, {r.events:,} events, "
                  f"{r.wall_s:.2f} s wall time{_interval(r)}")
     from .confidence import cautions
 

@@ -35,9 +35,10 @@ from typing import Any
 
 from .errors import ConfigError
 from .result import json_ready
-from .units import format_quantity, parse_duration, parse_rate, parse_size, parse_switch
+from .units import (format_quantity, parse_duration, parse_fraction, parse_int, parse_number, parse_rate, parse_size,
+                    parse_switch)
 
-__all__ = ["AXES", "SweepResult", "parse_axis", "split_axes", "sweep"]
+__all__ = ["AXES", "MAX_POINTS", "SweepResult", "parse_axis", "split_axes", "sweep"]
 
 AXES: dict[str, tuple[str, str]] = {
     "sockbuf": ("size", "sockbuf_bytes"),
@@ -58,7 +59,7 @@ AXES: dict[str, tuple[str, str]] = {
     "seed": ("int", "seed"),
     "deferred_acks_max": ("int", "deferred_acks_max"),
     "message_rate": ("float", "message_rate_hz"),
-    "loss": ("float", "loss_frac"),
+    "loss": ("fraction", "loss_frac"),
     "nodelay": ("bool", "nodelay"),
     "bidir": ("bool", "bidirectional"),
     "sack": ("bool", "sack"),
@@ -77,37 +78,26 @@ AXES: dict[str, tuple[str, str]] = {
 ``rcvbuf_bytes``: Linux doubles and caps it). ``rtt`` lands in ``path_rtt_s`` (propagation only);
 ``rtt_s`` is the RTT the senders measured."""
 
-_MAX_POINTS = 10_000
+MAX_POINTS = 10_000
+"""Largest grid :func:`sweep` runs unless given ``max_points`` (``--max-points``): a grid is counted before it
+is built, and a larger one is refused with its count."""
 
 
 def _parse_one(name: str, value: Any) -> Any:
     """One axis value in SI units (``"16k"`` -> 16384 for a size axis)."""
     kind = AXES.get(name, ("text", name))[0]
     if kind == "size":
-        return parse_size(value, name)
+        return parse_size(value, name, decimal=name == "mtu")
     if kind == "rate":
         return parse_rate(value, name)
     if kind == "duration":
         return parse_duration(value, name)
     if kind == "int":
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, str):
-            try:
-                return int(value.strip())
-            except ValueError:
-                pass
-        raise ConfigError(name, value, "a whole number")
+        return parse_int(value, name)
     if kind == "float":
-        try:
-            out = float(value)
-        except (TypeError, ValueError):
-            raise ConfigError(name, value, "a number") from None
-        if not math.isfinite(out):
-            raise ConfigError(name, value, "a finite number")
-        return out
+        return parse_number(value, name)
+    if kind == "fraction":
+        return parse_fraction(value, name)
     if kind == "bool":
         return parse_switch(value, name)
     return value if not isinstance(value, str) else value.strip()
@@ -122,10 +112,10 @@ def parse_axis(name: str, text: str) -> list[Any]:
     """
     text = str(text).strip()
     if ".." not in text or AXES.get(name, ("text",))[0] in ("text", "bool"):
-        values = [_parse_one(name, t) for t in text.split(",") if t.strip()]
-        if not values:
-            raise ConfigError(name, text, "a value, a list like 1500,9000 or a range like 16k..1M:x2")
-        return values
+        items = text.split(",")
+        if not all(t.strip() for t in items):
+            raise ConfigError(name, text, "a value, a list like 1500,9000 or a range like 16k..1M:x2 (no empty items)")
+        return [_parse_one(name, t) for t in items]
     how = "a range like 16k..1M:x2 (geometric) or 1..20:+4 (arithmetic)"
     span, _, step = text.partition(":")
     lo_t, _, hi_t = span.partition("..")
@@ -134,33 +124,40 @@ def parse_axis(name: str, text: str) -> list[Any]:
     lo, hi = _parse_one(name, lo_t), _parse_one(name, hi_t)
     if not isinstance(lo, (int, float)) or isinstance(lo, bool):
         raise ConfigError(name, text, "a list (this input has no ranges)")
-    if lo > hi:
-        raise ConfigError(name, text, f"{how}, low end first")
+    if lo >= hi:
+        raise ConfigError(name, text, f"{how}, low end first (one value is written alone)")
     step = step.strip() or ("+1" if AXES.get(name, ("",))[0] == "int" else "")
+    if step[:1] not in ("x", "*", "+"):
+        raise ConfigError(name, text, how)
     try:
-        amount = float(step[1:])
-    except ValueError:
-        raise ConfigError(name, text, how) from None
+        amount = parse_number(step[1:], name)
+    except ConfigError:
+        raise ConfigError(name, text, f"{how}; the step after x or + a finite number") from None
     if step[:1] in ("x", "*") and amount > 1:
         if lo <= 0:
             raise ConfigError(name, text, "a geometric range starting above 0")
         n = int(math.floor(math.log(hi / lo, amount) + 1e-9)) + 1
-        raw = [lo * amount ** i for i in range(min(n, _MAX_POINTS + 1))]
+        raw = [lo * amount ** i for i in range(min(n, MAX_POINTS + 1))]
     elif step[:1] == "+" and amount > 0:
         n = int(math.floor((hi - lo) / amount + 1e-9)) + 1
-        raw = [lo + amount * i for i in range(min(n, _MAX_POINTS + 1))]
+        raw = [lo + amount * i for i in range(min(n, MAX_POINTS + 1))]
     else:
         raise ConfigError(name, text, f"{how}; the factor after x must be > 1 and the step after + > 0")
-    if len(raw) > _MAX_POINTS:
-        raise ConfigError(name, text, f"a range of at most {_MAX_POINTS} values")
+    if len(raw) > MAX_POINTS:
+        raise ConfigError(name, text, f"a range of at most {MAX_POINTS} values")
     values = [int(round(v)) for v in raw] if isinstance(lo, int) else [float(f"{v:.12g}") for v in raw]
-    return list(dict.fromkeys(values))  # rounding can repeat small sizes (1..4:x1.2)
+    values = list(dict.fromkeys(values))  # rounding can repeat small sizes (1..4:x1.2)
+    if len(values) < 2:
+        raise ConfigError(name, text, f"{how} with at least two values (the step is wider than the range)")
+    return values
 
 
-def split_axes(argv: Sequence[str], sweepable: Iterable[str]) -> tuple[list[str], dict[str, list]]:
+def split_axes(argv: Sequence[str], sweepable: Iterable[str],
+               short: Mapping[str, str] | None = None) -> tuple[list[str], dict[str, list]]:
     """Pull list and range values of sweepable flags out of a command line; the rest goes to argparse.
 
     ``--mtu 1500,9000`` and ``--mtu=1500,9000`` become the axis ``mtu``; a single value stays a flag.
+    ``short`` maps one-letter flags to sweepable names (``{"-P": "streams"}``).
     """
     names = set(sweepable)
     rest: list[str] = []
@@ -169,6 +166,8 @@ def split_axes(argv: Sequence[str], sweepable: Iterable[str]) -> tuple[list[str]
     argv = list(argv)
     while i < len(argv):
         tok = argv[i]
+        if short and tok in short:
+            tok = "--" + short[tok].replace("_", "-")
         flag, eq, inline = tok[2:].partition("=") if tok.startswith("--") else ("", "", "")
         name = flag.replace("-", "_")
         if name in names:
@@ -340,12 +339,13 @@ class SweepResult:
 
 def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = None,
           workers: int | None = None, progress: bool | Callable[[int, int], Any] | None = None,
-          **axes: Any) -> SweepResult:
+          max_points: int | None = None, **axes: Any) -> SweepResult:
     """Simulate every combination of ``axes`` on top of ``base`` (both keyword arguments of build_scenario).
 
     Each axis is a list of values (``sockbuf=["16k", "64k"]``) or a string in the command-line syntax
-    (``sockbuf="16k..1M:x2"``, see :func:`parse_axis`). Every point is built (and checked) before any
-    runs, so a bad value fails at once. ``executor``: any concurrent.futures.Executor; otherwise
+    (``sockbuf="16k..1M:x2"``, see :func:`parse_axis`). The grid is counted first: more than
+    ``max_points`` points (default :data:`MAX_POINTS`) is refused with the count before anything is built.
+    Then every point is built (and checked) before any runs, so a bad value fails at once. ``executor``: any concurrent.futures.Executor; otherwise
     ``workers`` local processes (default: all cores; 1 = serial, in this process). ``progress``: True
     prints ``i/n points`` on stderr, a callable is called as ``progress(done, total)``.
     """
@@ -372,18 +372,24 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
         if not grid[name]:
             raise ConfigError(name, values, "at least one value")
     names = list(grid)
-    combos = list(itertools.product(*(grid[n] for n in names)))
-    if len(combos) > _MAX_POINTS:
-        raise ConfigError("sweep", f"{len(combos)} points", f"at most {_MAX_POINTS} points")
+    n_points = math.prod(len(grid[n]) for n in names)
+    limit = MAX_POINTS if max_points is None else parse_int(max_points, "max_points", lo=1)
+    if n_points > limit:
+        raise ConfigError("sweep", f"{n_points:,} points", f"at most {limit:,} points (raise the limit with "
+                          "--max-points N, or max_points=N)")
     if workers is not None and workers < 1:
         raise ConfigError("workers", workers, "1 or more")
+
+    def combos() -> Iterable[tuple]:  # the grid, streamed: never held as one list
+        return itertools.product(*(grid[n] for n in names))
+
     if "seed" in grid:
-        seeds = [int(dict(zip(names, c))["seed"]) for c in combos]
+        seeds: Iterable[int] = (int(dict(zip(names, c))["seed"]) for c in combos())
     else:
         base_seed = int(base.pop("seed", 0) or 0)
-        seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(base_seed).spawn(len(combos))]
+        seeds = (int(s.generate_state(1)[0]) for s in np.random.SeedSequence(base_seed).spawn(n_points))
     scenarios = [build_scenario(**{**base, **dict(zip(names, combo)), "seed": seed})
-                 for combo, seed in zip(combos, seeds)]
+                 for combo, seed in zip(combos(), seeds)]
 
     own: Executor | None = None
     n_workers = workers or os.cpu_count() or 1
@@ -406,7 +412,7 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     from .api import scenario_inputs
 
     rows = []
-    for combo, sc, out in zip(combos, scenarios, outputs):
+    for combo, sc, out in zip(combos(), scenarios, outputs):
         row: dict[str, Any] = {AXES[n][1]: _axis_value_for_row(v) for n, v in zip(names, combo)}
         for k, v in scenario_inputs(sc).items():
             row.setdefault(k, v)

@@ -416,8 +416,13 @@ def _logical_lines(text: str, path: str) -> Iterator[tuple[int, str]]:
         i += 1
         if not line or line.startswith(";") or (line.startswith("#") and not line.startswith("#!")):
             continue
-        while line.endswith("\\") and i < len(raw):  # shell continuation
-            line, i = line[:-1].rstrip() + " " + raw[i].strip(), i + 1
+        if line.endswith("\\") and i < len(raw):  # shell continuation, joined once (linear in the file)
+            parts = [line]
+            while parts[-1].endswith("\\") and i < len(raw):
+                parts[-1] = parts[-1][:-1].rstrip()
+                parts.append(raw[i].strip())
+                i += 1
+            line = " ".join(parts)
         joined = 0  # a quoted value broken over lines (10 GbE report, Appendix E as printed)
         while _open_quote(line) and _STATEMENT_START.match(line) and i < len(raw) and joined < 3:
             line, i, joined = line + " " + raw[i].strip(), i + 1, joined + 1

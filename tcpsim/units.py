@@ -5,10 +5,17 @@ Conventions (kept in this module only):
 * **Sizes are binary.** ``k``/``K``/``KB``/``KiB`` all mean 1024 bytes, ``M``/``MB``/``MiB`` 1024**2 and
   ``G`` 1024**3, because netperf, iperf and the socket-buffer columns of our sources use them that way
   (``512k`` = 524288 = the Tru64 table's 524288). A bare number is bytes.
-* **Rates are decimal.** ``1gbit`` = ``1g`` = ``1Gbps`` = 1e9 bit/s, ``100mbit`` = 1e8 bit/s; a rate in
-  bytes per second is written with ``B/s`` (``125MB/s`` = 1e9 bit/s), decimal too. A bare number is bit/s.
-* **Durations** take ``s``, ``ms``, ``us`` (or ``µs``), ``ns``; a bare number is seconds.
+* **An MTU is decimal** (``parse_size(..., decimal=True)``): ``9k`` = 9000, as ``ip link set mtu 9000``
+  and every jumbo-frame table mean it; ``9KiB`` still says 9216 when that is meant.
+* **Rates are decimal.** ``1gbit`` = ``1g`` = ``1Gb`` = ``1Gbps`` = 1e9 bit/s, ``100mbit`` = 1e8 bit/s; a rate
+  in bytes per second is written with ``B/s`` (``125MB/s`` = 1e9 bit/s), decimal too. A bare number is bit/s.
+* **Durations need a unit**: ``s``, ``ms``, ``us`` (or ``µs``), ``ns``. A bare ``20`` is refused ("20 what?")
+  rather than read as seconds (tc/netem's reading) or milliseconds (ping's): the two differ 1000-fold
+  and neither is what every user means. Plain numbers from Python (``0.02``) are seconds, as the ``_s``
+  names say; a bare ``0`` is zero in any unit.
+* **Fractions** take ``%``: ``1%`` = ``0.01`` = ``1e-2``.
 * **Switches** are ``on``/``off`` (also ``true``/``false``, ``yes``/``no``, ``1``/``0``).
+* Numbers are ASCII (``0-9``; ``١٢٣`` is refused, as are ``inf``, ``nan`` and the empty string).
 """
 
 from __future__ import annotations
@@ -22,6 +29,9 @@ __all__ = [
     "parse_size",
     "parse_rate",
     "parse_duration",
+    "parse_int",
+    "parse_number",
+    "parse_fraction",
     "parse_switch",
     "format_size",
     "format_rate",
@@ -31,8 +41,11 @@ __all__ = [
 
 _NUMBER = r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
 _SIZE_RE = re.compile(rf"^{_NUMBER}\s*([kKmMgG]?)(i?[bB])?(ytes?)?$")
-_RATE_RE = re.compile(rf"^{_NUMBER}\s*([kKmMgGtT]?)\s*(bit/s|bits?/s|bps|bit|bits|b/s|B/s|Bps|)$")
+_RATE_RE = re.compile(rf"^{_NUMBER}\s*([kKmMgGtT]?)\s*(bit/s|bits?/s|bps|bit|bits|b/s|b|B/s|Bps|)$")
 _TIME_RE = re.compile(rf"^{_NUMBER}\s*(s|sec|ms|msec|us|usec|µs|ns|nsec|)$")
+_INT_RE = re.compile(r"^[-+]?[0-9]+$")
+_FLOAT_RE = re.compile(rf"^[-+]?{_NUMBER}$")
+_FRACTION_RE = re.compile(rf"^{_NUMBER}\s*(%?)$")
 
 _BINARY = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 _DECIMAL = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
@@ -40,21 +53,39 @@ _SECONDS = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "msec": 1e-3, "us": 1e-6,
             "µs": 1e-6, "ns": 1e-9, "nsec": 1e-9}
 
 
-def _as_text(value: object) -> str:
-    return str(value).strip().replace("_", "")
+def _as_text(value: object, field: str, example: str) -> str:
+    """The value as text without blanks and ``_`` separators; empty text and non-ASCII digits refused."""
+    text = str(value).strip().replace("_", "")
+    if not text:
+        raise ConfigError(field, value, f"{example} (not empty)")
+    if any(ch.isdigit() and not ch.isascii() for ch in text):
+        raise ConfigError(field, value, f"{example}, in ASCII digits 0-9")
+    return text
 
 
-def parse_size(value: object, field: str = "size_bytes") -> int:
-    """Bytes from ``9000``, ``512k``, ``1M``, ``64KiB`` or ``64KB`` (binary multiples, see module doc)."""
+def _number(value: object, field: str, example: str) -> float | None:
+    """A Python number as float (bools refused), or None for text."""
     if isinstance(value, bool):
-        raise ConfigError(field, value, "a size such as 9000, 512k, 1M or 64KiB")
+        raise ConfigError(field, value, example)
     if isinstance(value, (int, float)):
-        number, mult = float(value), 1
-    else:
-        m = _SIZE_RE.match(_as_text(value))
+        return float(value)
+    return None
+
+
+def parse_size(value: object, field: str = "size_bytes", *, decimal: bool = False) -> int:
+    """Bytes from ``9000``, ``512k``, ``1M``, ``64KiB`` or ``64KB`` (binary multiples, see module doc).
+
+    ``decimal=True`` (an MTU): ``k``/``kB`` are 1000, only ``KiB``/``MiB`` stay binary."""
+    how = "a size such as 9000, 512k, 1M or 64KiB"
+    number = _number(value, field, how)
+    mult = 1
+    if number is None:
+        m = _SIZE_RE.match(_as_text(value, field, how))
         if not m:
-            raise ConfigError(field, value, "a size such as 9000, 512k, 1M or 64KiB")
-        number, mult = float(m.group(1)), _BINARY[m.group(2).lower()]
+            raise ConfigError(field, value, how)
+        number, prefix = float(m.group(1)), m.group(2).lower()
+        binary = not decimal or (m.group(3) or "").startswith("i")
+        mult = _BINARY[prefix] if binary else int(_DECIMAL[prefix])
     size = number * mult
     if not math.isfinite(size) or size != int(size):
         raise ConfigError(field, value, "a whole number of bytes")
@@ -62,17 +93,17 @@ def parse_size(value: object, field: str = "size_bytes") -> int:
 
 
 def parse_rate(value: object, field: str = "rate_bps") -> float:
-    """Bits per second from ``1gbit``, ``10g``, ``100mbit``, ``1e9`` or ``125MB/s`` (decimal multiples)."""
-    if isinstance(value, bool):
-        raise ConfigError(field, value, "a rate such as 1gbit, 10g, 100mbit or 125MB/s")
-    if isinstance(value, (int, float)):
-        rate = float(value)
-    else:
-        m = _RATE_RE.match(_as_text(value))
+    """Bits per second from ``1gbit``, ``10g``, ``10Gb``, ``100mbit``, ``1e9`` or ``125MB/s`` (decimal multiples)."""
+    how = "a rate such as 1gbit, 10G, 10Gb, 100mbit or 125MB/s"
+    rate = _number(value, field, how)
+    if rate is None:
+        text = _as_text(value, field, how)
+        m = _RATE_RE.match(text)
         if not m:
-            raise ConfigError(field, value, "a rate such as 1gbit, 10g, 100mbit or 125MB/s")
-        unit = m.group(3)
-        per_byte = unit in ("B/s", "Bps")
+            if re.match(rf"^{_NUMBER}\s*[kKmMgGtT]?B$", text):
+                how = "a rate: Gb or Gbit for bits per second, GB/s for bytes per second"
+            raise ConfigError(field, value, how)
+        per_byte = m.group(3) in ("B/s", "Bps")
         rate = float(m.group(1)) * _DECIMAL[m.group(2).lower()] * (8.0 if per_byte else 1.0)
     if not math.isfinite(rate):
         raise ConfigError(field, value, "a finite rate")
@@ -80,26 +111,80 @@ def parse_rate(value: object, field: str = "rate_bps") -> float:
 
 
 def parse_duration(value: object, field: str = "duration_s") -> float:
-    """Seconds from ``100us``, ``1.5ms``, ``0.2s`` or a bare number of seconds."""
-    if isinstance(value, bool):
-        raise ConfigError(field, value, "a duration such as 100us, 1.5ms or 0.2s")
-    if isinstance(value, (int, float)):
-        seconds = float(value)
-    else:
-        m = _TIME_RE.match(_as_text(value))
+    """Seconds from ``100us``, ``1.5ms`` or ``0.2s`` (text needs its unit); a Python number is seconds."""
+    how = "a duration such as 100us, 1.5ms or 0.2s"
+    seconds = _number(value, field, how)
+    if seconds is None:
+        m = _TIME_RE.match(_as_text(value, field, how))
         if not m:
-            raise ConfigError(field, value, "a duration such as 100us, 1.5ms or 0.2s")
+            raise ConfigError(field, value, how)
+        if not m.group(2) and float(m.group(1)) != 0:
+            n = m.group(1)
+            raise ConfigError(field, value, f"a duration with its unit ({n} what? write {n}ms, {n}us or {n}s)")
         seconds = float(m.group(1)) * _SECONDS[m.group(2)]
     if not math.isfinite(seconds):
         raise ConfigError(field, value, "a finite duration")
     return seconds
 
 
+def _range(field: str, value: object, out: float, lo: float | None, hi: float | None, what: str) -> None:
+    if (lo is not None and out < lo) or (hi is not None and out > hi):
+        span = (f"in {lo:g}..{hi:g}" if lo is not None and hi is not None
+                else f">= {lo:g}" if lo is not None else f"<= {hi:g}")
+        raise ConfigError(field, value, f"{what} {span}")
+
+
+def parse_int(value: object, field: str = "count", lo: int | None = None, hi: int | None = None) -> int:
+    """A whole number from ``4``, ``"4"`` or ``4.0`` (ASCII digits only), optionally within ``lo..hi``."""
+    how = "a whole number such as 4"
+    number = _number(value, field, how)
+    if number is None:
+        text = _as_text(value, field, how)
+        if not _INT_RE.match(text):
+            raise ConfigError(field, value, how)
+        out = int(text)
+    elif math.isfinite(number) and number == int(number):
+        out = int(value) if isinstance(value, int) else int(number)
+    else:
+        raise ConfigError(field, value, how)
+    _range(field, value, out, lo, hi, "a whole number")
+    return out
+
+
+def parse_number(value: object, field: str = "number", lo: float | None = None, hi: float | None = None) -> float:
+    """A finite number from ``20000``, ``"1.5"`` or ``"1e-3"`` (ASCII; ``inf`` and ``nan`` refused)."""
+    how = "a number such as 1.5 or 1e-3"
+    number = _number(value, field, how)
+    if number is None:
+        text = _as_text(value, field, how)
+        if not _FLOAT_RE.match(text):
+            raise ConfigError(field, value, how)
+        number = float(text)
+    if not math.isfinite(number):
+        raise ConfigError(field, value, "a finite number")
+    _range(field, value, number, lo, hi, "a number")
+    return number
+
+
+def parse_fraction(value: object, field: str = "frac", lo: float = 0.0, hi: float = 1.0) -> float:
+    """A fraction from ``0.01``, ``1e-2`` or ``1%``, within ``lo..hi``."""
+    how = "a fraction such as 0.01, 1e-2 or 1%"
+    frac = _number(value, field, how)
+    if frac is None:
+        m = _FRACTION_RE.match(_as_text(value, field, how))
+        if not m:
+            raise ConfigError(field, value, how)
+        frac = float(m.group(1)) / (100.0 if m.group(2) else 1.0)
+    if not math.isfinite(frac) or not lo <= frac <= hi:
+        raise ConfigError(field, value, f"a fraction in {lo:g}..{hi:g} ({hi:.0%} at most)")
+    return frac
+
+
 def parse_switch(value: object, field: str = "switch") -> bool:
     """True or False from ``on``/``off``, ``true``/``false``, ``yes``/``no``, ``1``/``0`` or a bool."""
     if isinstance(value, bool):
         return value
-    word = _as_text(value).lower()
+    word = _as_text(value, field, "on or off").lower()
     if word in ("1", "true", "yes", "on"):
         return True
     if word in ("0", "false", "no", "off"):
@@ -125,7 +210,9 @@ def format_rate(rate_bps: float) -> str:
 
 
 def format_duration(duration_s: float) -> str:
-    """``1.5e-4`` -> ``'150 us'``."""
+    """A time in its natural unit: ``0.02`` -> ``'20 ms'``, ``1.5e-4`` -> ``'150 us'`` (three significant figures)."""
+    if duration_s == 0:
+        return "0 s"
     for unit, mult in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
         if abs(duration_s) >= mult:
             return f"{duration_s / mult:.3g} {unit}"

@@ -23,7 +23,7 @@ def test_rates_are_decimal(text, expected):
     assert parse_rate(text) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("text, expected", [("100us", 1e-4), ("1.5ms", 1.5e-3), ("0.2", 0.2), ("2s", 2.0),
+@pytest.mark.parametrize("text, expected", [("100us", 1e-4), ("1.5ms", 1.5e-3), (0.2, 0.2), ("0", 0.0), ("2s", 2.0),
                                             ("50 us", 5e-5), ("40ms", 0.04)])
 def test_durations(text, expected):
     assert parse_duration(text) == pytest.approx(expected)

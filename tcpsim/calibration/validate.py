@@ -19,11 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from ..cliutil import OneLineParser
+from ..cliutil import OneLineParser, typed
 from ..components import hot_path_label
 from ..config import Scenario
+from ..errors import ConfigError
+from ..fileio import check_writable_dir, write_text_reporting
 from ..platform import Platform
 from ..result import Result
+from ..units import parse_int
 from .batch import run_all
 from .mapping import SOURCE_SETUPS, platform_ids, platforms_for_point, predicted_value, scenario_for
 from .tables import Point, find_data_dir, load_points
@@ -212,12 +215,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="write REPORT.md and figures/ into ./validation (run it from a checkout)")
     parser.add_argument("--thresholds", action="store_true",
                         help="write validation/thresholds.toml: this run's errors plus a margin (the regression guard)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--workers", type=typed(parse_int, "workers", lo=1), default=os.cpu_count() or 1)
     parser.add_argument("--source", default=None, help="only this source id (tru64, sunfire, tengbe, vbox, gignic)")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
+    if args.json_path not in (None, "-"):
+        check_writable_dir(args.json_path, "json")  # before the run, not after it
+    if args.data is not None and not args.data.is_dir():
+        raise ConfigError("data", str(args.data), "a folder of measured tables (one subfolder per source)")
     points = load_points(args.data)
+    if not points:
+        raise ConfigError("data", str(args.data), "a folder of measured tables (<source>/<table>.csv): none found")
     if args.source:
+        known = sorted({p.source_id for p in points})
+        if args.source not in known:
+            raise ConfigError("source", args.source, "one of " + ", ".join(known))
         points = [p for p in points if p.source_id == args.source]
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as ex:
@@ -230,10 +242,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           f"{args.workers} worker(s))")
     if args.json_path:
         payload = json.dumps([o.to_json() for o in outcomes], indent=1, allow_nan=False, default=str)
-        if args.json_path == "-":
-            print(payload)
-        else:
-            Path(args.json_path).write_text(payload + "\n")
+        write_text_reporting(args.json_path, payload, "json")
     if args.report:
         from .report import write_report
 

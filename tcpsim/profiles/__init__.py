@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from ..errors import ConfigError
+from ..fileio import read_text_limited
 from ..platform import BUS_PRESETS, Bus, CpuCost, Nic, OsTcp, Platform, Provenance, bus_preset
 
 __all__ = ["load_platform", "list_platforms", "platform_summary", "save_platform", "update_profile", "profile_path",
@@ -62,9 +63,7 @@ def profile_path(name_or_path: str | Path) -> Path:
 def _read(name_or_path: str | Path) -> dict[str, Any]:
     path = profile_path(name_or_path)
     try:
-        return tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise ConfigError("platform", str(name_or_path), f"a readable profile file ({exc.strerror})") from None
+        return tomllib.loads(read_text_limited(path, "platform"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("platform", str(name_or_path), f"valid TOML ({exc})") from None
 
