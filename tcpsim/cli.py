@@ -45,7 +45,8 @@ _EXAMPLES = {
              "Points run in parallel on all cores (--workers 1: one at a time); each point's seed comes\n"
              "from numpy SeedSequence(--seed).spawn, so the table does not depend on --workers.",
     "explain": "Examples:\n  tcpsim explain --os solaris --message 100 --message-rate 20000 --delay 5us\n"
-               "  tcpsim explain --platform sunfire6800_ce --message 100 --segments 30 --plot nagle.png",
+               "  tcpsim explain --platform sunfire6800_ce --message 100 --segments 30 --diagram nagle.png\n"
+               "  tcpsim explain --os linux --rtt 20ms --loss 0.001 --segments 2000 --plot run.png --pcap run.pcap",
     "plan": "Examples:\n  tcpsim plan sockbuf --target 900mbit --rtt 1ms\n"
             "  tcpsim plan cpus --target 500mbit --platform es40_tru64 --sockbuf 512k\n"
             "  tcpsim plan jumbo --platform es40_tru64",
@@ -308,8 +309,14 @@ def _cmd_explain(a: argparse.Namespace) -> int:
     ex = explain(segments=a.segments, **_scenario_kwargs(a))
     print(ex.text())
     if a.plot:
-        _save_figure(ex.plot(), a.plot)
+        _save_figure(ex.plot_timeseries(), a.plot)
         print(f"figure written to {a.plot}", file=sys.stderr)
+    if a.diagram:
+        _save_figure(ex.plot(), a.diagram)
+        print(f"figure written to {a.diagram}", file=sys.stderr)
+    if a.pcap:
+        n = ex.to_pcap(a.pcap, snaplen=a.snaplen)
+        print(f"capture written to {a.pcap} ({n} frames; tcpdump -r or Wireshark opens it)", file=sys.stderr)
     return 0
 
 
@@ -424,7 +431,12 @@ def _parser() -> argparse.ArgumentParser:
                         formatter_class=_FMT, epilog=_EXAMPLES["explain"])
     _scenario_flags(sp)
     sp.add_argument("--segments", type=typed(parse_int, "segments", lo=1), default=40, metavar="N", help="segments to show (default 40)")
-    sp.add_argument("--plot", default=None, metavar="PNG", help="also draw it (the Sun blueprint's Figure 8)")
+    sp.add_argument("--plot", default=None, metavar="PNG",
+                    help="draw cwnd, bytes in flight and windows over time, and a time-sequence plot")
+    sp.add_argument("--diagram", default=None, metavar="PNG", help="draw the sequence diagram (the Sun blueprint's Figure 8)")
+    sp.add_argument("--pcap", default=None, metavar="FILE", help="write the segments as a pcap capture (tcpdump, Wireshark)")
+    sp.add_argument("--snaplen", type=typed(parse_int, "snaplen", lo=54, hi=262144), default=65535, metavar="BYTES",
+                    help="bytes kept per frame in --pcap (default 65535)")
 
     sp = sub.add_parser("plan", help="capacity planning: smallest buffer, fewest CPUs, jumbo or not",
                         description="Inverse questions answered by root finding over the simulator.",

@@ -257,8 +257,13 @@ class Budget:
     max_events: int = 5_000_000
     max_wall_s: float = 60.0
     record_trace: bool = False
-    """Keep a per-segment log (for ``explain``) and time series of the windows."""
+    """Keep a log of the run's first ``trace_limit`` segments, data and ACKs (``Result.trace``, for ``explain``)."""
     trace_limit: int = 2000
+    record_timeseries: bool = False
+    """Sample the first connection's windows and the goodput over time (``Result.timeseries``,
+    :mod:`tcpsim.timeseries`)."""
+    timeseries_points: int = 1000
+    """At most this many samples (the spacing doubles when they fill up)."""
 
     def __post_init__(self) -> None:
         _check_range("rel_tol", self.rel_tol, 1e-6, 0.5, "in 1e-6..0.5")
@@ -267,6 +272,7 @@ class Budget:
         _check_range("max_events", self.max_events, 100, 1 << 40, "in 100..2**40")
         _check_range("max_wall_s", self.max_wall_s, 0.01, 86400.0)
         _check_range("trace_limit", self.trace_limit, 0, 1 << 24)
+        _check_range("timeseries_points", self.timeseries_points, 2, 1 << 20, "in 2..2**20")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

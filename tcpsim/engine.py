@@ -26,6 +26,7 @@ from .components.kernel import BudgetExhausted, Kernel
 from .components.resources import LinkDirection
 from .protocol import framing
 from .result import Result, StreamResult
+from .timeseries import Recorder
 
 __all__ = ["run"]
 
@@ -92,6 +93,11 @@ class _Run:
                 self._add_flow("reverse", wl.n_streams + i, self.rcv_host, self.snd_host, sc.receiver.tcp,
                                sc.sender.tcp)
         self.base_rtt_s = _base_rtt_s(sc)
+        self.recorder: Recorder | None = None
+        if b.record_timeseries:
+            eps = [f[k] for f in self.flows for k in (2, 3)]
+            self.recorder = Recorder(self.kernel, self.flows[0][2], lambda: sum(ep.read_total for ep in eps),
+                                     self.base_rtt_s / 4, b.timeseries_points, self.flows[0][1])
 
     def _window_bytes(self) -> int:
         """The largest swing of bytes in flight one connection can make now (autotuned buffers grow);
@@ -257,6 +263,8 @@ class _Run:
             sample()
 
         kernel.call_in(warmup_s, begin)
+        if self.recorder is not None:
+            self.recorder.start()
         for w in self.writers:
             w.start()
         for rr in self.rr:
@@ -361,6 +369,7 @@ class _Run:
             goodput_halfwidth_bps=(halfwidth * bits_per_count
                                    if halfwidth is not None and math.isfinite(halfwidth) else None),
             trace=tuple(self.trace) if self.trace is not None else (),
+            timeseries=self.recorder.result() if self.recorder is not None else None,
         )
 
 

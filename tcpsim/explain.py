@@ -2,7 +2,8 @@
 
 ``explain(os="solaris", message=100, message_rate=20000)`` runs the scenario with a segment trace and
 returns an :class:`Explanation`: ``.text()`` is a text sequence diagram (the Sun blueprint's Figure 8
-as a table), ``.cycle()`` the payload sizes the connection settles into, ``.plot()`` the figure.
+as a table), ``.cycle()`` the payload sizes the connection settles into, ``.plot()`` the figure,
+``.plot_timeseries()`` the windows over time and a time-sequence plot, ``.to_pcap()`` a capture file.
 """
 
 from __future__ import annotations
@@ -144,6 +145,20 @@ class Explanation:
         return plot_sequence(self.trace, one_way_delay_s=self.scenario.link.one_way_delay_s,
                              rate_bps=self.scenario.link.rate_bps, title=self._scenario_line()[:90], ax=ax)
 
+    def plot_timeseries(self, axes=None):
+        """The windows and goodput over the run and a time-sequence plot of the first segments
+        (:func:`tcpsim.plot.plot_explanation`); returns the three Axes."""
+        from .plot import plot_explanation
+
+        return plot_explanation(self.result.timeseries, self.trace, title=self._scenario_line()[:110], axes=axes)
+
+    def to_pcap(self, path, snaplen: int = 65535) -> int:
+        """Write the traced segments as a libpcap capture (:func:`tcpsim.pcap.write_pcap`); returns the
+        number of frames written."""
+        from .pcap import write_pcap
+
+        return write_pcap(path, self.trace, self.scenario, snaplen=snaplen)
+
 
 def explain(segments: int = 40, **kwargs: Any) -> Explanation:
     """Run ``build_scenario(**kwargs)`` with a segment trace and keep its first ``segments`` segments.
@@ -157,5 +172,5 @@ def explain(segments: int = 40, **kwargs: Any) -> Explanation:
     if isinstance(segments, bool) or not isinstance(segments, int) or not 1 <= segments <= 100_000:
         raise ConfigError("segments", segments, "a whole number in 1..100000")
     sc = build_scenario(**kwargs)
-    sc = replace(sc, budget=replace(sc.budget, record_trace=True, trace_limit=segments))
+    sc = replace(sc, budget=replace(sc.budget, record_trace=True, trace_limit=segments, record_timeseries=True))
     return Explanation(scenario=sc, result=simulate(sc), segments=segments)

@@ -40,7 +40,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 
 from .units import format_quantity
 
-__all__ = ["axis_unit", "plot_goodput_over_time", "plot_lines", "plot_predicted_vs_measured", "plot_sequence",
+__all__ = ["axis_unit", "plot_goodput_over_time", "plot_explanation", "plot_lines", "plot_predicted_vs_measured", "plot_sequence",
            "plot_source_chart", "plot_sweep", "plot_time_sequence", "plot_windows", "series_style"]
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<")
@@ -68,7 +68,7 @@ def axis_unit(column: str, values: Sequence[Any] = ()) -> tuple[str, float]:
     turns its values into that unit (``"rcvbuf_bytes"``, up to 1 MiB -> ``("Receive buffer (KiB)", 1/1024)``).
 
     Sizes are drawn in bytes below 4 KiB (and an MTU always), KiB below 4 MiB, MiB above; rates in Mbit/s;
-    durations in ms (us below 1 ms); fractions in %.
+    durations in ms (us below 1 ms, s from 2 s); fractions in %.
     """
     top = max((abs(v) for v in values if _number(v)), default=None)
     name, unit, factor = column, "", 1.0
@@ -92,7 +92,8 @@ def axis_unit(column: str, values: Sequence[Any] = ()) -> tuple[str, float]:
         name, unit, factor = column[:-5], "%", 100.0
     elif column.endswith("_s"):
         name = column[:-2]
-        unit, factor = ("us", 1e6) if top is not None and 0 < top < 1e-3 else ("ms", 1e3)
+        unit, factor = ("us", 1e6) if top is not None and 0 < top < 1e-3 else \
+            ("s", 1.0) if top is not None and top >= 2.0 else ("ms", 1e3)
     if name.startswith("ceiling_"):
         words = name[8:].replace("_", " ") + " bound"
         words = words[0].upper() + words[1:]
@@ -230,20 +231,28 @@ def plot_sweep(rows: Sequence[Mapping], x: str, y: str = "goodput_mbps", hue: st
 def plot_windows(ts, ax=None, title: str = ""):
     """A :class:`~tcpsim.timeseries.TimeSeries`' windows over time: congestion window, bytes in flight,
     the advertised window and the send buffer's fill; returns the Axes."""
+    from .units import format_size
+
     cols = ("cwnd_bytes", "flight_bytes", "peer_window_bytes", "sndbuf_used_bytes")
-    values = [v for c in cols for v in getattr(ts, c)]
-    y_label, fy = axis_unit("window_bytes", values)
+    # cwnd keeps growing while the receive window binds (RFC 5681 leaves it so; RFC 7661 would not): the
+    # other three set the scale, and cwnd's label says when it leaves the chart.
+    others = [v for c in cols[1:] for v in getattr(ts, c)]
+    y_label, fy = axis_unit("window_bytes", others or ts.cwnd_bytes)
+    top = 1.25 * max(others) * fy if others and max(others) > 0 else None
     t_label, ft = axis_unit("time_s", ts.time_s[-1:])
-    series = {axis_unit(c)[0]: ([t * ft for t in ts.time_s], [v * fy for v in getattr(ts, c)]) for c in cols}
     ax = _new_axes(ax, (6.4, 3.6))
-    for i, (label, (xs, ys)) in enumerate(series.items()):
-        st = series_style(i)
-        ax.plot(xs, ys, color=st["color"], lw=1.3, label=label, drawstyle="steps-post", zorder=3 - i * 0.1)
+    for i, c in enumerate(cols):
+        label = axis_unit(c)[0].split(" (")[0]
+        ys = [v * fy for v in getattr(ts, c)]
+        if i == 0 and top is not None and ys and max(ys) > top:
+            label += f" (off the chart, up to {format_size(max(getattr(ts, c)))})"
+        ax.plot([t * ft for t in ts.time_s], ys, color=series_style(i)["color"], lw=1.3, label=label,
+                drawstyle="steps-post", zorder=3 - i * 0.1)
     ax.set_xlabel(t_label)
-    ax.set_ylabel("Bytes (" + y_label.split("(")[1])
-    ax.set_ylim(bottom=0)
+    ax.set_ylabel("Window (" + y_label.split("(")[1])
+    ax.set_ylim(0, top)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, ncols=2, loc="lower right")
     if title:
         ax.set_title(title)
     return ax
@@ -262,6 +271,20 @@ def plot_goodput_over_time(ts, ax=None, title: str = ""):
     if title:
         ax.set_title(title)
     return ax
+
+
+def plot_explanation(ts, trace: Sequence[tuple], title: str = "", *, axes=None):
+    """Three panels, top to bottom: the windows over time (:func:`plot_windows`), goodput over time
+    (:func:`plot_goodput_over_time`) and the first segments' time-sequence plot (:func:`plot_time_sequence`).
+    ``axes``: three Axes to draw on (a new figure when None); returns them."""
+    if axes is None:
+        fig, axes = plt.subplots(3, 1, figsize=(7.0, 10.0), layout="constrained", height_ratios=(3, 2, 4))
+        if title:
+            fig.suptitle(title, fontsize=9)
+    plot_windows(ts, ax=axes[0], title="Windows over the run (connection %d)" % ts.stream)
+    plot_goodput_over_time(ts, ax=axes[1], title="Goodput between samples")
+    plot_time_sequence(trace, stream=ts.stream, ax=axes[2], title=f"The first {len(trace)} segments")
+    return axes
 
 
 def plot_time_sequence(trace: Sequence[tuple], stream: int = 0, ax=None, title: str = ""):

@@ -7,6 +7,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
+from .timeseries import TimeSeries
 from .units import format_rate
 
 __all__ = ["Result", "StreamResult", "LIMITS", "json_ready"]
@@ -80,6 +81,8 @@ class Result:
     segment; ``push`` is the PSH flag, ``sack`` an ACK's SACK blocks ``((start, end), ...)`` or None."""
     inputs: dict[str, Any] = field(default_factory=dict)
     """The scenario's main inputs, flat, for tables."""
+    timeseries: Optional[TimeSeries] = None
+    """With ``Budget.record_timeseries``: windows and goodput over time (:mod:`tcpsim.timeseries`)."""
 
     @property
     def goodput_mbps(self) -> float:
