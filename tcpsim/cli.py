@@ -254,6 +254,7 @@ def _cmd_predict(a: argparse.Namespace) -> int:
 
 def _cmd_platforms(a: argparse.Namespace) -> int:
     from . import profiles
+    from .confidence import source_title
 
     names = profiles.list_platforms()
     if a.json is None:
@@ -267,6 +268,7 @@ def _cmd_platforms(a: argparse.Namespace) -> int:
         fit = dict(getattr(p, "fit", ()) or ())
         out.append({"name": n, "summary": profiles.platform_summary(n), "hardware": p.provenance.hardware,
                     "os": p.provenance.os, "os_family": p.os.family, "source": p.provenance.source,
+                    "source_title": source_title(p.provenance.source) if p.provenance.source else None,
                     "tuning_levels": list(levels(n)), "n_cpus": p.cpu.n_cpus, "bus": p.bus.kind,
                     "median_abs_rel_error": fit.get("median_abs_rel_error")})
     _write(a.json, _dump(out), "json")

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import ConfigError, OutputError, TcpsimError
 
-__all__ = ["OneLineParser", "fail", "typed", "refuse_empty_values", "exit_code", "flush_stdout"]
+__all__ = ["OneLineParser", "plain_text", "fail", "typed", "refuse_empty_values", "exit_code", "flush_stdout"]
 
 
 def fail(message: str) -> int:
@@ -24,11 +25,22 @@ def fail(message: str) -> int:
     return 2
 
 
+_MARKUP = re.compile(r":(?:func|class|mod|data|meth|attr|obj):`~?([^`]+)`|``([^`]+)``")
+
+
+def plain_text(doc: str) -> str:
+    """A docstring without Sphinx markup, for ``--help``: ``:data:`FIT_PLAN``` -> ``FIT_PLAN``, ````x```` -> ``x``."""
+    return _MARKUP.sub(lambda m: m.group(1) or m.group(2), doc)
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """``argparse`` without the usage dump: one line, exit code 2."""
+    """``argparse`` without the usage dump: one line, exit code 2; ``--help`` without Sphinx markup."""
 
     def error(self, message: str) -> None:
         raise SystemExit(fail(message))
+
+    def format_help(self) -> str:
+        return plain_text(super().format_help())
 
 
 def typed(parse: Callable[..., Any], field: str, **limits: Any) -> Callable[[str], Any]:

@@ -293,3 +293,29 @@ class Scenario:
     def replace(self, **changes) -> "Scenario":
         """``dataclasses.replace`` as a method, for notebooks."""
         return replace(self, **changes)
+
+    def summary(self) -> str:
+        """One line: hosts, link, buffers as granted, workload, streams and seed."""
+        from .report_text import workload_text
+        from .units import format_duration, format_rate, format_size
+
+        snd, rcv = self.sender, self.receiver
+        return (f"{snd.platform.name} -> {rcv.platform.name}, {format_rate(self.link.rate_bps)}, "
+                f"MTU {self.link.mtu_bytes}, RTT {format_duration(2 * self.link.one_way_delay_s)}, "
+                f"sndbuf {format_size(snd.tcp.sndbuf_bytes)}, rcvbuf {format_size(rcv.tcp.rcvbuf_bytes)}, "
+                f"{workload_text(self)}, {self.workload.n_streams} stream(s), seed {self.seed}")
+
+    def __repr__(self) -> str:
+        """Short (the generated one runs to thousands of characters): the summary; every field is an attribute."""
+        return f"<Scenario {self.summary()}>"
+
+    def _repr_html_(self) -> str:
+        """The main inputs as a table, for Jupyter."""
+        from html import escape
+
+        from .api import scenario_inputs
+        from .units import format_quantity
+
+        rows = "".join(f"<tr><td>{escape(k)}</td><td>{escape(format_quantity(k, v))}</td></tr>"
+                       for k, v in scenario_inputs(self).items())
+        return f"<div><b>Scenario</b> {escape(self.summary())}<table>{rows}</table></div>"

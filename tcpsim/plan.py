@@ -36,7 +36,8 @@ class _Answer:
         return self.text
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__}: {self.reason}>"
+        n = len(self.cautions)
+        return f"<{type(self).__name__}: {self.reason}{f' ({n} caution{chr(115) * (n > 1)})' if n else ''}>"
 
     def _repr_html_(self) -> str:
         from html import escape
@@ -64,7 +65,7 @@ def _cautions(*runs: dict[str, Any]) -> tuple[str, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SockbufAnswer(_Answer):
     """The smallest socket buffer (``setsockopt`` on both ends) that reaches ``target_bps``."""
 
@@ -78,7 +79,7 @@ class SockbufAnswer(_Answer):
     cautions: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class CpusAnswer(_Answer):
     """The fewest CPUs per host that reach ``target_bps``."""
 
@@ -91,7 +92,7 @@ class CpusAnswer(_Answer):
     cautions: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class JumboAnswer(_Answer):
     """MTU 1500 against MTU 9000 on the same hosts and path."""
 

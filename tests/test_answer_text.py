@@ -138,3 +138,44 @@ def test_explain_names_the_limit_in_words(capsys):
                         "--delay", "5us", "--segments", "4"])
     last = out.strip().splitlines()[-1]
     assert "limited by the Nagle / delayed-ACK interlock" in last and "nagle_delack" not in last
+
+
+# ---------------------------------------------------------------- smaller: help, platforms, reprs, licence
+
+@pytest.mark.parametrize("cmd", [[], ["predict"], ["platforms"], ["sweep"], ["explain"], ["plan"], ["compare"],
+                                 ["validate"], ["calibrate"]])
+def test_help_has_no_sphinx_markup(capsys, cmd):
+    assert main(cmd + ["--help"]) == 0
+    out = capsys.readouterr().out
+    assert not re.search(r"``|:(func|class|mod|data|meth|attr):`", out), out
+
+
+def test_platforms_name_their_source_by_title_not_file(capsys):
+    out = _run(capsys, ["platforms"])
+    tru64 = next(line for line in out.splitlines() if line.startswith("es40_tru64"))
+    assert '"Tru64 UNIX Best Practice: Tuning for Optimal Gigabit Ethernet Performance"' in tru64
+    assert not re.search(r"\d{3}_[0-9a-f]{16}\.txt", out)
+    d = json.loads(_run(capsys, ["platforms", "--json"]))
+    assert next(p for p in d if p["name"] == "sunfire6800_ce")["source_title"].startswith("Understanding Gigabit")
+
+
+def test_scenario_and_plan_answers_have_short_reprs_and_html():
+    from tcpsim import plan
+
+    sc = build_scenario(platform="es40_tru64", mtu=9000, sockbuf="128k")
+    assert len(repr(sc)) < 250 and "MTU 9000" in repr(sc) and "128 KiB" in repr(sc)
+    assert "<table>" in sc._repr_html_() and "mtu_bytes" in sc._repr_html_()
+    ans = plan.jumbo_frames_help(platform="es40_tru64")
+    assert len(repr(ans)) < 400 and "(1 caution)" in repr(ans)
+    assert "caution" in ans._repr_html_() and str(ans) == ans.text
+
+
+def test_licence_file_is_the_declared_mit():
+    from pathlib import Path
+
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    meta = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    assert meta["license"] == "MIT" and "LICENSE" in meta["license-files"]
+    assert (root / "LICENSE").read_text().startswith("MIT License")

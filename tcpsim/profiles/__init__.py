@@ -156,8 +156,12 @@ def platform_summary(name_or_path: str | Path) -> str:
     extra = f"; tuning: {', '.join(levels)}" if levels else ""
     err = fit.get("median_abs_rel_error")
     cal = f"; calibrated (median error {err:.1%})" if isinstance(err, float) else "; not calibrated"
+    from ..confidence import source_title
+
+    source = source_title(prov.source) if prov.source else None
+    source = f'"{source}"' if source else (prov.source or "none")
     return f"{Path(str(name_or_path)).stem}: {prov.hardware or '-'} / {prov.os or '-'} " \
-           f"(source: {prov.source or 'none'}{extra}{cal})"
+           f"(source: {source}{extra}{cal})"
 
 
 # ---------------------------------------------------------------- a small TOML writer
