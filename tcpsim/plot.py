@@ -40,7 +40,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 
 from .units import format_quantity
 
-__all__ = ["axis_unit", "plot_goodput_over_time", "plot_explanation", "plot_lines", "plot_predicted_vs_measured", "plot_sequence",
+__all__ = ["axis_unit", "plot_goodput_over_time", "plot_explanation", "plot_lines", "plot_predicted_vs_measured", "plot_prediction", "plot_sequence",
            "plot_source_chart", "plot_sweep", "plot_time_sequence", "plot_windows", "series_style"]
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<")
@@ -225,6 +225,33 @@ def plot_sweep(rows: Sequence[Mapping], x: str, y: str = "goodput_mbps", hue: st
     ax = plot_lines(series, x_label, y_label, title, logx=logx, ax=ax, bounds=bound, errors=errors)
     if goodput:
         ax.set_ylim(bottom=0)
+    return ax
+
+
+def plot_prediction(result, ax=None, title: str = ""):
+    """One prediction against its closed-form bounds: a horizontal bar per finite bound and one for the
+    simulated goodput (with its 95 % interval), in Mbit/s from zero; the bound named by
+    ``result.limited_by`` is drawn in the goodput's colour. Returns the Axes."""
+    from .report_text import limit_name
+
+    short = {"line": "line rate", "window": "window / RTT", "bus_sender": "sender's bus",
+             "bus_receiver": "receiver's bus", "cpu_sender": "sender's CPU", "cpu_receiver": "receiver's CPU"}
+    bounds = sorted(((k, v) for k, v in result.ceilings_bps.items() if _number(v)), key=lambda kv: -kv[1])
+    names = [short.get(k, k.replace("_", " ")) + " bound" for k, _ in bounds] + ["simulated goodput"]
+    values = [v * 1e-6 for _, v in bounds] + [result.goodput_bps * 1e-6]
+    main, grey = series_style(0)["color"], "0.72"
+    colours = [main if k == result.limited_by else grey for k, _ in bounds] + [main]
+    ax = _new_axes(ax, (6.4, 0.9 + 0.42 * len(values)))
+    ax.barh(range(len(values)), values, color=colours, height=0.6)
+    half = result.goodput_halfwidth_bps
+    if _number(half):
+        ax.errorbar([values[-1]], [len(values) - 1], xerr=[half * 1e-6], color="black", capsize=4, lw=1.2)
+    ax.set_yticks(range(len(values)), names)
+    ax.set_xlabel("Goodput (Mbit/s)")
+    ax.set_xlim(left=0)
+    ax.grid(axis="x", alpha=0.3)
+    limit = limit_name(result.limited_by).split(" (")[0]
+    ax.set_title(title or f"{result.goodput_bps * 1e-6:,.1f} Mbit/s, limited by {limit}", fontsize=9)
     return ax
 
 
