@@ -218,7 +218,14 @@ def _axis_value_for_row(value: Any) -> Any:
 
 
 def _cell(key: str, v: Any) -> str:
+    if isinstance(v, bool):  # a switch axis (sack, nodelay ...), as the flag takes it
+        return "on" if v else "off"
     return format_quantity(key, v, ",.1f")
+
+
+def _csv_value(v: Any) -> Any:
+    """A float with ten significant digits (0.1 + 0.2 -> 0.3, not 0.30000000000000004); others as they are."""
+    return format(v, ".10g") if isinstance(v, float) else v
 
 
 @dataclass(frozen=True)
@@ -289,7 +296,7 @@ class SweepResult:
         w = csv.DictWriter(buf, fieldnames=self._keys(), lineterminator="\n")
         w.writeheader()
         for r in self.rows:
-            w.writerow(r)
+            w.writerow({k: _csv_value(v) for k, v in r.items()})
         text = buf.getvalue()
         if path is not None:
             with open(path, "w", newline="") as fh:
@@ -347,7 +354,8 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     ``max_points`` points (default :data:`MAX_POINTS`) is refused with the count before anything is built.
     Then every point is built (and checked) before any runs, so a bad value fails at once. ``executor``: any concurrent.futures.Executor; otherwise
     ``workers`` local processes (default: all cores; 1 = serial, in this process). ``progress``: True
-    prints ``i/n points`` on stderr, a callable is called as ``progress(done, total)``.
+    shows a ``tqdm.auto`` bar with an ETA (one widget in Jupyter; without tqdm, ``i/n points`` on
+    stderr), a callable is called as ``progress(done, total)``.
     """
     import inspect
 
@@ -395,7 +403,8 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     n_workers = workers or os.cpu_count() or 1
     if executor is None and n_workers > 1 and len(scenarios) > 1:
         own = executor = ProcessPoolExecutor(max_workers=min(n_workers, len(scenarios)))
-    report = progress if callable(progress) else (_stderr_progress if progress else None)
+    bar = _progress_bar(len(scenarios)) if progress is True else None
+    report = progress if callable(progress) else (bar.update_to if bar else (_stderr_progress if progress else None))
     outputs: list[dict] = []
     try:
         results = executor.map(_run_point, scenarios) if executor is not None else map(_run_point, scenarios)
@@ -406,7 +415,9 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     finally:
         if own is not None:
             own.shutdown(cancel_futures=True)
-    if progress is True:
+        if bar is not None:
+            bar.close()
+    if progress is True and bar is None:
         print(file=sys.stderr)
 
     from .api import scenario_inputs
@@ -419,6 +430,28 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
         row.update(out)
         rows.append(row)
     return SweepResult(rows=tuple(rows), axes=tuple(names))
+
+
+class _Bar:
+    """A ``tqdm.auto`` bar (a terminal bar, or one widget in Jupyter) with the elapsed time and an ETA."""
+
+    def __init__(self, tqdm: Any, total: int) -> None:
+        self._bar = tqdm(total=total, unit="point", desc="sweep", file=sys.stderr)
+
+    def update_to(self, done: int, total: int) -> None:
+        self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def _progress_bar(total: int) -> _Bar | None:
+    """A progress bar when tqdm is installed; None falls back to the ``i/n points`` text."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return _Bar(tqdm, total)
 
 
 def _stderr_progress(done: int, total: int) -> None:

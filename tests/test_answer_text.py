@@ -179,3 +179,32 @@ def test_licence_file_is_the_declared_mit():
     meta = tomllib.loads((root / "pyproject.toml").read_text())["project"]
     assert meta["license"] == "MIT" and "LICENSE" in meta["license-files"]
     assert (root / "LICENSE").read_text().startswith("MIT License")
+
+
+# ---------------------------------------------------------------- sweeps: switches, CSV, progress
+
+def _quick_sweep(**kw):
+    from tcpsim import Budget, sweep
+
+    return sweep({"budget": Budget(max_sim_time_s=0.01), "rtt": "1ms"}, workers=1, **kw)
+
+
+def test_switch_axes_print_on_off_and_csv_has_no_float_noise():
+    res = _quick_sweep(sack=[False, True], loss=[0.1 + 0.2 - 0.3 + 1e-3])
+    table = res.table()
+    assert re.search(r"\boff\b", table) and re.search(r"\bon\b", table) and "True" not in table
+    csv_text = res.to_csv()
+    assert "0.001" in csv_text and "0.0010000000000000" not in csv_text
+    for cell in re.split(r"[,\n]", csv_text):
+        if re.fullmatch(r"-?\d+\.\d+(e[-+]\d+)?", cell):  # at most ten significant digits
+            assert len(cell.split("e")[0].replace("-", "").replace(".", "").lstrip("0")) <= 10, cell
+
+
+def test_progress_is_one_tqdm_bar_with_an_eta_or_the_text_without_tqdm(capsys, monkeypatch):
+    pytest.importorskip("tqdm")
+    _quick_sweep(streams=[1, 2, 3], progress=True)
+    err = capsys.readouterr().err
+    assert "sweep" in err and "3/3" in err and "point" in err and "<" in err  # tqdm's "elapsed<remaining"
+    monkeypatch.setitem(__import__("sys").modules, "tqdm.auto", None)  # as if tqdm were not installed
+    _quick_sweep(streams=[1, 2], progress=True)
+    assert capsys.readouterr().err.strip().endswith("2/2 points")
