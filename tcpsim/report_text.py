@@ -237,8 +237,10 @@ def _headroom(r: Result) -> str | None:
     v, k = others[0]
     if not r.goodput_bps > 0 or v > FAR_LIMIT * r.goodput_bps:
         return f"no nearby limit: the next, {limit_name(k)}, is at {v / 1e6:.1f} Mbit/s"
+    gain = v / r.goodput_bps - 1
     return (f"next limit: {limit_name(k)} at {v / 1e6:.1f} Mbit/s"
-            f" ({v / r.goodput_bps - 1:+.0%} if the current limit were lifted)")
+            + (f" ({gain:+.0%} if the current limit were lifted)" if gain >= 0.005 else
+               " (under 1 % above: the two limits bind together)"))
 
 
 def _goodput_line(sc: Scenario, r: Result) -> str:

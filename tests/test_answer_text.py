@@ -208,3 +208,12 @@ def test_progress_is_one_tqdm_bar_with_an_eta_or_the_text_without_tqdm(capsys, m
     monkeypatch.setitem(__import__("sys").modules, "tqdm.auto", None)  # as if tqdm were not installed
     _quick_sweep(streams=[1, 2], progress=True)
     assert capsys.readouterr().err.strip().endswith("2/2 points")
+
+
+def test_a_next_limit_just_above_is_not_plus_zero_percent():
+    sc = build_scenario(rate="10gbit", mtu=9000)
+    r = predict(rate="10gbit", mtu=9000, method="ceilings")
+    v = sorted(x for x in r.ceilings_bps.values() if x > r.goodput_bps)[0]
+    close = r.__class__(**{**{f: getattr(r, f) for f in r.__dataclass_fields__}, "goodput_bps": v / 1.002})
+    text = describe(sc, close)
+    assert "+0%" not in text and "bind together" in text
