@@ -107,6 +107,13 @@ def _change(a: Any, b: Any) -> str:
     return f"{b / a - 1:+.0%}"
 
 
+def _input(name: str, value: Any) -> str:
+    """An input as the flags take it: switches on/off, sizes in KiB where whole, else as it is."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return format_quantity(name, value)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """Scenarios ``a`` and ``b``, their results, the inputs that differ and every figure side by side."""
@@ -167,15 +174,10 @@ class Comparison:
 
     def text(self) -> str:
         """The side-by-side table, the inputs that changed, the limit and any caution."""
-        from .report_text import workload_text
-
         ch = self.changed_inputs
-        lines = [f"a: {self.a.sender.platform.name} -> {self.a.receiver.platform.name}, {workload_text(self.a)}",
-                 f"b: {self.label_b}" if self.label_b != "b" else
-                 f"b: {self.b.sender.platform.name} -> {self.b.receiver.platform.name}, {workload_text(self.b)}"]
+        lines = [f"a: {self.a.summary()}", f"b: {self.label_b}" if self.label_b != "b" else f"b: {self.b.summary()}"]
         if ch:
-            lines.append("changed: " + ", ".join(f"{k} {format_quantity(k, va)} -> {format_quantity(k, vb)}"
-                                                 for k, (va, vb) in ch.items()))
+            lines.append("changed: " + ", ".join(f"{k} {_input(k, va)} -> {_input(k, vb)}" for k, (va, vb) in ch.items()))
         width = max(len(r[0]) for r in self.rows()) + 2
         lines.append(f"{'':{width}s}{'a':>14s}  {'b':>14s}  change")
         for label, name, va, vb in self.rows():
