@@ -18,16 +18,32 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
-__all__ = ["MSER_BATCH", "N_BATCHES", "mser_cut", "batch_means_halfwidth", "Estimate", "estimate"]
+__all__ = ["MSER_BATCH", "N_BATCHES", "mser_cut", "batch_means_halfwidth", "t_975", "Estimate", "estimate"]
 
 MSER_BATCH = 5
 N_BATCHES = 10
 _T_975_9 = 2.2622
-"""Student t, 97.5 % quantile, 9 degrees of freedom (``N_BATCHES`` - 1): a two-sided 95 % interval."""
+"""Student t, 97.5 % quantile, 9 degrees of freedom (``N_BATCHES`` - 1): a two-sided 95 % interval
+(scipy.stats.t.ppf(0.975, 9) = 2.26216; tests check it)."""
+
+
+@lru_cache(maxsize=64)
+def t_975(dof: int) -> float:
+    """Student t's 97.5 % quantile for ``dof`` degrees of freedom: the half-width factor of a 95 % interval.
+
+    ``scipy.stats.t.ppf``, except for the default batch count's 9 degrees of freedom, which uses the
+    table value above, so a run does not import scipy.stats (about 1.5 s).
+    """
+    if dof == N_BATCHES - 1:
+        return _T_975_9
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, dof))
 
 
 def mser_cut(rates: Sequence[float], batch: int = MSER_BATCH) -> int:
@@ -64,8 +80,7 @@ def batch_means_halfwidth(rates: Sequence[float], n_batches: int = N_BATCHES) ->
     means = [sum(rates[start + i * per:start + (i + 1) * per]) / per for i in range(n_batches)]
     mu = sum(means) / n_batches
     var = sum((x - mu) ** 2 for x in means) / (n_batches - 1)
-    t = _T_975_9 if n_batches == N_BATCHES else 2.0
-    return t * math.sqrt(var / n_batches)
+    return t_975(n_batches - 1) * math.sqrt(var / n_batches)
 
 
 @dataclass(frozen=True)

@@ -217,3 +217,28 @@ def test_a_next_limit_just_above_is_not_plus_zero_percent():
     close = r.__class__(**{**{f: getattr(r, f) for f in r.__dataclass_fields__}, "goodput_bps": v / 1.002})
     text = describe(sc, close)
     assert "+0%" not in text and "bind together" in text
+
+
+# ---------------------------------------------------------------- the interval's Student-t factor
+
+@pytest.mark.parametrize("dof", [1, 4, 9, 19, 99])
+def test_t_quantile_is_scipy_s(dof):
+    from scipy.stats import t
+
+    from tcpsim.steady import t_975
+
+    assert t_975(dof) == pytest.approx(float(t.ppf(0.975, dof)), abs=1e-4)
+
+
+def test_an_interval_from_other_batch_counts_uses_its_own_t():
+    import math
+    import statistics
+
+    from scipy.stats import t
+
+    from tcpsim.steady import batch_means_halfwidth
+
+    rates = [float(i % 7) for i in range(40)]
+    means = [sum(rates[i * 2:(i + 1) * 2]) / 2 for i in range(20)]
+    want = float(t.ppf(0.975, 19)) * statistics.stdev(means) / math.sqrt(20)
+    assert batch_means_halfwidth(rates, n_batches=20) == pytest.approx(want)
