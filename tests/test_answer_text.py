@@ -242,3 +242,21 @@ def test_an_interval_from_other_batch_counts_uses_its_own_t():
     means = [sum(rates[i * 2:(i + 1) * 2]) / 2 for i in range(20)]
     want = float(t.ppf(0.975, 19)) * statistics.stdev(means) / math.sqrt(20)
     assert batch_means_halfwidth(rates, n_batches=20) == pytest.approx(want)
+
+
+def test_the_shipped_regimes_follow_the_model_on_the_tru64_tables():
+    """The regimes file must be regenerated when the model moves (see tcpsim/confidence.py): one source's
+    validation (about a second) is re-derived here and must agree with it."""
+    from tcpsim.calibration.tables import load_points
+    from tcpsim.calibration.validate import evaluate
+    from tcpsim.confidence import _data
+
+    points = [p for p in load_points() if p.source_id == "tru64"]
+    fresh = derive([o.to_json() for o in evaluate(points)], _data()["sources"])["regimes"]
+    shipped = [r for r in _data()["regimes"] if r["table"].startswith("tru64/")]
+    key = lambda r: (r["table"], r["mtu_bytes"], r["write_bytes"], r["buffer_bytes"])  # noqa: E731
+    assert sorted(map(key, fresh)) == sorted(map(key, shipped))
+    by_key = {key(r): r for r in shipped}
+    for r in fresh:
+        assert r["median_error"] == pytest.approx(by_key[key(r)]["median_error"], abs=0.03), (
+            "tcpsim/data/regimes.json is stale: regenerate it (python -m tcpsim.confidence, see its docstring)")
