@@ -87,7 +87,7 @@ def exit_code(exc: BaseException) -> int:
     if isinstance(exc, (TcpsimError, ValueError)):
         return fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     if isinstance(exc, KeyboardInterrupt):
-        print("\ntcpsim: interrupted", file=sys.stderr)
+        print(("\n" if sys.stderr.isatty() else "") + "tcpsim: interrupted", file=sys.stderr)
         return 130
     from .fileio import is_device_full
 

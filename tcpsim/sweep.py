@@ -412,6 +412,10 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
             outputs.append(out)
             if report is not None:
                 report(i, len(scenarios))
+    except BaseException:  # Ctrl-C (or an error): no point keeps running after sweep returns
+        if own is not None:
+            _stop_workers(own)
+        raise
     finally:
         if own is not None:
             own.shutdown(cancel_futures=True)
@@ -430,6 +434,16 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
         row.update(out)
         rows.append(row)
     return SweepResult(rows=tuple(rows), axes=tuple(names))
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate the pool's worker processes now, rather than wait for their current points."""
+    stop = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if callable(stop):
+        stop()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        proc.terminate()
 
 
 class _Bar:
