@@ -17,7 +17,7 @@ from typing import Any
 
 from .cliutil import OneLineParser, exit_code, fail, flush_stdout, refuse_empty_values, typed
 from .errors import ConfigError
-from .fileio import read_text_limited, write_text_reporting
+from .fileio import check_output_paths, read_text_limited, write_text_reporting
 from .platform import DELACK_RULES
 from .result import json_ready
 from .units import parse_int, parse_size
@@ -149,7 +149,10 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
     if a.mss is not None:
         if a.mtu is not None or "mtu" in axes:
             raise ConfigError("mss", a.mss, "left out when --mtu is given (one of --mtu, --mss)")
-        mtu = parse_size(a.mss, "mss", decimal=True) + 40  # IPv4 and TCP headers without options
+        mss = parse_size(a.mss, "mss", decimal=True)
+        if not 28 <= mss <= 65495:
+            raise ConfigError("mss", a.mss, "in 28..65495 bytes (an MTU of 68..65535 less 40 bytes of headers)")
+        mtu = mss + 40  # IPv4 and TCP headers without options
     profiled = any((a.platform, a.sender, a.receiver)) or any(k in axes for k in ("platform", "sender", "receiver"))
     if a.tuning not in (None, "none", "default") and not profiled:
         raise ConfigError("tuning", a.tuning, "used with --platform, --sender or --receiver (levels belong to a "
@@ -234,6 +237,7 @@ def _save_figure(drawn: Any, path: str) -> None:
 def _cmd_predict(a: argparse.Namespace) -> int:
     from .api import build_scenario, predict
 
+    check_output_paths(("json", a.json))
     kw = _scenario_kwargs(a)
     result = predict(method=a.method, **kw)
     if a.json:
@@ -278,11 +282,7 @@ def _cmd_platforms(a: argparse.Namespace) -> int:
 def _cmd_sweep(a: argparse.Namespace, axes: dict[str, list]) -> int:
     from .sweep import sweep
 
-    from .fileio import check_writable_dir
-
-    for field, path in (("csv", a.csv), ("json", a.json_out), ("plot", a.plot)):
-        if path not in (None, "-"):
-            check_writable_dir(path, field)  # before the run, not after it
+    check_output_paths(("csv", a.csv), ("json", a.json_out), ("plot", a.plot))  # before the run, not after it
     kw = _scenario_kwargs(a, axes)
     res = sweep(kw, workers=a.workers, progress=sys.stderr.isatty(), max_points=a.max_points, **axes)
     to_stdout = False
@@ -308,6 +308,7 @@ def _cmd_sweep(a: argparse.Namespace, axes: dict[str, list]) -> int:
 def _cmd_explain(a: argparse.Namespace) -> int:
     from .explain import explain
 
+    check_output_paths(("plot", a.plot), ("diagram", a.diagram), ("pcap", a.pcap))
     ex = explain(segments=a.segments, **_scenario_kwargs(a))
     print(ex.text())
     if a.plot:
@@ -329,6 +330,7 @@ def _cmd_plan(a: argparse.Namespace) -> int:
 
     if a.question in ("sockbuf", "cpus") and not a.target:
         raise ConfigError("target", None, f"given for plan {a.question} (e.g. --target 900mbit)")
+    check_output_paths(("json", a.json))
     kw = _scenario_kwargs(a)
     if a.question == "sockbuf":
         ans = plan.smallest_sockbuf(a.target, **kw)
@@ -351,6 +353,7 @@ def _cmd_compare(a: argparse.Namespace) -> int:
 
     if (a.a is None) != (a.b is None) or (a.a is not None and a.what_if):
         raise ConfigError("compare", "--a/--b/--what-if", "--a and --b together, or one or more --what-if")
+    check_output_paths(("json", a.json))
     if a.a is None:
         if not a.what_if:
             raise ConfigError("what_if", None, "at least one --what-if KEY=VALUE (or --a and --b)")

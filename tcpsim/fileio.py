@@ -22,7 +22,8 @@ from pathlib import Path
 
 from .errors import ConfigError, OutputError
 
-__all__ = ["MAX_INPUT_BYTES", "read_text_limited", "write_text_reporting", "is_device_full", "check_writable_dir"]
+__all__ = ["MAX_INPUT_BYTES", "read_text_limited", "write_text_reporting", "is_device_full", "check_writable_dir",
+           "check_output_paths"]
 
 MAX_INPUT_BYTES = 1 << 20
 """Largest file tcpsim reads (1 MiB)."""
@@ -98,3 +99,10 @@ def check_writable_dir(path: str | os.PathLike, field: str) -> Path:
     if not os.access(target if target.exists() else target.parent, os.W_OK):
         raise ConfigError(field, name, "a writable file path (permission denied)")
     return target.parent
+
+
+def check_output_paths(*pairs: tuple[str, str | os.PathLike | None]) -> None:
+    """:func:`check_writable_dir` for each ``(field, path)``; None and ``-`` (stdout) pass."""
+    for field, path in pairs:
+        if path is not None and os.fspath(path) != "-":
+            check_writable_dir(path, field)

@@ -1,0 +1,300 @@
+"""Hostile input to the command line: every option, file argument and output path of every subcommand.
+
+Each bad value is one line on stderr naming the field, exit code 2, no traceback, nothing simulated (the
+cases fail before a run starts, so the table is fast). Output the OS cannot take is one line and exit 1;
+a closed pipe ends quietly; Ctrl-C in a sweep exits 130 and leaves no process behind.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tcpsim.cli import main
+from tcpsim.fileio import MAX_INPUT_BYTES, read_text_limited, write_text_reporting
+from tcpsim.errors import ConfigError, OutputError
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Hostile files: huge, binary, UTF-16, a FIFO, a folder, a bad line; and good ones with a BOM."""
+    d = tmp_path_factory.mktemp("hostile")
+    (d / "big.conf").write_text("net.core.rmem_max = 4194304\n" * (MAX_INPUT_BYTES // 28 + 10))
+    (d / "binary.conf").write_bytes(b"net.core.rmem_max = 4194304\n\x00\x01\x02\xff")
+    (d / "latin1.conf").write_bytes(b"# r\xe9glage\nnet.core.rmem_max = 4194304\n")
+    (d / "utf16.conf").write_text("net.core.rmem_max = 4194304\n", encoding="utf-16")
+    (d / "bad.conf").write_text("net.ipv4.tcp_magic = 1\n")
+    (d / "bom.conf").write_bytes(b"\xef\xbb\xbfnet.core.rmem_max = 4194304\n")
+    (d / "folder").mkdir()
+    (d / "data").mkdir()
+    os.mkfifo(d / "fifo")
+    (d / "profile.toml").write_bytes(b"\x00" * 16)
+    return d
+
+
+_BAD = [
+    # predict: every scenario flag
+    ("predict --rate ''", "rate"), ("predict --rate fast", "rate"), ("predict --rate inf", "rate"),
+    ("predict --rate nan", "rate"), ("predict --rate 10GB", "rate"), ("predict --rate=", "rate"),
+    ("predict --delay 20", "delay"), ("predict --delay ''", "delay"), ("predict --delay inf", "delay"),
+    ("predict --delay -1ms", "delay"), ("predict --rtt 20", "rtt"), ("predict --rtt nan", "rtt"),
+    ("predict --rtt 1ms --delay 1ms", "delay"), ("predict --rtt 99s", "one_way_delay_s"),
+    ("predict --mtu ''", "mtu"), ("predict --mtu ' '", "mtu"), ("predict --mtu 70000", "mtu_bytes"),
+    ("predict --mtu inf", "mtu"), ("predict --mtu 9.5", "mtu"), ("predict --mtu ٩٠٠٠", "mtu"),
+    ("predict --mss ''", "mss"), ("predict --mss 10", "mss"), ("predict -M 1460 --mtu 1500", "mss"),
+    ("predict --queue ''", "queue"), ("predict --queue 0", "queue"), ("predict --queue -1", "queue"),
+    ("predict --queue ١٠", "queue"), ("predict --queue 1.5", "queue"),
+    ("predict --loss ''", "loss"), ("predict --loss inf", "loss"), ("predict --loss nan", "loss"),
+    ("predict --loss 60%", "loss"), ("predict --loss -1", "loss"), ("predict --loss 0.7", "loss_frac"),
+    ("predict --loss lots", "loss"),
+    ("predict --sockbuf ''", "sockbuf"), ("predict --sockbuf 12q", "sockbuf"), ("predict --sockbuf 0", "sockbuf"),
+    ("predict --sockbuf inf", "sockbuf"), ("predict -w 12q", "sockbuf"), ("predict --sockbuf ٥١٢k", "sockbuf"),
+    ("predict --sndbuf ''", "sndbuf"), ("predict --rcvbuf -4k", "rcvbuf"),
+    ("predict --delack ''", "delack"), ("predict --delack sometimes", "delack"),
+    ("predict --deferred-acks-max 0", "deferred_acks_max"), ("predict --deferred-acks-max x", "deferred_acks_max"),
+    ("predict --sack maybe", "sack"), ("predict --limited-transmit ''", "limited_transmit"),
+    ("predict --os ''", "os"), ("predict --os windows", "os"),
+    ("predict --write ''", "write"), ("predict --write 0", "write_bytes"), ("predict -l 2G", "write_bytes"),
+    ("predict --message ''", "message"), ("predict --message 1.5", "write_bytes"),
+    ("predict --message-rate ''", "message_rate"), ("predict --message 100 --message-rate inf", "message_rate"),
+    ("predict --message 100 --message-rate nan", "message_rate"),
+    ("predict --message 100 --message-rate 0", "message_rate"),
+    ("predict --rr ''", "rr"), ("predict --rr 100 --response ''", "response"), ("predict --rr 100 --bidir", "bidir"),
+    ("predict --streams ''", "streams"), ("predict --streams 0", "streams"), ("predict --streams ١٢٣", "streams"),
+    ("predict --streams 1001", "streams"), ("predict -P 0", "streams"), ("predict --streams 2.5", "streams"),
+    ("predict --platform ''", "platform"), ("predict --platform cray1", "platform"),
+    ("predict --sender ''", "sender"), ("predict --receiver nosuch", "platform"),
+    ("predict --platform {files}/profile.toml", "platform"), ("predict --platform {files}/none.toml", "platform"),
+    ("predict --tuning ''", "tuning"), ("predict --platform rx2600_ixgb --tuning turbo", "tuning"),
+    ("predict --sysctl ''", "sysctl"), ("predict --sysctl /nonexistent/tuned.conf", "sysctl"),
+    ("predict --sysctl /dev/zero", "sysctl"), ("predict --sysctl {files}/folder", "sysctl"),
+    ("predict --sysctl {files}/fifo", "sysctl"), ("predict --sysctl {files}/big.conf", "sysctl"),
+    ("predict --sysctl {files}/binary.conf", "sysctl"), ("predict --sysctl {files}/latin1.conf", "sysctl"),
+    ("predict --sysctl {files}/utf16.conf", "sysctl"), ("predict --sysctl {files}/bad.conf", "bad.conf:1"),
+    ("predict --cpus ''", "cpus"), ("predict --cpus 0", "cpus"), ("predict --cpus -2", "cpus"),
+    ("predict --bus ''", "bus"), ("predict --bus warp", "bus"),
+    ("predict --seed ''", "seed"), ("predict --seed -1", "seed"), ("predict --seed x", "seed"),
+    ("predict --max-time ''", "max_time"), ("predict --max-time 5", "max_time"),
+    ("predict --max-time inf", "max_time"), ("predict --max-time 0s", "max_sim_time_s"),
+    ("predict --method ''", "method"), ("predict --method guess", "method"),
+    ("predict --json ''", "json"), ("predict --json=", "json"),
+    ("predict --json /nonexistent/out.json", "json"), ("predict --json {files}/folder", "json"),
+    ("predict -J /proc/no/such.json", "json"),
+    # platforms
+    ("platforms --json /nonexistent/out.json", "json"), ("platforms --json {files}/folder", "json"),
+    ("platforms --json ''", "json"),
+    # sweep: axes, ranges, grid size, outputs
+    ("sweep --mtu ''", "mtu"), ("sweep --mtu=", "mtu"), ("sweep --mtu 1500,,9000", "mtu"),
+    ("sweep --mtu 1500,", "mtu"), ("sweep --mtu ,", "mtu"), ("sweep --sockbuf 16k..1M:xinf", "sockbuf"),
+    ("sweep --sockbuf 16k..1M:+inf", "sockbuf"), ("sweep --sockbuf 16k..1M:xnan", "sockbuf"),
+    ("sweep --sockbuf 16k..1M:x1", "sockbuf"), ("sweep --mtu 1..1:x1", "mtu"), ("sweep --streams 1..1", "streams"),
+    ("sweep --streams 8..1:+1", "streams"), ("sweep --sockbuf 1M..16k:x2", "sockbuf"),
+    ("sweep --streams 1..2:+5", "streams"), ("sweep --sockbuf 16k..1M:y2", "sockbuf"),
+    ("sweep --sockbuf 16k..1M:x", "sockbuf"), ("sweep --sockbuf ..1M", "sockbuf"), ("sweep --sockbuf 16k..", "sockbuf"),
+    ("sweep --sockbuf 0..1M:x2", "sockbuf"), ("sweep --streams 1..١٠", "streams"),
+    ("sweep --streams 1..1000 --cpus 1..1000 --queue 1..1000", "sweep"),
+    ("sweep --streams 1..100 --cpus 1..101", "sweep"), ("sweep -P 1,2 --max-points 1", "sweep"),
+    ("sweep --mtu 1500,9000 --max-points 0", "max_points"), ("sweep --mtu 1500,9000 --max-points ''", "max_points"),
+    ("sweep --mtu 1500,9000 --workers 0", "workers"), ("sweep --mtu 1500,9000 --workers ''", "workers"),
+    ("sweep --loss 0,inf", "loss"), ("sweep --loss 0,2", "loss"), ("sweep --seed 1,x", "seed"),
+    ("sweep --rtt 1,10", "rtt"), ("sweep --rate 1g,fast", "rate"), ("sweep --sack on,maybe", "sack"),
+    ("sweep --mtu 1500,9000 --mss 1460", "mss"), ("sweep --platform es40_tru64,cray1", "platform"),
+    ("sweep --mtu 1500,9000 --mtu 1500,4000", "mtu"),
+    ("sweep --mtu 1500,9000 --csv /nonexistent/out.csv", "csv"), ("sweep --mtu 1500,9000 --csv {files}/folder", "csv"),
+    ("sweep --mtu 1500,9000 --json /nonexistent/out.json", "json"),
+    ("sweep --mtu 1500,9000 --json {files}/folder", "json"),
+    ("sweep --mtu 1500,9000 --plot /nonexistent/out.png", "plot"), ("sweep --mtu 1500,9000 --csv ''", "csv"),
+    ("sweep --mtu 1500,9000 --x ''", "x"), ("sweep --mtu 1500,9000 --sysctl /dev/zero", "sysctl"),
+    # explain
+    ("explain --segments 0", "segments"), ("explain --segments ''", "segments"), ("explain --segments x", "segments"),
+    ("explain --plot {files}/folder", "plot"), ("explain --plot /nonexistent/x.png", "plot"),
+    ("explain --diagram /nonexistent/x.png", "diagram"), ("explain --pcap /nonexistent/x.pcap", "pcap"),
+    ("explain --pcap {files}/folder", "pcap"), ("explain --snaplen 10", "snaplen"), ("explain --rtt 20", "rtt"),
+    # plan
+    ("plan ''", "not empty"), ("plan bogus", "question"), ("plan sockbuf", "target"),
+    ("plan sockbuf --target ''", "target"), ("plan cpus --target fast", "target"),
+    ("plan cpus --target 500mbit --max-cpus 0", "max_cpus"), ("plan jumbo --json=/nonexistent/x.json", "json"),
+    ("plan jumbo --mtu ''", "mtu"),
+    # compare
+    ("compare --what-if ''", "what_if"), ("compare --json /nonexistent/x.json --what-if mtu=9000", "json"),
+    ("compare --a '--mtu 1500'", "compare"),
+    # validate (file and folder arguments)
+    ("validate --data /nonexistent", "data"), ("validate --data /etc/passwd", "data"),
+    ("validate --data {files}/data", "data"), ("validate --data ''", "data"), ("validate --source nosuch", "source"),
+    ("validate --source ''", "source"), ("validate --json /nonexistent/x.json", "json"),
+    ("validate --json {files}/folder", "json"), ("validate --workers 0", "workers"),
+    ("validate --workers ١", "workers"),
+    # no command, unknown command
+    ("bogus", "command"), ("", "command"),
+]
+
+
+@pytest.mark.parametrize("line, field", _BAD, ids=[c[0] for c in _BAD])
+def test_bad_input_is_one_line_naming_the_field_and_exit_2(capsys, files, line, field):
+    import shlex
+
+    argv = shlex.split(line.replace("{files}", str(files)))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2, (code, err)
+    assert len(lines) == 1 and lines[0].startswith("tcpsim: error:"), err
+    assert field in lines[0], lines[0]
+    assert "Traceback" not in err and out == ""
+
+
+# ---------------------------------------------------------------- accepted spellings (issue 23's unit traps)
+
+@pytest.mark.parametrize("flags, key, expected", [
+    (["--mtu", "9k"], "mtu_bytes", 9000), (["--mtu", "9KiB"], "mtu_bytes", 9216),
+    (["-M", "1460"], "mtu_bytes", 1500), (["--rate", "10Gb"], "rate_bps", 1e10), (["--rate", "10gbit"], "rate_bps", 1e10),
+    (["--rate", "10Gbps"], "rate_bps", 1e10), (["--rate", "10G"], "rate_bps", 1e10),
+    (["-w", "512k"], "sndbuf_bytes", 524288), (["-P", "3"], "n_streams", 3), (["-l", "8k"], "write_bytes", 8192),
+    (["-N"], "nodelay", True), (["--rtt", "20ms"], "one_way_delay_s", 0.01), (["--rtt", "0"], "one_way_delay_s", 0.0),
+])
+def test_iperf3_spellings_and_units_reach_the_scenario(capsys, flags, key, expected):
+    import json
+
+    assert main(["predict", "--method", "ceilings", "--json", *flags]) == 0
+    got = json.loads(capsys.readouterr().out)["inputs"][key]
+    assert got == pytest.approx(expected) if isinstance(expected, float) else got == expected
+
+
+def test_loss_takes_a_percentage(capsys):
+    from tcpsim import build_scenario
+
+    assert build_scenario(loss="1%").link.loss_frac == pytest.approx(0.01)
+    assert build_scenario(loss="1e-3").link.loss_frac == pytest.approx(1e-3)
+    assert main(["predict", "--method", "ceilings", "--loss", "0.1%", "--rtt", "2ms"]) == 0
+
+
+def test_a_bom_is_dropped_and_the_file_read(files, capsys):
+    assert read_text_limited(files / "bom.conf", "sysctl").startswith("net.core")
+    assert main(["predict", "--method", "ceilings", "--platform", "p4_linux", "--sysctl",
+                 str(files / "bom.conf")]) == 0
+
+
+def test_json_flag_takes_an_optional_file_on_every_command(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "p.json"
+    assert main(["predict", "--method", "ceilings", f"--json={out}"]) == 0
+    assert json.loads(out.read_text())["goodput_bps"] > 0
+    assert main(["platforms", "-J", str(tmp_path / "plat.json")]) == 0
+    assert json.loads((tmp_path / "plat.json").read_text())[0]["name"]
+    assert capsys.readouterr().out == ""
+
+
+def test_sweep_json_without_a_file_prints_to_stdout(capsys):
+    import json
+
+    assert main(["sweep", "--mtu", "1500,9000", "--max-time", "5ms", "--workers", "1", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["mtu_bytes"] for r in rows] == [1500, 9000]
+
+
+def test_sweep_counts_the_grid_before_building_it(monkeypatch):
+    """A grid over the limit is refused without building one scenario (10^9 points cost nothing)."""
+    import functools
+
+    import tcpsim.api
+    from tcpsim.sweep import sweep
+
+    @functools.wraps(tcpsim.api.build_scenario)
+    def boom(**kw):
+        raise AssertionError("a scenario was built")
+
+    monkeypatch.setattr(tcpsim.api, "build_scenario", boom)
+    with pytest.raises(ConfigError, match="1,000,000,000 points"):
+        sweep({}, streams="1..1000", cpus="1..1000", queue="1..1000")
+    with pytest.raises(ConfigError, match="at most 3 points"):
+        sweep({}, mtu=[1500, 4000, 9000, 1280], max_points=3)
+
+
+def test_long_continued_sysctl_lines_are_joined_in_linear_time():
+    """Half a megabyte of continuation lines (a minute with the old quadratic join) parses in one pass."""
+    from tcpsim.tuning import parse_tuning
+
+    text = "sysctl -w \\\n" + "net.core.rmem_max=4194304 \\\n" * 20000 + "\n"
+    assert len(text) > 500_000
+    knobs = parse_tuning(text, "long.conf")
+    assert len(knobs) == 20000 and all(k.value == 4194304 for k in knobs)
+
+
+# ---------------------------------------------------------------- output the OS refuses
+
+def test_a_full_disk_is_one_line_and_exit_1(capsys):
+    assert main(["predict", "--method", "ceilings", "--json", "/dev/full"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "No space left" in err[0] and "json" in err[0]
+    with pytest.raises(OutputError):
+        write_text_reporting("/dev/full", "x", "csv")
+    with pytest.raises(ConfigError, match="csv="):
+        write_text_reporting("/nonexistent/x.csv", "x", "csv")
+
+
+def _tcpsim(*args):
+    return [sys.executable, "-P", "-m", "tcpsim", *args]
+
+
+@pytest.mark.parametrize("args", [
+    ("predict", "--method", "ceilings"), ("platforms",),
+    ("sweep", "--mtu", "1500,9000", "--max-time", "5ms", "--workers", "1", "--csv", "-"),
+])
+def test_stdout_on_a_full_disk_is_one_line_and_exit_1(args):
+    with open("/dev/full", "w") as full:
+        p = subprocess.run(_tcpsim(*args), stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.count("\n") == 1 and "No space left on device" in p.stderr
+
+
+def test_a_closed_pipe_ends_quietly():
+    """``tcpsim platforms | head -0``: no traceback, the shell's 128 + SIGPIPE."""
+    with subprocess.Popen(_tcpsim("platforms"), stdout=subprocess.PIPE, stderr=subprocess.PIPE) as p:
+        p.stdout.close()  # the reader is gone before the first line is written
+        err = p.stderr.read().decode()
+        assert p.wait(timeout=60) == 141 and err == ""
+
+
+# ---------------------------------------------------------------- Ctrl-C
+
+def _group(pgid):
+    out = subprocess.run(["pgrep", "-g", str(pgid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="process groups as Linux's pgrep shows them")
+@pytest.mark.parametrize("whole_group", [True, False], ids=["terminal Ctrl-C", "kill -INT the parent"])
+def test_ctrl_c_in_a_sweep_stops_the_workers_and_exits_130(whole_group):
+    """A terminal's Ctrl-C signals the whole process group; ``kill -INT`` only the parent. Either way the
+    sweep ends with one line, exit 130, and no worker left."""
+    with subprocess.Popen(_tcpsim("sweep", "--rtt", "10ms", "--sockbuf", "4M", "--loss", "1e-3,2e-3,3e-3",
+                                  "--max-time", "60s", "--workers", "2"),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True) as p:
+        _interrupt(p, whole_group)
+    assert p.returncode == 130
+    assert p.stderr_text.strip() == "tcpsim: interrupted"
+    for _ in range(50):
+        if not _group(p.pid):
+            break
+        time.sleep(0.1)
+    assert _group(p.pid) == []
+
+
+def _interrupt(p, whole_group):
+    try:
+        for _ in range(600):  # wait (up to a minute) until both workers run
+            if len(_group(p.pid)) >= 3 or p.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert p.poll() is None, "the sweep ended before it could be interrupted"
+        time.sleep(0.5)  # the workers are inside their first points
+        (os.killpg if whole_group else os.kill)(p.pid, signal.SIGINT)
+        p.stderr_text = p.communicate(timeout=60)[1].decode()
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
