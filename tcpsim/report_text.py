@@ -87,7 +87,7 @@ def advice(sc: Scenario, r: Result) -> str:
         # with retransmissions the measured round trip is recovery time: size buffers by the path's instead.
         recovering = r.retransmits > 0
         rtt = ceilings.base_rtt_s(sc) if recovering else (r.rtt_s or (2 * sc.link.one_way_delay_s))
-        target = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes) / 8 * rtt
+        target = line_goodput_bps(sc) / 8 * rtt
         size = 1 << max(12, math.ceil(math.log2(max(target * 1.25, 4096))))
         have = min(sc.sender.tcp.sndbuf_limit_bytes, sc.receiver.tcp.window_limit_bytes)
         if size <= have:
