@@ -260,3 +260,13 @@ def test_the_shipped_regimes_follow_the_model_on_the_tru64_tables():
     for r in fresh:
         assert r["median_error"] == pytest.approx(by_key[key(r)]["median_error"], abs=0.03), (
             "tcpsim/data/regimes.json is stale: regenerate it (python -m tcpsim.confidence, see its docstring)")
+
+
+def test_the_regimes_file_is_package_data():
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["tcpsim"]
+    assert any(fnmatch.fnmatch("data/regimes.json", g) for g in globs)
