@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
+from .fileio import write_text_reporting
 from .result import json_ready
 from .units import (format_quantity, parse_duration, parse_fraction, parse_int, parse_number, parse_rate, parse_size,
                     parse_switch)
@@ -299,16 +300,14 @@ class SweepResult:
             w.writerow({k: _csv_value(v) for k, v in r.items()})
         text = buf.getvalue()
         if path is not None:
-            with open(path, "w", newline="") as fh:
-                fh.write(text)
+            write_text_reporting(path, text, "csv")
         return text
 
     def to_json(self, path: str | os.PathLike | None = None) -> str:
         """A JSON array of the rows (infinite values as null); written to ``path`` too when given."""
         text = json.dumps(json_ready(list(self.rows)), indent=1, allow_nan=False)
         if path is not None:
-            with open(path, "w") as fh:
-                fh.write(text + "\n")
+            write_text_reporting(path, text, "json")
         return text
 
     def table(self) -> str:

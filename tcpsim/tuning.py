@@ -84,6 +84,8 @@ def _show(value: Any) -> str:
 # ---------------------------------------------------------------- value parsers (text -> value)
 
 def _int_word(word: str) -> int:
+    if not word.isascii():  # int() would take Arabic-Indic and other Unicode digits
+        raise ValueError(f"{word!r} is not a whole number in ASCII digits")
     try:
         return int(word, 0) if word.lower().startswith("0x") else int(word, 10)
     except ValueError:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from ..errors import ConfigError
-from ..fileio import read_text_limited
+from ..fileio import read_text_limited, write_text_reporting
 from ..platform import BUS_PRESETS, Bus, CpuCost, Nic, OsTcp, Platform, Provenance, bus_preset
 
 __all__ = ["load_platform", "list_platforms", "platform_summary", "save_platform", "update_profile", "profile_path",
@@ -245,7 +245,7 @@ def save_platform(platform: Platform, path: str | Path, *, tuning: Optional[Mapp
         lines += _table(f"tuning.{level}", {"knobs": knobs if knobs.endswith("\n") else knobs + "\n"})
     lines += _table("fit", {**dict(platform.fit), **dict(fit or {})})
     path = Path(path)
-    path.write_text("\n".join(lines))
+    write_text_reporting(path, "\n".join(lines), "profile")
     return path
 
 
@@ -260,7 +260,7 @@ def update_profile(path: str | Path, platform: Platform, fit: Mapping[str, Any])
     import tomlkit  # only calibration writes profiles back; tomlkit keeps their comments and layout
 
     path = Path(path)
-    doc = tomlkit.parse(path.read_text())
+    doc = tomlkit.parse(read_text_limited(path, "profile"))
     old = load_platform(path)
     new_tables = {"cpu": _fields(platform.cpu), "nic": _fields(platform.nic), "bus": _bus_table(platform.bus)}
     old_tables = {"cpu": _fields(old.cpu), "nic": _fields(old.nic), "bus": _bus_table(old.bus)}
@@ -274,5 +274,5 @@ def update_profile(path: str | Path, platform: Platform, fit: Mapping[str, Any])
     for key, value in fit.items():
         record[key] = value
     doc["fit"] = record
-    path.write_text(tomlkit.dumps(doc))
+    write_text_reporting(path, tomlkit.dumps(doc), "profile")
     return path
