@@ -63,6 +63,14 @@ def _as_text(value: object, field: str, example: str) -> str:
     return text
 
 
+def _matched(value: object, field: str, how: str, pattern: re.Pattern[str]) -> re.Match[str]:
+    """The match of ``pattern`` on the value's text, or a ConfigError saying ``how`` to write it."""
+    m = pattern.match(_as_text(value, field, how))
+    if not m:
+        raise ConfigError(field, value, how)
+    return m
+
+
 def _number(value: object, field: str, example: str) -> float | None:
     """A Python number as float (bools refused), or None for text."""
     if isinstance(value, bool):
@@ -80,9 +88,7 @@ def parse_size(value: object, field: str = "size_bytes", *, decimal: bool = Fals
     number = _number(value, field, how)
     mult = 1
     if number is None:
-        m = _SIZE_RE.match(_as_text(value, field, how))
-        if not m:
-            raise ConfigError(field, value, how)
+        m = _matched(value, field, how, _SIZE_RE)
         number, prefix = float(m.group(1)), m.group(2).lower()
         binary = not decimal or (m.group(3) or "").startswith("i")
         mult = _BINARY[prefix] if binary else int(_DECIMAL[prefix])
@@ -115,9 +121,7 @@ def parse_duration(value: object, field: str = "duration_s") -> float:
     how = "a duration such as 100us, 1.5ms or 0.2s"
     seconds = _number(value, field, how)
     if seconds is None:
-        m = _TIME_RE.match(_as_text(value, field, how))
-        if not m:
-            raise ConfigError(field, value, how)
+        m = _matched(value, field, how, _TIME_RE)
         if not m.group(2) and float(m.group(1)) != 0:
             n = m.group(1)
             raise ConfigError(field, value, f"a duration with its unit ({n} what? write {n}ms, {n}us or {n}s)")
@@ -139,10 +143,7 @@ def parse_int(value: object, field: str = "count", lo: int | None = None, hi: in
     how = "a whole number such as 4"
     number = _number(value, field, how)
     if number is None:
-        text = _as_text(value, field, how)
-        if not _INT_RE.match(text):
-            raise ConfigError(field, value, how)
-        out = int(text)
+        out = int(_matched(value, field, how, _INT_RE).group(0))
     elif math.isfinite(number) and number == int(number):
         out = int(value) if isinstance(value, int) else int(number)
     else:
@@ -156,10 +157,7 @@ def parse_number(value: object, field: str = "number", lo: float | None = None, 
     how = "a number such as 1.5 or 1e-3"
     number = _number(value, field, how)
     if number is None:
-        text = _as_text(value, field, how)
-        if not _FLOAT_RE.match(text):
-            raise ConfigError(field, value, how)
-        number = float(text)
+        number = float(_matched(value, field, how, _FLOAT_RE).group(0))
     if not math.isfinite(number):
         raise ConfigError(field, value, "a finite number")
     _range(field, value, number, lo, hi, "a number")
@@ -171,9 +169,7 @@ def parse_fraction(value: object, field: str = "frac", lo: float = 0.0, hi: floa
     how = "a fraction such as 0.01, 1e-2 or 1%"
     frac = _number(value, field, how)
     if frac is None:
-        m = _FRACTION_RE.match(_as_text(value, field, how))
-        if not m:
-            raise ConfigError(field, value, how)
+        m = _matched(value, field, how, _FRACTION_RE)
         frac = float(m.group(1)) / (100.0 if m.group(2) else 1.0)
     if not math.isfinite(frac) or not lo <= frac <= hi:
         raise ConfigError(field, value, f"a fraction in {lo:g}..{hi:g} ({hi:.0%} at most)")

@@ -298,3 +298,11 @@ def _interrupt(p, whole_group):
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
+
+
+def test_validate_report_checks_its_folder_before_the_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "validation").write_text("a file where the report folder goes\n")
+    assert main(["validate", "--report", "--source", "tru64"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "report=" in err[0]

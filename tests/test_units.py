@@ -65,3 +65,65 @@ def test_format_quantity_reads_the_unit_from_the_name():
     assert format_quantity("limited_by", "window") == "window"
     assert format_quantity("rtt_s", None) == "-"
     assert format_quantity("rtt_s", float("inf")) == "inf"
+
+
+# ---------------------------------------------------------------- hostile spellings (issue 24) and unit traps (issue 23)
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from tcpsim.units import parse_fraction, parse_int, parse_number  # noqa: E402
+
+
+def test_an_mtu_is_decimal_and_a_buffer_binary():
+    assert parse_size("9k", "mtu", decimal=True) == 9000
+    assert parse_size("9KiB", "mtu", decimal=True) == 9216
+    assert parse_size("9k", "sockbuf") == 9216
+
+
+@pytest.mark.parametrize("text", ["10Gb", "10G", "10Gbps", "10gbit", "10 Gbit/s", "10gb", "1.25GB/s"])
+def test_every_common_spelling_of_ten_gigabit(text):
+    assert parse_rate(text) == pytest.approx(1e10)
+
+
+def test_a_bare_duration_is_refused_with_a_hint_and_zero_is_zero():
+    with pytest.raises(ConfigError, match="20 what. write 20ms"):
+        parse_duration("20", "rtt")
+    assert parse_duration("0") == 0.0 and parse_duration(0.02) == 0.02
+
+
+@pytest.mark.parametrize("text, expected", [("1%", 0.01), ("0.5 %", 0.005), ("1e-3", 1e-3), (0.25, 0.25)])
+def test_fractions_take_a_percent_sign(text, expected):
+    assert parse_fraction(text, "loss") == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("fn", [parse_size, parse_rate, parse_duration, parse_int, parse_number, parse_fraction])
+@pytest.mark.parametrize("text", ["", "   ", "inf", "nan", "-inf", "Infinity", "١٢٣", "1e999", float("inf"),
+                                  float("nan")])
+def test_empty_infinite_and_non_ascii_values_are_refused_by_every_parser(fn, text):
+    with pytest.raises(ConfigError) as exc:
+        fn(text, "the_field")
+    assert str(exc.value).startswith("the_field=") and "\n" not in str(exc.value)
+
+
+@given(st.text(alphabet=st.characters(categories=["Nd"]), min_size=1, max_size=6))
+def test_only_ascii_digits_are_numbers(text):
+    if text.isascii():
+        assert parse_int(text) == int(text) and parse_size(text) == int(text)
+        return
+    for fn in (parse_int, parse_size, parse_number):
+        with pytest.raises(ConfigError, match="ASCII"):
+            fn(text, "n")
+
+
+def test_int_ranges_are_named():
+    assert parse_int("4", "streams", lo=1) == 4
+    with pytest.raises(ConfigError, match=r"streams='0': must be a whole number >= 1"):
+        parse_int("0", "streams", lo=1)
+    with pytest.raises(ConfigError, match="a whole number such as 4"):
+        parse_int(2.5, "streams")
+
+
+@pytest.mark.parametrize("seconds, text", [(0.02, "20 ms"), (1e-4, "100 us"), (2.5, "2.5 s"), (0, "0 s"),
+                                           (3e-8, "30 ns")])
+def test_durations_print_in_their_natural_unit(seconds, text):
+    assert format_duration(seconds) == text

@@ -221,6 +221,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     t0 = time.perf_counter()
     if args.json_path not in (None, "-"):
         check_writable_dir(args.json_path, "json")  # before the run, not after it
+    if args.report or args.thresholds:
+        out_dir = Path.cwd() / "validation"
+        if out_dir.exists() and not out_dir.is_dir():
+            raise ConfigError("report", str(out_dir), "a folder to write REPORT.md into (it is a file)")
+        check_writable_dir(out_dir / "REPORT.md" if out_dir.is_dir() else out_dir, "report")
     if args.data is not None and not args.data.is_dir():
         raise ConfigError("data", str(args.data), "a folder of measured tables (one subfolder per source)")
     points = load_points(args.data)
