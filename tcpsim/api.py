@@ -7,7 +7,8 @@ from typing import Any, Optional
 
 from .config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from .errors import ConfigError
-from .platform import OS_FAMILIES, Platform, bus_preset, os_defaults
+from .os_versions import os_version
+from .platform import CONGESTION_CONTROLS, Platform, bus_preset
 from .result import Result
 from .units import parse_duration, parse_fraction, parse_int, parse_number, parse_rate, parse_size, parse_switch
 
@@ -47,6 +48,8 @@ def scenario_inputs(sc: Scenario) -> dict[str, Any]:
         "sack": sc.sender.tcp.sack and sc.receiver.tcp.sack,
         "limited_transmit": sc.sender.tcp.limited_transmit,
         "delack": sc.receiver.tcp.delack,
+        "congestion_control": sc.sender.tcp.congestion_control,
+        "os_name": sc.sender.platform.os.name,
         "seed": sc.seed,
     }
 
@@ -68,15 +71,16 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
                    receiver: Platform | str | None = None, tuning: Optional[str] = None,
                    cpus: Optional[int] = None, bus: Optional[str] = None, queue: Optional[int] = None,
                    loss: float = 0.0, message_rate: Any = None, sack: Optional[bool] = None,
-                   limited_transmit: Optional[bool] = None, seed: int = 0,
+                   limited_transmit: Optional[bool] = None, cc: Optional[str] = None, seed: int = 0,
                    budget: Optional[Budget] = None) -> Scenario:
     """A :class:`Scenario` from human quantities (``"512k"``, ``"1gbit"``, ``"100us"``), as the CLI takes them.
 
     ``sockbuf`` is what the application asks for with ``setsockopt`` on both ends; the OS of each host
     turns it into a kernel buffer (Linux doubles it and caps it at ``rmem_max``). ``os`` replaces the
-    platforms' OS family with that family's textbook defaults. ``sack`` turns selective acknowledgment
-    (RFC 2018, with RFC 6675 recovery) on or off on both ends, ``limited_transmit`` (RFC 3042) too; None
-    keeps each OS's default.
+    platforms' OS with a named one (:func:`tcpsim.os_versions.os_version`: ``linux`` = Linux 6.12,
+    ``linux-2.6`` ... ``linux-6.12``, ``solaris``, ``bsd``) and its default sysctls. ``sack`` turns
+    selective acknowledgment (RFC 2018, with RFC 6675 recovery) on or off on both ends, ``limited_transmit``
+    (RFC 3042) too, ``cc`` picks the congestion control (``reno`` or ``cubic``); None keeps each OS's default.
     """
     if rtt is not None:
         delay_s = parse_duration(rtt, "rtt") / 2
@@ -92,10 +96,10 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     snd_platform = _platform(sender if sender is not None else platform, tuning) or Platform()
     rcv_platform = _platform(receiver if receiver is not None else platform, tuning) or Platform()
     if os is not None:
-        if os not in OS_FAMILIES:
-            raise ConfigError("os", os, "one of " + ", ".join(OS_FAMILIES))
-        snd_platform = replace(snd_platform, os=os_defaults(os))
-        rcv_platform = replace(rcv_platform, os=os_defaults(os))
+        snd_platform = replace(snd_platform, os=os_version(os))
+        rcv_platform = replace(rcv_platform, os=os_version(os))
+    if cc is not None and cc not in CONGESTION_CONTROLS:
+        raise ConfigError("cc", cc, "one of " + ", ".join(CONGESTION_CONTROLS))
     if cpus is not None:
         cpus = parse_int(cpus, "cpus")
         snd_platform = replace(snd_platform, cpu=replace(snd_platform.cpu, n_cpus=cpus))
@@ -114,6 +118,8 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
             over["sack"] = parse_switch(sack, "sack")
         if limited_transmit is not None:
             over["limited_transmit"] = parse_switch(limited_transmit, "limited_transmit")
+        if cc is not None:
+            over["congestion_control"] = cc
         return TcpOptions.for_os(
             p.os,
             sockbuf_bytes=None if sockbuf is None else parse_size(sockbuf, "sockbuf_bytes"),

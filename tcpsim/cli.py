@@ -18,6 +18,7 @@ from typing import Any
 from .cliutil import OneLineParser, exit_code, fail, flush_stdout, refuse_empty_values, typed
 from .errors import ConfigError
 from .fileio import check_output_paths, read_text_limited, write_text_reporting
+from .os_versions import OS_NAMES, os_version
 from .platform import DELACK_RULES
 from .result import json_ready
 from .units import parse_int, parse_size
@@ -97,8 +98,12 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--limited-transmit", choices=("on", "off"), default=None,
                    help="a new segment on each of the first two duplicate ACKs (RFC 3042; default: each OS's own, "
                         "on for Linux and FreeBSD 5)")
-    g.add_argument("--os", choices=("linux", "solaris", "bsd"), default=None,
-                   help="OS family: its TCP rules and textbook defaults on both hosts")
+    g.add_argument("--os", choices=OS_NAMES, default=None, metavar="OS",
+                   help="OS on both hosts, with its TCP rules and default sysctls: linux (= linux-6.12), "
+                        "linux-2.6, linux-3.10, linux-4.19, linux-5.15, linux-6.1, linux-6.8, linux-6.12, "
+                        "solaris, bsd")
+    g.add_argument("--cc", choices=("reno", "cubic"), default=None,
+                   help="congestion control on both ends (default: the OS's own, cubic on versioned Linux)")
     g = p.add_argument_group("workload")
     g.add_argument("-l", "--write", default="64k", help="application write size (default 64k; iperf3 -l)")
     g.add_argument("--message", default=None, help="small messages of this size instead of bulk writes")
@@ -126,12 +131,10 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-time", default=None, metavar="DURATION", help="simulated-time budget (default 5s)")
 
 
-def _with_os(platform: Any, os_family: str | None) -> Any:
+def _with_os(platform: Any, os_name: str | None) -> Any:
     from dataclasses import replace
 
-    from .platform import os_defaults
-
-    return replace(platform, os=os_defaults(os_family)) if os_family else platform
+    return replace(platform, os=os_version(os_name)) if os_name else platform
 
 
 def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None) -> dict[str, Any]:
@@ -164,7 +167,7 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
                               delack=a.delack, deferred_acks_max=a.deferred_acks_max, os=a.os, platform=a.platform,
                               sender=a.sender, receiver=a.receiver, tuning=a.tuning, cpus=a.cpus, bus=a.bus,
                               queue=a.queue, loss=a.loss, message_rate=a.message_rate, sack=a.sack,
-                              limited_transmit=a.limited_transmit, seed=a.seed)
+                              limited_transmit=a.limited_transmit, cc=a.cc, seed=a.seed)
     if a.max_time is not None:
         kw["budget"] = Budget(max_sim_time_s=parse_duration(a.max_time, "max_time"))
     if a.sysctl is not None:

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from .errors import ConfigError
-from .platform import DELACK_RULES, OsTcp, Platform, _check_range, os_defaults
+from .platform import CONGESTION_CONTROLS, DELACK_RULES, OsTcp, Platform, _check_range, os_defaults
+from .protocol.linux_window import DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8
 from .protocol.window import WINDOW_UPDATE_RULES
 
 __all__ = ["Link", "TcpOptions", "Host", "Workload", "Budget", "Scenario", "WORKLOAD_KINDS"]
@@ -113,6 +114,29 @@ class TcpOptions:
     what the OS granted (:meth:`tcpsim.platform.OsTcp.kernel_buffer`). Reports show the two when they differ."""
     rcvbuf_requested_bytes: Optional[int] = None
     """What the application asked for with ``setsockopt(SO_RCVBUF)`` (None = not set)."""
+    rcv_window_rule: str = "plain"
+    """``plain``: the window is :attr:`max_window_bytes` less what is buffered, with RFC 1122 SWS avoidance
+    (the model the calibrated profiles were fitted with); ``linux``: the kernel's own rules for the
+    version given by the fields below (:mod:`tcpsim.protocol.linux_window`)."""
+    adv_win_scale: int = 0
+    """``linux`` rule: ``tcp_adv_win_scale`` where the kernel uses it (before 6.6)."""
+    scaling_ratio_default: int = 0
+    """``linux`` rule, 6.6 on: the ratio (in 1/256) a socket starts from, before it measures one from the
+    segments it receives; 0 = the kernel sizes windows with :attr:`adv_win_scale`."""
+    clamp_follows_ratio: bool = False
+    """``linux`` rule, 6.11 on: a buffer set with SO_RCVBUF offers the measured ratio of it, not the
+    starting one."""
+    init_rcv_wnd_segments: int = 0
+    """``linux`` rule: the SYN's window is at most this many segments (10 before 4.20, 4 before 2.6.39; 0 = no cap)."""
+    rx_skb_overhead_bytes: int = 832
+    """``linux`` rule: ``skb->truesize - skb->len`` of a received segment (:attr:`tcpsim.platform.OsTcp.rx_skb_overhead_bytes`)."""
+    rcvbuf_autotune_max_bytes: int = 0
+    """``linux`` rule: ``tcp_rmem[2]``, the buffer an unset receive buffer may grow to (0 = fixed)."""
+    wscale_space_bytes: int = 0
+    """``linux`` rule: the space the window scale is chosen for (``tcp_select_initial_window``): the
+    largest of the buffer, ``tcp_rmem[2]`` and ``rmem_max`` for an unset buffer, the buffer for a set one."""
+    congestion_control: str = "reno"
+    """``reno`` or ``cubic`` (:mod:`tcpsim.protocol.cubic`, with HyStart)."""
 
     def __post_init__(self) -> None:
         _check_range("sndbuf_bytes", self.sndbuf_bytes, 1, 1 << 31, "in 1..2**31 bytes")
@@ -122,6 +146,13 @@ class TcpOptions:
                          f"in 1..rcvbuf_bytes ({self.rcvbuf_bytes})")
         if self.delack not in DELACK_RULES:
             raise ConfigError("delack", self.delack, "one of " + ", ".join(DELACK_RULES))
+        if self.rcv_window_rule not in ("plain", "linux"):
+            raise ConfigError("rcv_window_rule", self.rcv_window_rule, "plain or linux")
+        if self.congestion_control not in CONGESTION_CONTROLS:
+            raise ConfigError("congestion_control", self.congestion_control, "one of " + ", ".join(CONGESTION_CONTROLS))
+        _check_range("scaling_ratio_default", self.scaling_ratio_default, 0, 255)
+        _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
+        _check_range("init_rcv_wnd_segments", self.init_rcv_wnd_segments, 0, 1000)
         if self.window_update_rule not in WINDOW_UPDATE_RULES:
             raise ConfigError("window_update_rule", self.window_update_rule, "one of " + ", ".join(WINDOW_UPDATE_RULES))
         _check_range("delack_timeout_s", self.delack_timeout_s, 1e-6, 10.0, "in 1e-6..10 s")
@@ -195,9 +226,28 @@ class TcpOptions:
             forced_push=os.family == "linux", rcv_push_wait_bytes=os.rcv_push_wait_bytes,
             writer_wakes_at_third=os.family == "linux",
             window_update_rule=os.family, sndbuf_requested_bytes=snd_req, rcvbuf_requested_bytes=rcv_req,
+            congestion_control=os.congestion_control,
         )
+        if os.version:
+            values.update(_linux_window_rules(os, rcv, rcv_req is None))
         values.update(overrides)
         return cls(**values)
+
+
+def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
+    """TcpOptions fields for a versioned Linux (see :mod:`tcpsim.os_versions`)."""
+    v = os.version_tuple
+    rmem2 = os.rcvbuf_autotune_max_bytes if autotuned and os.rcvbuf_autotune_max_bytes > rcvbuf_bytes else 0
+    ratio0 = 0
+    if v >= (6, 6):
+        ratio0 = DEFAULT_RATIO_6_8 if v >= (6, 8) else DEFAULT_RATIO_6_6
+    return dict(
+        rcv_window_rule="linux", adv_win_scale=os.adv_win_scale, scaling_ratio_default=ratio0,
+        clamp_follows_ratio=v >= (6, 11), init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
+        rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rcvbuf_autotune_max_bytes=rmem2,
+        wscale_space_bytes=max(rcvbuf_bytes, os.rcvbuf_autotune_max_bytes, os.max_sockbuf_bytes) if autotuned
+        else rcvbuf_bytes,
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,14 +7,16 @@ every scenario that runs on that platform. Profiles ship as TOML files in ``tcps
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from .errors import ConfigError
+from .protocol.linux_window import DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8, scaling_ratio, win_from_space
 
 __all__ = [
     "CpuCost", "Nic", "Bus", "OsTcp", "Provenance", "Platform",
-    "BUS_PRESETS", "bus_preset", "DELACK_RULES", "OS_FAMILIES", "os_defaults",
+    "BUS_PRESETS", "bus_preset", "DELACK_RULES", "OS_FAMILIES", "CONGESTION_CONTROLS", "os_defaults",
 ]
 
 
@@ -198,6 +200,8 @@ def bus_preset(name: str) -> Bus:
 
 DELACK_RULES = ("bsd", "bsd44", "linux", "solaris", "off")
 OS_FAMILIES = ("bsd", "linux", "solaris")
+CONGESTION_CONTROLS = ("reno", "cubic")
+_VERSION = re.compile(r"[0-9]+\.[0-9]+(\.[0-9]+)?")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -251,10 +255,27 @@ class OsTcp:
     """Solaris ``tcp_rcv_push_wait`` (16384): in-order data waits in TCP's receive list until a segment
     with PSH arrives or this much is queued, then goes up to the socket in one hand-off (0 = every
     segment is readable at once, as BSD and Linux)."""
+    version: str = ""
+    """Linux kernel version whose receive-window rules apply ("6.12", "2.6.32"; see
+    :mod:`tcpsim.protocol.linux_window` and :mod:`tcpsim.os_versions`). "" = the simpler window model the
+    calibrated profiles were fitted with: the buffer's share given by ``adv_win_scale``, RFC 1122 SWS
+    avoidance, no MSS rounding."""
+    congestion_control: str = "reno"
+    """``reno`` (RFC 5681 with NewReno recovery) or ``cubic`` (RFC 9438, Linux's default since 2.6.19)."""
+    rx_skb_overhead_bytes: int = 832
+    """What a received full-sized segment's skb charges to the receive buffer beyond its payload
+    (``skb->truesize - skb->len``): the skb and shared-info structures (576 bytes on x86-64) and a
+    256-byte head. Linux 6.6+ turns it into the window's share of the buffer (``scaling_ratio``): 0.633
+    at a 1448-byte payload, 0.914 at 8948. Used only with a :attr:`version`."""
 
     def __post_init__(self) -> None:
         if self.family not in OS_FAMILIES:
             raise ConfigError("os.family", self.family, "one of " + ", ".join(OS_FAMILIES))
+        if self.congestion_control not in CONGESTION_CONTROLS:
+            raise ConfigError("congestion_control", self.congestion_control, "one of " + ", ".join(CONGESTION_CONTROLS))
+        if self.version and (self.family != "linux" or not _VERSION.fullmatch(self.version)):
+            raise ConfigError("os.version", self.version, 'a Linux kernel version such as "6.12" (family linux)')
+        _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
         if self.delack not in DELACK_RULES:
             raise ConfigError("delack", self.delack, "one of " + ", ".join(DELACK_RULES))
         _check_range("default_sndbuf_bytes", self.default_sndbuf_bytes, 1, 1 << 31)
@@ -287,8 +308,26 @@ class OsTcp:
         value = min(requested_bytes, cap)
         return 2 * value if self.setsockopt_doubles else value
 
-    def window_bytes(self, rcvbuf_bytes: int) -> int:
-        """The part of a receive buffer advertised as window (Linux keeps 1/2**adv_win_scale for overhead)."""
+    @property
+    def version_tuple(self) -> tuple[int, ...]:
+        """:attr:`version` as numbers, () when unversioned."""
+        return tuple(int(x) for x in self.version.split(".")) if self.version else ()
+
+    @property
+    def ignores_adv_win_scale(self) -> bool:
+        """Linux 6.6 on sizes the window by the measured skb truesize ratio (commit dfa2f0483360)."""
+        return bool(self.version) and self.version_tuple >= (6, 6)
+
+    def window_bytes(self, rcvbuf_bytes: int, payload_bytes: int = 1448) -> int:
+        """The part of a receive buffer advertised as window (Linux keeps 1/2**adv_win_scale for overhead;
+        6.6 on, the share of a segment of ``payload_bytes`` in its truesize, which the endpoint refines
+        with its MSS)."""
+        if self.ignores_adv_win_scale:
+            if self.version_tuple >= (6, 11):
+                ratio = scaling_ratio(payload_bytes, payload_bytes + self.rx_skb_overhead_bytes)
+            else:
+                ratio = DEFAULT_RATIO_6_8 if self.version_tuple >= (6, 8) else DEFAULT_RATIO_6_6
+            return win_from_space(rcvbuf_bytes, 0, ratio)
         if self.adv_win_scale > 0:
             return rcvbuf_bytes - (rcvbuf_bytes >> self.adv_win_scale)
         if self.adv_win_scale < 0:

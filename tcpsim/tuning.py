@@ -36,7 +36,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from .errors import ConfigError, TuningFileError
-from .platform import Platform
+from .platform import CONGESTION_CONTROLS, Platform
 
 __all__ = ["Knob", "KnobSpec", "TuningResult", "parse_tuning", "apply_tuning", "KNOBS", "IGNORABLE"]
 
@@ -70,7 +70,7 @@ class TuningResult:
     @property
     def ignored(self) -> tuple[Knob, ...]:
         """Knobs accepted but without effect on the model."""
-        return tuple(k for k, _ in self.effects if k.target == "ignored")
+        return tuple(k for k, what in self.effects if k.target == "ignored" or what.startswith("ignored"))
 
     def explain(self) -> str:
         """One line per knob: where it was set and what it did."""
@@ -194,6 +194,20 @@ def _moderate_rcvbuf(p: Platform, value: bool) -> tuple[Platform, str]:
                f"(os.rcvbuf_autotune_max_bytes = {p.os.rcvbuf_autotune_max_bytes}; 0 = a kernel before 2.6.7)")
 
 
+def _adv_win_scale(p: Platform, value: int) -> tuple[Platform, str]:
+    """Linux 6.6 on reads the window's share of the buffer from received skbs (commit dfa2f0483360)."""
+    if p.os.ignores_adv_win_scale:
+        return p, (f"ignored: Linux {p.os.version} takes the window's share of the buffer from the skb truesize "
+                   "ratio it measures (6.6 on), not from tcp_adv_win_scale")
+    return _os("adv_win_scale")(p, value)
+
+
+def _congestion_control(p: Platform, value: str) -> tuple[Platform, str]:
+    if value in CONGESTION_CONTROLS:
+        return _os("congestion_control")(p, value)
+    return p, f"ignored: {value} is not modelled; {p.os.congestion_control} runs (reno and cubic are)"
+
+
 def _both_defaults(p: Platform, value: int) -> tuple[Platform, str]:
     os = replace(p.os, default_sndbuf_bytes=value, default_rcvbuf_bytes=value)
     return replace(p, os=os), f"os.default_sndbuf_bytes = os.default_rcvbuf_bytes = {value}"
@@ -258,7 +272,7 @@ _SPECS = [
        "min default max: an unset socket's buffer and its autotuning limit; 1..3 numbers, written in order",
        _ints(1, 3, *_BUF), _linux_mem("default_sndbuf_bytes", "sndbuf_autotune_max_bytes")),
     _S("net.ipv4.tcp_adv_win_scale", "sysctl", "", "linux", "os.adv_win_scale",
-       "share of the receive buffer advertised as window", _int(-31, 31), _os("adv_win_scale")),
+       "share of the receive buffer advertised as window (before Linux 6.6)", _int(-31, 31), _adv_win_scale),
     _S("net.ipv4.tcp_sack", "sysctl", "", "linux", "os.sack",
        "SACK option (RFC 2018): RFC 6675 recovery when both ends have it, else NewReno", _flag,
        _os("sack")),
@@ -284,8 +298,9 @@ _SPECS = [
        "receive autotuning of sockets that set no SO_RCVBUF (0 turns it off)", _flag, _moderate_rcvbuf),
     _S("net.ipv4.tcp_no_metrics_save", "sysctl", "", "linux", "ignored",
        "route metrics cache: each simulated run starts fresh anyway", _flag),
-    _S("net.ipv4.tcp_congestion_control", "sysctl", "", "linux", "ignored",
-       "tcpsim runs NewReno (RFC 5681, 6582) whatever is named here", _word),
+    _S("net.ipv4.tcp_congestion_control", "sysctl", "", "linux", "os.congestion_control",
+       "reno (RFC 5681, 6582) or cubic (RFC 9438, with HyStart); other algorithms are not modelled", _word,
+       _congestion_control),
     # Solaris ndd /dev/tcp (Sun blueprint; Solaris 9 uses the tcp_local_* names on a LAN).
     _S("tcp_xmit_hiwat", "ndd", "/dev/tcp", "solaris", "os.default_sndbuf_bytes",
        "default send buffer (Solaris 8: 24576)", _int(*_BUF), _os("default_sndbuf_bytes")),

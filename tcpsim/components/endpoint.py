@@ -13,7 +13,6 @@ RFC 1122 §4.2.3 (Nagle, SWS avoidance, delayed ACK).
 from __future__ import annotations
 
 from ..errors import AuditError
-from ..protocol.congestion import NewReno
 from .recovery import TcpRecovery
 from .segment import Segment
 from .tcb import AUDIT, BLOCK_REASONS, audit
@@ -27,11 +26,16 @@ class TcpEndpoint(TcpRecovery):
     def connect(self, peer: "TcpEndpoint") -> None:
         """Pair with the other end; the initial windows are what each side offers (the handshake)."""
         self.peer = peer
+        if self._linux_wnd or peer._linux_wnd:  # each end's window rules need the MSS both will use
+            mss = min(self.mss, peer.mss)
+            if self._linux_wnd:
+                self._linux_rcv_setup(mss)
+            if peer._linux_wnd:
+                peer._linux_rcv_setup(mss)
         if peer.mss < self.mss:
             self.mss = peer.mss
             self.naglim = min(self.naglim, peer.mss)
-            self.cc = NewReno(self.mss, self.opts.initial_cwnd_segments, validate=self.opts.cwnd_validation,
-                              sack=self.sack_ok, limited_transmit=self.opts.limited_transmit)
+            self.cc = self._new_cc()
             self.delack.mss = self.mss
             self._sws_step = min(self.rcv_window_max // 2, self.mss)
         self.delack.fit_window(self.rcv_window_max)
@@ -64,6 +68,7 @@ class TcpEndpoint(TcpRecovery):
             self._board.add(seg.sack, ack if ack > self.snd_una else self.snd_una)
         elif self._board.ranges and ack > self.snd_una:
             self._board.prune(ack)
+        self.cc.now_s = now
         if ack > self.snd_una:
             acked = ack - self.snd_una
             self.snd_una = ack
@@ -77,11 +82,14 @@ class TcpEndpoint(TcpRecovery):
                 head = sent[0]
                 head[1] -= ack - head[0]
                 head[0] = ack
+            rtt = -1.0
             if sample is not None:
                 rtt = now - sample
                 self.rto.sample(rtt)
                 self.rtt_sum_s += rtt
                 self.rtt_n += 1
+            if self._cc_timed:
+                self.cc.on_ack_timing(rtt, self.snd_nxt, ack)
             if self.snd_nxt < ack:
                 self.snd_nxt = ack
             self.peer_wnd = seg.wnd

@@ -6,6 +6,8 @@ receiver SWS avoidance), RFC 7323 (window scaling), RFC 2018 (SACK blocks); Linu
 
 from __future__ import annotations
 
+from ..protocol.linux_window import (grow_ssthresh, initial_window, scaling_ratio, select_window, space_from_win,
+                                     win_from_space, window_clamp, wscale_for)
 from ..protocol.push import receiver_pushes
 from ..protocol.sack import record_arrival
 from ..protocol.window import read_update_due
@@ -53,11 +55,17 @@ class TcpReceiver(EndpointState):
                 wnd = space if space < self.rcv_window_limit else self.rcv_window_limit
                 self.rcv_window_max = wnd
                 self._sws_step = min(wnd // 2, self.mss)
+                if self._linux_wnd:  # the buffer grows to hold the window (tcp_space_from_win)
+                    self._rcvbuf = max(self._rcvbuf, space_from_win(wnd, self._adv_win_scale, self._ratio))
+                else:
+                    self._rcv_room = wnd
         self._drs_seq = self.read_total
         self._drs_time = now
 
     def _window_to_advertise(self) -> int:
         """RFC 1122 §4.2.3.3 receiver SWS avoidance and RFC 7323 scaling; see :mod:`tcpsim.protocol.window`."""
+        if self._linux_wnd:
+            return self._linux_advertise()
         rcv_nxt = self.rcv_nxt
         new_edge = rcv_nxt + self.rcv_window_max - self.rcv_buffered
         edge = self.right_edge
@@ -74,6 +82,80 @@ class TcpReceiver(EndpointState):
             self.right_edge = rcv_nxt + wnd
         return wnd
 
+    # --- Linux's own window rules (tcpsim.protocol.linux_window) --------------------------------------
+    def _linux_rcv_setup(self, mss: int) -> None:
+        """The window at connection set-up, once the MSS is agreed: ``tcp_connect_init`` (a buffer set with
+        SO_RCVBUF clamps the window to its full space), ``tcp_select_initial_window`` (scale, SYN window),
+        ``tcp_init_buffer_space`` (clamp less one MSS) and, from 6.6, ``tcp_measure_rcv_mss`` on the first
+        full-sized segment (the truesize ratio; from 6.11 the clamp follows it)."""
+        if self._linux_ready:
+            return
+        self._linux_ready = True
+        o = self.opts
+        advmss = mss + self.option_bytes
+        self._rcv_mss = mss
+        self._truesize = mss + o.rx_skb_overhead_bytes
+        adv = self._adv_win_scale
+        ratio = o.scaling_ratio_default
+        full = win_from_space(self._rcvbuf, adv, ratio)
+        autotuned = o.rcvbuf_autotune_max_bytes > 0
+        shift = wscale_for(o.wscale_space_bytes if autotuned else full, o.window_scaling)
+        clamp = (65535 << shift) if autotuned else full
+        rcv_wnd = initial_window(full, mss, clamp, shift, o.init_rcv_wnd_segments)
+        if clamp >= full:
+            clamp = window_clamp(full, advmss)
+        if ratio:
+            measured = scaling_ratio(mss, self._truesize)
+            if o.clamp_follows_ratio and measured != ratio:
+                clamp = win_from_space(self._rcvbuf, 0, measured)
+            ratio = measured
+        self._ratio = ratio
+        self.rcv_shift = shift
+        self._wnd_field_max = 65535 << shift
+        self.rcv_window_max = clamp
+        self._rcv_room = 1 << 62  # in-window data always fits the buffer the window was taken from
+        self._rcv_ssthresh = min(rcv_wnd, clamp)
+        self._rcv_wnd = rcv_wnd
+        self.right_edge = self.last_adv = self.rcv_nxt + rcv_wnd
+        self.rcv_window_limit = win_from_space(o.rcvbuf_autotune_max_bytes, adv, ratio) if autotuned else clamp
+        self._drs = self.rcv_window_limit > clamp
+        self._drs_space = min(self._rcv_ssthresh, 10 * advmss)
+        self._sws_step = min(clamp // 2, mss)
+
+    def _linux_free_space(self) -> int:
+        """``tcp_space``: the window the free buffer holds; queued segments count with their truesize."""
+        rmem = self.rcv_buffered * self._truesize // self._rcv_mss
+        return win_from_space(self._rcvbuf - rmem, self._adv_win_scale, self._ratio)
+
+    def _linux_advertise(self) -> int:
+        """``tcp_select_window``: the window for the segment being sent, at most ``rcv_ssthresh``."""
+        rcv_nxt = self.rcv_nxt
+        edge = self.right_edge
+        full = win_from_space(self._rcvbuf, self._adv_win_scale, self._ratio)
+        wnd = select_window(self._linux_free_space(), full, self.rcv_window_max, self._rcv_ssthresh, self._rcv_mss,
+                            self.rcv_shift, self._rcv_wnd, edge - rcv_nxt if edge > rcv_nxt else 0)
+        self._rcv_wnd = wnd
+        if wnd > self._wnd_field_max:
+            wnd = self._wnd_field_max
+        shift = self.rcv_shift
+        wnd = (wnd >> shift) << shift
+        if rcv_nxt + wnd > edge:
+            self.right_edge = rcv_nxt + wnd
+        return wnd
+
+    def _linux_read_update_due(self) -> bool:
+        """``tcp_cleanup_rbuf``: a read sends a window update when the window left is at most half the
+        clamp and the window ``__tcp_select_window`` would offer now is at least twice it."""
+        cur = self.right_edge - self.rcv_nxt
+        if cur < 0:
+            cur = 0
+        if 2 * cur > self.rcv_window_max:
+            return False
+        full = win_from_space(self._rcvbuf, self._adv_win_scale, self._ratio)
+        new = select_window(self._linux_free_space(), full, self.rcv_window_max, self._rcv_ssthresh, self._rcv_mss,
+                            self.rcv_shift, self._rcv_wnd, 0)
+        return new > 0 and new >= 2 * cur
+
     # --- application interface --------------------------------------------------------------------
     def app_read(self, size_bytes: int, cpu: int) -> None:
         """The application took ``size_bytes`` out of the receive buffer; maybe send a window update."""
@@ -82,6 +164,10 @@ class TcpReceiver(EndpointState):
         self.read_total += size_bytes
         if self._drs:
             self._rcv_space_adjust()
+        if self._linux_wnd:
+            if self._linux_read_update_due():
+                self._send_ack(cpu)
+            return
         free = self.rcv_window_max - self.rcv_buffered
         if read_update_due(self.window_update_rule, self.last_adv - self.rcv_nxt, free, self.rcv_window_max,
                            self.mss, self._sws_step):
@@ -91,7 +177,7 @@ class TcpReceiver(EndpointState):
     def _process_data(self, seg: Segment, cpu: int) -> None:
         seq, length = seg.seq, seg.length
         rcv_nxt = self.rcv_nxt
-        if seq == rcv_nxt and self.rcv_buffered + length <= self.rcv_window_max:
+        if seq == rcv_nxt and self.rcv_buffered + length <= self._rcv_room:
             filled_hole = bool(self.ooo)
             rcv_nxt += length
             ooo = self.ooo
@@ -105,6 +191,9 @@ class TcpReceiver(EndpointState):
                 self._sack_blocks = [b if b[0] >= rcv_nxt else [rcv_nxt, b[1]]
                                      for b in self._sack_blocks if b[1] > rcv_nxt]
             self.rcv_buffered += length
+            if self._linux_wnd and length >= 128:  # tcp_event_data_recv -> tcp_grow_window
+                self._rcv_ssthresh = grow_ssthresh(self._rcv_ssthresh, self.rcv_window_max, self._linux_free_space(),
+                                                   self._rcv_mss + self.option_bytes, length)
             if self._drs:
                 self._rcv_rtt_measure()
             ack_now = self.delack.on_segment(length, not filled_hole)
@@ -121,7 +210,7 @@ class TcpReceiver(EndpointState):
             else:  # every segment readable at once, at no cost (BSD, Linux): the hot path
                 self.hand_ups += 1
                 self.rcv_readable += arrived
-        elif seq > rcv_nxt and seq + length - rcv_nxt <= self.rcv_window_max:
+        elif seq > rcv_nxt and seq + length - rcv_nxt <= self._rcv_room:
             self.ooo.setdefault(seq, length)
             if self.sack_ok:
                 record_arrival(self._sack_blocks, seq, seq + length, rcv_nxt)

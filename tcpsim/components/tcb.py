@@ -14,6 +14,7 @@ from typing import Callable
 from ..config import TcpOptions
 from ..protocol import framing
 from ..protocol.congestion import NewReno
+from ..protocol.cubic import Cubic
 from ..protocol.delack import make_delack
 from ..protocol.rto import RtoEstimator
 from ..protocol.sack import Scoreboard, max_blocks
@@ -82,8 +83,8 @@ class EndpointState:
         self._pushed_seq = 0  # end of the last segment sent with PSH
         # SACK is used only when both ends permit it (RFC 2018 §2, the SYN's SACK-permitted option).
         self.sack_ok = opts.sack and peer_opts.sack
-        self.cc = NewReno(self.mss, opts.initial_cwnd_segments, validate=opts.cwnd_validation, sack=self.sack_ok,
-                          limited_transmit=opts.limited_transmit)
+        self.cc = self._new_cc()
+        self._cc_timed = opts.congestion_control == "cubic"  # the rule reads each ACK's time and RTT (HyStart)
         self._sack_rec = False  # in RFC 6675 loss recovery
         self._board = Scoreboard()
         self._pipe = 0
@@ -124,6 +125,17 @@ class EndpointState:
         self._sws_step = min(window_max // 2, self.mss)
         self.right_edge = scale_window(window_max, self.rcv_shift)
         self.last_adv = self.right_edge
+        # Linux's own window rules (opts.rcv_window_rule "linux", tcpsim.protocol.linux_window); set up at connect.
+        self._linux_wnd = opts.rcv_window_rule == "linux"
+        self._rcv_room = window_max  # bytes the receive queue takes in: the window (plain), the buffer (linux)
+        self._rcvbuf = opts.rcvbuf_bytes  # sk_rcvbuf
+        self._ratio = 0  # scaling_ratio in 1/256 (0: tcp_adv_win_scale sizes the window)
+        self._truesize = 0  # skb->truesize of a full-sized received segment
+        self._rcv_ssthresh = 0
+        self._rcv_wnd = 0  # tp->rcv_wnd: the window last offered
+        self._rcv_mss = self.mss  # icsk_ack.rcv_mss: the payload of a full-sized received segment
+        self._adv_win_scale = opts.adv_win_scale
+        self._linux_ready = False
         self.delack = make_delack(opts.delack, self.mss, opts.delack_timeout_s, opts.deferred_acks_max,
                                   opts.quickack_segments)
         self._delack_timer = kernel.timer(self._delack_expired)
@@ -143,6 +155,15 @@ class EndpointState:
         self._rto_armed_s = 0.0
         self.rtt_sum_s = 0.0
         self.rtt_n = 0
+
+    def _new_cc(self) -> NewReno:
+        """The congestion control the options name, for the current MSS."""
+        o = self.opts
+        if o.congestion_control == "cubic":
+            return Cubic(self.mss, o.initial_cwnd_segments, validate=o.cwnd_validation, sack=self.sack_ok,
+                         limited_transmit=o.limited_transmit)
+        return NewReno(self.mss, o.initial_cwnd_segments, validate=o.cwnd_validation, sack=self.sack_ok,
+                       limited_transmit=o.limited_transmit)
 
     # --- helpers ----------------------------------------------------------------------------------
     def _wire(self, length: int) -> tuple[int, float]:

@@ -23,7 +23,7 @@ class NewReno:
     """Congestion window state of one sender, in bytes."""
 
     __slots__ = ("mss", "cwnd", "ssthresh", "in_recovery", "recover", "dupacks", "abc_limit", "_ca_acc",
-                 "validate", "sack", "limited_transmit", "extra")
+                 "validate", "sack", "limited_transmit", "extra", "now_s")
 
     MAX_BURST_SEGMENTS = 3
     """Linux ``tcp_max_burst``: a window within this many segments of the flight still counts as used."""
@@ -43,6 +43,8 @@ class NewReno:
         self.dupacks = 0
         self.abc_limit = abc_limit_segments * mss_bytes
         self._ca_acc = 0
+        self.now_s = 0.0
+        """The time of the ACK being processed (the sender sets it; time-based rules such as CUBIC read it)."""
 
     def on_new_ack(self, acked_bytes: int, ack: int, flight_bytes: int) -> bool:
         """A cumulative ACK advanced by ``acked_bytes``; returns True if a partial ACK asks to retransmit."""
@@ -67,12 +69,22 @@ class NewReno:
         if self.cwnd < self.ssthresh:
             self.cwnd += min(acked_bytes, self.abc_limit)
         else:
-            # RFC 5681 eq. 3, in byte-counting form: one SMSS per cwnd of data acked.
-            self._ca_acc += acked_bytes
-            if self._ca_acc >= self.cwnd:
-                self._ca_acc -= self.cwnd
-                self.cwnd += mss
+            self.avoid_congestion(acked_bytes)
         return False
+
+    def avoid_congestion(self, acked_bytes: int) -> None:
+        """RFC 5681 eq. 3, in byte-counting form: one SMSS per cwnd of data acked."""
+        self._ca_acc += acked_bytes
+        if self._ca_acc >= self.cwnd:
+            self._ca_acc -= self.cwnd
+            self.cwnd += self.mss
+
+    def on_ack_timing(self, rtt_s: float, snd_nxt: int, ack: int) -> None:
+        """An ACK's RTT sample (< 0: none) for rules that time the path (CUBIC's HyStart); Reno does not."""
+
+    def loss_ssthresh(self, flight_bytes: int) -> int:
+        """The slow-start threshold after a loss: max(FlightSize / 2, 2 SMSS) (RFC 5681 eq. 4)."""
+        return max(flight_bytes // 2, 2 * self.mss)
 
     def on_dupack(self, flight_bytes: int, snd_max: int, ack: int, new_sack_info: bool = True) -> bool:
         """A duplicate ACK of ``ack``; returns True on the third one (fast retransmit, RFC 5681 §3.2 step 2).
@@ -94,7 +106,7 @@ class NewReno:
         if self.dupacks == 3 and ack >= self.recover:
             if self.limited_transmit:  # what limited transmit sent beyond cwnd is left out (RFC 5681 §3.2 step 2)
                 flight_bytes = min(flight_bytes, self.cwnd)
-            self.ssthresh = max(flight_bytes // 2, 2 * self.mss)
+            self.ssthresh = self.loss_ssthresh(flight_bytes)
             # RFC 6675 §5 step 4.2: cwnd = ssthresh, and ``pipe`` decides what may go out; NewReno
             # inflates by the three segments that left the network (RFC 6582 §3.2 step 2).
             self.cwnd = self.ssthresh if self.sack else self.ssthresh + 3 * self.mss
@@ -105,7 +117,7 @@ class NewReno:
 
     def on_timeout(self, flight_bytes: int, snd_max: int) -> None:
         """Retransmission timeout: ssthresh = max(FlightSize/2, 2 SMSS), cwnd = 1 SMSS (RFC 5681 eq. 4)."""
-        self.ssthresh = max(flight_bytes // 2, 2 * self.mss)
+        self.ssthresh = self.loss_ssthresh(flight_bytes)
         self.cwnd = self.mss
         self.in_recovery = False
         self.recover = snd_max

@@ -1,0 +1,160 @@
+"""CUBIC congestion avoidance with HyStart: Linux's default congestion control since 2.6.19.
+
+Ref: RFC 9438 (CUBIC, which obsoletes RFC 8312) and Linux ``net/ipv4/tcp_cubic.c``: the window follows
+W(t) = C (t - K)^3 + W_max after a loss (``bictcp_update``), with C = 0.4 and the reduction factor beta
+= 717/1024 (``bictcp_recalc_ssthresh``), fast convergence (a flow that lost below its last maximum
+remembers a lower one), the Reno-friendly region (``tcp_friendliness`` in older kernels, RFC 9438
+§4.3), and at most one segment per two acknowledged (``ca->cnt`` at least 2). HyStart (``hystart_update``)
+ends slow start before the first loss when a train of closely spaced ACKs spans half the minimum RTT,
+or when the round's smallest RTT sample exceeds the minimum by an eighth, clamped to 4..16 ms.
+
+Recovery itself (fast retransmit, SACK, partial ACKs) is :class:`~tcpsim.protocol.congestion.NewReno`'s;
+CUBIC changes only how the window grows and how far it falls.
+"""
+
+from __future__ import annotations
+
+from .congestion import NewReno
+
+__all__ = ["Cubic", "CUBIC_C", "CUBIC_BETA", "cubic_k_s", "cubic_window_segments"]
+
+CUBIC_C = 0.4
+"""Scaling constant C, segments per second cubed (RFC 9438 §5.1; ``bic_scale`` 41 / 1024 * 10)."""
+CUBIC_BETA = 717 / 1024
+"""Multiplicative decrease factor (``beta`` 717 in 1/1024, RFC 9438's 0.7)."""
+HYSTART_LOW_WINDOW = 16
+"""HyStart acts only once cwnd reaches this many segments (``hystart_low_window``)."""
+HYSTART_MIN_SAMPLES = 8
+"""RTT samples taken at the start of each round for the delay test (``HYSTART_MIN_SAMPLES``)."""
+HYSTART_ACK_DELTA_S = 0.002
+"""ACKs closer than this belong to one train (``hystart_ack_delta_us``)."""
+HYSTART_DELAY_MIN_S = 0.004
+HYSTART_DELAY_MAX_S = 0.016
+
+
+def cubic_k_s(w_max_segments: float, cwnd_segments: float) -> float:
+    """RFC 9438 eq. 2: the time the cubic function takes to climb from ``cwnd`` back to ``W_max``."""
+    if w_max_segments <= cwnd_segments:
+        return 0.0
+    return ((w_max_segments - cwnd_segments) / CUBIC_C) ** (1.0 / 3.0)
+
+
+def cubic_window_segments(t_s: float, k_s: float, origin_segments: float) -> float:
+    """RFC 9438 eq. 1: W_cubic(t) = C (t - K)^3 + W_max."""
+    d = t_s - k_s
+    return CUBIC_C * d * d * d + origin_segments
+
+
+class Cubic(NewReno):
+    """CUBIC window growth and reduction over NewReno's recovery; windows in bytes, the curve in segments."""
+
+    __slots__ = ("hystart", "w_last_max", "epoch_s", "k_s", "origin", "w_est", "ack_cnt", "cnt_acc",
+                 "delay_min_s", "round_end", "round_start_s", "last_ack_s", "curr_rtt_s", "samples")
+
+    def __init__(self, mss_bytes: int, initial_window_segments: int = 10, abc_limit_segments: int = 2,
+                 validate: bool = False, sack: bool = False, limited_transmit: bool = False,
+                 hystart: bool = True) -> None:
+        super().__init__(mss_bytes, initial_window_segments, abc_limit_segments, validate, sack, limited_transmit)
+        self.hystart = hystart
+        self.w_last_max = 0.0
+        self.epoch_s = -1.0
+        self.k_s = 0.0
+        self.origin = 0.0
+        self.w_est = 0.0
+        self.ack_cnt = 0
+        self.cnt_acc = 0
+        self.delay_min_s = 0.0
+        self.round_end = -1
+        self.round_start_s = 0.0
+        self.last_ack_s = 0.0
+        self.curr_rtt_s = 0.0
+        self.samples = 0
+
+    # --- growth ---------------------------------------------------------------------------------------
+    def avoid_congestion(self, acked_bytes: int) -> None:
+        """``bictcp_cong_avoid`` / ``bictcp_update``: ``cnt`` ACKed segments per segment of growth, from
+        the cubic target one minimum RTT ahead, or faster where Reno would be (RFC 9438 §4.2-4.3)."""
+        mss = self.mss
+        cwnd = self.cwnd // mss
+        acked = max(acked_bytes // mss, 1)
+        now = self.now_s
+        if self.epoch_s < 0.0:
+            self.epoch_s = now
+            self.ack_cnt = acked
+            self.w_est = float(cwnd)
+            if self.w_last_max <= cwnd:
+                self.k_s = 0.0
+                self.origin = float(cwnd)
+            else:
+                self.k_s = cubic_k_s(self.w_last_max, cwnd)
+                self.origin = self.w_last_max
+        else:
+            self.ack_cnt += acked
+        t = now - self.epoch_s + self.delay_min_s
+        target = cubic_window_segments(t, self.k_s, self.origin)
+        if target > cwnd:
+            cnt = cwnd / (target - cwnd)
+        else:
+            cnt = 100.0 * cwnd
+        # Reno-friendly estimate: grows 3 (1 - beta) / (1 + beta) segments per window acknowledged.
+        self.w_est += self.ack_cnt * (3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)) / max(cwnd, 1)
+        self.ack_cnt = 0
+        if self.w_est > cwnd:
+            max_cnt = cwnd / (self.w_est - cwnd)
+            if cnt > max_cnt:
+                cnt = max_cnt
+        whole = max(int(cnt), 2)
+        self.cnt_acc += acked
+        if self.cnt_acc >= whole:
+            grow = self.cnt_acc // whole
+            self.cnt_acc -= grow * whole
+            self.cwnd += grow * mss
+
+    def loss_ssthresh(self, flight_bytes: int) -> int:
+        """``bictcp_recalc_ssthresh``: remember W_max (lowered by fast convergence when this loss came
+        below the last one) and fall to beta x cwnd, at least two segments."""
+        mss = self.mss
+        cwnd = self.cwnd // mss
+        if cwnd < self.w_last_max:
+            self.w_last_max = cwnd * (1.0 + CUBIC_BETA) / 2.0
+        else:
+            self.w_last_max = float(cwnd)
+        self.epoch_s = -1.0
+        self.cnt_acc = 0
+        return max(int(cwnd * CUBIC_BETA), 2) * mss
+
+    # --- HyStart --------------------------------------------------------------------------------------
+    def on_ack_timing(self, rtt_s: float, snd_nxt: int, ack: int) -> None:
+        """``hystart_update`` for one ACK at :attr:`now_s` (``rtt_s`` < 0: no sample from it): in slow
+        start, end it (ssthresh = cwnd) when an ACK train or a delay rise says the path is full."""
+        if rtt_s > 0.0 and (self.delay_min_s <= 0.0 or rtt_s < self.delay_min_s):
+            self.delay_min_s = rtt_s
+        if not self.hystart or self.cwnd >= self.ssthresh or self.in_recovery:
+            return
+        now = self.now_s
+        if ack > self.round_end:  # a new round: bictcp_hystart_reset
+            self.round_end = snd_nxt
+            self.round_start_s = self.last_ack_s = now
+            self.curr_rtt_s = 0.0
+            self.samples = 0
+            return
+        if self.cwnd < HYSTART_LOW_WINDOW * self.mss or self.delay_min_s <= 0.0:
+            return
+        if now - self.last_ack_s <= HYSTART_ACK_DELTA_S:
+            self.last_ack_s = now
+            if now - self.round_start_s > self.delay_min_s / 2.0:
+                self.ssthresh = self.cwnd
+                return
+        if rtt_s > 0.0 and self.samples < HYSTART_MIN_SAMPLES:
+            if self.curr_rtt_s <= 0.0 or rtt_s < self.curr_rtt_s:
+                self.curr_rtt_s = rtt_s
+            self.samples += 1
+            if self.samples == HYSTART_MIN_SAMPLES:
+                thresh = min(max(self.delay_min_s / 8.0, HYSTART_DELAY_MIN_S), HYSTART_DELAY_MAX_S)
+                if self.curr_rtt_s > self.delay_min_s + thresh:
+                    self.ssthresh = self.cwnd
+
+    def on_timeout(self, flight_bytes: int, snd_max: int) -> None:
+        """``tcp_enter_loss`` with CUBIC's ssthresh, then one segment; HyStart starts a fresh round."""
+        super().on_timeout(flight_bytes, snd_max)
+        self.round_end = -1

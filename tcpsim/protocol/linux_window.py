@@ -1,0 +1,156 @@
+"""Linux's receive window, by kernel version: from buffer to window, window clamp, rounding, growth.
+
+Pure rules in bytes, no simpy; :mod:`tcpsim.components.receiver` applies them when an endpoint runs a
+versioned Linux (:attr:`tcpsim.config.TcpOptions.rcv_window_rule` ``"linux"``).
+
+* Buffer to window (``tcp_win_from_space``): before 6.6 a buffer of ``space`` bytes holds a window of
+  ``space - space / 2**tcp_adv_win_scale``; since 6.6 (commit dfa2f0483360) ``space * scaling_ratio / 256``,
+  the ratio measured from received segments as ``skb->len / skb->truesize`` (``tcp_measure_rcv_mss``).
+* The window clamp (``tcp_init_buffer_space``): the full window less one MSS kept back (``tcp_app_win``);
+  since 6.11 the ratio measurement resets it to the full window (``tcp_measure_rcv_mss``, commit
+  05f76b2d634e and its fix "tcp: Update window clamping condition").
+* The offered window (``__tcp_select_window``, ``tcp_select_window``): at most ``rcv_ssthresh``, never
+  shrinking; without window scaling a whole number of MSS, with it rounded up to the scale unit; a
+  window below half the buffer drops to 0 when under an MSS or 1/16 of the buffer.
+* The initial window (``tcp_select_initial_window``): the space rounded down to whole MSS, at most
+  65535; before 4.20 also at most 10 segments (4 before 2.6.39), commit a337531b942b removed that.
+* ``rcv_ssthresh`` growth (``tcp_grow_window``): two segments per in-order segment received, up to the
+  clamp and the free space.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio", "win_from_space", "space_from_win", "window_clamp",
+           "initial_window", "select_window", "grow_ssthresh", "wscale_for"]
+
+TCP_RMEM_TO_WIN_SCALE = 8
+"""``scaling_ratio`` is a fraction in 1/256 (``include/linux/tcp.h``)."""
+
+SKB_STRUCT_BYTES = 576
+"""``SKB_TRUESIZE(0)`` on x86-64: ``SKB_DATA_ALIGN(sizeof(struct sk_buff))`` (256) plus
+``SKB_DATA_ALIGN(sizeof(struct skb_shared_info))`` (320), charged to the socket for every skb."""
+
+DEFAULT_RATIO_6_6 = (1200 << TCP_RMEM_TO_WIN_SCALE) // (4096 + SKB_STRUCT_BYTES)
+"""6.6 and 6.7 start from "1200 bytes of payload per 4K page" (``TCP_DEFAULT_SCALING_RATIO``): 65/256."""
+DEFAULT_RATIO_6_8 = 1 << (TCP_RMEM_TO_WIN_SCALE - 1)
+"""6.8 on (commit 697a6c8cec03, "increase the default TCP scaling ratio"): 128/256, half the buffer."""
+
+
+def scaling_ratio(payload_bytes: int, truesize_bytes: int) -> int:
+    """``tcp_measure_rcv_mss`` (6.6+): ``(skb->len << 8) / skb->truesize``, kept in a u8, at least 1."""
+    val = (payload_bytes << TCP_RMEM_TO_WIN_SCALE) // max(truesize_bytes, 1)
+    return min(max(val, 1), 255)
+
+
+def win_from_space(space_bytes: int, adv_win_scale: int, ratio: int) -> int:
+    """``tcp_win_from_space``: the window a buffer of ``space_bytes`` holds.
+
+    ``ratio`` > 0 is the 6.6+ rule (``__tcp_win_from_space``); 0 uses ``tcp_adv_win_scale`` (before 6.6).
+    """
+    if space_bytes <= 0:
+        return 0
+    if ratio > 0:
+        return (space_bytes * ratio) >> TCP_RMEM_TO_WIN_SCALE
+    if adv_win_scale <= 0:
+        return space_bytes >> -adv_win_scale
+    return space_bytes - (space_bytes >> adv_win_scale)
+
+
+def space_from_win(window_bytes: int, adv_win_scale: int, ratio: int) -> int:
+    """``tcp_space_from_win``: the buffer that holds a window of ``window_bytes`` (inverse of
+    :func:`win_from_space`), as ``tcp_rcv_space_adjust`` grows an autotuned buffer."""
+    if ratio > 0:
+        return (window_bytes << TCP_RMEM_TO_WIN_SCALE) // ratio
+    if adv_win_scale <= 0:
+        return window_bytes << -adv_win_scale
+    return window_bytes + window_bytes // ((1 << adv_win_scale) - 1)
+
+
+def window_clamp(full_space_bytes: int, advmss_bytes: int) -> int:
+    """``tcp_init_buffer_space`` with ``tcp_app_win`` = 31 (the default): the largest window the receiver
+    offers is the full window, less one MSS "to free some space after the initial burst" when the full
+    window exceeds two MSS."""
+    clamp = full_space_bytes
+    if clamp > 2 * advmss_bytes and clamp + advmss_bytes > full_space_bytes:
+        clamp = max(2 * advmss_bytes, full_space_bytes - advmss_bytes)
+    return clamp
+
+
+def wscale_for(space_bytes: int, window_scaling: bool) -> int:
+    """``tcp_select_initial_window``: ``ilog2(space) - 15``, in 0..14 (the older loop gives the same)."""
+    if not window_scaling:
+        return 0
+    shift = 0
+    while (space_bytes >> shift) > 65535 and shift < 14:
+        shift += 1
+    return shift
+
+
+def initial_window(space_bytes: int, mss_bytes: int, clamp_bytes: int, wscale: int, init_segments: int) -> int:
+    """``tcp_select_initial_window``: the window of the SYN, which also starts ``rcv_ssthresh``.
+
+    The space (at most the clamp) rounded down to whole MSS and cut to 65535 (the SYN's window is never
+    scaled); ``init_segments`` > 0 caps it at that many segments where the MSS exceeds the scale unit
+    (before 4.20: ``TCP_DEFAULT_INIT_RCVWND`` 10, scaled down for an MSS above 1460, at least 2).
+    """
+    space = min(space_bytes, clamp_bytes)
+    if space > mss_bytes:
+        space = (space // mss_bytes) * mss_bytes
+    wnd = min(space, 65535)
+    if init_segments and mss_bytes > (1 << wscale):
+        segs = init_segments if mss_bytes <= 1460 else max(1460 * init_segments // mss_bytes, 2)
+        wnd = min(wnd, segs * mss_bytes)
+    return wnd
+
+
+def select_window(free_space: int, full_space: int, clamp: int, rcv_ssthresh: int, rcv_mss: int, wscale: int,
+                  last_window: int, cur_window: int) -> int:
+    """``tcp_select_window`` around ``__tcp_select_window``: the window (bytes from RCV.NXT) to offer now.
+
+    ``free_space`` is ``tcp_space`` (the window the free buffer holds), ``full_space`` ``tcp_full_space``,
+    ``last_window`` ``tp->rcv_wnd`` (the window last offered) and ``cur_window`` what is left of it
+    (``tcp_receive_window``). The offer never shrinks the right edge (it is then the old one, rounded up
+    to the scale unit).
+    """
+    mss = rcv_mss
+    full = min(clamp, full_space)
+    if mss > full:
+        mss = full
+    if mss <= 0:
+        window = 0
+    else:
+        window = -1
+        if free_space < (full >> 1):
+            free_space = (free_space >> wscale) << wscale
+            if free_space < (full_space >> 4) or free_space < mss:
+                window = 0
+        if window < 0:
+            if free_space > rcv_ssthresh:
+                free_space = rcv_ssthresh
+            if wscale:
+                unit = 1 << wscale
+                window = (free_space + unit - 1) // unit * unit
+            else:
+                window = last_window
+                if window <= free_space - mss or window > free_space:
+                    window = (free_space // mss) * mss
+                elif mss == full and free_space > window + (full >> 1):
+                    window = free_space
+    if window < cur_window:
+        unit = 1 << wscale
+        window = (cur_window + unit - 1) // unit * unit
+    return window
+
+
+def grow_ssthresh(rcv_ssthresh: int, clamp: int, free_space: int, advmss_bytes: int, length_bytes: int) -> int:
+    """``tcp_grow_window`` for an in-order segment of ``length_bytes`` (128 or more, ``tcp_event_data_recv``).
+
+    ``rcv_ssthresh`` rises by ``max(2 * advmss, 2 * len)`` up to ``min(window_clamp, tcp_space)``. The
+    kernel first checks that a segment's truesize fits the buffer's ratio (``__tcp_grow_window``); a
+    full-sized segment from a well-behaved driver passes it, which is the case modelled.
+    """
+    room = min(clamp, free_space) - rcv_ssthresh
+    if room <= 0 or length_bytes < 128:
+        return rcv_ssthresh
+    incr = max(2 * advmss_bytes, 2 * length_bytes)
+    return rcv_ssthresh + min(room, incr)
