@@ -62,7 +62,7 @@ def test_predict_shows_which_buffers_linux_autotunes(capsys):
     assert code == 0
     header = out.splitlines()[0]
     assert "sndbuf 16 KiB (autotuned, up to 4 MiB)" in header   # unset: tcp_wmem 16384 .. 4 MiB
-    assert "rcvbuf 256 KiB," in header                           # set by the application: fixed
+    assert "rcvbuf 416 KiB," in header      # set by the application: fixed, 2 x rmem_max (212992, Linux 6.12)
     code, out, _ = _run(capsys, ["predict", "--os", "linux", "--max-time", "50ms", "--json"])
     inputs = json.loads(out)["inputs"]
     assert inputs["sndbuf_autotune_max_bytes"] == 4194304 and inputs["rcv_window_autotune_max_bytes"] > 0

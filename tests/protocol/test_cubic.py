@@ -1,0 +1,135 @@
+"""CUBIC (RFC 9438, Linux tcp_cubic.c) and HyStart, as pure rules on a Cubic window."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcpsim.protocol.congestion import NewReno
+from tcpsim.protocol.cubic import CUBIC_BETA, CUBIC_C, Cubic, cubic_k_s, cubic_window_segments
+
+MSS = 1448
+
+
+def test_k_is_the_time_back_to_w_max():
+    assert cubic_k_s(100, 70) == pytest.approx((30 / 0.4) ** (1 / 3))
+    assert cubic_k_s(70, 100) == 0.0
+    k = cubic_k_s(100, 70)
+    assert cubic_window_segments(k, k, 100) == pytest.approx(100)
+    assert cubic_window_segments(0.0, k, 100) == pytest.approx(70)
+
+
+def test_a_loss_keeps_seven_tenths_and_remembers_w_max():
+    cc = Cubic(MSS, 10)
+    cc.cwnd = 100 * MSS
+    assert cc.loss_ssthresh(cc.cwnd) == 70 * MSS            # beta = 717/1024
+    assert cc.w_last_max == 100
+    cc.cwnd = 80 * MSS                                      # lost again below the last maximum:
+    cc.loss_ssthresh(cc.cwnd)
+    assert cc.w_last_max == pytest.approx(80 * (1 + CUBIC_BETA) / 2)   # fast convergence gives way
+
+
+def _avoid(cc: Cubic, rtt_s: float, until_s: float) -> list[tuple[float, int]]:
+    """Congestion avoidance with one ACK per segment, spread evenly over each round trip."""
+    seen = []
+    while cc.now_s < until_s:
+        segs = cc.cwnd // MSS
+        for _ in range(segs):
+            cc.now_s += rtt_s / segs
+            cc.avoid_congestion(MSS)
+        seen.append((cc.now_s, cc.cwnd // MSS))
+    return seen
+
+
+def test_the_window_climbs_back_to_w_max_in_about_k_then_probes_beyond():
+    # A long path (100 ms, W_max 200): the cubic curve, not the Reno-friendly estimate, sets the pace.
+    rtt = 0.1
+    cc = Cubic(MSS, 10)
+    cc.cwnd = 200 * MSS
+    cc.ssthresh = cc.loss_ssthresh(cc.cwnd)
+    cc.cwnd = cc.ssthresh
+    cc.delay_min_s = rtt
+    k = cubic_k_s(200, 140)
+    seen = _avoid(cc, rtt, 2.5 * k)
+    at_k = min(seen, key=lambda p: abs(p[0] - k))[1]
+    assert 190 <= at_k <= 205                                # back near W_max after K (the plateau)
+    early = [w for t, w in seen if t < k / 2]
+    assert early[-1] - early[0] > 35                         # concave: fast at first
+    plateau = [w for t, w in seen if abs(t - k) < 0.1 * k]
+    assert max(plateau) - min(plateau) < 8                   # flat around W_max
+    assert seen[-1][1] > 300                                 # convex beyond it
+
+
+def test_short_paths_grow_at_least_as_fast_as_reno_friendly_cubic():
+    # RTT 100 us, W_max 20: the cubic curve is slower than Reno there; the Reno-friendly estimate grows
+    # 3 (1 - beta) / (1 + beta) = 0.53 segments per round trip (RFC 9438 §4.3).
+    rtt = 100e-6
+    cc = Cubic(MSS, 10)
+    cc.cwnd = 20 * MSS
+    cc.ssthresh = cc.loss_ssthresh(cc.cwnd)
+    cc.cwnd = cc.ssthresh
+    cc.delay_min_s = rtt
+    seen = _avoid(cc, rtt, 100 * rtt)
+    per_rtt = (seen[-1][1] - 14) / len(seen)
+    assert 0.4 <= per_rtt <= 1.0
+
+
+def test_growth_is_at_most_one_segment_per_two_acked():
+    cc = Cubic(MSS, 10)
+    cc.cwnd = 10 * MSS
+    cc.ssthresh = 10 * MSS
+    cc.w_last_max = 1000.0                                   # far below W_max: the curve asks for a lot
+    cc.delay_min_s = 0.001
+    cc.now_s = 0.0
+    cc.avoid_congestion(MSS)
+    cc.now_s = 5.0
+    for _ in range(10):
+        cc.avoid_congestion(MSS)
+    assert cc.cwnd <= 16 * MSS
+
+
+def test_hystart_ends_slow_start_on_an_ack_train_spanning_half_the_min_rtt():
+    cc = Cubic(MSS, 10)
+    cc.cwnd = 32 * MSS
+    cc.now_s = 0.0
+    cc.on_ack_timing(0.001, 100 * MSS, 1)                    # starts the round, sets delay_min 1 ms
+    t = 0.0
+    while cc.ssthresh > cc.cwnd and t < 0.002:
+        t += 20e-6                                           # back-to-back ACKs, 20 us apart
+        cc.now_s = t
+        cc.on_ack_timing(0.001, 100 * MSS, 2)
+    assert cc.ssthresh == cc.cwnd and 0.0005 < t < 0.0006
+
+
+def test_hystart_ends_slow_start_when_the_round_s_rtt_rises():
+    cc = Cubic(MSS, 10)
+    cc.cwnd = 32 * MSS
+    cc.now_s = 0.0
+    cc.on_ack_timing(0.001, 100 * MSS, 1)                    # delay_min 1 ms: threshold clamps to 4 ms
+    for i in range(8):
+        cc.now_s = 0.01 * (i + 1)                            # spaced: no ACK train
+        cc.on_ack_timing(0.0061, 100 * MSS, 2)
+    assert cc.ssthresh == cc.cwnd
+    calm = Cubic(MSS, 10)
+    calm.cwnd = 32 * MSS
+    calm.on_ack_timing(0.001, 100 * MSS, 1)
+    for i in range(8):
+        calm.now_s = 0.01 * (i + 1)
+        calm.on_ack_timing(0.0049, 100 * MSS, 2)
+    assert calm.ssthresh > calm.cwnd                         # 3.9 ms above: still in slow start
+
+
+def test_hystart_waits_for_sixteen_segments():
+    cc = Cubic(MSS, 10)
+    cc.on_ack_timing(0.001, 100 * MSS, 1)
+    for i in range(200):
+        cc.now_s = i * 1e-6
+        cc.on_ack_timing(0.001, 100 * MSS, 2)
+    assert cc.ssthresh > cc.cwnd
+
+
+def test_reno_keeps_its_own_arithmetic():
+    reno = NewReno(MSS, 10)
+    reno.cwnd = 100 * MSS
+    assert reno.loss_ssthresh(100 * MSS) == 50 * MSS
+    reno.on_ack_timing(0.001, 0, 0)                          # no timing rule: nothing happens
+    assert CUBIC_C == 0.4

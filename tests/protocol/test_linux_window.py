@@ -1,0 +1,101 @@
+"""Linux's receive-window rules (tcpsim.protocol.linux_window), checked against the kernel's arithmetic."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tcpsim.protocol.linux_window import (DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8, grow_ssthresh, initial_window,
+                                          scaling_ratio, select_window, space_from_win, win_from_space, window_clamp,
+                                          wscale_for)
+
+
+def test_scaling_ratio_is_payload_over_truesize_in_256ths():
+    # tcp_measure_rcv_mss: (skb->len << 8) / skb->truesize
+    assert scaling_ratio(1448, 1448 + 832) == 1448 * 256 // 2280 == 162
+    assert scaling_ratio(8948, 8948 + 832) == 234
+    assert scaling_ratio(1, 100000) == 1          # never 0
+    assert scaling_ratio(5000, 100) == 255        # a u8
+
+
+def test_default_ratios_of_6_6_and_6_8():
+    assert DEFAULT_RATIO_6_6 == (1200 << 8) // (4096 + 576) == 65   # "1200 bytes of payload per 4K page"
+    assert DEFAULT_RATIO_6_8 == 128                                 # half the buffer
+
+
+def test_win_from_space_before_and_after_6_6():
+    assert win_from_space(131072, 2, 0) == 98304      # tcp_adv_win_scale 2: 3/4
+    assert win_from_space(131072, 1, 0) == 65536      # tcp_adv_win_scale 1: 1/2
+    assert win_from_space(131072, -2, 0) == 32768     # negative: space >> 2
+    assert win_from_space(131072, 1, 162) == 131072 * 162 >> 8 == 82944   # 6.6+: the ratio, adv_win_scale unused
+    assert win_from_space(-5, 1, 162) == 0
+
+
+@given(st.integers(1, 1 << 30), st.sampled_from([(1, 0), (2, 0), (-1, 0), (0, 162), (0, 234), (0, 128)]))
+def test_space_from_win_inverts_win_from_space(window, rule):
+    adv, ratio = rule
+    space = space_from_win(window, adv, ratio)
+    assert window - 2 <= win_from_space(space, adv, ratio) <= window
+
+
+def test_window_clamp_keeps_one_mss_back():
+    # tcp_init_buffer_space with tcp_app_win 31: max(2 * advmss, maxwin - advmss) once maxwin > 2 * advmss
+    assert window_clamp(65536, 1460) == 64076
+    assert window_clamp(20000, 8960) == 17920
+    assert window_clamp(2900, 1460) == 2900
+
+
+def test_window_scale_is_chosen_for_the_largest_space():
+    assert wscale_for(65535, True) == 0
+    assert wscale_for(65536, True) == 1
+    assert wscale_for(6291456, True) == 7      # tcp_rmem[2] 6 MiB
+    assert wscale_for(1 << 31, True) == 14
+    assert wscale_for(6291456, False) == 0
+
+
+def test_initial_window_rounds_to_mss_and_caps_old_kernels_at_ten_segments():
+    assert initial_window(65536, 1448, 65536, 1, 0) == 45 * 1448       # 4.20 on: whole MSS, <= 65535
+    assert initial_window(65536, 1448, 65536, 1, 10) == 14480          # before 4.20: 10 segments
+    assert initial_window(65536, 8948, 65536, 1, 10) == 2 * 8948       # MSS > 1460: 14600 // 8948 -> 2
+    assert initial_window(1 << 20, 1448, 1 << 30, 7, 0) == 65535       # the SYN's window is never scaled: U16_MAX
+    assert initial_window(65536, 1448, 20000, 1, 0) == 13 * 1448       # within the clamp
+
+
+def test_without_window_scaling_the_window_is_whole_segments():
+    # An MTU-9000 receiver with a 29952-byte window offers three segments, never a part of one.
+    wnd = select_window(29952, 29952, 29952, 29952, 8948, 0, 0, 0)
+    assert wnd == 3 * 8948
+    # a window within one MSS of the free space is kept as it was (no divide)
+    assert select_window(29000, 29952, 29952, 29952, 8948, 0, 26844, 0) == 26844
+
+
+def test_with_window_scaling_the_window_rounds_up_to_the_scale_unit():
+    wnd = select_window(82944, 82944, 82944, 81000, 1448, 7, 0, 0)
+    assert wnd == 81024 and wnd % 128 == 0 and wnd >= 81000
+
+
+def test_window_is_at_most_rcv_ssthresh():
+    assert select_window(82944, 82944, 82944, 14480, 1448, 1, 0, 0) == 14480
+
+
+def test_a_nearly_full_buffer_offers_zero_but_never_shrinks_an_offer():
+    # free space below half the buffer and below one MSS: zero window ...
+    assert select_window(1000, 82944, 82944, 82944, 1448, 1, 0, 0) == 0
+    # ... unless that would pull back the right edge already offered (it stays, rounded up to the unit)
+    assert select_window(1000, 82944, 82944, 82944, 1448, 7, 5000, 3000) == 3072
+
+
+def test_rcv_ssthresh_grows_two_segments_per_segment_up_to_the_room():
+    assert grow_ssthresh(14480, 82944, 82944, 1460, 1448) == 14480 + 2920
+    assert grow_ssthresh(81000, 82944, 82944, 1460, 1448) == 82944
+    assert grow_ssthresh(60000, 82944, 50000, 1460, 1448) == 60000     # no room: free space below it
+    assert grow_ssthresh(14480, 82944, 82944, 1460, 100) == 14480       # segments under 128 bytes do not count
+
+
+@given(st.integers(0, 1 << 22), st.integers(1, 1 << 22), st.integers(536, 9000), st.integers(0, 14),
+       st.integers(0, 1 << 22), st.integers(0, 1 << 22))
+def test_an_offer_never_pulls_the_edge_back_and_respects_the_scale(free, full, mss, wscale, last, cur):
+    wnd = select_window(free, full, full, full, mss, wscale, last, cur)
+    assert wnd >= cur
+    if wscale and wnd > cur:
+        assert wnd % (1 << wscale) == 0

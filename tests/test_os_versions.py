@@ -1,0 +1,122 @@
+"""Named OS versions (tcpsim.os_versions) and the Linux rules they switch on, end to end."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from tcpsim.api import build_scenario, simulate
+from tcpsim.cli import main
+from tcpsim.config import Budget, TcpOptions
+from tcpsim.errors import ConfigError
+from tcpsim.os_versions import DEFAULT_LINUX, LINUX_VERSIONS, OS_NAMES, os_version
+from tcpsim.platform import Platform, os_defaults
+from tcpsim.profiles import load_platform
+from tcpsim.tuning import apply_tuning, parse_tuning
+
+BUDGET = Budget(max_sim_time_s=0.15, record_trace=True, trace_limit=6000)
+
+
+def _steady_windows(**kw) -> tuple[float, Counter]:
+    r = simulate(build_scenario(budget=BUDGET, **kw))
+    acks = [t for t in r.trace if t[2] == "ack"]
+    return r.goodput_bps, Counter(t[6] for t in acks[len(acks) // 2:])
+
+
+def test_names_and_the_default():
+    assert os_version("linux") == os_version(DEFAULT_LINUX) == LINUX_VERSIONS["linux-6.12"]
+    assert os_version("solaris") == os_defaults("solaris") and os_version("bsd") == os_defaults("bsd")
+    assert {"linux-2.6", "linux-3.10", "linux-4.19", "linux-5.15", "linux-6.8", "linux-6.12"} <= set(OS_NAMES)
+    for name, os in LINUX_VERSIONS.items():
+        assert os.family == "linux" and os.version and os.congestion_control == "cubic", name
+    with pytest.raises(ConfigError, match="os"):
+        os_version("linux-9.9")
+
+
+def test_calibrated_profiles_stay_unversioned():
+    """Their [os] tables keep the simple window model they were fitted with (their numbers do not move)."""
+    for name in ("rx2600_ixgb", "se7501_ixgb", "p4_linux", "vbox_centos"):
+        os = load_platform(name).os
+        assert os.version == "" and os.congestion_control == "reno", name
+        assert TcpOptions.for_os(os, sockbuf_bytes=65536).rcv_window_rule == "plain"
+
+
+def test_versions_carry_the_kernel_s_window_rules():
+    def opts(name, **kw):
+        return TcpOptions.for_os(os_version(name), **kw)
+
+    assert opts("linux-2.6", sockbuf_bytes=65536).adv_win_scale == 2
+    assert opts("linux-4.19", sockbuf_bytes=65536).init_rcv_wnd_segments == 10       # before 4.20
+    assert opts("linux-5.15", sockbuf_bytes=65536).init_rcv_wnd_segments == 0
+    six8 = opts("linux-6.8", sockbuf_bytes=65536)
+    assert six8.scaling_ratio_default == 128 and not six8.clamp_follows_ratio
+    six12 = opts("linux-6.12", sockbuf_bytes=65536)
+    assert six12.clamp_follows_ratio and six12.rcvbuf_autotune_max_bytes == 0       # set: fixed
+    assert opts("linux-6.12").rcvbuf_autotune_max_bytes == 6291456                   # unset: autotunes
+    assert opts("linux-6.12", sockbuf_bytes=65536).congestion_control == "cubic"
+    assert build_scenario(os="linux", cc="reno").sender.tcp.congestion_control == "reno"
+    with pytest.raises(ConfigError, match="cc"):
+        build_scenario(os="linux", cc="bbr")
+
+
+def test_linux_6_12_offers_the_truesize_ratio_of_the_doubled_buffer():
+    # SO_RCVBUF 64k -> sk_rcvbuf 131072; ratio 1448 / (1448 + 832) = 162/256: window clamp 82944. The
+    # offer settles a segment below it (rcv_ssthresh grows only while the segment just queued is counted).
+    goodput, windows = _steady_windows(os="linux-6.12", rtt="1ms", sockbuf="64k")
+    wnd = windows.most_common(1)[0][0]
+    assert 82944 - 2 * 1448 <= wnd <= 82944 and wnd % 2 == 0                    # wscale 1
+    assert 0.60 <= wnd / 131072 <= 0.64
+    assert goodput == pytest.approx(wnd * 8 / 1.03e-3, rel=0.05)
+
+
+def test_linux_6_8_keeps_a_set_buffer_at_half_less_one_mss():
+    # 6.6-6.10: a buffer set with SO_RCVBUF keeps the starting ratio (1/2) less one MSS (tcp_init_buffer_space)
+    _, windows = _steady_windows(os="linux-6.8", rtt="1ms", sockbuf="64k")
+    assert windows.most_common(1)[0][0] == 65536 - 1460
+
+
+def test_before_6_6_tcp_adv_win_scale_sizes_the_window():
+    _, w26 = _steady_windows(os="linux-2.6", rtt="1ms", sockbuf="64k")    # 3/4 of 131072, capped by rmem_max
+    _, w515 = _steady_windows(os="linux-5.15", rtt="1ms", sockbuf="64k")  # 1/2
+    assert 98304 - 2 * 1448 - 1460 <= w26.most_common(1)[0][0] <= 98304 - 1460
+    assert 65536 - 2 * 1448 - 1460 <= w515.most_common(1)[0][0] <= 65536 - 1460
+
+
+def test_without_window_scaling_an_mtu_9000_window_is_whole_segments():
+    # SO_RCVBUF 16k at MTU 9000: a 29952-byte buffer window (wscale 0), offered in whole 8948-byte segments
+    _, windows = _steady_windows(os="linux-6.12", rtt="1ms", sockbuf="16k", mtu=9000)
+    assert all(w % 8948 == 0 for w in windows) and max(windows) <= 29952
+
+
+def test_tcp_adv_win_scale_is_reported_ignored_from_6_6():
+    knobs = parse_tuning("net.ipv4.tcp_adv_win_scale = 1\nnet.ipv4.tcp_congestion_control = reno\n", "t.conf")
+    new = apply_tuning(Platform(os=os_version("linux-6.12")), knobs, "t.conf")
+    assert [k.name for k in new.ignored] == ["net.ipv4.tcp_adv_win_scale"]
+    assert new.platform.os.congestion_control == "reno"
+    old = apply_tuning(Platform(os=os_version("linux-2.6")), knobs, "t.conf")
+    assert old.ignored == () and old.platform.os.adv_win_scale == 1
+    bbr = apply_tuning(Platform(os=os_version("linux")), parse_tuning("net.ipv4.tcp_congestion_control = bbr\n"), "t")
+    assert [k.name for k in bbr.ignored] == ["net.ipv4.tcp_congestion_control"]
+
+
+def test_cubic_and_reno_differ_under_loss_and_each_is_deterministic():
+    kw = dict(os="linux", rtt="2ms", loss=1e-3, budget=Budget(max_sim_time_s=0.3))
+    cubic = simulate(build_scenario(**kw))
+    reno = simulate(build_scenario(cc="reno", **kw))
+    assert cubic.goodput_bps != reno.goodput_bps
+    assert simulate(build_scenario(**kw)).goodput_bps == cubic.goodput_bps
+
+
+def test_cli_takes_version_names_and_refuses_unknown_ones(capsys):
+    assert main(["predict", "--os", "linux-5.15", "--cc", "reno", "--max-time", "20ms"]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--os", "linux-9"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--os" in err[0]
+
+
+def test_an_unversioned_linux_keeps_the_plain_window_model():
+    os = replace(os_version("linux-6.12"), version="")
+    assert TcpOptions.for_os(os, sockbuf_bytes=65536).rcv_window_rule == "plain"
