@@ -306,3 +306,18 @@ def test_validate_report_checks_its_folder_before_the_run(tmp_path, monkeypatch,
     assert main(["validate", "--report", "--source", "tru64"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "report=" in err[0]
+
+
+@pytest.mark.parametrize("line, field", [
+    ("calibrate --platform es40_tru64 --data /etc/passwd", "data"),
+    ("calibrate --platform es40_tru64 --data /nonexistent", "data"),
+    ("calibrate --platform es40_tru64 --workers ١", "workers"), ("calibrate --platform es40_tru64 --max-evals 0", "max_evals"),
+    ("calibrate --platform es40_tru64 --polish-evals -1", "polish_evals"), ("calibrate --platform ''", "platform"),
+    ("calibrate --platform cray1", "platform"),
+])
+def test_calibrate_bad_input_is_one_line(capsys, line, field):
+    import shlex
+
+    assert main(shlex.split(line)) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and field in err[0], err

@@ -16,11 +16,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ..cliutil import OneLineParser
+from ..cliutil import OneLineParser, typed
 from ..errors import ConfigError
+from ..units import parse_int
 from .fit import LOSSES, PARAMS, apply_params, fit_platform
 from .mapping import platform_ids
-from .tables import Point, load_points
+from .tables import Point, load_user_points
 
 __all__ = ["FIT_PLAN", "calibration_points", "main"]
 
@@ -89,20 +90,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="Example:\n  tcpsim calibrate --platform es40_tru64 --max-evals 60")
     parser.add_argument("--platform", required=True, choices=sorted(FIT_PLAN))
-    parser.add_argument("--max-evals", type=int, default=40,
+    parser.add_argument("--max-evals", type=typed(parse_int, "max_evals", lo=1), default=40,
                         help="model evaluations of the whole table set, least-squares stage")
-    parser.add_argument("--polish-evals", type=int, default=60,
+    parser.add_argument("--polish-evals", type=typed(parse_int, "polish_evals", lo=0), default=60,
                         help="further evaluations for the derivative-free Powell polish (0 = none)")
     parser.add_argument("--loss", choices=LOSSES, default="soft_l1",
                         help="soft_l1 (default): far misses weigh linearly; linear: plain least squares")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--workers", type=typed(parse_int, "workers", lo=1), default=os.cpu_count() or 1)
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--dry-run", action="store_true", help="fit and print, do not write the profile")
     args = parser.parse_args(argv)
     from ..profiles import load_platform, profile_path, update_profile
 
     names = FIT_PLAN[args.platform]
-    points = calibration_points(args.platform, load_points(args.data))
+    points = calibration_points(args.platform, load_user_points(args.data))
     if not points:
         raise ConfigError("platform", args.platform, "a platform with calibration points")
     tables = sorted({f"{p.source_id}/{p.table_id}" for p in points})

@@ -14,7 +14,7 @@ from typing import Iterable, Optional
 
 from ..errors import ConfigError
 
-__all__ = ["Point", "load_points", "find_data_dir", "to_si", "COLUMNS", "PACKAGE_DATA_DIR"]
+__all__ = ["Point", "load_points", "load_user_points", "find_data_dir", "to_si", "COLUMNS", "PACKAGE_DATA_DIR"]
 
 PACKAGE_DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "validation"
 """The measured tables of the sources, one folder per source, shipped as package data."""
@@ -120,4 +120,20 @@ def load_points(data_dir: Optional[Path] = None) -> list[Point]:
     points: list[Point] = []
     for path in sorted(root.glob("*/*.csv")):
         points.extend(_points_from(path))
+    return points
+
+
+def load_user_points(data_dir: Optional[Path] = None, source: Optional[str] = None) -> list[Point]:
+    """:func:`load_points` for a ``--data`` folder and ``--source`` a user named: a missing folder, a file, a
+    folder without tables or an unknown source is a ConfigError naming it (never an empty run)."""
+    if data_dir is not None and not Path(data_dir).is_dir():
+        raise ConfigError("data", str(data_dir), "a folder of measured tables (one subfolder per source)")
+    points = load_points(data_dir)
+    if not points:
+        raise ConfigError("data", str(data_dir), "a folder of measured tables (<source>/<table>.csv): none found")
+    if source is not None:
+        known = sorted({p.source_id for p in points})
+        if source not in known:
+            raise ConfigError("source", source, "one of " + ", ".join(known))
+        points = [p for p in points if p.source_id == source]
     return points

@@ -29,7 +29,7 @@ from ..result import Result
 from ..units import parse_int
 from .batch import run_all
 from .mapping import SOURCE_SETUPS, platform_ids, platforms_for_point, predicted_value, scenario_for
-from .tables import Point, find_data_dir, load_points
+from .tables import Point, find_data_dir, load_user_points
 
 __all__ = ["Outcome", "evaluate", "table_summary", "main", "load_platforms"]
 
@@ -226,16 +226,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError("report", str(out_dir), "a folder to write REPORT.md into (it is a file)")
         check_writable_dir(out_dir / "REPORT.md" if out_dir.is_dir() else out_dir, "report")
-    if args.data is not None and not args.data.is_dir():
-        raise ConfigError("data", str(args.data), "a folder of measured tables (one subfolder per source)")
-    points = load_points(args.data)
-    if not points:
-        raise ConfigError("data", str(args.data), "a folder of measured tables (<source>/<table>.csv): none found")
-    if args.source:
-        known = sorted({p.source_id for p in points})
-        if args.source not in known:
-            raise ConfigError("source", args.source, "one of " + ", ".join(known))
-        points = [p for p in points if p.source_id == args.source]
+    points = load_user_points(args.data, args.source)
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as ex:
             outcomes = evaluate(points, ex)
