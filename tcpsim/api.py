@@ -10,7 +10,7 @@ from .errors import ConfigError
 from .os_versions import os_version
 from .platform import CONGESTION_CONTROLS, Platform, bus_preset
 from .result import Result
-from .units import parse_duration, parse_fraction, parse_int, parse_number, parse_rate, parse_size, parse_switch
+from .units import parse_duration, parse_fraction, parse_int, parse_link_rate, parse_number, parse_size, parse_switch
 
 __all__ = ["simulate", "predict", "build_scenario", "scenario_inputs"]
 
@@ -86,7 +86,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
         delay_s = parse_duration(rtt, "rtt") / 2
     else:
         delay_s = parse_duration(delay, "delay")
-    link = Link(rate_bps=parse_rate(rate, "rate"), one_way_delay_s=delay_s,
+    link = Link(rate_bps=parse_link_rate(rate, "rate"), one_way_delay_s=delay_s,
                 mtu_bytes=parse_size(mtu, "mtu_bytes", decimal=True),
                 queue_packets=None if queue is None else parse_int(queue, "queue"),
                 loss_frac=parse_fraction(loss, "loss"))

@@ -73,7 +73,8 @@ _DELEGATES = {"validate": ("validate",), "calibrate": ("calibrate", "fit")}
 
 def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("path")
-    g.add_argument("--rate", default="1gbit", help="line rate (default 1gbit; 100mbit, 10gbit ...)")
+    g.add_argument("--rate", default="1gbit", help="line rate (default 1gbit; 100mbit, 10gbit ...; 0 or unshaped: a link too fast to "
+                        "matter, so the hosts' own limits decide)")
     g.add_argument("--delay", default=None, help="one-way propagation delay (default 50us)")
     g.add_argument("--rtt", default=None, help="round-trip propagation delay, instead of --delay")
     g.add_argument("--mtu", default=None, help="MTU in bytes (default 1500; 9000 or 9k = jumbo frames; decimal)")

@@ -9,7 +9,7 @@ from .config import Scenario
 from .platform import BUS_PRESETS, Bus
 from .protocol import framing
 from .result import Result
-from .units import format_duration, format_rate, format_size
+from .units import UNSHAPED_RATE_BPS, format_duration, format_rate, format_size
 
 __all__ = ["advice", "describe", "granted_note", "limit_name", "line_goodput_bps", "workload_text"]
 
@@ -252,6 +252,8 @@ def _goodput_line(sc: Scenario, r: Result) -> str:
     line = line_goodput_bps(sc)
     each = " each way" if ways == 2 else ""
     head = f"goodput      {r.goodput_bps / 1e6:9.1f} Mbit/s  {r.goodput_bps / 8e6:8.1f} MB/s  "
+    if sc.link.rate_bps == UNSHAPED_RATE_BPS:
+        return head + "(unshaped link: the hosts' own limit)"
     full = ways * line
     if r.goodput_bps > full:
         noise = r.goodput_halfwidth_bps or 0.0

@@ -36,8 +36,8 @@ from typing import Any
 from .errors import ConfigError
 from .fileio import write_text_reporting
 from .result import json_ready
-from .units import (format_quantity, parse_duration, parse_fraction, parse_int, parse_number, parse_rate, parse_size,
-                    parse_switch)
+from .units import (format_quantity, parse_duration, parse_fraction, parse_int, parse_link_rate, parse_number,
+                    parse_rate, parse_size, parse_switch)
 
 __all__ = ["AXES", "MAX_POINTS", "SweepResult", "parse_axis", "split_axes", "sweep"]
 
@@ -90,7 +90,7 @@ def _parse_one(name: str, value: Any) -> Any:
     if kind == "size":
         return parse_size(value, name, decimal=name == "mtu")
     if kind == "rate":
-        return parse_rate(value, name)
+        return parse_link_rate(value, name) if name == "rate" else parse_rate(value, name)
     if kind == "duration":
         return parse_duration(value, name)
     if kind == "int":

@@ -28,6 +28,8 @@ from .errors import ConfigError
 __all__ = [
     "parse_size",
     "parse_rate",
+    "parse_link_rate",
+    "UNSHAPED_RATE_BPS",
     "parse_duration",
     "parse_int",
     "parse_number",
@@ -116,6 +118,20 @@ def parse_rate(value: object, field: str = "rate_bps") -> float:
     return rate
 
 
+UNSHAPED_RATE_BPS = 1e13
+"""What an unshaped link (``--rate 0`` or ``--rate unshaped``) stands for: 10 Tbit/s, the top of
+:class:`tcpsim.config.Link`'s range, a frame's serialization under 1.2 ns, so the hosts' own limits (CPU,
+bus, windows) decide, as on a veth pair between namespaces with no ``tc`` shaping."""
+
+
+def parse_link_rate(value: object, field: str = "rate_bps") -> float:
+    """A link's rate: what :func:`parse_rate` reads, or ``0`` / ``unshaped`` for :data:`UNSHAPED_RATE_BPS`."""
+    if isinstance(value, str) and value.strip().lower() == "unshaped":
+        return UNSHAPED_RATE_BPS
+    rate = parse_rate(value, field)
+    return UNSHAPED_RATE_BPS if rate == 0 else rate
+
+
 def parse_duration(value: object, field: str = "duration_s") -> float:
     """Seconds from ``100us``, ``1.5ms`` or ``0.2s`` (text needs its unit); a Python number is seconds."""
     how = "a duration such as 100us, 1.5ms or 0.2s"
@@ -198,7 +214,9 @@ def format_size(size_bytes: float) -> str:
 
 
 def format_rate(rate_bps: float) -> str:
-    """``9.4e8`` -> ``'940 Mbit/s'`` (three significant figures)."""
+    """``9.4e8`` -> ``'940 Mbit/s'`` (three significant figures); :data:`UNSHAPED_RATE_BPS` -> ``'unshaped'``."""
+    if rate_bps == UNSHAPED_RATE_BPS:
+        return "unshaped"
     for unit, mult in (("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)):
         if abs(rate_bps) >= mult:
             return f"{rate_bps / mult:.3g} {unit}"

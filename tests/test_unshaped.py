@@ -1,0 +1,40 @@
+"""An unshaped link (``--rate 0`` / ``--rate unshaped``): the hosts' own limits decide."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcpsim.api import build_scenario, predict
+from tcpsim.cli import main
+from tcpsim.config import Budget
+from tcpsim.errors import ConfigError
+from tcpsim.units import UNSHAPED_RATE_BPS, format_rate, parse_link_rate, parse_rate
+
+
+def test_zero_and_unshaped_name_the_unshaped_link():
+    assert parse_link_rate("0") == parse_link_rate(0) == parse_link_rate(" Unshaped ") == UNSHAPED_RATE_BPS
+    assert parse_link_rate("1gbit") == parse_rate("1gbit") == 1e9
+    assert format_rate(UNSHAPED_RATE_BPS) == "unshaped"
+    with pytest.raises(ConfigError, match="rate"):
+        parse_link_rate("-1gbit")
+    with pytest.raises(ConfigError, match="rate"):
+        parse_link_rate("fast")
+
+
+def test_an_unshaped_link_leaves_the_window_as_the_limit():
+    # Ideal hosts, 64 KiB Linux 6.12 socket buffers, 1 ms: window / RTT, far below the link
+    r = predict(rate="unshaped", os="linux", sockbuf="64k", rtt="1ms", budget=Budget(max_sim_time_s=0.2))
+    assert r.limited_by == "window"
+    assert 0.55e9 < r.goodput_bps < 0.7e9
+    assert build_scenario(rate=0).link.rate_bps == UNSHAPED_RATE_BPS
+
+
+def test_cpu_costs_bound_an_unshaped_link():
+    r = predict(rate=0, platform="modern_linux", budget=Budget(max_sim_time_s=0.05))
+    assert r.limited_by not in ("line", "window") and r.goodput_bps < 50e9
+
+
+def test_cli_accepts_rate_zero(capsys):
+    assert main(["predict", "--rate", "0", "--max-time", "20ms"]) == 0
+    out = capsys.readouterr().out
+    assert "unshaped" in out.splitlines()[0] and "unshaped link" in out
