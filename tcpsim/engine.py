@@ -47,6 +47,11 @@ _HELD_BINDING_FRAC = 0.5
 busiest (unsaturated) resource is."""
 
 
+def _poll() -> None:
+    """Nothing: being a Python function, its call lets the interpreter run pending signal handlers
+    (Ctrl-C) when the event loop is compiled (:attr:`Kernel.poll`)."""
+
+
 def _base_rtt_s(sc: Scenario) -> float:
     link = sc.link
     ts = sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps
@@ -69,6 +74,7 @@ class _Run:
         self.sc = sc
         b = sc.budget
         self.kernel = Kernel(b.max_events, b.max_wall_s)
+        self.kernel.poll = _poll
         self.rng = np.random.default_rng(sc.seed)
         self.trace = deque(maxlen=b.trace_limit) if b.record_trace else None
         wl = sc.workload

@@ -15,6 +15,14 @@ __all__ = ["Writer", "Reader", "RequestResponse"]
 SEND_LOWAT_BYTES = 2048
 """4.4BSD ``so_snd.sb_lowat`` default: a blocked writer wakes when this much space is free."""
 
+MAX_CALLS_PER_INSTANT = 4096
+"""System calls an application makes at one simulated instant before it yields to the event loop.
+
+On a host whose calls cost no time (the ideal host) a writer of tiny messages into a huge buffer would
+otherwise loop at one instant for as long as the buffer has room, with no event for the budgets (wall
+time, events, Ctrl-C) to be checked at. Resuming through the event queue keeps the order of the calls and
+charges one event per this many calls."""
+
 
 class Writer:
     """Calls ``send(write_bytes)`` back to back (or paced, or on demand for request/response)."""
@@ -48,6 +56,7 @@ class Writer:
 
     def kick(self) -> None:
         """Issue the next pieces of work while the writer is idle and has something to do."""
+        calls = 0
         while not self.busy:
             piece = self._next_chunk()
             if piece is None:
@@ -61,7 +70,42 @@ class Writer:
                 self.busy = True
                 self.kernel.call_at(done, self._done, chunk)
                 return
+            sent = self.ep.data_segments
             self._commit(chunk)
+            if self.remaining == 0 and self.ep.data_segments == sent:
+                self._absorb_writes()
+            calls += 1
+            if calls >= MAX_CALLS_PER_INSTANT:
+                self.busy = True
+                self.kernel.call_at(self.kernel.env._now, self._paced)
+                return
+
+    def _absorb_writes(self) -> None:
+        """Hand over at once the whole writes TCP would only queue, on a host where a call costs nothing.
+
+        After a write that sent nothing, with a full segment or more unsent, ``tcp_output`` (RFC 1122
+        §4.2.3.4 as :func:`~tcpsim.protocol.nagle.may_send_bytes` writes it) sends nothing for further
+        bytes either: the window, not the queue, holds it. So the calls that fit the free space, each
+        costing nothing, end exactly as they would one by one; they are counted as calls all the same.
+        Not for Solaris's whole-message queue, nor during retransmission or SACK recovery.
+        """
+        ep = self.ep
+        host = self.host
+        if (host.per_syscall_s or host.per_byte_copy_s or ep.whole_messages or ep._sack_rec
+                or ep.snd_nxt != ep.snd_max or ep.written - ep.snd_nxt < ep.mss or self.interval_s is not None):
+            return
+        w = self.write_bytes
+        n = ep.send_space() // w
+        if n > self.calls_left:
+            n = int(self.calls_left)
+        if n * w > self.left_total:
+            n = int(self.left_total // w)
+        if n <= 0:
+            return
+        self.calls_left -= n
+        self.calls += n
+        self.left_total -= n * w
+        ep.app_write(n * w, self.cpu)
 
     def _next_chunk(self) -> tuple[int, bool] | None:
         ep = self.ep
@@ -126,6 +170,7 @@ class Reader:
         ep.on_readable = self.kick
 
     def kick(self) -> None:
+        calls = 0
         while not self.busy:
             avail = self.ep.rcv_readable
             if avail <= 0:
@@ -137,6 +182,15 @@ class Reader:
                 self.kernel.call_at(done, self._done, chunk)
                 return
             self._commit(chunk)
+            calls += 1
+            if calls >= MAX_CALLS_PER_INSTANT:  # see MAX_CALLS_PER_INSTANT
+                self.busy = True
+                self.kernel.call_at(self.kernel.env._now, self._resume)
+                return
+
+    def _resume(self) -> None:
+        self.busy = False
+        self.kick()
 
     def _commit(self, chunk: int) -> None:
         self.reads += 1

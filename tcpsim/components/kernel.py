@@ -11,15 +11,25 @@ from __future__ import annotations
 
 import time
 from heapq import heappop, heappush
-from typing import Any
+from typing import Any, Callable
 
 import simpy
 from simpy.events import NORMAL
 
 __all__ = ["Kernel", "BudgetExhausted", "Timer"]
 
-_WALL_CHECK_EVERY = 0x4000
-"""Events between two reads of the clock for the wall-time budget."""
+_WALL_CHECK_EVERY = 0x400
+"""Most events between two reads of the clock for the wall-time budget (and calls to :attr:`Kernel.poll`).
+
+A read costs some 50 ns against a microsecond or more per event. Where events are slow (a burst of calls
+at one instant, bounded by :data:`tcpsim.components.app.MAX_CALLS_PER_INSTANT`; thousands of streams), the
+gap shrinks until reads are :data:`_WALL_CHECK_GAP_S` apart, so a run ends well within a second of its
+wall budget and Ctrl-C is seen as soon."""
+_WALL_CHECK_GAP_S = 0.02
+
+
+def _no_poll() -> None:
+    pass
 
 
 class BudgetExhausted(Exception):
@@ -33,7 +43,8 @@ class BudgetExhausted(Exception):
 class Kernel:
     """The event queue of one run, with an event budget and a wall-clock budget."""
 
-    __slots__ = ("env", "n_events", "max_events", "max_wall_s", "wall_start", "stopped", "_queue", "_eid", "_check_at")
+    __slots__ = ("env", "n_events", "max_events", "max_wall_s", "wall_start", "stopped", "_queue", "_eid", "_check_at",
+                 "poll", "_every", "_checked_s")
 
     def __init__(self, max_events: int, max_wall_s: float) -> None:
         self.env = simpy.Environment()
@@ -44,7 +55,12 @@ class Kernel:
         self.max_events = max_events
         self.max_wall_s = max_wall_s
         self.wall_start = time.perf_counter()
-        self._check_at = min(_WALL_CHECK_EVERY, max_events + 1)
+        self._every = _WALL_CHECK_EVERY
+        self._checked_s = self.wall_start
+        self._check_at = min(self._every, max_events + 1)
+        self.poll: Callable[[], None] = _no_poll
+        """Called with every clock read: the engine passes a plain Python function, whose call lets the
+        interpreter run pending signal handlers (Ctrl-C) even when this loop is compiled code."""
 
     @property
     def now(self) -> float:
@@ -66,12 +82,25 @@ class Kernel:
         heappush(self._queue, (time_s, NORMAL, next(self._eid), fn, args))
 
     def _check_budgets(self, n: int) -> None:
-        """Raise when the event budget (exact) or the wall-clock budget (read every few thousand events) is spent."""
+        """Raise when the event budget (exact) or the wall-clock budget (read every thousand events) is spent."""
         if n > self.max_events:
             raise BudgetExhausted("event_budget")
-        if time.perf_counter() - self.wall_start > self.max_wall_s:
+        gap_s = self.check_wall() - self._checked_s
+        self._checked_s += gap_s
+        if gap_s > _WALL_CHECK_GAP_S:
+            self._every = max(self._every // 2, 1)
+        elif gap_s < _WALL_CHECK_GAP_S / 4 and self._every < _WALL_CHECK_EVERY:
+            self._every *= 2
+        self._check_at = min(n + self._every, self.max_events + 1)
+
+    def check_wall(self) -> float:
+        """Raise when the wall-clock budget is spent, after letting pending signals be handled; returns the
+        clock read. For work outside the event loop too (building a run, sampling, the result)."""
+        self.poll()
+        now_s = time.perf_counter()
+        if now_s - self.wall_start > self.max_wall_s:
             raise BudgetExhausted("wall_budget")
-        self._check_at = min(n + _WALL_CHECK_EVERY, self.max_events + 1)
+        return now_s
 
     def timer(self, callback) -> "Timer":
         """A :class:`Timer` on this queue that calls ``callback()`` when it expires."""
