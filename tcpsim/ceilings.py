@@ -36,6 +36,15 @@ def _payload(sc: Scenario) -> int:
     return mss
 
 
+def _largest_payload(sc: Scenario) -> int:
+    """The largest data payload a segment can carry in this workload: a bound on the line and the bus must
+    hold however the bytes are cut, and a bulk stream's small writes fill whole segments whenever the window
+    makes them wait (Nagle or not); a request or response goes alone."""
+    if sc.workload.kind == "rr":
+        return _payload(sc)
+    return _mss(sc)
+
+
 def _directions(sc: Scenario) -> int:
     return 2 if sc.workload.bidirectional else 1
 
@@ -85,10 +94,12 @@ def base_rtt_s(sc: Scenario) -> float:
 
 
 def line_ceiling_bps(sc: Scenario) -> float:
-    """Goodput of a saturated line with the scenario's segment size, per direction times directions."""
+    """Goodput of a saturated line with the scenario's largest segments, per direction times the directions
+    that carry data (requests go one way and responses the other: both, for request/response)."""
     opt = framing.tcp_option_bytes(_timestamps(sc))
-    payload = _payload(sc)
-    return sc.link.rate_bps * payload / framing.wire_bytes(payload, opt) * _directions(sc)
+    payload = _largest_payload(sc)
+    ways = 2 if sc.workload.kind == "rr" else _directions(sc)
+    return sc.link.rate_bps * payload / framing.wire_bytes(payload, opt) * ways
 
 
 def bus_ceiling_bps(sc: Scenario, host: Host) -> float:
@@ -98,7 +109,7 @@ def bus_ceiling_bps(sc: Scenario, host: Host) -> float:
     if bus.clock_hz == 0:
         return math.inf
     opt = framing.tcp_option_bytes(_timestamps(sc))
-    payload = _payload(sc)
+    payload = _largest_payload(sc)
     per_segment_s = bus.transfer_s(framing.frame_bytes(payload, opt)) + \
         bus.transfer_s(framing.frame_bytes(0, opt)) / acks_every(sc)
     return payload * 8.0 / per_segment_s

@@ -245,7 +245,7 @@ def _cmd_predict(a: argparse.Namespace) -> int:
     kw = _scenario_kwargs(a)
     result = predict(method=a.method, **kw)
     if a.json:
-        d = result.to_dict()
+        d = result.to_dict(timing=a.timing)
         d.update(goodput_bps=result.goodput_bps, data_packets_per_s=result.data_packets_per_s,
                  limited_by=result.limited_by, ceilings_bps=dict(result.ceilings_bps),
                  payload_histogram={str(k): v for k, v in sorted(result.payload_histogram.items())})
@@ -412,6 +412,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="simulate (default) or the closed-form ceilings alone (instant)")
     sp.add_argument("-J", "--json", nargs="?", const="-", default=None, metavar="FILE",
                     help="print one JSON object with stable keys (to FILE if given; --json=FILE)")
+    sp.add_argument("--timing", action="store_true", help="with --json: add wall_s, the run's wall-clock seconds "
+                    "(left out by default, so the same seed gives the same bytes)")
 
     sp = sub.add_parser("platforms", help="list the platform profiles and their sources",
                         description="List the platform profiles: hardware, OS, source, tuning levels.",

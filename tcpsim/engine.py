@@ -152,17 +152,21 @@ class _Run:
 
     def _snapshot(self) -> dict:
         now = self.kernel.now
+        wire = {k: d.sent_by(now) for k, d in self.links.items()}
         snap = {
             "t": now,
             "delivered": [f[4].delivered_bytes if f[4] else 0 for f in self.flows],
             "transactions": sum(rr.transactions for rr in self.rr),
-            "segs": [f[2].data_segments + f[3].data_segments for f in self.flows],
-            "acks": sum(f[2].acks_sent + f[3].acks_sent for f in self.flows),
+            # Frames whose bits have left the interface (not those still queued for it), data by stream.
+            "segs": [sum(w[1].get(f[1], 0.0) for w in wire.values()) for f in self.flows],
+            "acks": sum(w[1].get(-1, 0.0) for w in wire.values()),
             "retx": [f[2].retransmits + f[3].retransmits for f in self.flows],
             "cpu": {h.name: [c.busy_until(now) for c in h.cpus] for h in (self.snd_host, self.rcv_host)},
             "bus": {h.name: (h.bus.busy_until(now) if h.bus else 0.0) for h in (self.snd_host, self.rcv_host)},
             "link": {k: d.busy_until(now) for k, d in self.links.items()},
-            "frames": {k: d.iface_bytes for k, d in self.links.items()},
+            "frames": {k: w[0] for k, w in wire.items()},
+            "last_read": {d: max((f[4].last_read_s for f in self.flows if f[0] == d and f[4]), default=0.0)
+                          for d in self.links},
             "block": self._block_times(now),
             "rtt": [(f[2].rtt_sum_s, f[2].rtt_n) for f in self.flows],
             "drops": self._drops(),
@@ -171,11 +175,12 @@ class _Run:
         return snap
 
     def _payload_hist(self) -> dict[int, int]:
+        """Data frames that crossed the wire (in either direction), by payload (after a snapshot's
+        :meth:`LinkDirection.sent_by` has counted them)."""
         hist: dict[int, int] = {}
-        for f in self.flows:
-            for ep in (f[2], f[3]):
-                for k, v in ep.payload_hist.items():
-                    hist[k] = hist.get(k, 0) + v
+        for d in self.links.values():
+            for k, v in d.sent_payloads.items():
+                hist[k] = hist.get(k, 0) + v
         return hist
 
     def _drops(self) -> dict[str, int]:
@@ -299,6 +304,7 @@ class _Run:
         return {"t": 0.0, "delivered": [0] * n, "transactions": 0, "segs": [0] * n, "acks": 0, "retx": [0] * n,
                 "cpu": {h.name: [0.0] * len(h.cpus) for h in hosts}, "bus": {h.name: 0.0 for h in hosts},
                 "link": dict.fromkeys(self.links, 0.0), "frames": dict.fromkeys(self.links, 0),
+                "last_read": dict.fromkeys(self.links, 0.0),
                 "block": dict.fromkeys(BLOCK_REASONS, 0.0), "rtt": [(0.0, 0)] * n,
                 "drops": dict.fromkeys(self._drops(), 0), "hist": {}}
 
@@ -306,15 +312,22 @@ class _Run:
         sc = self.sc
         s1 = self._snapshot()
         dt = max(s1["t"] - s0["t"], 1e-12)
+        # Goodput counts the bytes read after the window opens; the window opens at the last read before it
+        # (at most one full frame's serialization earlier): data read just after the start crossed the wire
+        # before it, and a rate over a window not aligned on frames could read above the line rate.
+        link = sc.link
+        opt = framing.tcp_option_bytes(sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps)
+        frame_s = framing.wire_bytes(framing.mss_bytes(link.mtu_bytes, opt > 0), opt) * 8.0 / link.rate_bps
+        span = {d: max(s1["t"] - max(s0["last_read"][d], s0["t"] - frame_s), 1e-12) for d in self.links}
         streams = []
         total_bits = 0.0
         for i, (direction, stream, a, b, reader) in enumerate(self.flows):
             got = (s1["delivered"][i] - s0["delivered"][i]) * 8.0
-            total_bits += got
+            total_bits += got * dt / span[direction]
             rtt_sum = s1["rtt"][i][0] - s0["rtt"][i][0]
             rtt_n = s1["rtt"][i][1] - s0["rtt"][i][1]
             streams.append(StreamResult(
-                stream=stream, direction=direction, goodput_bps=got / dt,
+                stream=stream, direction=direction, goodput_bps=got / span[direction],
                 data_packets_per_s=(s1["segs"][i] - s0["segs"][i]) / dt,
                 retransmits=s1["retx"][i] - s0["retx"][i],
                 rtt_s=(rtt_sum / rtt_n) if rtt_n else (a.rto.srtt_s),

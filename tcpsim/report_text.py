@@ -73,6 +73,15 @@ def advice(sc: Scenario, r: Result) -> str:
         return ("the link queue overflows and halves the congestion window: a deeper queue (--queue N), or socket "
                 "buffers that stop the window just short of bandwidth x RTT plus the queue" + _sack_tip(sc))
     if lim == "loss_recovery":
+        ideal_hosts = not (sc.sender.platform.host_model_on or sc.receiver.platform.host_model_on)
+        if sc.link.loss_frac == 0 and sc.link.queue_packets is None and ideal_hosts and not any(r.drops.values()):
+            # Nothing can drop a frame here: the retransmissions are timeouts that fired before the ACK returned.
+            cause = ("retransmission timeouts with nothing lost (the timer expired before the ACKs came back: "
+                     "the round trip outlasts the retransmission timeout)")
+            fix = ("a run long enough for the round-trip estimate to settle (--max-time several round trips), or a "
+                   "shorter round trip")
+            return (f"the senders wait on retransmission timers ({r.retransmits:,} retransmissions in the measured run) "
+                    f"from {cause}: {fix}")
         if sc.link.loss_frac > 0:
             cause, fix = f"random loss ({sc.link.loss_frac:g} of frames)", "a cleaner path"
         elif sc.link.queue_packets is not None:

@@ -71,6 +71,8 @@ class Result:
     measure_time_s: float
     events: int
     wall_s: float
+    """Wall-clock seconds the run took: the one field that differs between two runs of the same scenario
+    and seed (:meth:`to_dict` leaves it out unless asked)."""
     goodput_halfwidth_bps: Optional[float] = None
     """Half-width of a 95 % interval on :attr:`goodput_bps` (batch means, :mod:`tcpsim.steady`); None when
     the run was too short to say."""
@@ -93,13 +95,17 @@ class Result:
         """Alias of :attr:`goodput_bps` (the sources call it throughput)."""
         return self.goodput_bps
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict with stable keys."""
+    def to_dict(self, timing: bool = False) -> dict[str, Any]:
+        """A dict with stable keys that is strict JSON: an infinite or undefined number (the ceiling of a
+        resource that is not modelled, a rate with nothing to count) is None. Everything in it is the same
+        for the same scenario and seed; ``wall_s``, the one measured quantity, is left out unless ``timing``."""
         d = asdict(self)
         d["payload_histogram"] = {str(k): v for k, v in sorted(self.payload_histogram.items())}
         d["trace"] = [list(t) for t in self.trace]
         d["streams"] = [asdict(s) for s in self.streams]
-        return d
+        if not timing:
+            del d["wall_s"]
+        return json_ready(d)
 
     def summary(self) -> str:
         """Two lines for a terminal."""

@@ -166,6 +166,8 @@ class Reader:
         self.busy = False
         self.delivered_bytes = 0
         self.reads = 0
+        self.last_read_s = 0.0
+        """When the application last got data (the engine aligns the measurement window on it)."""
         self.on_data = on_data
         ep.on_readable = self.kick
 
@@ -195,6 +197,7 @@ class Reader:
     def _commit(self, chunk: int) -> None:
         self.reads += 1
         self.delivered_bytes += chunk
+        self.last_read_s = self.kernel.env._now
         self.ep.app_read(chunk, self.cpu)
         if self.on_data is not None:
             self.on_data(chunk)

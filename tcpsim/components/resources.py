@@ -40,7 +40,8 @@ class LinkDirection:
     propagation, a bounded queue."""
 
     __slots__ = ("rate_bps", "delay_s", "queue_packets", "free_at", "busy_s", "departures", "drops", "loss_frac",
-                 "rng", "iface_bytes", "hops", "_hop_free_at")
+                 "rng", "iface_bytes", "hops", "_hop_free_at", "_on_wire", "sent_iface_bytes", "sent_data_frames",
+                 "sent_payloads")
 
     def __init__(self, rate_bps: float, delay_s: float, queue_packets: int | None, loss_frac: float = 0.0,
                  rng=None, hops: int = 0) -> None:
@@ -50,7 +51,16 @@ class LinkDirection:
         self.loss_frac = loss_frac
         self.rng = rng
         self.iface_bytes = 0
-        """Bytes an interface counter sees (Ethernet header to payload, FCS left out, as /proc/net/dev)."""
+        """Bytes an interface counter sees (Ethernet header to payload, FCS left out, as /proc/net/dev), counted
+        when the frame is queued for the wire."""
+        self._on_wire: deque[tuple[float, float, int, int, int]] = deque()
+        """(end_s, wire_s, interface bytes, stream or -1, payload bytes) of the frames queued or on the wire."""
+        self.sent_iface_bytes = 0
+        """Interface bytes of the frames whose last bit has left (what crossed the wire)."""
+        self.sent_data_frames: dict[int, int] = {}
+        """Frames whose last bit has left: data frames by stream, pure ACKs under -1."""
+        self.sent_payloads: dict[int, int] = {}
+        """Data frames whose last bit has left, by payload bytes."""
         self.rate_bps = rate_bps
         self.delay_s = delay_s
         self.queue_packets = queue_packets
@@ -59,8 +69,11 @@ class LinkDirection:
         self.departures: deque[float] = deque()
         self.drops = 0
 
-    def send(self, now: float, ready_s: float, wire_s: float, frame_bytes: int = 0) -> float | None:
-        """Serialize a frame ready at ``ready_s``; returns its arrival time at the far end, or None if dropped."""
+    def send(self, now: float, ready_s: float, wire_s: float, frame_bytes: int = 0, stream: int = -1,
+             payload_bytes: int = 0) -> float | None:
+        """Serialize a frame ready at ``ready_s``; returns its arrival time at the far end, or None if dropped.
+
+        ``stream``: the connection a data frame belongs to (-1 for a pure ACK), for :meth:`sent_by`."""
         if self.queue_packets is not None:
             q = self.departures
             while q and q[0] <= now:
@@ -73,6 +86,10 @@ class LinkDirection:
         self.free_at = end
         self.busy_s += wire_s
         self.iface_bytes += frame_bytes - 4
+        on_wire = self._on_wire
+        if on_wire and on_wire[0][0] <= now:
+            self._settle(now)
+        on_wire.append((end, wire_s, frame_bytes - 4, stream, payload_bytes))
         if self.queue_packets is not None:
             self.departures.append(end)
         if self.loss_frac and self.rng.random() < self.loss_frac:
@@ -90,3 +107,29 @@ class LinkDirection:
     def busy_until(self, now: float) -> float:
         ahead = self.free_at - now
         return self.busy_s - ahead if ahead > 0 else self.busy_s
+
+    def _settle(self, now: float) -> None:
+        """Count the frames whose last bit has left by ``now``."""
+        on_wire = self._on_wire
+        data = self.sent_data_frames
+        payloads = self.sent_payloads
+        while on_wire and on_wire[0][0] <= now:
+            _end, _wire, size, stream, payload = on_wire.popleft()
+            self.sent_iface_bytes += size
+            data[stream] = data.get(stream, 0) + 1
+            if payload:
+                payloads[payload] = payloads.get(payload, 0) + 1
+
+    def sent_by(self, now: float) -> tuple[float, dict[int, float]]:
+        """Interface bytes, and frames (:attr:`sent_data_frames`), that have crossed the wire by ``now``; the frame being
+        serialized counts for the share of it sent, so a rate over any interval stays within the line rate."""
+        self._settle(now)
+        size = float(self.sent_iface_bytes)
+        data = {k: float(v) for k, v in self.sent_data_frames.items()}
+        if self._on_wire:
+            end, wire_s, head_size, stream, _payload = self._on_wire[0]
+            frac = (now - (end - wire_s)) / wire_s if wire_s > 0 else 0.0
+            if frac > 0.0:
+                size += frac * head_size
+                data[stream] = data.get(stream, 0.0) + frac
+        return size, data

@@ -1,0 +1,75 @@
+"""Rates count what crossed the wire; results are strict, deterministic JSON; the report blames what happened
+(issue 24)."""
+
+import json
+import math
+
+from tcpsim.api import build_scenario, predict, simulate
+from tcpsim.cli import main
+from tcpsim.config import Budget
+from tcpsim.protocol import framing
+from tcpsim.report_text import advice
+
+from bounds import check_physical_bounds, check_strict_json
+
+_SHORT = Budget(max_sim_time_s=0.02)
+
+
+def test_a_gigabyte_buffer_does_not_report_more_than_the_link_carries():
+    """The unbounded link queue grows all run long; frames still in it have not crossed the wire (was 1.97
+    Gbit/s and 162,549 data/s on a 1 Gbit/s link)."""
+    sc = build_scenario(sockbuf="1G", budget=_SHORT)
+    r = simulate(sc)
+    assert r.interface_bps["forward"] <= 1e9
+    assert r.data_packets_per_s <= 1e9 / (8 * framing.wire_bytes(1460))
+    check_physical_bounds(sc, r)
+
+
+def test_goodput_never_above_the_line_rate_goodput_with_jumbo_frames():
+    """The measurement window opens on a read, not between two frames (was 992.4 against 991.4 Mbit/s)."""
+    sc = build_scenario(mtu=9000, sockbuf="512k")
+    r = simulate(sc)
+    assert r.goodput_bps <= framing.line_goodput_bps(1e9, 9000)
+    assert r.goodput_bps > 0.99 * framing.line_goodput_bps(1e9, 9000)
+
+
+def test_line_ceiling_of_tiny_nodelay_messages_bounds_the_goodput():
+    """With TCP_NODELAY, 1-byte writes still fill whole segments while the window holds them: the line
+    ceiling is that of full segments (was 110 Mbit/s under 3.7 Gbit/s of goodput)."""
+    sc = build_scenario(message=1, nodelay=True, rate="10gbit", sockbuf="1M", budget=Budget(max_events=20_000))
+    r = simulate(sc)
+    assert r.goodput_bps <= r.ceilings_bps["line"]
+    assert r.ceilings_bps["line"] == framing.line_goodput_bps(1e10, 1500)
+    rr = simulate(build_scenario(rr="64k", budget=_SHORT))
+    assert rr.goodput_bps <= rr.ceilings_bps["line"]  # requests one way, responses the other
+
+
+def test_retransmissions_without_drops_are_not_blamed_on_the_hosts():
+    """--rtt 10s: the first timeout fires before the ACK can return; nothing was dropped anywhere."""
+    sc = build_scenario(rtt="10s")
+    r = simulate(sc)
+    assert r.retransmits > 0 and not any(r.drops.values())
+    text = advice(sc, r)
+    assert "drops in the hosts" not in text and "nothing lost" in text
+
+
+def test_to_dict_is_strict_json_and_leaves_wall_time_out():
+    r = predict(sockbuf="32k", rtt="10s")  # inf ceilings, no RTT sample
+    d = r.to_dict()
+    assert "wall_s" not in d and r.to_dict(timing=True)["wall_s"] == r.wall_s
+    assert d["ceilings_bps"]["cpu_sender"] is None
+    check_strict_json(r)
+    nan = predict(method="ceilings").to_dict()
+    assert nan["data_packets_per_s"] is None
+    json.dumps(nan, allow_nan=False)
+
+
+def test_predict_json_gives_the_same_bytes_for_the_same_seed(capsys):
+    args = ["predict", "--loss", "0.01", "--max-time", "20ms", "--json"]
+    outs = []
+    for _ in range(2):
+        assert main(args) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and "wall_s" not in outs[0]
+    assert main(args + ["--timing"]) == 0
+    assert math.isfinite(json.loads(capsys.readouterr().out)["wall_s"])
