@@ -57,7 +57,7 @@ _BAD = [
     ("predict --delack ''", "delack"), ("predict --delack sometimes", "delack"),
     ("predict --deferred-acks-max 0", "deferred_acks_max"), ("predict --deferred-acks-max x", "deferred_acks_max"),
     ("predict --sack maybe", "sack"), ("predict --limited-transmit ''", "limited_transmit"),
-    ("predict --os ''", "os"), ("predict --os windows", "os"),
+    ("predict --os ''", "os"), ("predict --os windows", "os"), ("predict --cc ''", "cc"), ("predict --cc vegas", "cc"),
     ("predict --write ''", "write"), ("predict --write 0", "write_bytes"), ("predict -l 2G", "write_bytes"),
     ("predict --message ''", "message"), ("predict --message 1.5", "write_bytes"),
     ("predict --message-rate ''", "message_rate"), ("predict --message 100 --message-rate inf", "message_rate"),
@@ -108,7 +108,8 @@ _BAD = [
     ("sweep --mtu 1500,9000 --json /nonexistent/out.json", "json"),
     ("sweep --mtu 1500,9000 --json {files}/folder", "json"),
     ("sweep --mtu 1500,9000 --plot /nonexistent/out.png", "plot"), ("sweep --mtu 1500,9000 --csv ''", "csv"),
-    ("sweep --mtu 1500,9000 --x ''", "x"), ("sweep --mtu 1500,9000 --sysctl /dev/zero", "sysctl"),
+    ("sweep --mtu 1500,9000 --x ''", "x"), ("sweep --mtu 1500,9000 --y ''", "y"),
+    ("sweep --mtu 1500,9000 --hue ''", "hue"), ("sweep --mtu 1500,9000 --sysctl /dev/zero", "sysctl"),
     # explain
     ("explain --segments 0", "segments"), ("explain --segments ''", "segments"), ("explain --segments x", "segments"),
     ("explain --plot {files}/folder", "plot"), ("explain --plot /nonexistent/x.png", "plot"),
