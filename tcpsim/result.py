@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
 from .timeseries import TimeSeries
-from .units import format_rate
+from .units import format_duration, format_rate
 
 __all__ = ["Result", "StreamResult", "LIMITS", "json_ready"]
 
@@ -112,7 +112,7 @@ class Result:
         util = ", ".join(f"{k} {v:.0%}" for k, v in sorted(self.utilization_frac.items(), key=lambda kv: -kv[1])[:4])
         return (f"goodput {format_rate(self.goodput_bps)} ({self.goodput_bps / 8e6:.1f} MB/s), "
                 f"{self.data_packets_per_s:,.0f} data pkt/s, limited by {self.limited_by}\n"
-                f"busiest: {util}; {self.termination} after {self.sim_time_s * 1e3:.1f} ms simulated, "
+                f"busiest: {util}; {self.termination} after {format_duration(self.sim_time_s)} simulated, "
                 f"{self.events:,} events, {self.wall_s:.2f} s wall")
 
     def __str__(self) -> str:
