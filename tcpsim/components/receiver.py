@@ -135,6 +135,7 @@ class TcpReceiver(EndpointState):
         wnd = select_window(self._linux_free_space(), full, self.rcv_window_max, self._rcv_ssthresh, self._rcv_mss,
                             self.rcv_shift, self._rcv_wnd, edge - rcv_nxt if edge > rcv_nxt else 0)
         self._rcv_wnd = wnd
+        self._rcv_wup = rcv_nxt
         if wnd > self._wnd_field_max:
             wnd = self._wnd_field_max
         shift = self.rcv_shift
@@ -142,6 +143,16 @@ class TcpReceiver(EndpointState):
         if rcv_nxt + wnd > edge:
             self.right_edge = rcv_nxt + wnd
         return wnd
+
+    def _linux_full_frame_ack_due(self) -> bool:
+        """``__tcp_ack_snd_check``: more than one full frame unacknowledged sends an ACK at once only if
+        the window it would carry is no smaller than the one last offered; otherwise the ACK waits for
+        the reader (``tcp_cleanup_rbuf``) or the delayed-ACK timer. (Data the reader has not taken yet
+        is the case here: the check runs before the reader is woken.)"""
+        full = win_from_space(self._rcvbuf, self._adv_win_scale, self._ratio)
+        new = select_window(self._linux_free_space(), full, self.rcv_window_max, self._rcv_ssthresh, self._rcv_mss,
+                            self.rcv_shift, self._rcv_wnd, 0)
+        return new >= self._rcv_wnd
 
     def _linux_read_update_due(self) -> bool:
         """``tcp_cleanup_rbuf``: a read sends a window update when the window left is at most half the
@@ -165,7 +176,10 @@ class TcpReceiver(EndpointState):
         if self._drs:
             self._rcv_space_adjust()
         if self._linux_wnd:
-            if self._linux_read_update_due():
+            # tcp_cleanup_rbuf: an ACK held back while more than a full frame arrived since the last window
+            # went out leaves now, and so does a window update the read makes worth sending.
+            if (self.delack.held_segments and self.rcv_nxt - self._rcv_wup > self._rcv_mss) \
+                    or self._linux_read_update_due():
                 self._send_ack(cpu)
             return
         free = self.rcv_window_max - self.rcv_buffered
@@ -197,6 +211,8 @@ class TcpReceiver(EndpointState):
             if self._drs:
                 self._rcv_rtt_measure()
             ack_now = self.delack.on_segment(length, not filled_hole)
+            if ack_now and self._linux_wnd and not filled_hole and not self.delack.quick:
+                ack_now = self._linux_full_frame_ack_due()
             if self.rcv_push_wait:
                 self.rcv_unpushed += arrived
                 # Data that fills a hole comes out of reassembly with PSH (Solaris tcp_reass).

@@ -133,6 +133,7 @@ class EndpointState:
         self._truesize = 0  # skb->truesize of a full-sized received segment
         self._rcv_ssthresh = 0
         self._rcv_wnd = 0  # tp->rcv_wnd: the window last offered
+        self._rcv_wup = 0  # tp->rcv_wup: RCV.NXT when it was offered
         self._rcv_mss = self.mss  # icsk_ack.rcv_mss: the payload of a full-sized received segment
         self._adv_win_scale = opts.adv_win_scale
         self._linux_ready = False

@@ -18,13 +18,15 @@ ACK_LATER = False
 class DelayedAck:
     """Base rule set: ACK every segment (delayed ACK off)."""
 
-    __slots__ = ("mss", "held_segments", "held_bytes")
+    __slots__ = ("mss", "held_segments", "held_bytes", "quick")
     timeout_s = 0.0
 
     def __init__(self, mss_bytes: int) -> None:
         self.mss = mss_bytes
         self.held_segments = 0
         self.held_bytes = 0
+        self.quick = False
+        """The last ACK_NOW was quick-ACK mode's (Linux ``tcp_in_quickack_mode``), not a full-frame rule's."""
 
     def on_segment(self, length_bytes: int, in_order: bool) -> bool:
         """Account one arriving data segment; True means send an ACK now."""
@@ -106,7 +108,9 @@ class LinuxDelayedAck(DelayedAck):
             return ACK_NOW
         if self.quick_left > 0:
             self.quick_left -= 1
+            self.quick = True
             return ACK_NOW
+        self.quick = False
         return self.held_bytes > self.rcv_mss
 
 
