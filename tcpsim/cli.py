@@ -55,7 +55,9 @@ _EXAMPLES = {
                "  tcpsim compare --rtt 10ms --what-if sockbuf=4M --what-if streams=2 --json\n"
                "  tcpsim compare --a \"--platform p4_linux\" --b \"--platform p4_freebsd\" --sockbuf 256k",
     "validate": "Example:\n  tcpsim validate --report",
-    "calibrate": "Example:\n  tcpsim calibrate --platform es40_tru64",
+    "calibrate": "Examples:\n  tcpsim calibrate --platform es40_tru64\n"
+                 "  tcpsim calibrate --iperf3 run1.json run2.json --rate 10gbit --rtt 0.2ms --out myhost.toml",
+    "lab": "Example:\n  sudo tcpsim lab --rate 1gbit --rtt 1ms --sockbuf 64k",
 }
 
 _SWEEPABLE = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "write", "message", "rr", "response",
@@ -471,7 +473,9 @@ def _parser() -> argparse.ArgumentParser:
     _scenario_flags(sp)
 
     for name, text in (("validate", "compare the model with every measured table of the sources"),
-                       ("calibrate", "fit a platform's parameters to its calibration tables")):
+                       ("calibrate", "fit a platform's parameters to its calibration tables, or this machine's "
+                                     "to lab or iperf3 runs (--lab, --iperf3)"),
+                       ("lab", "run a scenario on this machine's kernel (two namespaces) beside the prediction")):
         sub.add_parser(name, help=text, add_help=False, formatter_class=_FMT, epilog=_EXAMPLES[name])
     return p
 
@@ -485,6 +489,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     try:
         refuse_empty_values(argv)
+        if argv and argv[0] == "lab":
+            from .lab.cli import main as lab_main
+
+            return lab_main(argv[1:])
+        if argv and argv[0] == "calibrate" and any(x.split("=")[0] in ("--lab", "--iperf3") for x in argv[1:]):
+            from .calibration.own import main as own_main
+
+            return own_main(argv[1:])
         if argv and argv[0] in _DELEGATES:
             return _delegate(argv[0], argv[1:])
         parser = _parser()

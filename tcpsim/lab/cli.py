@@ -1,0 +1,139 @@
+"""``tcpsim lab``: run a scenario on this machine's kernel between two namespaces, beside tcpsim's prediction."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Optional, Sequence
+
+from ..cliutil import OneLineParser, fail
+from ..errors import TcpsimError
+
+__all__ = ["main"]
+
+_EPILOG = """Examples:
+  sudo tcpsim lab --rate 1gbit --rtt 1ms --sockbuf 64k
+  sudo tcpsim lab --rate 0 --mtu 9000 --streams 2 --json
+  sudo tcpsim lab --rate 1gbit --message 60 --nodelay --tool builtin --plot nagle.png
+
+Needs root, iproute2 (ip, tc) and network namespaces. Traffic stays inside the namespaces the run
+creates (tcpsim-<pid>-<random>-a/-b), which are removed on every exit. --rtt uses netem where the kernel
+has it, else a user-space delay line in a third namespace. --rate 0 leaves the veth unshaped."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog="tcpsim lab", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                      epilog=_EPILOG)
+    g = p.add_argument_group("path")
+    g.add_argument("--rate", default="1gbit", help="shaped rate each way (default 1gbit; 0 = unshaped veth)")
+    g.add_argument("--rtt", default=None, help="added round-trip delay (1ms; default none: the veth's own)")
+    g.add_argument("--delay", default=None, help="added one-way delay, instead of --rtt")
+    g.add_argument("--mtu", default="1500", help="MTU of the links (default 1500)")
+    g = p.add_argument_group("sockets and workload")
+    g.add_argument("--sockbuf", default=None, help="SO_SNDBUF and SO_RCVBUF on both ends (default: autotuning)")
+    g.add_argument("--sndbuf", default=None, help="SO_SNDBUF request")
+    g.add_argument("--rcvbuf", default=None, help="SO_RCVBUF request")
+    g.add_argument("--write", default="128k", help="bytes per write (default 128k, iperf3's)")
+    g.add_argument("--message", default=None, help="small messages of this size instead of bulk writes")
+    g.add_argument("--nodelay", action="store_true", help="TCP_NODELAY (Nagle off)")
+    g.add_argument("--streams", type=int, default=1, metavar="N", help="parallel connections (default 1)")
+    g.add_argument("--rr", default=None, help="request/response of this request size (built-in generator)")
+    g.add_argument("--response", default=None, help="response size for --rr (default: the request size)")
+    g.add_argument("--cc", default="cubic", help="congestion control in the namespaces (default cubic)")
+    g = p.add_argument_group("run")
+    g.add_argument("--duration", default="3s", help="seconds of traffic (default 3s, at most 60s)")
+    g.add_argument("--tool", choices=("auto", "iperf3", "builtin"), default="auto",
+                   help="traffic generator (default: iperf3 where installed and the scenario fits it)")
+    g.add_argument("--delay-line", choices=("auto", "netem", "relay"), default="auto",
+                   help="how --rtt is made (default: netem if the kernel has it, else the user-space relay)")
+    g = p.add_argument_group("prediction")
+    g.add_argument("--os", default="linux", help="OS family of the prediction (default linux)")
+    g.add_argument("--platform", default=None, metavar="NAME|FILE",
+                   help="profile of the predicted host (a fitted machine file from tcpsim calibrate)")
+    g = p.add_argument_group("output")
+    g.add_argument("--json", action="store_true", help="one JSON object: scenario, kernel, sysctls, measured, predicted")
+    g.add_argument("--save", default=None, metavar="FILE", help="also write that JSON to FILE (for tcpsim calibrate --lab)")
+    g.add_argument("--plot", default=None, metavar="PNG", help="draw measured and predicted over time")
+    return p
+
+
+def _predicted_dict(result: Any) -> dict[str, Any]:
+    return {"goodput_bps": result.goodput_bps, "data_packets_per_s": result.data_packets_per_s,
+            "ack_packets_per_s": result.ack_packets_per_s, "rtt_s": result.rtt_s, "limited_by": result.limited_by,
+            "retransmits": result.retransmits, "transactions_per_s": result.transactions_per_s,
+            "cpu_utilization_frac": {k: list(v) for k, v in result.cpu_utilization_frac.items()},
+            "streams": [{"cwnd_bytes": s.cwnd_bytes, "peer_window_bytes": s.peer_window_bytes,
+                         "goodput_bps": s.goodput_bps} for s in result.streams]}
+
+
+def to_json(run: Any, result: Any, platform: Optional[str], os_family: str) -> dict[str, Any]:
+    """The ``--json`` object (also what ``tcpsim calibrate --lab`` reads)."""
+    return {"scenario": run.scenario.to_dict(), "kernel": run.kernel, "sysctls": run.sysctls, "cpu": run.cpu,
+            "load_avg": list(run.load_avg), "delay_line": run.delay_line, "notes": list(run.notes),
+            "measured": run.measured.to_dict(),
+            "predicted": {**_predicted_dict(result), "os": os_family, "platform": platform}}
+
+
+def _mbit(bps: Optional[float]) -> str:
+    return "-" if bps is None else f"{bps / 1e6:,.1f} Mbit/s"
+
+
+def _text(d: dict[str, Any]) -> str:
+    sc, m, p = d["scenario"], d["measured"], d["predicted"]
+    rate = "unshaped" if not sc["rate_bps"] else f"{sc['rate_bps'] / 1e9:g} Gbit/s"
+    buf = sc["sndbuf_bytes"]
+    lines = [f"tcpsim lab: {rate}, RTT {sc['rtt_s'] * 1e3:g} ms added ({d['delay_line']}), MTU {sc['mtu_bytes']}, "
+             f"sockbuf {buf if buf else 'autotuned'}, {sc['write_bytes']}-byte writes"
+             f"{' TCP_NODELAY' if sc['nodelay'] else ''}, {sc['n_streams']} stream(s), {m['tool']}, "
+             f"{m['duration_s']:.1f} s",
+             f"kernel {d['kernel']} ({d['sysctls'].get('net.ipv4.tcp_congestion_control', '?')}), "
+             f"tcp_rmem {d['sysctls'].get('net.ipv4.tcp_rmem', '?')}, rmem_max {d['sysctls'].get('net.core.rmem_max', '?')}",
+             f"{'':16s} {'measured':>16s} {'predicted':>16s}",
+             f"{'goodput':16s} {_mbit(m['goodput_bps']):>16s} {_mbit(p['goodput_bps']):>16s}   "
+             f"({p['goodput_bps'] / m['goodput_bps'] - 1:+.1%} predicted vs measured)" if m["goodput_bps"] else "",
+             ]
+    rtt_m = "-" if not m["rtt_mean_s"] else f"{(m['rtt_min_s'] or 0) * 1e3:.2f}/{m['rtt_mean_s'] * 1e3:.2f} ms"
+    lines.append(f"{'RTT min/mean':16s} {rtt_m:>16s} {(p['rtt_s'] or 0) * 1e3:>13.2f} ms")
+    seg = "-" if m["data_segments_per_s"] is None else f"{m['data_segments_per_s']:,.0f}/s"
+    lines.append(f"{'data segments':16s} {seg:>16s} {p['data_packets_per_s']:>14,.0f}/s")
+    lines.append(f"{'retransmits':16s} {m['retransmits']:>16d} {p['retransmits']:>16d}")
+    lines.append(f"{'CPU':16s} {m['cpu_busy_frac']:>15.0%}  of the machine busy; the tools used "
+                 f"{m['cpu_tools_s_per_s']:.2f} CPU-s/s")
+    lines.append(f"{'limited by':16s} {'':>16s} {p['limited_by']:>16s}")
+    lines.extend(f"note: {n}" for n in d["notes"])
+    return "\n".join(x for x in lines if x)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    from .testbed import install_signal_handlers, missing_requirement
+
+    a = _parser().parse_args(list(argv or []))
+    missing = missing_requirement()
+    if missing:
+        return fail(missing)
+    from .measure import run_lab
+    from .predict import predict_lab
+    from .scenario import lab_scenario
+
+    try:
+        sc = lab_scenario(rate=a.rate, rtt=a.rtt, delay=a.delay, mtu=a.mtu, sockbuf=a.sockbuf, sndbuf=a.sndbuf,
+                          rcvbuf=a.rcvbuf, write=a.write, message=a.message, nodelay=a.nodelay, streams=a.streams,
+                          rr=a.rr, response=a.response, duration=a.duration, cc=a.cc)
+        install_signal_handlers()
+        run = run_lab(sc, tool=a.tool, delay_line=a.delay_line)
+        result = predict_lab(sc, run.sysctls, platform=a.platform, os_family=a.os)
+    except (TcpsimError, ValueError) as exc:
+        return fail(str(exc).splitlines()[0])
+    d = to_json(run, result, a.platform, a.os)
+    text = json.dumps(d, indent=1, default=float)
+    if a.save:
+        with open(a.save, "w") as fh:
+            fh.write(text + "\n")
+    print(text if a.json else _text(d))
+    if a.plot:
+        from .plot import plot_run
+
+        plot_run(d, a.plot)
+        print(f"figure written to {a.plot}", file=sys.stderr)
+    return 0

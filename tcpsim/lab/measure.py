@@ -1,0 +1,251 @@
+"""Run a :class:`~tcpsim.lab.scenario.LabScenario` on this machine's kernel and measure it."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform as _platform
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Optional
+
+from .iperf3 import client_args, parse_iperf3
+from .scenario import LabScenario
+from .testbed import SENDER_ADDR, LabUnavailable, Testbed
+
+__all__ = ["Measured", "LabRun", "run_lab", "SYSCTLS", "choose_tool", "cpu_model"]
+
+SYSCTLS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max",
+           "net.core.rmem_default", "net.core.wmem_default", "net.ipv4.tcp_adv_win_scale",
+           "net.ipv4.tcp_congestion_control", "net.ipv4.tcp_autocorking", "net.ipv4.tcp_limit_output_bytes",
+           "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack", "net.ipv4.tcp_window_scaling",
+           "net.ipv4.tcp_slow_start_after_idle", "net.ipv4.tcp_no_metrics_save", "net.ipv4.tcp_notsent_lowat",
+           "net.core.default_qdisc")
+"""The sysctls recorded with every run (as the sender's namespace sees them)."""
+
+_PORT = 5301
+_INTERVAL_S = 0.1
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What the kernel did (SI units). Rates from interface counters count what the veth counts: with
+    TSO/GSO a large segment crosses it as one unit, so ``tx_units_per_s`` is not MSS-sized packets;
+    ``data_segments_per_s`` (TCP_INFO data_segs_out, built-in generator only) is."""
+
+    goodput_bps: float
+    tool: str
+    duration_s: float
+    tx_units_per_s: float
+    rx_units_per_s: float
+    data_segments_per_s: Optional[float]
+    ack_segments_per_s: Optional[float]
+    retransmits: int
+    rtt_min_s: Optional[float]
+    rtt_mean_s: Optional[float]
+    cpu_busy_frac: float
+    """Share of all the machine's CPUs busy during the run (/proc/stat; other users' load counts too)."""
+    cpu_tools_s_per_s: float
+    """CPU seconds per second used by the sender and receiver processes (getrusage of children)."""
+    transactions_per_s: Optional[float] = None
+    series: tuple[dict, ...] = ()
+    """Samples over time: t_s, goodput_bps and TCP_INFO fields (cwnd_bytes, rtt_s, peer_window_bytes ...)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["series"] = list(self.series)
+        return d
+
+
+@dataclass(frozen=True)
+class LabRun:
+    scenario: LabScenario
+    measured: Measured
+    kernel: str
+    sysctls: dict[str, str]
+    delay_line: str
+    cpu: str
+    load_avg: tuple[float, float, float]
+    notes: tuple[str, ...] = field(default=())
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return f"{line.split(':', 1)[1].strip()} x{os.cpu_count()}"
+    except OSError:
+        pass
+    return f"{_platform.processor() or 'unknown'} x{os.cpu_count()}"
+
+
+def _proc_stat() -> tuple[float, float]:
+    with open("/proc/stat") as fh:
+        vals = [float(v) for v in fh.readline().split()[1:]]
+    idle = vals[3] + (vals[4] if len(vals) > 4 else 0.0)
+    return sum(vals), idle
+
+
+def choose_tool(sc: LabScenario, tool: str) -> str:
+    """``iperf3`` where installed and the scenario fits it (same buffer both ways, no request/response)."""
+    fits = sc.rr_bytes is None and sc.sndbuf_bytes == sc.rcvbuf_bytes
+    if tool == "iperf3":
+        if shutil.which("iperf3") is None:
+            raise LabUnavailable("--tool iperf3: iperf3 is not installed (apt-get install iperf3)")
+        if not fits:
+            raise LabUnavailable("--tool iperf3 runs neither --rr nor different --sndbuf/--rcvbuf; use --tool builtin")
+        return "iperf3"
+    if tool == "builtin":
+        return "builtin"
+    return "iperf3" if fits and shutil.which("iperf3") else "builtin"
+
+
+def _wait_ready(proc: subprocess.Popen, what: str, timeout_s: float = 15.0) -> None:
+    """Wait for the server's first line (``ready``) or fail; the line is read by a helper with a deadline."""
+    import threading
+
+    got: list[str] = []
+    t = threading.Thread(target=lambda: got.append(proc.stdout.readline() if proc.stdout else ""), daemon=True)
+    t.start()
+    t.join(timeout_s)
+    if not got or not got[0].startswith("ready"):
+        raise LabUnavailable(f"the {what} server did not start within {timeout_s:.0f} s")
+
+
+def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:
+    common = ["--port", str(_PORT), "--streams", str(sc.n_streams), "--interval", str(_INTERVAL_S),
+              "--cc", sc.congestion_control]
+    bufs = []
+    if sc.sndbuf_bytes:
+        bufs += ["--sndbuf", str(sc.sndbuf_bytes)]
+    if sc.rcvbuf_bytes:
+        bufs += ["--rcvbuf", str(sc.rcvbuf_bytes)]
+    mode = ["--rr", str(sc.rr_bytes), "--response", str(sc.response_bytes or sc.rr_bytes)] if sc.rr_bytes else []
+    py = [sys.executable, "-m", "tcpsim.lab.generator"]
+    srv = tb.spawn(tb.ns_b, [*py, "server", "--bind", tb.receiver_addr, *common, *bufs, *mode,
+                             "--max-s", str(sc.duration_s + 20)], "server", stdout=subprocess.PIPE)
+    _wait_ready(srv, "generator")
+    cli = tb.spawn(tb.ns_a, [*py, "client", "--connect", tb.receiver_addr, *common, *bufs, *mode,
+                             "--write", str(sc.write_bytes), "--duration", str(sc.duration_s)]
+                   + (["--nodelay"] if sc.nodelay else []), "client", stdout=subprocess.PIPE)
+    out_c, _ = cli.communicate(timeout=sc.duration_s + 30)
+    out_s, _ = srv.communicate(timeout=30)
+    try:
+        return json.loads(out_c.strip().splitlines()[-1]), json.loads(out_s.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise LabUnavailable("the built-in generator ended without a result") from None
+
+
+def _run_iperf3(tb: Testbed, sc: LabScenario) -> dict:
+    srv = tb.spawn(tb.ns_b, ["iperf3", "-s", "-1", "-B", tb.receiver_addr, "-p", str(_PORT)], "iperf3 server",
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    args = client_args(tb.receiver_addr, _PORT, sc.duration_s, sockbuf=sc.sockbuf_bytes, write_bytes=sc.write_bytes,
+                       nodelay=sc.nodelay, n_streams=sc.n_streams, interval_s=_INTERVAL_S, cc=sc.congestion_control)
+    doc: dict = {}
+    for _attempt in range(20):  # the server may still be starting
+        cli = tb.spawn(tb.ns_a, args, "iperf3 client", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        out, _ = cli.communicate(timeout=sc.duration_s + 30)
+        try:
+            doc = json.loads(out)
+        except ValueError:
+            doc = {"error": "no JSON"}
+        if "unable to connect" not in str(doc.get("error", "")):
+            break
+        time.sleep(0.25)
+    try:
+        srv.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    return doc
+
+
+def _series_builtin(client: dict, server: dict) -> tuple[list[dict], dict[str, Optional[float]]]:
+    by_t: dict[float, list[dict]] = {}
+    for s in client["samples"]:
+        by_t.setdefault(s["t_s"], []).append(s)
+    series, prev_bytes, prev_t = [], 0, 0.0
+    for t in sorted(by_t):
+        ss = by_t[t]
+        acked = sum(s.get("bytes_acked", 0) for s in ss)
+        row = {"t_s": t, "goodput_bps": (acked - prev_bytes) * 8 / (t - prev_t) if t > prev_t else None,
+               "cwnd_bytes": sum(s["snd_cwnd"] * s["snd_mss"] for s in ss if "snd_cwnd" in s),
+               "rtt_s": sum(s["rtt_us"] for s in ss) / len(ss) * 1e-6,
+               "retransmits": sum(s.get("total_retrans", 0) for s in ss)}
+        if all("snd_wnd" in s for s in ss):
+            row["peer_window_bytes"] = sum(s["snd_wnd"] for s in ss)
+        series.append(row)
+        prev_bytes, prev_t = acked, t
+    rcv = [s for s in server.get("samples", [])]
+    for row in series:  # the receiver's view at the nearest sample
+        near = [s for s in rcv if abs(s["t_s"] - row["t_s"]) < _INTERVAL_S / 2]
+        if near:
+            row["rcv_space_bytes"] = sum(s.get("rcv_space", 0) for s in near)
+            row["rcv_ssthresh_bytes"] = sum(s.get("rcv_ssthresh", 0) for s in near)
+    last = {}
+    for s in client["samples"]:
+        last[s["stream"]] = s
+    elapsed = client["elapsed_s"] or 1.0
+    extra: dict[str, Optional[float]] = {
+        "data_segments_per_s": sum(s.get("data_segs_out", 0) for s in last.values()) / elapsed,
+        "ack_segments_per_s": sum(s.get("segs_in", 0) for s in last.values()) / elapsed,
+        "retransmits": float(sum(s.get("total_retrans", 0) for s in last.values())),
+        "rtt_min_s": min((s["min_rtt_us"] for s in last.values() if s.get("min_rtt_us")), default=0) * 1e-6 or None,
+        "rtt_mean_s": (sum(r["rtt_s"] for r in series) / len(series)) if series else None,
+    }
+    return series, extra
+
+
+def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> LabRun:
+    """Set up the namespaces, run ``sc`` once, tear everything down; the measurement and the kernel's facts."""
+    tool = choose_tool(sc, tool)
+    with Testbed(sc.rate_bps, sc.rtt_s, sc.mtu_bytes, delay_line=delay_line, cc=sc.congestion_control) as tb:
+        sysctls = tb.sysctls(SYSCTLS)
+        sysctls["congestion_control (per socket)"] = sc.congestion_control
+        st0 = tb.link_stats(tb.ns_a, tb.dev_a)
+        cpu0, ru0, t0 = _proc_stat(), resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
+        if tool == "builtin":
+            client, server = _run_builtin(tb, sc)
+        else:
+            doc = _run_iperf3(tb, sc)
+        wall = time.monotonic() - t0
+        cpu1, ru1 = _proc_stat(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        st1 = tb.link_stats(tb.ns_a, tb.dev_a)
+        delay = tb.delay_line
+    busy = 1.0 - (cpu1[1] - cpu0[1]) / max(cpu1[0] - cpu0[0], 1e-9)
+    tools_cpu = (ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime) / max(wall, 1e-9)
+    notes: list[str] = []
+    if tool == "builtin":
+        series, extra = _series_builtin(client, server)
+        dur = max(server["last_rx_s"]) if server.get("last_rx_s") else client["elapsed_s"]
+        if sc.rr_bytes:
+            n = sum(server["bytes"])
+            goodput, tps = n * sc.rr_bytes * 8 / client["elapsed_s"], n / client["elapsed_s"]
+        else:
+            goodput, tps = sum(server["bytes"]) * 8 / max(dur, 1e-9), None
+    else:
+        run = parse_iperf3(doc)
+        series = [dict(r) for r in run.series]
+        dur, goodput, tps = run.duration_s, run.goodput_bps, None
+        extra = {"data_segments_per_s": None, "ack_segments_per_s": None, "retransmits": float(run.retransmits),
+                 "rtt_min_s": run.rtt_min_s, "rtt_mean_s": run.rtt_mean_s}
+        notes.append("iperf3 reports the sender's TCP_INFO per interval (cwnd, srtt, peer window); "
+                     "rtt_min_s is the smallest interval srtt, not the kernel's min_rtt")
+    span = max(dur, 1e-9)
+    measured = Measured(
+        goodput_bps=goodput, tool=tool, duration_s=dur,
+        tx_units_per_s=(st1.get("tx_packets", 0) - st0.get("tx_packets", 0)) / span,
+        rx_units_per_s=(st1.get("rx_packets", 0) - st0.get("rx_packets", 0)) / span,
+        data_segments_per_s=extra["data_segments_per_s"], ack_segments_per_s=extra["ack_segments_per_s"],
+        retransmits=int(extra["retransmits"] or 0), rtt_min_s=extra["rtt_min_s"], rtt_mean_s=extra["rtt_mean_s"],
+        cpu_busy_frac=busy, cpu_tools_s_per_s=tools_cpu, transactions_per_s=tps, series=tuple(series))
+    if delay == "relay":
+        notes.append("delay line: tcpsim's user-space TUN relay (this kernel has no netem); its scheduling "
+                     "adds jitter, see rtt_min_s and rtt_mean_s")
+    return LabRun(scenario=sc, measured=measured, kernel=_platform.release(), sysctls=sysctls, delay_line=delay,
+                  cpu=cpu_model(), load_avg=os.getloadavg(), notes=tuple(notes))

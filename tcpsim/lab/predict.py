@@ -1,0 +1,46 @@
+"""tcpsim's prediction for a lab scenario: the same path and sockets, on a Linux host with this kernel's buffer limits."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from ..result import Result
+from .scenario import LabScenario
+
+__all__ = ["predict_lab", "BUFFER_SYSCTLS", "DEFAULT_OS"]
+
+DEFAULT_OS = "linux"
+"""tcpsim's Linux (``--os linux``): the prediction a user gets without naming a platform."""
+
+BUFFER_SYSCTLS = ("net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem")
+"""The sysctls passed to the prediction: facts about the buffer limits of the kernel measured. Others
+(``tcp_adv_win_scale``, which Linux 6.6+ ignores; the congestion control) are recorded, not applied:
+how the kernel uses them is the OS model's business, not the run's."""
+
+
+def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os_family: Optional[str] = DEFAULT_OS):
+    """The predicted host: ``platform`` (a profile name, path or Platform; default tcpsim's ideal host) with
+    ``os_family``'s defaults when no platform is named, then the kernel's buffer sysctls applied."""
+    from dataclasses import replace
+
+    from ..api import _platform
+    from ..platform import Platform, os_defaults
+    from ..tuning import apply_tuning, parse_tuning
+
+    base = _platform(platform, None) or Platform()
+    if platform is None and os_family:
+        base = replace(base, os=os_defaults(os_family))
+    text = "\n".join(f"{k} = {sysctls[k]}" for k in BUFFER_SYSCTLS if k in sysctls)
+    if text and base.os.family == "linux":
+        out = apply_tuning(base, parse_tuning(text, "<lab sysctls>"), "<lab sysctls>")
+        base = getattr(out, "platform", out)
+    return base
+
+
+def predict_lab(sc: LabScenario, sysctls: Mapping[str, str], platform: Optional[Any] = None,
+                os_family: Optional[str] = DEFAULT_OS, seed: int = 0) -> Result:
+    """Simulate ``sc`` as ``tcpsim predict`` would, with the measured kernel's buffer limits."""
+    from ..api import build_scenario, simulate
+
+    host = host_platform(sysctls, platform, os_family)
+    return simulate(build_scenario(platform=host, seed=seed, **sc.predict_kwargs()))

@@ -1,0 +1,104 @@
+"""What a lab run sets up: :class:`LabScenario`, from the same human units as ``tcpsim predict``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Optional
+
+from ..errors import ConfigError
+from ..units import parse_duration, parse_rate, parse_size
+
+__all__ = ["LabScenario", "lab_scenario", "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "MAX_DURATION_S"]
+
+UNSHAPED_STANDIN_BPS = 100e9
+"""The line rate tcpsim is given for an unshaped veth (``--rate 0``): a veth has no line rate, it moves
+frames at memory speed, so a link far faster than the hosts leaves the CPU costs as the limit."""
+
+VETH_RTT_S = 40e-6
+"""The round trip tcpsim is given when no delay is added: a veth pair's own (25-50 us measured with
+TCP_INFO min_rtt on a 2-core VM), kept fixed so a prediction does not depend on one run's noise."""
+
+MAX_DURATION_S = 60.0
+MAX_RTT_S = 0.2
+
+
+@dataclass(frozen=True)
+class LabScenario:
+    """One measurement on the real kernel: path, sockets, workload and how long to run."""
+
+    rate_bps: float = 1e9
+    """Shaped rate of each direction (tbf); 0 = the veth unshaped."""
+    rtt_s: float = 0.0
+    """Added round-trip delay, half each way (0 = the veth's own, tens of microseconds)."""
+    mtu_bytes: int = 1500
+    sndbuf_bytes: Optional[int] = None
+    """SO_SNDBUF request on both ends (None: the kernel's autotuning)."""
+    rcvbuf_bytes: Optional[int] = None
+    write_bytes: int = 131072
+    nodelay: bool = False
+    n_streams: int = 1
+    rr_bytes: Optional[int] = None
+    """Request size of a request/response run (None: bulk transfer)."""
+    response_bytes: Optional[int] = None
+    duration_s: float = 3.0
+    congestion_control: str = "cubic"
+
+    def __post_init__(self) -> None:
+        def bad(name: str, value: Any, allowed: str) -> ConfigError:
+            return ConfigError(name, value, allowed)
+
+        if not (self.rate_bps == 0 or 1e6 <= self.rate_bps <= 100e9):
+            raise bad("rate", self.rate_bps, "0 (unshaped) or 1mbit..100gbit")
+        if not 0 <= self.rtt_s <= MAX_RTT_S:
+            raise bad("rtt", self.rtt_s, f"0..{MAX_RTT_S * 1e3:.0f} ms")
+        if not 576 <= self.mtu_bytes <= 65535:
+            raise bad("mtu", self.mtu_bytes, "576..65535 bytes (a veth's range)")
+        for name in ("sndbuf_bytes", "rcvbuf_bytes"):
+            v = getattr(self, name)
+            if v is not None and not 1 <= v <= 1 << 30:
+                raise bad(name.replace("_bytes", ""), v, "1 byte..1 GiB")
+        if not 1 <= self.write_bytes <= 1 << 24:
+            raise bad("write", self.write_bytes, "1 byte..16 MiB")
+        if not 1 <= self.n_streams <= 64:
+            raise bad("streams", self.n_streams, "1..64")
+        if self.rr_bytes is not None and not 1 <= self.rr_bytes <= 1 << 20:
+            raise bad("rr", self.rr_bytes, "1 byte..1 MiB")
+        if not 0.5 <= self.duration_s <= MAX_DURATION_S:
+            raise bad("duration", self.duration_s, f"0.5..{MAX_DURATION_S:.0f} s (every run is bounded)")
+
+    @property
+    def sockbuf_bytes(self) -> Optional[int]:
+        return self.sndbuf_bytes if self.sndbuf_bytes == self.rcvbuf_bytes else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def predict_kwargs(self) -> dict[str, Any]:
+        """Keywords of :func:`tcpsim.api.build_scenario` for the same scenario (platform and OS left out)."""
+        kw: dict[str, Any] = dict(rate=self.rate_bps or UNSHAPED_STANDIN_BPS, rtt=self.rtt_s or VETH_RTT_S,
+                                  mtu=self.mtu_bytes, sndbuf=self.sndbuf_bytes, rcvbuf=self.rcvbuf_bytes,
+                                  write=self.write_bytes, nodelay=self.nodelay, streams=self.n_streams)
+        if self.rr_bytes:
+            kw.update(rr=self.rr_bytes, response=self.response_bytes or self.rr_bytes)
+        return kw
+
+
+def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu: Any = 1500, sockbuf: Any = None,
+                 sndbuf: Any = None, rcvbuf: Any = None, write: Any = "128k", message: Any = None,
+                 nodelay: bool = False, streams: int = 1, rr: Any = None, response: Any = None,
+                 duration: Any = "3s", cc: str = "cubic") -> LabScenario:
+    """A :class:`LabScenario` from human units (``rate="1gbit", rtt="1ms", sockbuf="64k"``)."""
+    if rtt is not None and delay is not None:
+        raise ConfigError("delay", delay, "left out when --rtt is given (one of --delay, --rtt)")
+    rtt_s = parse_duration(rtt, "rtt") if rtt is not None else 2 * parse_duration(delay, "delay") if delay else 0.0
+    unshaped = str(rate).strip().lower() in ("0", "unshaped", "none")
+    rate_bps = 0.0 if unshaped else parse_rate(rate, "rate")
+    sock = None if sockbuf is None else parse_size(sockbuf, "sockbuf")
+    snd = parse_size(sndbuf, "sndbuf") if sndbuf is not None else sock
+    rcv = parse_size(rcvbuf, "rcvbuf") if rcvbuf is not None else sock
+    w = parse_size(message if message is not None else write, "message" if message is not None else "write")
+    return LabScenario(rate_bps=rate_bps, rtt_s=rtt_s, mtu_bytes=parse_size(mtu, "mtu"), sndbuf_bytes=snd,
+                       rcvbuf_bytes=rcv, write_bytes=w, nodelay=bool(nodelay), n_streams=int(streams),
+                       rr_bytes=None if rr is None else parse_size(rr, "rr"),
+                       response_bytes=None if response is None else parse_size(response, "response"),
+                       duration_s=parse_duration(duration, "duration"), congestion_control=cc)

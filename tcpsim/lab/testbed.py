@@ -1,0 +1,281 @@
+"""Two network namespaces joined by a veth pair, shaped with ``tc``; removed on every exit.
+
+Layout: the sender lives in namespace ``<prefix>-a`` (10.254.1.1), the receiver in ``<prefix>-b``
+(10.254.2.1 with a delay line, 10.254.1.2 without). The rate is a ``tbf`` qdisc on each side's egress
+(the data and the ACK direction alike); ``rate_bps = 0`` leaves the veth unshaped. A round-trip delay
+uses ``netem`` where the kernel has it (``sch_netem``); where it has not, the path runs through a third
+namespace ``<prefix>-m`` whose TUN device feeds :mod:`tcpsim.lab.relay`, a user-space delay line.
+
+Safety: every name starts with ``tcpsim-<pid>-<random>``; addresses are private to the namespaces
+(nothing is routed to the host or beyond); the namespaces, and with them the veth and TUN devices and
+the processes started in them, are removed by :meth:`Testbed.close`, which runs on a normal exit, an
+exception, SIGINT/SIGTERM/SIGHUP (see :func:`install_signal_handlers`) and at interpreter exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from ..errors import TcpsimError
+
+__all__ = ["Testbed", "LabUnavailable", "missing_requirement", "has_netem", "install_signal_handlers",
+           "NS_PREFIX", "list_namespaces", "SENDER_ADDR", "RECEIVER_ADDR"]
+
+NS_PREFIX = "tcpsim-"
+SENDER_ADDR = "10.254.1.1"
+_CMD_TIMEOUT_S = 20.0
+_OPEN: dict[str, "Testbed"] = {}
+
+
+class LabUnavailable(TcpsimError):
+    """This machine cannot run a lab scenario (no root, no ``ip``/``tc``, no namespaces, no qdisc)."""
+
+
+def _run(args: Sequence[str], check: bool = True, timeout: float = _CMD_TIMEOUT_S) -> subprocess.CompletedProcess:
+    proc = subprocess.run(list(args), capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise LabUnavailable(f"{' '.join(args)} failed: {(proc.stderr or proc.stdout).strip().splitlines()[:1]}")
+    return proc
+
+
+def missing_requirement() -> Optional[str]:
+    """What this machine lacks for ``tcpsim lab`` (one line), or None when everything is there."""
+    if not sys.platform.startswith("linux"):
+        return f"tcpsim lab needs Linux network namespaces (this is {sys.platform})"
+    if os.geteuid() != 0:
+        return "tcpsim lab needs root (it creates network namespaces); run it with sudo"
+    for tool in ("ip", "tc"):
+        if shutil.which(tool) is None:
+            return f"tcpsim lab needs the {tool!r} command (iproute2), not found on PATH"
+    return None
+
+
+def list_namespaces() -> list[str]:
+    """Names of the network namespaces that ``ip netns`` knows."""
+    out = _run(["ip", "netns", "list"], check=False).stdout
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+_NETEM: dict[str, bool] = {}
+
+
+def has_netem() -> bool:
+    """Whether the kernel accepts a ``netem`` qdisc (tried once on a veth in a scratch namespace)."""
+    if "ok" not in _NETEM:
+        with Testbed(rate_bps=0.0, rtt_s=0.0, mtu_bytes=1500, probe=True) as tb:
+            proc = _run(["tc", "-n", tb.ns_a, "qdisc", "add", "dev", tb.dev_a, "root", "netem", "delay", "1ms"],
+                        check=False)
+            _NETEM["ok"] = proc.returncode == 0
+    return _NETEM["ok"]
+
+
+def _cleanup_all() -> None:
+    for tb in list(_OPEN.values()):
+        tb.close()
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    _cleanup_all()
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def install_signal_handlers() -> None:
+    """SIGTERM and SIGHUP end a lab run as Ctrl-C does: namespaces removed, then KeyboardInterrupt."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _on_signal)
+
+
+atexit.register(_cleanup_all)
+
+
+@dataclass
+class _Proc:
+    popen: subprocess.Popen
+    label: str
+
+
+class Testbed:
+    """The namespaces, links and shaping of one lab run; a context manager that always tears down."""
+
+    def __init__(self, rate_bps: float, rtt_s: float, mtu_bytes: int, *, delay_line: str = "auto",
+                 cc: Optional[str] = None, probe: bool = False) -> None:
+        tag = f"{os.getpid()}-{secrets.token_hex(3)}"
+        self.prefix = f"{NS_PREFIX}{tag}"
+        self.ns_a, self.ns_b, self.ns_m = f"{self.prefix}-a", f"{self.prefix}-b", f"{self.prefix}-m"
+        short = secrets.token_hex(3)
+        self.dev_a, self.dev_b = f"ts{short}a", f"ts{short}b"
+        self.dev_ma, self.dev_mb, self.dev_tun = f"ts{short}ma", f"ts{short}mb", f"ts{short}t"
+        self.rate_bps, self.rtt_s, self.mtu_bytes = float(rate_bps), float(rtt_s), int(mtu_bytes)
+        self.cc = cc
+        self.delay_line = "none"
+        self._want_delay = delay_line
+        self._probe = probe
+        self._namespaces: list[str] = []
+        self._procs: list[_Proc] = []
+        self.receiver_addr = "10.254.1.2"
+
+    # ---------------------------------------------------------------- set-up
+    def __enter__(self) -> "Testbed":
+        _OPEN[self.prefix] = self
+        try:
+            self._build()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _ns(self, name: str) -> None:
+        _run(["ip", "netns", "add", name])
+        self._namespaces.append(name)
+        _run(["ip", "-n", name, "link", "set", "dev", "lo", "up"])
+
+    def _sysctl(self, ns: str, *pairs: str, check: bool = True) -> None:
+        _run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", *pairs], check=check)
+
+    def _build(self) -> None:
+        a, b = self.ns_a, self.ns_b
+        self._ns(a)
+        self._ns(b)
+        if self._probe:
+            _run(["ip", "link", "add", self.dev_a, "netns", a, "type", "veth", "peer", "name", self.dev_b, "netns", b])
+            return
+        if self.cc:  # a namespace may only default to the host's allowed list; the tools also set it per socket
+            for ns in (a, b):
+                self._sysctl(ns, f"net.ipv4.tcp_congestion_control={self.cc}", check=False)
+        if self.rtt_s > 0 and self._want_delay in ("auto", "netem") and has_netem():
+            self.delay_line = "netem"
+        elif self.rtt_s > 0:
+            if self._want_delay == "netem":
+                raise LabUnavailable("--rtt with netem: this kernel has no netem qdisc (sch_netem)")
+            self.delay_line = "relay"
+        if self.delay_line == "relay":
+            self._build_relayed()
+        else:
+            self._build_direct()
+
+    def _link(self, ns: str, dev: str, addr: str) -> None:
+        _run(["ip", "-n", ns, "link", "set", "dev", dev, "mtu", str(self.mtu_bytes)])
+        _run(["ip", "-n", ns, "addr", "add", addr, "dev", dev])
+        _run(["ip", "-n", ns, "link", "set", "dev", dev, "up"])
+
+    def _shape(self, ns: str, dev: str, delay_s: float = 0.0) -> None:
+        """tbf at ``rate_bps`` (burst: 1 ms of line or 64 KB at least) and, with netem, half the RTT."""
+        if self.delay_line == "netem" and delay_s > 0:
+            cmd = ["tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "netem", "delay",
+                   f"{delay_s * 1e6:.0f}us", "limit", "100000"]
+            _run(cmd)
+            parent = ["parent", "1:1", "handle", "10:"]
+        else:
+            parent = ["root", "handle", "10:"]
+        if self.rate_bps > 0:
+            burst = max(65536, int(self.rate_bps / 8 * 1e-3), 2 * self.mtu_bytes)
+            _run(["tc", "-n", ns, "qdisc", "add", "dev", dev, *parent, "tbf", "rate", f"{int(self.rate_bps)}bit",
+                  "burst", str(burst), "limit", str(max(4 * burst, 16 << 20))])
+
+    def _build_direct(self) -> None:
+        a, b = self.ns_a, self.ns_b
+        _run(["ip", "link", "add", self.dev_a, "netns", a, "type", "veth", "peer", "name", self.dev_b, "netns", b])
+        self._link(a, self.dev_a, f"{SENDER_ADDR}/24")
+        self._link(b, self.dev_b, f"{self.receiver_addr}/24")
+        self._shape(a, self.dev_a, self.rtt_s / 2)
+        self._shape(b, self.dev_b, self.rtt_s / 2)
+
+    def _build_relayed(self) -> None:
+        a, b, m = self.ns_a, self.ns_b, self.ns_m
+        self._ns(m)
+        self.receiver_addr = "10.254.2.1"
+        _run(["ip", "link", "add", self.dev_a, "netns", a, "type", "veth", "peer", "name", self.dev_ma, "netns", m])
+        _run(["ip", "link", "add", self.dev_b, "netns", b, "type", "veth", "peer", "name", self.dev_mb, "netns", m])
+        self._link(a, self.dev_a, f"{SENDER_ADDR}/24")
+        self._link(m, self.dev_ma, "10.254.1.254/24")
+        self._link(b, self.dev_b, f"{self.receiver_addr}/24")
+        self._link(m, self.dev_mb, "10.254.2.254/24")
+        _run(["ip", "-n", a, "route", "add", "default", "via", "10.254.1.254"])
+        _run(["ip", "-n", b, "route", "add", "default", "via", "10.254.2.254"])
+        self._sysctl(m, "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0",
+                     "net.ipv4.conf.all.send_redirects=0")
+        relay = self.spawn(m, [sys.executable, "-m", "tcpsim.lab.relay", self.dev_tun, f"{self.rtt_s / 2:.9f}",
+                               str(self.mtu_bytes)], "relay", stdout=subprocess.PIPE)
+        line = relay.stdout.readline() if relay.stdout else ""
+        if not line.startswith("ready"):
+            raise LabUnavailable(f"the delay line did not start ({line.strip() or 'no output'})")
+        _run(["ip", "-n", m, "link", "set", "dev", self.dev_tun, "mtu", str(self.mtu_bytes)])
+        _run(["ip", "-n", m, "link", "set", "dev", self.dev_tun, "up"])
+        self._sysctl(m, f"net.ipv4.conf.{self.dev_tun}.rp_filter=0")
+        _run(["ip", "-n", m, "route", "add", "default", "dev", self.dev_tun, "table", "100"])
+        _run(["ip", "-n", m, "rule", "add", "iif", self.dev_ma, "lookup", "100", "pref", "100"])
+        _run(["ip", "-n", m, "rule", "add", "iif", self.dev_mb, "lookup", "100", "pref", "101"])
+        self._shape(m, self.dev_mb)  # data towards the receiver
+        self._shape(m, self.dev_ma)  # ACKs towards the sender
+
+    # ---------------------------------------------------------------- processes
+    def spawn(self, ns: str, argv: Sequence[str], label: str, **kw) -> subprocess.Popen:
+        """Start ``argv`` inside namespace ``ns`` in its own process group (killed by :meth:`close`)."""
+        popen = subprocess.Popen(["ip", "netns", "exec", ns, *argv], start_new_session=True, text=True, **kw)
+        self._procs.append(_Proc(popen, label))
+        return popen
+
+    def exec_args(self, ns: str) -> list[str]:
+        return ["ip", "netns", "exec", ns]
+
+    def sysctls(self, names: Sequence[str]) -> dict[str, str]:
+        """Values of ``names`` as the sender's namespace sees them (missing ones left out)."""
+        out: dict[str, str] = {}
+        for name in names:
+            proc = _run(["ip", "netns", "exec", self.ns_a, "sysctl", "-n", name], check=False)
+            if proc.returncode == 0:
+                out[name] = " ".join(proc.stdout.split())
+        return out
+
+    def link_stats(self, ns: str, dev: str) -> dict[str, int]:
+        """Packets and bytes the device sent and received so far."""
+        import json
+
+        proc = _run(["ip", "-n", ns, "-s", "-j", "link", "show", "dev", dev], check=False)
+        try:
+            st = json.loads(proc.stdout)[0]["stats64"]
+        except (ValueError, KeyError, IndexError):
+            return {}
+        return {"tx_packets": st["tx"]["packets"], "tx_bytes": st["tx"]["bytes"], "rx_packets": st["rx"]["packets"],
+                "rx_bytes": st["rx"]["bytes"]}
+
+    # ---------------------------------------------------------------- teardown
+    def close(self) -> None:
+        """Kill what was started here, then delete the namespaces (idempotent; never raises)."""
+        for p in self._procs:
+            if p.popen.poll() is None:
+                try:
+                    os.killpg(p.popen.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        for p in self._procs:
+            try:
+                p.popen.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            for stream in (p.popen.stdout, p.popen.stderr):
+                if stream is not None:
+                    stream.close()
+        self._procs.clear()
+        for name in reversed(self._namespaces):
+            for _ in range(3):
+                try:
+                    if _run(["ip", "netns", "del", name], check=False).returncode == 0:
+                        break
+                except subprocess.TimeoutExpired:
+                    pass
+                time.sleep(0.1)
+        self._namespaces.clear()
+        _OPEN.pop(self.prefix, None)
