@@ -53,6 +53,10 @@ SOURCE_SETUPS: dict[str, SourceSetup] = {
     "gignic": SourceSetup(
         link=Link(rate_bps=1e9, one_way_delay_s=2e-6, switch_hops=1),
         note="two Pentium 4 servers through a gigabit switch, ttcp"),
+    "lab": SourceSetup(
+        link=Link(rate_bps=1e9, one_way_delay_s=20e-6, switch_hops=0), default_write_bytes=131072,
+        note="tcpsim lab on one Linux VM: two namespaces joined by veth, tbf rate and a delay line per row "
+             "(columns rate_bps, rtt_s), iperf3; each namespace's host is one of the VM's CPUs"),
 }
 
 _TRUE = ("on", "yes", "true", "1", "enabled")
@@ -103,6 +107,23 @@ def _both_ways(point: Point) -> bool:
     return d in ("both", "<->", "a<->b", "bidirectional")
 
 
+def _row_link(point: Point, link: Link) -> Link:
+    """A row's own rate and RTT where its table varies them (the lab sweep's ``rate_bps``, ``rtt_s`` columns).
+
+    A rate of 0 is an unshaped veth and an RTT of 0 is the veth's own round trip; both take the stand-ins
+    ``tcpsim lab`` predicts with (:mod:`tcpsim.lab.scenario`)."""
+    rate, rtt = point.get("rate_bps"), point.get("rtt_s")
+    if rate is None and rtt is None:
+        return link
+    from ..lab.scenario import UNSHAPED_STANDIN_BPS, VETH_RTT_S
+
+    if rate is not None:
+        link = replace(link, rate_bps=float(rate) or UNSHAPED_STANDIN_BPS)
+    if rtt is not None:
+        link = replace(link, one_way_delay_s=(float(rtt) or VETH_RTT_S) / 2)
+    return link
+
+
 def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Budget = CALIBRATION_BUDGET) -> Scenario:
     """The scenario that reproduces ``point``'s test conditions, on the given platform objects."""
     setup = SOURCE_SETUPS[point.source_id]
@@ -113,7 +134,7 @@ def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Budget
     if n_cpus is not None:
         snd = replace(snd, cpu=replace(snd.cpu, n_cpus=n_cpus))
         rcv = replace(rcv, cpu=replace(rcv.cpu, n_cpus=n_cpus))
-    link = setup.link
+    link = _row_link(point, setup.link)
     mtu = point.get_int("mtu_bytes")
     if mtu is not None:
         link = replace(link, mtu_bytes=mtu)

@@ -14,7 +14,8 @@ from typing import Iterable, Optional
 
 from ..errors import ConfigError
 
-__all__ = ["Point", "load_points", "load_user_points", "find_data_dir", "to_si", "COLUMNS", "PACKAGE_DATA_DIR"]
+__all__ = ["Point", "load_points", "load_user_points", "find_data_dir", "to_si", "COLUMNS", "EXTRA_COLUMNS",
+           "PACKAGE_DATA_DIR"]
 
 PACKAGE_DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "validation"
 """The measured tables of the sources, one folder per source, shipped as package data."""
@@ -22,6 +23,10 @@ PACKAGE_DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "validation"
 COLUMNS = ("source", "table", "row", "metric", "value", "unit", "platform_sender", "platform_receiver", "os_sender",
            "os_receiver", "tuning", "mtu_bytes", "sockbuf_bytes", "write_bytes", "message_bytes", "n_streams",
            "direction", "nagle", "delack", "deferred_acks_max", "n_cpus", "role", "page_hint", "flags", "note")
+
+EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min")
+"""Columns a table may add after :data:`COLUMNS` (the lab sweep: its path varies by row). Lines starting
+with ``#`` before the header are comments (the lab sweep records its kernel, sysctls and CPU there)."""
 
 _RATE_UNITS = {"mbps": 1e6, "mbit/s": 1e6, "mbits/sec": 1e6, "mb/s": 1e6, "mbits/s": 1e6, "gbps": 1e9,
                "kbps": 1e3}
@@ -99,7 +104,7 @@ def find_data_dir(start: Optional[Path] = None) -> Path:
 
 def _points_from(path: Path) -> Iterable[Point]:
     with path.open(newline="") as fh:
-        for rec in csv.DictReader(fh):
+        for rec in csv.DictReader(line for line in fh if not line.startswith("#")):
             try:
                 value = float(rec["value"])
             except (TypeError, ValueError):

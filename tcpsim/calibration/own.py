@@ -1,0 +1,311 @@
+"""``tcpsim calibrate --lab`` / ``--iperf3``: fit a machine file for the host in front of you.
+
+Input: runs of ``tcpsim lab --save FILE`` (or ``--json``; one object, a list, or the sweep's runs file),
+or iperf3 ``-J`` files measured between two real hosts, with the path given on the command line
+(``--rate --rtt --mtu``) or in a small TOML file (``--scenario``). Output: a profile TOML for
+``--platform FILE``, with the fitted per-write, per-packet and per-byte CPU costs and the fit record
+(values, 95 % intervals, residuals, the runs used).
+
+The fit inverts the simulator itself: scipy's bounded least squares on log(predicted / measured
+goodput), parameters in log space within physical bounds (:data:`COSTS`). Intervals come from the
+Jacobian at the solution (``(J^T J)^-1`` scaled by the residual variance); a cost the runs do not
+weigh (a window-limited run says nothing about CPU costs) is reported as not identified, not guessed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import math
+import os
+import sys
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from ..cliutil import OneLineParser
+from ..errors import ConfigError
+from ..platform import Platform
+
+__all__ = ["Cost", "COSTS", "OwnFit", "fit_costs", "lab_cases", "iperf3_cases", "main"]
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A fitted machine cost: the CpuCost fields it sets, its physical bounds, what it means."""
+
+    name: str
+    fields: tuple[str, ...]
+    lo: float
+    hi: float
+    meaning: str
+
+    def get(self, p: Platform) -> float:
+        return float(getattr(p.cpu, self.fields[0]))
+
+    def set(self, p: Platform, value: float) -> Platform:
+        return replace(p, cpu=replace(p.cpu, **{f: float(value) for f in self.fields}))
+
+
+COSTS: dict[str, Cost] = {c.name: c for c in (
+    Cost("per_write_s", ("per_syscall_s",), 0.05e-6, 50e-6, "CPU seconds per send/recv call (entry, exit, socket lock)"),
+    Cost("per_packet_s", ("per_packet_tx_s", "per_packet_rx_s"), 0.05e-6, 50e-6,
+         "CPU seconds per data segment, sending and receiving alike (TCP/IP, driver, skb)"),
+    Cost("per_byte_s", ("per_byte_copy_s",), 0.005e-9, 5e-9, "CPU seconds per byte copied user<->kernel"),
+)}
+"""Bounds: a 2-5 GHz core spends at least a few hundred cycles on any call or segment (0.05 us) and no
+sane path takes 50 us; copies run between 0.2 and 200 GB/s."""
+
+
+@dataclass(frozen=True)
+class OwnFit:
+    names: tuple[str, ...]
+    values: tuple[float, ...]
+    start: tuple[float, ...]
+    lo95: tuple[Optional[float], ...]
+    hi95: tuple[Optional[float], ...]
+    errors: tuple[float, ...]
+    """predicted / measured - 1 per run, at the fitted values."""
+    n_evaluations: int
+    message: str
+
+    @property
+    def median_abs_rel_error(self) -> float:
+        e = sorted(abs(x) for x in self.errors)
+        n = len(e)
+        return (e[n // 2] if n % 2 else (e[n // 2 - 1] + e[n // 2]) / 2) if n else math.nan
+
+
+def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Sequence[float], start: Sequence[float],
+              bounds: Sequence[tuple[float, float]], names: Sequence[str], max_nfev: int = 30,
+              progress: Optional[Callable[[str], None]] = None) -> OwnFit:
+    """Fit ``model(values) -> predictions`` to ``measured`` in log space within ``bounds``.
+
+    ``max_nfev`` bounds the model evaluations roughly (each least-squares step costs one per cost plus one).
+    ``model`` is the simulator over the runs in :func:`main`; any callable works (the tests use a closed
+    form). Intervals: +-1.96 standard errors in log space from the Jacobian; None where it is singular
+    in that direction (the runs do not tell the cost).
+    """
+    import numpy as np
+    from scipy.optimize import least_squares
+
+    meas = np.asarray(measured, dtype=float)
+    if len(meas) == 0 or np.any(~np.isfinite(meas)) or np.any(meas <= 0):
+        raise ConfigError("measured", list(measured), "positive finite goodputs, at least one run")
+    lo = np.log([b[0] for b in bounds])
+    hi = np.log([b[1] for b in bounds])
+    x0 = np.clip(np.log(np.maximum(np.asarray(start, dtype=float), 1e-30)), lo + 1e-9, hi - 1e-9)
+    n_eval = [0]
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        pred = np.asarray(model(list(np.exp(x))), dtype=float)
+        res = np.log(np.maximum(pred, 1e-9) / meas)
+        n_eval[0] += 1
+        if progress is not None:
+            progress(f"  eval {n_eval[0]:3d}: median |err| {np.median(np.abs(np.expm1(res))):.1%}")
+        return np.where(np.isfinite(res), res, 3.0)
+
+    # least_squares counts neither Jacobian evaluations nor the start: budget the model runs themselves
+    sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.05, max_nfev=max(1, max_nfev // (len(x0) + 1)),
+                        method="trf")
+    res = sol.fun
+    dof = max(len(res) - len(x0), 1)
+    s2 = float(np.sum(res ** 2)) / dof
+    lo95: list[Optional[float]] = [None] * len(x0)
+    hi95: list[Optional[float]] = [None] * len(x0)
+    jac = np.asarray(sol.jac, dtype=float)
+    if jac.size and len(res) > len(x0):
+        jtj = jac.T @ jac
+        if np.linalg.matrix_rank(jtj) == len(x0) and np.linalg.cond(jtj) < 1e12:
+            cov = np.linalg.inv(jtj) * s2
+            for i in range(len(x0)):
+                half = 1.96 * math.sqrt(max(cov[i, i], 0.0))
+                if half < 5.0:  # a factor e^5 ~ 150 either way says nothing
+                    lo95[i], hi95[i] = float(np.exp(sol.x[i] - half)), float(np.exp(sol.x[i] + half))
+    return OwnFit(names=tuple(names), values=tuple(float(v) for v in np.exp(sol.x)),
+                  start=tuple(float(v) for v in np.exp(x0)), lo95=tuple(lo95), hi95=tuple(hi95),
+                  errors=tuple(float(v) for v in np.expm1(res)), n_evaluations=n_eval[0], message=str(sol.message))
+
+
+# ---------------------------------------------------------------- runs -> (scenario builder, measured)
+
+@dataclass(frozen=True)
+class Case:
+    """One measured run: how to build its scenario on a candidate host, and its goodput."""
+
+    label: str
+    scenario: Any  # LabScenario
+    sysctls: dict
+    goodput_bps: float
+
+
+def _load_json(path: str) -> Any:
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise ConfigError("lab", path, f"a readable file ({exc.strerror})") from None
+    try:
+        return json.loads(text)
+    except ValueError:
+        try:
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        except ValueError:
+            raise ConfigError("lab", path, "JSON written by tcpsim lab --json/--save") from None
+
+
+def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
+    """Cases from ``tcpsim lab`` JSON files; ``role`` keeps the sweep's rows of that role only."""
+    from ..lab.dataset import role_of
+    from ..lab.scenario import LabScenario
+
+    out = []
+    for path in paths:
+        doc = _load_json(path)
+        for i, run in enumerate(doc if isinstance(doc, list) else [doc]):
+            if not isinstance(run, dict) or "measured" not in run or "scenario" not in run:
+                raise ConfigError("lab", path, "tcpsim lab --json objects (with 'scenario' and 'measured')")
+            sc = LabScenario(**run["scenario"])
+            if role and run.get("kind") and role_of(run["kind"], sc) != role:
+                continue
+            out.append(Case(run.get("row") or f"{path}[{i}]", sc, dict(run.get("sysctls", {})),
+                            float(run["measured"]["goodput_bps"])))
+    return out
+
+
+def iperf3_cases(paths: Sequence[str], path_kw: dict[str, Any], nodelay: bool) -> list[Case]:
+    """Cases from iperf3 ``-J`` files; the path (rate, rtt, mtu) is the caller's, the sockets iperf3's own."""
+    from ..lab.iperf3 import read_iperf3
+    from ..lab.scenario import lab_scenario
+
+    out = []
+    for path in paths:
+        run = read_iperf3(path)
+        if run.reverse:
+            raise ConfigError("iperf3", path, "a forward run (-R reverses who sends; calibrate each host's own)")
+        sc = lab_scenario(rate=path_kw.get("rate", "1gbit"), rtt=path_kw.get("rtt"), mtu=path_kw.get("mtu", 1500),
+                          sockbuf=run.sockbuf_bytes, write=run.write_bytes, nodelay=nodelay, streams=run.n_streams,
+                          duration=min(max(run.duration_s, 0.5), 60.0))
+        out.append(Case(Path(path).name, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps))
+    return out
+
+
+def _scenario_file(path: str) -> dict[str, Any]:
+    """``rate``, ``rtt``, ``mtu``, ``nodelay`` and a ``[sysctls]`` table from a small TOML file."""
+    try:
+        d = tomllib.loads(Path(path).read_text())
+    except OSError as exc:
+        raise ConfigError("scenario", path, f"a readable file ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("scenario", path, f"TOML ({exc})") from None
+    unknown = set(d) - {"rate", "rtt", "mtu", "nodelay", "sysctls"}
+    if unknown:
+        raise ConfigError("scenario", ",".join(sorted(unknown)), "keys rate, rtt, mtu, nodelay, [sysctls]")
+    return d
+
+
+def _simulate_case(args: tuple) -> float:
+    case, host = args
+    from ..api import build_scenario, simulate
+    from ..lab.predict import host_platform
+
+    plat = host_platform(case.sysctls, platform=host, os_family=None)
+    return simulate(build_scenario(platform=plat, **case.scenario.predict_kwargs())).goodput_bps
+
+
+def _base_platform(spec: Optional[str], cpus: Optional[int]) -> Platform:
+    from ..platform import os_defaults
+    from ..profiles import load_platform
+
+    base = load_platform(spec or "modern_linux")
+    if spec is None:
+        base = replace(base, name="my_host", os=os_defaults("linux"))
+    if cpus is not None:
+        base = replace(base, cpu=replace(base.cpu, n_cpus=cpus))
+    return base
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = OneLineParser(prog="tcpsim calibrate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                      epilog="Examples:\n  sudo tcpsim lab --rate 0 --write 4k --save w4k.json   (and a few more)\n"
+                             "  tcpsim calibrate --lab w4k.json w64k.json m60.json --out myhost.toml\n"
+                             "  tcpsim calibrate --iperf3 a.json b.json --rate 10gbit --rtt 0.2ms --out myhost.toml\n"
+                             "  tcpsim predict --platform myhost.toml --rate 10gbit --rtt 0.2ms --sockbuf 4M")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--lab", nargs="+", metavar="RESULTS.json", help="runs saved by tcpsim lab --save/--json")
+    src.add_argument("--iperf3", nargs="+", metavar="RUN.json", help="iperf3 -J output between two real hosts")
+    p.add_argument("--rate", default=None, help="line rate of the iperf3 runs' path (1gbit, 10gbit)")
+    p.add_argument("--rtt", default=None, help="round trip of the iperf3 runs' path (ping's average)")
+    p.add_argument("--mtu", default=None, help="MTU of the iperf3 runs' path (default 1500)")
+    p.add_argument("--nodelay", action="store_true", help="the iperf3 runs used -N")
+    p.add_argument("--scenario", default=None, metavar="FILE", help="rate, rtt, mtu, nodelay, [sysctls] in a TOML file")
+    p.add_argument("--role", default=None, help="lab sweep runs of this role only (calibration)")
+    p.add_argument("--base", default=None, metavar="NAME|FILE", help="profile to start from (default modern_linux, Linux)")
+    p.add_argument("--cpus", type=int, default=None, help="CPUs per host (default: the base profile's)")
+    p.add_argument("--costs", default="per_write_s,per_packet_s,per_byte_s",
+                   help="costs to fit, of " + ", ".join(COSTS))
+    p.add_argument("--max-evals", type=int, default=30, help="simulator evaluations of all runs (default 30)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--name", default=None, help="name of the machine in the file (default: from --out)")
+    p.add_argument("--out", required=True, metavar="FILE.toml", help="the machine file to write")
+    a = p.parse_args(list(argv or []))
+    names = [n.strip() for n in a.costs.split(",") if n.strip()]
+    for n in names:
+        if n not in COSTS:
+            raise ConfigError("costs", n, "names from " + ", ".join(COSTS))
+    if not a.out.endswith(".toml"):
+        raise ConfigError("out", a.out, "a path ending in .toml")
+    if a.lab:
+        cases = lab_cases(a.lab, a.role)
+    else:
+        kw: dict[str, Any] = _scenario_file(a.scenario) if a.scenario else {}
+        for k in ("rate", "rtt", "mtu"):
+            if getattr(a, k) is not None:
+                kw[k] = getattr(a, k)
+        if "rate" not in kw:
+            raise ConfigError("rate", None, "given for --iperf3 runs (--rate or rate in --scenario)")
+        cases = iperf3_cases(a.iperf3, kw, a.nodelay or bool(kw.get("nodelay")))
+    if len(cases) < len(names):
+        raise ConfigError("runs", len(cases), f"at least as many runs as costs fitted ({len(names)})")
+    base = _base_platform(a.base, a.cpus)
+    costs = [COSTS[n] for n in names]
+    from concurrent.futures import ProcessPoolExecutor
+
+    print(f"calibrating {len(cases)} runs; costs: {', '.join(names)}")
+    with ProcessPoolExecutor(max(1, a.workers)) as ex:
+        def model(values: Sequence[float]) -> list[float]:
+            host = base
+            for c, v in zip(costs, values):
+                host = c.set(host, v)
+            return list(ex.map(_simulate_case, [(case, host) for case in cases]))
+
+        fit = fit_costs(model, [c.goodput_bps for c in cases], [c.get(base) for c in costs],
+                        [(c.lo, c.hi) for c in costs], names, max_nfev=a.max_evals, progress=print)
+    host = base
+    for c, v in zip(costs, fit.values):
+        host = c.set(host, float(f"{v:.4g}"))
+    name = a.name or Path(a.out).stem
+    host = replace(host, name=name)
+    for n, v0, v, lo, hi in zip(names, fit.start, fit.values, fit.lo95, fit.hi95):
+        band = "not identified by these runs" if lo is None else f"95 % {lo:.3g} .. {hi:.3g}"
+        print(f"  {n:14s} {v0:10.3g} -> {v:10.3g}   ({band})   {COSTS[n].meaning}")
+    print(f"median |error| {fit.median_abs_rel_error:.1%} over {len(cases)} runs, {fit.n_evaluations} evaluations")
+    record = {"date": _dt.date.today().isoformat(), "runs": [c.label for c in cases],
+              "inputs": [str(x) for x in (a.lab or a.iperf3)], "params": names,
+              "values": [float(f"{v:.4g}") for v in fit.values], "start": [float(f"{v:.4g}") for v in fit.start],
+              "lo95": [("" if v is None else float(f"{v:.4g}")) for v in fit.lo95],
+              "hi95": [("" if v is None else float(f"{v:.4g}")) for v in fit.hi95],
+              "errors": [round(e, 4) for e in fit.errors], "median_abs_rel_error": round(fit.median_abs_rel_error, 4),
+              "evaluations": fit.n_evaluations, "optimizer": fit.message}
+    from ..profiles import save_platform
+
+    header = (f"Machine file fitted by tcpsim calibrate on {record['date']} from {len(cases)} measured runs.\n"
+              "Per-write, per-packet and per-byte CPU costs fitted; everything else from the base profile.")
+    save_platform(host, a.out, fit=record, header=header)
+    print(f"written {a.out} (use it with --platform {a.out})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,201 @@
+"""The committed Linux lab sweep: which rows, which role, and how a run becomes a CSV row.
+
+``python -m tcpsim.lab.dataset OUT_DIR [--runs RUNS.json] [--only N]`` measures every row of
+:func:`sweep_rows` once with ``tcpsim lab`` (iperf3 where installed) and writes one validation CSV per
+kind of row into OUT_DIR (the columns of :mod:`tcpsim.calibration.tables` plus ``rate_bps``, ``rtt_s``
+and the measured RTT), with the kernel, sysctls, CPU and load average in ``#`` header lines.
+``--from-runs RUNS.json`` writes the tables again from saved runs without measuring.
+
+The role of a table follows from its kind alone, fixed before any fit (validation/README.md):
+calibration = ``writes`` (unshaped, MTU 1500, write sizes) and ``messages_nodelay`` (small messages with
+TCP_NODELAY): they weigh the per-write, per-packet and per-byte costs; every other table is held out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as _dt
+import io
+import json
+import os
+import sys
+from dataclasses import dataclass
+from typing import Optional
+
+from .scenario import LabScenario
+
+__all__ = ["Row", "sweep_rows", "role_of", "csv_row", "EXTRA_COLUMNS"]
+
+EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min")
+"""Columns the lab rows add after the common ones (the path varies by row; the measured RTT shows the delay line)."""
+
+_K = 1024
+
+
+@dataclass(frozen=True)
+class Row:
+    kind: str
+    scenario: LabScenario
+
+    @property
+    def label(self) -> str:
+        sc = self.scenario
+        rate = "unshaped" if not sc.rate_bps else f"{sc.rate_bps / 1e9:g}G"
+        buf = f"buf {sc.sndbuf_bytes // _K}k" if sc.sndbuf_bytes else "buf auto"
+        extra = " nodelay" if sc.nodelay else ""
+        return (f"{self.kind}: {rate}, rtt {sc.rtt_s * 1e3:g}ms, mtu {sc.mtu_bytes}, {buf}, write {sc.write_bytes}"
+                f"{extra}, {sc.n_streams} stream(s)")
+
+
+CALIBRATION_TABLES = ("writes", "messages_nodelay")
+
+
+def table_of(kind: str, sc: LabScenario) -> str:
+    """The CSV a row goes to: its kind, small messages split by Nagle."""
+    if kind == "messages":
+        return "messages_nodelay" if sc.nodelay else "messages_nagle"
+    return kind
+
+
+def role_of(kind: str, sc: LabScenario) -> str:
+    """The rule of validation/README.md: the tables that weigh the host's costs calibrate, the rest is held out."""
+    return "calibration" if table_of(kind, sc) in CALIBRATION_TABLES else "holdout"
+
+
+def sweep_rows(duration_s: float = 3.0) -> list[Row]:
+    rows: list[Row] = []
+
+    def add(kind: str, **kw) -> None:
+        rows.append(Row(kind, LabScenario(duration_s=duration_s, **kw)))
+
+    for mtu in (1500, 9000):
+        for rtt_ms in (0.2, 0.5, 1, 2, 4):
+            for buf_k in (16, 32, 64, 128, 256):
+                add("window", rate_bps=1e9, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
+                    rcvbuf_bytes=buf_k * _K)
+    for mtu in (1500, 9000):
+        for rtt_ms in (0.2, 1):
+            for buf_k in (256, 1024, 4096):
+                add("tengig", rate_bps=10e9, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
+                    rcvbuf_bytes=buf_k * _K)
+    for write in (1 * _K, 4 * _K, 16 * _K, 64 * _K, 256 * _K):
+        add("writes", rate_bps=0.0, write_bytes=write)
+    for mtu in (1500, 9000):
+        for streams in (1, 2, 4):
+            add("unshaped", rate_bps=0.0, mtu_bytes=mtu, n_streams=streams)
+    for msg in (60, 200, 1000, 4000):
+        for nodelay in (True, False):
+            add("messages", rate_bps=1e9, write_bytes=msg, nodelay=nodelay)
+    for streams in (1, 2, 4, 8):
+        add("streams", rate_bps=1e9, rtt_s=1e-3, sndbuf_bytes=64 * _K, rcvbuf_bytes=64 * _K, n_streams=streams)
+    return rows
+
+
+def csv_row(row: Row, run: dict) -> dict[str, str]:
+    """One CSV record from a row and its ``tcpsim lab --json`` object."""
+    sc, m = row.scenario, run["measured"]
+    return {
+        "source": "tcpsim lab on this project's VM", "table": f"Linux lab sweep: {table_of(row.kind, sc)}",
+        "row": row.label,
+        "metric": "throughput", "value": f"{m['goodput_bps'] / 1e6:.2f}", "unit": "Mbps",
+        "platform_sender": "lab_vm", "platform_receiver": "lab_vm", "os_sender": f"Linux {run['kernel']}",
+        "os_receiver": f"Linux {run['kernel']}", "tuning": "", "mtu_bytes": str(sc.mtu_bytes),
+        "sockbuf_bytes": str(sc.sndbuf_bytes or ""), "write_bytes": str(sc.write_bytes),
+        "message_bytes": str(sc.write_bytes) if row.kind == "messages" else "", "n_streams": str(sc.n_streams),
+        "direction": "a->b", "nagle": "off" if sc.nodelay else "on", "delack": "on", "deferred_acks_max": "",
+        "n_cpus": "", "role": role_of(row.kind, sc), "page_hint": row.kind, "flags": "",
+        "note": f"{m['tool']}, {m['duration_s']:.1f} s, {m['retransmits']} retransmits, delay line {run['delay_line']}",
+        "rate_bps": f"{sc.rate_bps:g}", "rtt_s": f"{sc.rtt_s:g}",
+        "rtt_min_measured_s": "" if m["rtt_min_s"] is None else f"{m['rtt_min_s']:.6f}",
+        "rtt_mean_measured_s": "" if m["rtt_mean_s"] is None else f"{m['rtt_mean_s']:.6f}",
+        "tool": m["tool"], "load_avg_1min": f"{run['load_avg'][0]:.2f}",
+    }
+
+
+def header_lines(first: dict, load_start: tuple, load_end: tuple, n: int) -> list[str]:
+    sysctls = "; ".join(f"{k} = {v}" for k, v in first["sysctls"].items())
+    return [f"# tcpsim lab sweep of {n} rows, {_dt.date.today().isoformat()}: kernel {first['kernel']}, CPU {first['cpu']}",
+            f"# sysctls (sender namespace): {sysctls}",
+            f"# load average at start {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f}, at end "
+            f"{load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}: a shared 2-core VM; rows limited by the CPU "
+            "(unshaped, 10 Gbit/s, small messages) are noisy",
+            "# delay: netem if the kernel has it, else tcpsim's user-space TUN relay (rtt_*_measured_s show what it gave)"]
+
+
+def write_tables(runs: list[dict], out_dir: str, load_start: tuple, load_end: tuple) -> list[str]:
+    """One CSV per table of ``runs`` (``tcpsim lab --json`` objects with ``kind``) in ``out_dir``."""
+    from pathlib import Path
+
+    from ..calibration.tables import COLUMNS
+
+    by_table: dict[str, list[dict]] = {}
+    for d in runs:
+        row = Row(d["kind"], LabScenario(**d["scenario"]))
+        by_table.setdefault(table_of(row.kind, row.scenario), []).append(csv_row(row, d))
+    written = []
+    for table, records in by_table.items():
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=list(COLUMNS) + list(EXTRA_COLUMNS), lineterminator="\n")
+        w.writeheader()
+        w.writerows(records)
+        path = Path(out_dir) / f"{table}.csv"
+        path.write_text("\n".join(header_lines(runs[0], load_start, load_end, len(runs))) + "\n" + buf.getvalue())
+        written.append(str(path))
+    return written
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    from .measure import run_lab
+    from .predict import predict_lab
+    from .cli import to_json
+    from .testbed import install_signal_handlers, missing_requirement
+
+    p = argparse.ArgumentParser(prog="python -m tcpsim.lab.dataset")
+    p.add_argument("out", help="folder for the CSV tables")
+    p.add_argument("--runs", default=None, help="also write every run's JSON (a list) here")
+    p.add_argument("--from-runs", default=None, help="write the tables from this runs file, measure nothing")
+    p.add_argument("--load", default=None, help="with --from-runs: load averages 'a b c,d e f' at start and end")
+    p.add_argument("--only", type=int, default=None, help="the first N rows only")
+    p.add_argument("--duration", type=float, default=3.0)
+    a = p.parse_args(argv)
+    if a.from_runs:
+        with open(a.from_runs) as fh:
+            runs = json.load(fh)
+        l0, l1 = (tuple(float(x) for x in part.split()) for part in (a.load or "0 0 0,0 0 0").split(","))
+        print("\n".join(write_tables(runs, a.out, l0, l1)))
+        return 0
+    missing = missing_requirement()
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
+    install_signal_handlers()
+    rows = sweep_rows(a.duration)[: a.only]
+    load0 = os.getloadavg()
+    records, runs = [], []
+    for i, row in enumerate(rows):
+        try:
+            run = run_lab(row.scenario)
+            res = predict_lab(row.scenario, run.sysctls)
+        except Exception as exc:  # one failed row is recorded as missing, the sweep goes on
+            print(f"[{i + 1}/{len(rows)}] {row.label}: FAILED {exc}", file=sys.stderr, flush=True)
+            continue
+        d = to_json(run, res, None, "linux")
+        d["measured"].pop("series", None)
+        d["row"], d["kind"] = row.label, row.kind
+        runs.append(d)
+        records.append(csv_row(row, d))
+        print(f"[{i + 1}/{len(rows)}] {row.label}: {d['measured']['goodput_bps'] / 1e6:.1f} Mbit/s "
+              f"(tcpsim {res.goodput_bps / 1e6:.1f}), rtt {d['measured']['rtt_mean_s']}", file=sys.stderr, flush=True)
+        if a.runs:
+            with open(a.runs, "w") as fh:
+                json.dump(runs, fh, indent=0, default=float)
+    if not runs:
+        return 1
+    print(f"load average at start {load0}, at end {os.getloadavg()}", file=sys.stderr)
+    print("\n".join(write_tables(runs, a.out, load0, os.getloadavg())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
