@@ -298,8 +298,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               "hi95": [("" if v is None else float(f"{v:.4g}")) for v in fit.hi95],
               "errors": [round(e, 4) for e in fit.errors], "median_abs_rel_error": round(fit.median_abs_rel_error, 4),
               "evaluations": fit.n_evaluations, "optimizer": fit.message}
-    from ..profiles import save_platform
+    from ..profiles import profile_path, save_platform, update_profile
 
+    if a.base and Path(a.out).resolve() == profile_path(a.base).resolve():  # refit in place: keep its comments
+        update_profile(a.out, host, record)
+        print(f"written {a.out} (use it with --platform {a.out})")
+        return 0
     header = (f"Machine file fitted by tcpsim calibrate on {record['date']} from {len(cases)} measured runs.\n"
               "Per-write, per-packet and per-byte CPU costs fitted; everything else from the base profile.")
     save_platform(host, a.out, fit=record, header=header)
