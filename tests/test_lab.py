@@ -172,7 +172,7 @@ def test_builtin_generator_measures_an_unshaped_veth():
 @needs_lab
 def test_shaped_run_stays_under_its_rate_and_reports_json(tmp_path):
     save = tmp_path / "run.json"
-    proc = subprocess.run([sys.executable, "-m", "tcpsim", "lab", "--rate", "200mbit", "--duration", "1",
+    proc = subprocess.run([sys.executable, "-m", "tcpsim", "lab", "--rate", "200mbit", "--duration", "1s",
                            "--sockbuf", "256k", "--json", "--save", str(save)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -187,7 +187,7 @@ def test_shaped_run_stays_under_its_rate_and_reports_json(tmp_path):
 def test_sigterm_mid_run_removes_the_namespaces():
     from tcpsim.lab.testbed import list_namespaces
 
-    proc = subprocess.Popen([sys.executable, "-m", "tcpsim", "lab", "--rate", "100mbit", "--duration", "20",
+    proc = subprocess.Popen([sys.executable, "-m", "tcpsim", "lab", "--rate", "100mbit", "--duration", "20s",
                              "--tool", "builtin"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     mine = f"tcpsim-{proc.pid}-"
     try:
