@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -136,7 +137,8 @@ def plot_lines(series: Mapping[str, tuple[Sequence[float], Sequence[float]]], xl
     """Lines (model), hollow markers (measurements) and dashed bounds on one Axes; returns the Axes.
 
     ``series``, ``points`` and ``bounds`` map a legend label to ``(xs, ys)`` in the units of the labels;
-    a bound whose label is also a series' takes that series' colour. ``errors`` maps a series label to
+    a bound whose label is also a series' takes that series' colour, and the j-th set of points the j-th
+    series' colour and marker (hollow). Whole-number x values (12 or fewer) are the x ticks. ``errors`` maps a series label to
     the half-widths of its error bars. ``logx``: True (or 2) a base-2 log x axis (sizes), 10 a decimal
     one. A linear y axis with no negative values starts at zero.
     """
@@ -152,13 +154,17 @@ def plot_lines(series: Mapping[str, tuple[Sequence[float], Sequence[float]]], xl
         colour = styles.get(label, {}).get("color", "black")
         ax.plot(list(xs), list(ys), color=colour, ls=(0, (4, 3)), lw=1.0, alpha=0.75, zorder=2)
     for j, (label, (xs, ys)) in enumerate((points or {}).items()):
-        ax.scatter(list(xs), list(ys), marker=MARKERS[j % len(MARKERS)], facecolors="none", edgecolors="black",
-                   label=label, zorder=4)
+        st = series_style(j)  # the j-th measurement set pairs with the j-th series: same colour, hollow marker
+        ax.scatter(list(xs), list(ys), marker=st["marker"], facecolors="none", edgecolors=st["color"], s=42,
+                   linewidths=1.3, label=label, zorder=4)
     all_x = [v for xs, _ in list(series.values()) + list((points or {}).values()) for v in xs]
     all_y = [v for d in (series, points or {}, bounds or {}) for _, ys in d.values() for v in ys if _number(v)]
     if logx:
         ax.set_xscale("log", base=2 if logx is True else int(logx))
         _log_axis(ax.xaxis, 2 if logx is True else int(logx), all_x)
+    elif all_x and all(_number(v) and float(v).is_integer() for v in all_x) and len(set(all_x)) <= 12:
+        ax.xaxis.set_major_locator(FixedLocator(sorted(set(all_x))))  # counts (streams, CPUs): no 2.5 streams
+        ax.xaxis.set_major_formatter(FuncFormatter(_plain))
     if logy:
         ax.set_yscale("log")
         _log_axis(ax.yaxis, 10, ())
@@ -231,7 +237,8 @@ def plot_sweep(rows: Sequence[Mapping], x: str, y: str = "goodput_mbps", hue: st
 def plot_prediction(result, ax=None, title: str = ""):
     """One prediction against its closed-form bounds: a horizontal bar per finite bound and one for the
     simulated goodput (with its 95 % interval), in Mbit/s from zero; the bound named by
-    ``result.limited_by`` is drawn in the goodput's colour. Returns the Axes."""
+    ``result.limited_by`` is drawn in the goodput's colour; bars far beyond the answer are cut at the axis'
+    end and labelled with their value. Returns the Axes."""
     from .report_text import limit_name
 
     short = {"line": "line rate", "window": "window / RTT", "bus_sender": "sender's bus",
@@ -248,7 +255,14 @@ def plot_prediction(result, ax=None, title: str = ""):
         ax.errorbar([values[-1]], [len(values) - 1], xerr=[half * 1e-6], color="black", capsize=4, lw=1.2)
     ax.set_yticks(range(len(values)), names)
     ax.set_xlabel("Goodput (Mbit/s)")
-    ax.set_xlim(left=0)
+    # Bounds far above the answer (a window bound of 100 Gbit/s) would squeeze the bars that matter: the
+    # axis ends a little past the answer, the smallest bound and the line rate, and longer bars say their value.
+    near = [values[-1], min(values[:-1], default=0.0)] + [v * 1e-6 for k, v in bounds if k == "line"]
+    right = 1.2 * max(near) if max(near) > 0 else None
+    ax.set_xlim(0, right)
+    for i, v in enumerate(values):
+        if right is not None and v > right:
+            ax.text(0.985 * right, i, f"{v:,.0f} \u2192", ha="right", va="center", fontsize=7, color="0.15")
     ax.grid(axis="x", alpha=0.3)
     limit = limit_name(result.limited_by).split(" (")[0]
     ax.set_title(title or f"{result.goodput_bps * 1e-6:,.1f} Mbit/s, limited by {limit}", fontsize=9)
@@ -279,7 +293,7 @@ def plot_windows(ts, ax=None, title: str = ""):
     ax.set_ylabel("Window (" + y_label.split("(")[1])
     ax.set_ylim(0, top)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, ncols=2, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the axes: never over a curve
     if title:
         ax.set_title(title)
     return ax
@@ -307,7 +321,7 @@ def plot_explanation(ts, trace: Sequence[tuple], title: str = "", *, axes=None):
     if axes is None:
         fig, axes = plt.subplots(3, 1, figsize=(7.0, 10.0), layout="constrained", height_ratios=(3, 2, 4))
         if title:
-            fig.suptitle(title, fontsize=9)
+            fig.suptitle(textwrap.fill(title, 100), fontsize=9)
     plot_windows(ts, ax=axes[0], title="Windows over the run (connection %d)" % ts.stream)
     plot_goodput_over_time(ts, ax=axes[1], title="Goodput between samples")
     plot_time_sequence(trace, stream=ts.stream, ax=axes[2], title=f"The first {len(trace)} segments")
