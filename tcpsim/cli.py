@@ -50,7 +50,8 @@ _EXAMPLES = {
                "  tcpsim explain --os linux --rtt 20ms --loss 0.001 --segments 2000 --plot run.png --pcap run.pcap",
     "plan": "Examples:\n  tcpsim plan sockbuf --target 900mbit --rtt 1ms\n"
             "  tcpsim plan cpus --target 500mbit --platform es40_tru64 --sockbuf 512k\n"
-            "  tcpsim plan jumbo --platform es40_tru64",
+            "  tcpsim plan jumbo --platform es40_tru64\n"
+            "  tcpsim plan flows --target 20mbit --uplink 1gbit --rtt 20ms",
     "compare": "Examples:\n  tcpsim compare --platform es40_tru64 --what-if mtu=9000\n"
                "  tcpsim compare --rtt 10ms --what-if sockbuf=4M --what-if streams=2 --json\n"
                "  tcpsim compare --a \"--platform p4_linux\" --b \"--platform p4_freebsd\" --sockbuf 256k",
@@ -334,11 +335,13 @@ def _cmd_plan(a: argparse.Namespace) -> int:
 
     from . import plan
 
-    if a.question in ("sockbuf", "cpus") and not a.target:
+    if a.question in ("sockbuf", "cpus", "flows") and not a.target:
         raise ConfigError("target", None, f"given for plan {a.question} (e.g. --target 900mbit)")
     check_output_paths(("json", a.json))
     kw = _scenario_kwargs(a)
-    if a.question == "sockbuf":
+    if a.question == "flows":
+        ans: Any = _plan_flows(a, kw)
+    elif a.question == "sockbuf":
         ans = plan.smallest_sockbuf(a.target, **kw)
     elif a.question == "cpus":
         ans = plan.smallest_cpus(a.target, max_cpus=a.max_cpus, **kw)
@@ -349,6 +352,23 @@ def _cmd_plan(a: argparse.Namespace) -> int:
     else:
         print(ans.text)
     return 0
+
+
+def _plan_flows(a: argparse.Namespace, kw: dict[str, Any]) -> Any:
+    """``plan flows``: how many flows of --target fit through --uplink (tcpsim.uplink)."""
+    from .units import parse_duration
+    from .uplink import flows_that_fit
+
+    uplink = a.uplink or kw.get("rate")
+    if not uplink:
+        raise ConfigError("uplink", None, "given for plan flows (e.g. --uplink 1gbit)")
+    if a.rtt is None and a.delay is None:
+        raise ConfigError("rtt", None, "given for plan flows (e.g. --rtt 20ms)")
+    rtt = a.rtt if a.rtt is not None else f"{2 * parse_duration(a.delay, 'delay')!r}s"
+    rest = {k: v for k, v in kw.items() if k not in ("rate", "rtt", "delay", "queue")}
+    if rest.get("streams") == 1:  # the flag's default; the uplink sets the count
+        del rest["streams"]
+    return flows_that_fit(a.target, uplink, rtt, kw.get("queue"), **rest)
 
 
 def _cmd_compare(a: argparse.Namespace) -> int:
@@ -451,11 +471,12 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--snaplen", type=typed(parse_int, "snaplen", lo=54, hi=262144), default=65535, metavar="BYTES",
                     help="bytes kept per frame in --pcap (default 65535)")
 
-    sp = sub.add_parser("plan", help="capacity planning: smallest buffer, fewest CPUs, jumbo or not",
+    sp = sub.add_parser("plan", help="capacity planning: smallest buffer, fewest CPUs, jumbo or not, flows per uplink",
                         description="Inverse questions answered by root finding over the simulator.",
                         formatter_class=_FMT, epilog=_EXAMPLES["plan"])
-    sp.add_argument("question", choices=("sockbuf", "cpus", "jumbo"))
-    sp.add_argument("--target", default=None, help="goodput to reach, for sockbuf and cpus (900mbit)")
+    sp.add_argument("question", choices=("sockbuf", "cpus", "jumbo", "flows"))
+    sp.add_argument("--target", default=None, help="goodput to reach, for sockbuf and cpus (900mbit); per flow for flows")
+    sp.add_argument("--uplink", default=None, metavar="RATE", help="for flows: the shared link's rate (1gbit; default --rate)")
     sp.add_argument("--max-cpus", type=typed(parse_int, "max_cpus", lo=1), default=64, metavar="N", help="largest CPU count tried (default 64)")
     sp.add_argument("-J", "--json", nargs="?", const="-", default=None, metavar="FILE", help="print the answer as JSON (to FILE with --json=FILE)")
     _scenario_flags(sp)
