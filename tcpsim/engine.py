@@ -388,6 +388,8 @@ class _Run:
             goodput_halfwidth_bps=(halfwidth * bits_per_count
                                    if halfwidth is not None and math.isfinite(halfwidth) else None),
             trace=tuple(self.trace) if self.trace is not None else (),
+            window_shifts=({ep.name: ep.rcv_shift for f in self.flows for ep in (f[2], f[3])}
+                           if self.trace is not None else {}),
             timeseries=self.recorder.result() if self.recorder is not None else None,
         )
 

@@ -157,7 +157,7 @@ class Explanation:
         number of frames written."""
         from .pcap import write_pcap
 
-        return write_pcap(path, self.trace, self.scenario, snaplen=snaplen)
+        return write_pcap(path, self.trace, self.scenario, snaplen=snaplen, window_shifts=self.result.window_shifts)
 
 
 def explain(segments: int = 40, **kwargs: Any) -> Explanation:

@@ -2,7 +2,8 @@
 
 Each segment of ``Result.trace`` becomes an Ethernet/IPv4/TCP frame stamped with the simulated time it
 left its host (as a capture on each host, merged): the simulated sequence and acknowledgement numbers,
-the advertised window in the header's 16-bit field (shifted by the sender's RFC 7323 window scale),
+the advertised window in the header's 16-bit field (shifted by the endpoint's RFC 7323 window scale,
+``Result.window_shifts``),
 the ACK and PSH flags and the options the simulated segment carries (timestamps when both ends use
 them, RFC 7323 §3; SACK blocks on ACKs, RFC 2018 §3). The payload is zeros (the simulator has no
 bytes), cut at ``snaplen`` like a capture's snap length; IP and TCP checksums are correct for the
@@ -25,7 +26,7 @@ import bisect
 import math
 import os
 import struct
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["EPOCH_S", "SERVER_PORT", "CLIENT_PORT_BASE", "write_pcap", "frames"]
@@ -87,14 +88,23 @@ def _frame(src: str, dst: str, sport: int, dport: int, seq: int, ack: int, flags
     return eth + ip + tcp, 14 + 20 + tcp_len
 
 
-def frames(trace: Sequence[tuple], scenario: Any) -> list[tuple[float, bytes, int]]:
-    """``(time_s, headers, frame_bytes)`` per frame: the handshakes, then every trace row (see the module)."""
+def frames(trace: Sequence[tuple], scenario: Any, window_shifts: Mapping[str, int] | None = None
+           ) -> list[tuple[float, bytes, int]]:
+    """``(time_s, headers, frame_bytes)`` per frame: the handshakes, then every trace row (see the module).
+
+    ``window_shifts``: each endpoint's receive window shift by trace name (``Result.window_shifts``); an
+    endpoint left out gets the RFC 7323 shift for its largest window (:func:`tcpsim.protocol.window.window_shift`).
+    """
     from .protocol.window import window_shift
 
     link = scenario.link
     opts = {"sender": scenario.sender.tcp, "receiver": scenario.receiver.tcp}
     use_ts = opts["sender"].timestamps and opts["receiver"].timestamps
-    shift = {h: window_shift(o.window_limit_bytes, o.window_scaling) for h, o in opts.items()}
+    default = {h: window_shift(o.window_limit_bytes, o.window_scaling) for h, o in opts.items()}
+    shifts = dict(window_shifts or {})
+
+    def shift_of(who: str) -> int:
+        return shifts.get(who, default[who.partition("#")[0]])
     delay = max(link.one_way_delay_s, 1e-6)
     ip_id = {"sender": 0, "receiver": 0}
     sent_ts: dict[tuple[str, str], tuple[list[float], list[int]]] = {}  # (host, stream) -> times, TSvals
@@ -131,9 +141,10 @@ def frames(trace: Sequence[tuple], scenario: Any) -> list[tuple[float, bytes, in
             o = opts[host]
             ts = (tsval(host, t), echo(host, stream, t)) if use_ts else None
             syn = bool(flags & _SYN)
+            sh = shift_of(f"{host}#{stream}" if stream else host)
             opt = _options(mss=link.mtu_bytes - 40, sack_permitted=o.sack, ts=ts,
-                           wscale=shift[host] if o.window_scaling else None) if syn else _options(ts=ts)
-            window = min(o.max_window_bytes, 65535) if syn else min(o.max_window_bytes >> shift[host], 65535)
+                           wscale=sh if o.window_scaling else None) if syn else _options(ts=ts)
+            window = min(o.max_window_bytes, 65535) if syn else min(o.max_window_bytes >> sh, 65535)
             head, size = _frame(host, peer, ports[(host, stream)], ports[(peer, stream)], 0 if syn else 1,
                                 1 if flags & _ACK else 0, flags, window, opt, 0, ip_id[host])
             ip_id[host] += 1
@@ -147,7 +158,7 @@ def frames(trace: Sequence[tuple], scenario: Any) -> list[tuple[float, bytes, in
         opt = _options(ts=ts, sack=[(a + 1, b + 1) for a, b in (sack or ())])
         flags = _ACK | (_PSH if push else 0)
         head, size = _frame(host, peer, ports[(host, stream)], ports[(peer, stream)], seq + 1, ack + 1, flags,
-                            min(wnd >> shift[host], 65535), opt, length, ip_id[host])
+                            min(wnd >> shift_of(str(who)), 65535), opt, length, ip_id[host])
         ip_id[host] += 1
         if ts is not None:
             stamp(host, stream, t, ts[0])
@@ -156,14 +167,16 @@ def frames(trace: Sequence[tuple], scenario: Any) -> list[tuple[float, bytes, in
     return out
 
 
-def write_pcap(path: str | os.PathLike, trace: Sequence[tuple], scenario: Any, snaplen: int = 65535) -> int:
+def write_pcap(path: str | os.PathLike, trace: Sequence[tuple], scenario: Any, snaplen: int = 65535,
+               window_shifts: Mapping[str, int] | None = None) -> int:
     """Write ``trace`` (``Result.trace`` of a run of ``scenario``) to ``path`` as a nanosecond libpcap file
-    with at most ``snaplen`` bytes of each frame; returns the number of frames."""
+    with at most ``snaplen`` bytes of each frame; returns the number of frames. ``window_shifts`` as
+    :func:`frames` (give ``Result.window_shifts``)."""
     from .errors import ConfigError
 
     if isinstance(snaplen, bool) or not isinstance(snaplen, int) or not 54 <= snaplen <= 262144:
         raise ConfigError("snaplen", snaplen, "a whole number of bytes in 54..262144")
-    records = frames(trace, scenario)
+    records = frames(trace, scenario, window_shifts)
     try:
         with open(path, "wb") as fh:
             fh.write(struct.pack("<IHHiIII", _MAGIC_NS, 2, 4, 0, 0, snaplen, _LINKTYPE_ETHERNET))

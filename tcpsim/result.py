@@ -81,6 +81,9 @@ class Result:
     trace: tuple = ()
     """With ``Budget.record_trace``: (time_s, endpoint, kind, seq, length, ack, window, why, push, sack) per
     segment; ``push`` is the PSH flag, ``sack`` an ACK's SACK blocks ``((start, end), ...)`` or None."""
+    window_shifts: dict[str, int] = field(default_factory=dict)
+    """With ``Budget.record_trace``: each endpoint's RFC 7323 receive window shift, by trace name: the trace's
+    windows are bytes, the TCP header's field holds ``window >> shift`` (:mod:`tcpsim.pcap`)."""
     inputs: dict[str, Any] = field(default_factory=dict)
     """The scenario's main inputs, flat, for tables."""
     timeseries: Optional[TimeSeries] = None
