@@ -4,13 +4,14 @@
 returns each flow's goodput, Jain's fairness index and the frames the queue dropped;
 ``flows_that_fit("20mbit", uplink="1gbit", rtt="20ms")`` answers how many flows get a target each.
 
-What is modelled: ``n`` NewReno (or SACK) connections between one sender host and one receiver host,
+What is modelled: ``n`` connections (Reno by default, CUBIC with ``os="linux"``, SACK on) between one
+sender host and one receiver host,
 over one link direction of the uplink's rate whose drop-tail queue holds ``queue`` frames; every flow has
 the same round-trip time and options, and all start together. With the default platform (``ideal``,
 hosts cost nothing) the link and its queue are the only thing the flows share, which is what ``n`` hosts
-behind one switch uplink see. Not modelled: flows with different RTTs, flows arriving and leaving,
-congestion controls other than Reno's (CUBIC, BBR), active queue management, hosts' own costs when a
-real platform is given (they would be one host's, shared by all flows).
+behind one switch uplink see. Not modelled: flows with different RTTs, flows arriving and leaving, BBR,
+active queue management, hosts' own costs when a real platform is given (they would be one host's,
+shared by all flows).
 
 The default queue is one bandwidth-delay product of full frames (the classic rule of thumb; Appenzeller,
 Keslassy and McKeown, SIGCOMM 2004, show BDP / sqrt(n) is enough for many flows). SACK is on unless
