@@ -482,6 +482,9 @@ def plot_source_chart(panels: Mapping[str, Mapping[str, Mapping[str, Sequence]]]
     import numpy as np
 
     sizes = "bytes" in xlabel
+    if sizes:  # the ticks carry the unit (32 KiB, 1 MiB): the label keeps the words
+        xlabel = xlabel.replace(" [bytes]", "").replace(" (bytes)", "")
+        xlabel = xlabel[:1].upper() + xlabel[1:]
     x_format = FuncFormatter(lambda v, _: format_quantity("x_bytes", int(v)).replace(" ", "\n") if sizes else f"{v:g}")
     n = max(1, len(panels))
     if axes is None:
@@ -523,7 +526,9 @@ def plot_source_chart(panels: Mapping[str, Mapping[str, Mapping[str, Sequence]]]
     if logy:
         axes[0][0].set_yscale("log")
         _plain_log_ticks(axes[0][0])
-    axes[0][0].set_ylabel(ylabel)
+    else:
+        axes[0][0].set_ylim(bottom=0)  # the panels share y: throughput from zero
+    axes[0][0].set_ylabel(ylabel[:1].upper() + ylabel[1:])
     handles = [Line2D([], [], color=st["color"], marker=st["marker"], markerfacecolor="none", lw=1.5, label=label)
                for label, st in labels.items()]
     handles += [Line2D([], [], color="black", lw=1.5, label="tcpsim (line)"),
