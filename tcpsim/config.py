@@ -137,6 +137,9 @@ class TcpOptions:
     largest of the buffer, ``tcp_rmem[2]`` and ``rmem_max`` for an unset buffer, the buffer for a set one."""
     congestion_control: str = "reno"
     """``reno`` or ``cubic`` (:mod:`tcpsim.protocol.cubic`, with HyStart)."""
+    autocork: bool = False
+    """Linux ``tcp_autocorking`` (3.14 on): a small write is held while earlier segments of the socket are
+    still in the host's transmit path (``tcp_should_autocork``), so back-to-back small writes coalesce."""
 
     def __post_init__(self) -> None:
         _check_range("sndbuf_bytes", self.sndbuf_bytes, 1, 1 << 31, "in 1..2**31 bytes")
@@ -226,7 +229,7 @@ class TcpOptions:
             forced_push=os.family == "linux", rcv_push_wait_bytes=os.rcv_push_wait_bytes,
             writer_wakes_at_third=os.family == "linux",
             window_update_rule=os.family, sndbuf_requested_bytes=snd_req, rcvbuf_requested_bytes=rcv_req,
-            congestion_control=os.congestion_control,
+            congestion_control=os.congestion_control, autocork=os.autocorking,
         )
         if os.version:
             values.update(_linux_window_rules(os, rcv, rcv_req is None))

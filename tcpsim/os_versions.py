@@ -19,7 +19,8 @@ Sources: tcp(7) and ``Documentation/networking/ip-sysctl.rst`` for the defaults;
 adv_win_scale 1 and tcp_rmem[2] 6 MiB), a337531b942b (4.20, tcp_rmem[1] 128 KiB, no 10-segment cap on
 the SYN's window), dfa2f0483360 (6.6, the truesize ratio), 697a6c8cec03 (6.8, default ratio 1/2),
 05f76b2d634e (6.11, a buffer set with SO_RCVBUF follows the measured ratio). IW 10 since 2.6.39
-(RFC 6928); 2.6.32 starts at RFC 3390's 3 segments. CUBIC is the default since 2.6.19.
+(RFC 6928); 2.6.32 starts at RFC 3390's 3 segments. CUBIC is the default since 2.6.19, autocorking
+(``tcp_autocorking``) since 3.14 (4.19 on here).
 
 ``linux`` alone is ``linux-6.12`` (:data:`DEFAULT_LINUX`), the kernel a student meets today; the
 calibrated profiles keep their own ``[os]`` tables (unversioned) and so their fitted behaviour, and
@@ -44,6 +45,7 @@ def _linux(version: str, *, rcvbuf: int = 131072, rcv_max: int = 6291456, rmem_m
     return replace(os_defaults("linux"), name=f"Linux {version}", version=version, default_sndbuf_bytes=16384,
                    default_rcvbuf_bytes=rcvbuf, max_sockbuf_bytes=rmem_max, setsockopt_doubles=True,
                    adv_win_scale=adv_win_scale, initial_cwnd_segments=iw, congestion_control="cubic",
+                   autocorking=tuple(int(x) for x in version.split(".")) >= (3, 14),
                    sndbuf_autotune_max_bytes=4194304, rcvbuf_autotune_max_bytes=rcv_max)
 
 

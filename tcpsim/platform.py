@@ -262,6 +262,9 @@ class OsTcp:
     avoidance, no MSS rounding."""
     congestion_control: str = "reno"
     """``reno`` (RFC 5681 with NewReno recovery) or ``cubic`` (RFC 9438, Linux's default since 2.6.19)."""
+    autocorking: bool = False
+    """Linux ``net.ipv4.tcp_autocorking`` (on by default from 3.14): small writes coalesce while the socket's
+    earlier segments are still in the host's transmit path."""
     rx_skb_overhead_bytes: int = 832
     """What a received full-sized segment's skb charges to the receive buffer beyond its payload
     (``skb->truesize - skb->len``): the skb and shared-info structures (576 bytes on x86-64) and a

@@ -71,6 +71,9 @@ class HostRuntime:
         self._handler_until = [0.0] * cpu.n_cpus
         self._tx_order: dict[object, float] = {}
         self.tx_drop_filter: Callable[[Segment], bool] | None = None
+        self.tx_watch: dict[object, Callable[[], None]] = {}
+        """Per destination endpoint, a call made when one of its data segments leaves this host (its frame
+        is off the wire, or dropped): the sender's transmit completion, for Linux autocorking."""
         """Fault injection (tests, teaching): a frame it returns True for is lost before the NIC takes it."""
 
     # --- placement -------------------------------------------------------------------------------
@@ -127,6 +130,8 @@ class HostRuntime:
         limit = self.link_out.queue_packets
         if limit is not None and self.tx_ring + len(self._qdisc) > limit:
             self.link_out.drops += 1
+            if self.tx_watch:
+                self._tx_completed(seg, self.kernel.env._now)
             return
         self._qdisc.append(seg)
         self._wake_qdisc()
@@ -158,6 +163,8 @@ class HostRuntime:
     def _post(self, seg: Segment) -> None:
         """DMA ``seg`` over the bus and serialize it onto the link."""
         if self.tx_drop_filter is not None and self.tx_drop_filter(seg):
+            if self.tx_watch:
+                self._tx_completed(seg, self.kernel.env._now)
             return
         kernel = self.kernel
         now = kernel.env._now
@@ -170,11 +177,19 @@ class HostRuntime:
         if self.modelled and link.busy_s != busy_s:
             # On the wire; a frame the full link queue refused frees its descriptor at once.
             self._tx_posted.append(link.free_at)
+        if self.tx_watch:
+            self._tx_completed(seg, link.free_at if link.busy_s != busy_s else now)
         if arrival is not None:
             if self.peer.modelled:
                 kernel.call_at(arrival, self.peer.receive, seg)
             else:  # an ideal receiver hands the segment straight to TCP
                 kernel.call_at(arrival, seg.dst.on_segment, seg, 0)
+
+    def _tx_completed(self, seg: Segment, at_s: float) -> None:
+        """Tell a watching sender that a data segment of its has left the host at ``at_s``."""
+        done = self.tx_watch.get(seg.dst)
+        if done is not None and seg.length:
+            self.kernel.call_at(at_s, done)
 
     # --- receive -----------------------------------------------------------------------------------
     def receive(self, seg: Segment) -> None:

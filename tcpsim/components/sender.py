@@ -1,7 +1,10 @@
 """The sending half of a TCP endpoint: the send buffer, segmentation, Nagle and the output loop.
 
 Ref: RFC 1122 §4.2.3.4 (Nagle, sender SWS avoidance), RFC 5681 (congestion window), RFC 9293 §3.8.6.1
-(zero-window probing); Linux send-buffer autotuning; Solaris whole-message segmentation.
+(zero-window probing); Linux send-buffer autotuning and autocorking (``tcp_should_autocork``: a write
+that leaves a short tail while earlier segments of the socket are still in the host's transmit path is
+not pushed; the tail grows with later writes and goes out when they have left, or with the next ACK);
+Solaris whole-message segmentation.
 """
 
 from __future__ import annotations
@@ -39,7 +42,18 @@ class TcpSender(TcpReceiver):
         self.written += size_bytes
         if self.whole_messages:
             self.messages.append(size_bytes)
+        if self._autocork and self._tx_unfreed and 0 < self.written - self.snd_nxt < self.mss \
+                and self.snd_max > self.snd_una and self.snd_nxt == self.snd_max:
+            self._set_block("nagle")  # corked: the tail waits for the segments still in the host
+            return
         self.output(cpu)
+
+    def _tx_done(self) -> None:
+        """One of this connection's data segments left the host (Linux frees its skb): once none is left,
+        corked data goes out (``tcp_tsq_handler`` -> ``tcp_write_xmit``)."""
+        self._tx_unfreed -= 1
+        if not self._tx_unfreed and self.written > self.snd_nxt:
+            self.output(self.host.irq_cpu(self.stream))
 
     # --- output -----------------------------------------------------------------------------------
     def output(self, cpu: int) -> None:

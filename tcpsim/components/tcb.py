@@ -132,6 +132,8 @@ class EndpointState:
         self._ratio = 0  # scaling_ratio in 1/256 (0: tcp_adv_win_scale sizes the window)
         self._truesize = 0  # skb->truesize of a full-sized received segment
         self._rcv_ssthresh = 0
+        self._autocork = opts.autocork
+        self._tx_unfreed = 0  # data segments handed to the host and not yet off the wire (Linux sk_wmem_alloc)
         self._rcv_wnd = 0  # tp->rcv_wnd: the window last offered
         self._rcv_wup = 0  # tp->rcv_wup: RCV.NXT when it was offered
         self._rcv_mss = self.mss  # icsk_ack.rcv_mss: the payload of a full-sized received segment
@@ -212,6 +214,8 @@ class EndpointState:
         self._delack_timer.deadline = None  # Timer.cancel(), inlined: every segment passes here
         self.last_adv = self.rcv_nxt + wnd
         if length:
+            if self._autocork:
+                self._tx_unfreed += 1
             self.data_segments += 1
             self.bytes_sent += length
             hist = self.payload_hist
