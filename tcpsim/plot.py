@@ -42,7 +42,8 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 from .units import format_quantity
 
 __all__ = ["axis_unit", "plot_goodput_over_time", "plot_explanation", "plot_lines", "plot_predicted_vs_measured", "plot_prediction", "plot_sequence",
-           "plot_source_chart", "plot_sweep", "plot_time_sequence", "plot_windows", "series_style"]
+           "plot_source_chart", "plot_sweep", "plot_time_sequence", "plot_uplink_share", "plot_windows",
+           "series_style"]
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<")
 """One marker per series, in order, so series differ in print and for colour-blind readers too."""
@@ -266,6 +267,26 @@ def plot_prediction(result, ax=None, title: str = ""):
     ax.grid(axis="x", alpha=0.3)
     limit = limit_name(result.limited_by).split(" (")[0]
     ax.set_title(title or f"{result.goodput_bps * 1e-6:,.1f} Mbit/s, limited by {limit}", fontsize=9)
+    return ax
+
+
+def plot_uplink_share(share, ax=None, title: str = ""):
+    """Each flow's goodput through a shared uplink (:class:`tcpsim.uplink.UplinkShare`) as a bar, in
+    Mbit/s from zero, with the equal share (the flows' total / n) as a dashed line; the title gives Jain's
+    index and the drops. Returns the Axes."""
+    rates = [g * 1e-6 for g in share.flow_goodput_bps]
+    ax = _new_axes(ax, (6.4, 3.6))
+    ax.bar(range(1, len(rates) + 1), rates, color=series_style(0)["color"], width=0.8, label="one flow")
+    ax.axhline(share.mean_bps * 1e-6, color="black", ls=(0, (4, 3)), lw=1.0, label="equal share")
+    ax.set_xlabel("Flow")
+    ax.set_ylabel("Goodput (Mbit/s)")
+    ax.set_ylim(bottom=0)
+    if len(rates) <= 12:
+        ax.set_xticks(range(1, len(rates) + 1))
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(title or f"{share.n_flows} flows, {share.uplink_bps * 1e-6:,.0f} Mbit/s uplink: Jain's index "
+                 f"{share.jain_index:.2f}, {share.drops} frames dropped", fontsize=9)
     return ax
 
 

@@ -63,3 +63,27 @@ def test_cli_plan_flows_needs_a_target_and_an_rtt(capsys):
     assert main(["plan", "flows", "--uplink", "1gbit", "--rtt", "20ms"]) == 2
     assert main(["plan", "flows", "--target", "20mbit", "--uplink", "1gbit"]) == 2
     assert "rtt" in capsys.readouterr().err
+
+
+def test_plot_uplink_share_draws_one_bar_per_flow():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from tcpsim.plot import plot_uplink_share
+    from tcpsim.uplink import UplinkShare
+
+    rates = (30e6, 20e6, 10e6)
+    share = UplinkShare(n_flows=3, uplink_bps=100e6, rtt_s=0.01, queue_packets=80, goodput_bps=sum(rates),
+                        flow_goodput_bps=rates, jain_index=jain_index(rates), drops=7, retransmits=7,
+                        termination="time_budget", measure_time_s=3.0)
+    fig, ax = plt.subplots()
+    try:
+        assert plot_uplink_share(share, ax=ax) is ax
+        assert [p.get_height() for p in ax.patches] == pytest.approx([30, 20, 10])
+        assert ax.get_ylabel() == "Goodput (Mbit/s)" and ax.get_ylim()[0] == 0
+        assert "Jain's index 0.86" in ax.get_title()
+    finally:
+        plt.close(fig)
