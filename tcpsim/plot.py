@@ -57,7 +57,10 @@ _WORDS = {
     "message_rate": "Message rate", "loss": "Loss", "goodput": "Goodput", "data_packets": "Data segments",
     "ack_packets": "ACKs", "transactions": "Transactions", "cwnd": "Congestion window", "flight": "Bytes in flight",
     "peer_window": "Advertised window", "sndbuf_used": "Send buffer in use", "seq": "Sequence number",
-    "retransmits": "Retransmissions", "sim_time": "Simulated time", "time": "Time",
+    "retransmits": "Retransmissions", "sim_time": "Simulated time", "time": "Time", "nodelay": "TCP_NODELAY",
+    "bidirectional": "Both directions", "sack": "SACK", "limited_transmit": "Limited transmit", "os": "OS",
+    "delack": "Delayed ACK", "sender_platform": "Sender", "receiver_platform": "Receiver",
+    "deferred_acks_max": "Deferred ACKs (max)", "n_flows": "Flows", "jain_index": "Jain's fairness index",
 }
 
 
