@@ -69,3 +69,13 @@ def test_explain_plot_draws_windows_goodput_and_time_sequence(tmp_path):
         assert sum(len(c.get_segments()) for c in axes[2].collections) == n_data
     finally:
         plt.close(axes[0].figure)
+
+
+def test_cli_explain_plot_and_diagram(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from tcpsim.cli import main
+
+    run, diagram = tmp_path / "run.png", tmp_path / "diagram.png"
+    assert main(["explain", "--rtt", "1ms", "--segments", "20", "--plot", str(run), "--diagram", str(diagram)]) == 0
+    assert run.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and diagram.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert capsys.readouterr().err.count("figure written") == 2
