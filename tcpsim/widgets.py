@@ -9,7 +9,7 @@ from __future__ import annotations
 
 try:
     import ipywidgets as _w
-except ImportError:  # pragma: no cover - depends on the environment
+except ImportError:
     raise ImportError("tcpsim.widgets needs ipywidgets: pip install 'tcpsim[jupyter]'") from None
 
 from typing import Any

@@ -39,3 +39,15 @@ def test_prediction_bars_mark_the_binding_bound():
         assert ax.get_xlim()[0] == 0 and "limited by" in ax.get_title()
     finally:
         plt.close(ax.figure)
+
+
+def test_without_ipywidgets_the_import_fails_in_one_line(monkeypatch):
+    import importlib
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # what a missing package looks like to import
+    monkeypatch.delitem(sys.modules, "tcpsim.widgets")
+    with pytest.raises(ImportError) as info:
+        importlib.import_module("tcpsim.widgets")
+    assert str(info.value) == "tcpsim.widgets needs ipywidgets: pip install 'tcpsim[jupyter]'"
+    assert info.value.__cause__ is None and info.value.__suppress_context__
