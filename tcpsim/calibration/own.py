@@ -210,17 +210,17 @@ def _simulate_case(args: tuple) -> float:
     from ..api import build_scenario, simulate
     from ..lab.predict import host_platform
 
-    plat = host_platform(case.sysctls, platform=host, os_family=None)
+    plat = host_platform(case.sysctls, platform=host, os_name=None)
     return simulate(build_scenario(platform=plat, **case.scenario.predict_kwargs())).goodput_bps
 
 
 def _base_platform(spec: Optional[str], cpus: Optional[int]) -> Platform:
-    from ..platform import os_defaults
+    from ..os_versions import os_version
     from ..profiles import load_platform
 
     base = load_platform(spec or "modern_linux")
     if spec is None:
-        base = replace(base, name="my_host", os=os_defaults("linux"))
+        base = replace(base, name="my_host", os=os_version("linux"))
     if cpus is not None:
         base = replace(base, cpu=replace(base.cpu, n_cpus=cpus))
     return base

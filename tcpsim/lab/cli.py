@@ -9,6 +9,7 @@ from typing import Any, Optional, Sequence
 
 from ..cliutil import OneLineParser, fail
 from ..errors import TcpsimError
+from ..os_versions import OS_NAMES
 
 __all__ = ["main"]
 
@@ -48,7 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--delay-line", choices=("auto", "netem", "relay"), default="auto",
                    help="how --rtt is made (default: netem if the kernel has it, else the user-space relay)")
     g = p.add_argument_group("prediction")
-    g.add_argument("--os", default="linux", help="OS family of the prediction (default linux)")
+    g.add_argument("--os", default="linux", choices=OS_NAMES, metavar="OS",
+                   help="OS of the prediction when no --platform is named (default linux: tcpsim's current Linux; "
+                        "linux-6.8, linux-2.6 ...)")
     g.add_argument("--platform", default=None, metavar="NAME|FILE",
                    help="profile of the predicted host (a fitted machine file from tcpsim calibrate)")
     g = p.add_argument_group("output")
@@ -67,12 +70,12 @@ def _predicted_dict(result: Any) -> dict[str, Any]:
                          "goodput_bps": s.goodput_bps} for s in result.streams]}
 
 
-def to_json(run: Any, result: Any, platform: Optional[str], os_family: str) -> dict[str, Any]:
+def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dict[str, Any]:
     """The ``--json`` object (also what ``tcpsim calibrate --lab`` reads)."""
     return {"scenario": run.scenario.to_dict(), "kernel": run.kernel, "sysctls": run.sysctls, "cpu": run.cpu,
             "load_avg": list(run.load_avg), "delay_line": run.delay_line, "notes": list(run.notes),
             "measured": run.measured.to_dict(),
-            "predicted": {**_predicted_dict(result), "os": os_family, "platform": platform}}
+            "predicted": {**_predicted_dict(result), "os": os_name, "platform": platform}}
 
 
 def _mbit(bps: Optional[float]) -> str:
@@ -87,7 +90,7 @@ def _text(d: dict[str, Any]) -> str:
              f"sockbuf {buf if buf else 'autotuned'}, {sc['write_bytes']}-byte writes"
              f"{' TCP_NODELAY' if sc['nodelay'] else ''}, {sc['n_streams']} stream(s), {m['tool']}, "
              f"{m['duration_s']:.1f} s",
-             f"kernel {d['kernel']} ({d['sysctls'].get('net.ipv4.tcp_congestion_control', '?')}), "
+             f"kernel {d['kernel']} ({d['sysctls'].get('congestion_control (per socket)', '?')}), "
              f"tcp_rmem {d['sysctls'].get('net.ipv4.tcp_rmem', '?')}, rmem_max {d['sysctls'].get('net.core.rmem_max', '?')}",
              f"{'':16s} {'measured':>16s} {'predicted':>16s}",
              f"{'goodput':16s} {_mbit(m['goodput_bps']):>16s} {_mbit(p['goodput_bps']):>16s}   "
@@ -122,7 +125,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           rr=a.rr, response=a.response, duration=a.duration, cc=a.cc)
         install_signal_handlers()
         run = run_lab(sc, tool=a.tool, delay_line=a.delay_line)
-        result = predict_lab(sc, run.sysctls, platform=a.platform, os_family=a.os)
+        result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os)
     except (TcpsimError, ValueError) as exc:
         return fail(str(exc).splitlines()[0])
     d = to_json(run, result, a.platform, a.os)

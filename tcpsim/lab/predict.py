@@ -10,7 +10,8 @@ from .scenario import LabScenario
 __all__ = ["predict_lab", "BUFFER_SYSCTLS", "DEFAULT_OS"]
 
 DEFAULT_OS = "linux"
-"""tcpsim's Linux (``--os linux``): the prediction a user gets without naming a platform."""
+"""tcpsim's Linux (``--os linux``, :data:`tcpsim.os_versions.DEFAULT_LINUX`): the prediction a user gets
+without naming a platform."""
 
 BUFFER_SYSCTLS = ("net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem")
 """The sysctls passed to the prediction: facts about the buffer limits of the kernel measured. Others
@@ -18,18 +19,20 @@ BUFFER_SYSCTLS = ("net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_rmem",
 how the kernel uses them is the OS model's business, not the run's."""
 
 
-def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os_family: Optional[str] = DEFAULT_OS):
+def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os_name: Optional[str] = DEFAULT_OS):
     """The predicted host: ``platform`` (a profile name, path or Platform; default tcpsim's ideal host) with
-    ``os_family``'s defaults when no platform is named, then the kernel's buffer sysctls applied."""
+    the OS ``os_name`` (``linux``, ``linux-6.8`` ...) when no platform is named, then the kernel's buffer
+    sysctls applied."""
     from dataclasses import replace
 
     from ..api import _platform
-    from ..platform import Platform, os_defaults
+    from ..os_versions import os_version
+    from ..platform import Platform
     from ..tuning import apply_tuning, parse_tuning
 
     base = _platform(platform, None) or Platform()
-    if platform is None and os_family:
-        base = replace(base, os=os_defaults(os_family))
+    if platform is None and os_name:
+        base = replace(base, os=os_version(os_name))
     text = "\n".join(f"{k} = {sysctls[k]}" for k in BUFFER_SYSCTLS if k in sysctls)
     if text and base.os.family == "linux":
         out = apply_tuning(base, parse_tuning(text, "<lab sysctls>"), "<lab sysctls>")
@@ -38,9 +41,9 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
 
 
 def predict_lab(sc: LabScenario, sysctls: Mapping[str, str], platform: Optional[Any] = None,
-                os_family: Optional[str] = DEFAULT_OS, seed: int = 0) -> Result:
+                os_name: Optional[str] = DEFAULT_OS, seed: int = 0) -> Result:
     """Simulate ``sc`` as ``tcpsim predict`` would, with the measured kernel's buffer limits."""
     from ..api import build_scenario, simulate
 
-    host = host_platform(sysctls, platform, os_family)
+    host = host_platform(sysctls, platform, os_name)
     return simulate(build_scenario(platform=host, seed=seed, **sc.predict_kwargs()))
