@@ -7,8 +7,7 @@ from typing import Any, Optional
 
 from .config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from .errors import ConfigError
-from .os_versions import os_version
-from .platform import CONGESTION_CONTROLS, Platform, bus_preset
+from .platform import CONGESTION_CONTROLS, Platform
 from .result import Result
 from .units import parse_duration, parse_fraction, parse_int, parse_link_rate, parse_number, parse_size, parse_switch
 
@@ -69,16 +68,21 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
                    deferred_acks_max: Optional[int] = None, os: Optional[str] = None,
                    platform: Platform | str | None = None, sender: Platform | str | None = None,
                    receiver: Platform | str | None = None, tuning: Optional[str] = None,
-                   cpus: Optional[int] = None, bus: Optional[str] = None, queue: Optional[int] = None,
+                   cpus: Optional[int] = None, bus: Optional[str] = None, machine: Optional[str] = None,
+                   cpu: Optional[str] = None, cpu_ghz: Any = None, memory_bw: Any = None, nic: Optional[str] = None,
+                   queue: Optional[int] = None,
                    loss: float = 0.0, message_rate: Any = None, sack: Optional[bool] = None,
                    limited_transmit: Optional[bool] = None, cc: Optional[str] = None, seed: int = 0,
                    budget: Optional[Budget] = None) -> Scenario:
     """A :class:`Scenario` from human quantities (``"512k"``, ``"1gbit"``, ``"100us"``), as the CLI takes them.
 
     ``sockbuf`` is what the application asks for with ``setsockopt`` on both ends; the OS of each host
-    turns it into a kernel buffer (Linux doubles it and caps it at ``rmem_max``). ``os`` replaces the
-    platforms' OS with a named one (:func:`tcpsim.os_versions.os_version`: ``linux`` = Linux 6.12,
-    ``linux-2.6`` ... ``linux-6.12``, ``solaris``, ``bsd``) and its default sysctls. ``sack`` turns
+    turns it into a kernel buffer (Linux doubles it and caps it at ``rmem_max``). ``os`` names an OS
+    version (:func:`tcpsim.os_versions.os_version`: ``linux`` = Linux 6.12, ``linux-2.6`` ... ``linux-6.12``,
+    ``solaris-8``, ``freebsd-5``, ``tru64-5`` ...); ``machine`` (a machine file), ``cpu``, ``cpu_ghz``,
+    ``cpus``, ``memory_bw``, ``bus`` and ``nic`` change parts of both hosts' platforms, or build one from
+    parts alone (:func:`tcpsim.machine.spec.platform_for` has the rules; ``tcpsim machine show`` explains
+    a result). ``sack`` turns
     selective acknowledgment (RFC 2018, with RFC 6675 recovery) on or off on both ends, ``limited_transmit``
     (RFC 3042) too, ``cc`` picks the congestion control (``reno`` or ``cubic``); None keeps each OS's default.
     """
@@ -93,20 +97,14 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     streams = parse_int(streams, "streams")
     if bidir and rr is not None:
         raise ConfigError("bidir", bidir, "left out with rr (a request/response stream already runs both ways)")
-    snd_platform = _platform(sender if sender is not None else platform, tuning) or Platform()
-    rcv_platform = _platform(receiver if receiver is not None else platform, tuning) or Platform()
-    if os is not None:
-        snd_platform = replace(snd_platform, os=os_version(os))
-        rcv_platform = replace(rcv_platform, os=os_version(os))
     if cc is not None and cc not in CONGESTION_CONTROLS:
         raise ConfigError("cc", cc, "one of " + ", ".join(CONGESTION_CONTROLS))
-    if cpus is not None:
-        cpus = parse_int(cpus, "cpus")
-        snd_platform = replace(snd_platform, cpu=replace(snd_platform.cpu, n_cpus=cpus))
-        rcv_platform = replace(rcv_platform, cpu=replace(rcv_platform.cpu, n_cpus=cpus))
-    if bus is not None:
-        snd_platform = replace(snd_platform, bus=bus_preset(bus))
-        rcv_platform = replace(rcv_platform, bus=bus_preset(bus))
+    from .machine.spec import platform_for
+
+    parts = dict(tuning=tuning, machine=machine, cpu=cpu, cpu_ghz=cpu_ghz, memory_bw=memory_bw, bus=bus, nic=nic,
+                 os=os, cpus=None if cpus is None else parse_int(cpus, "cpus"))
+    snd_platform = platform_for(sender if sender is not None else platform, **parts) or Platform()
+    rcv_platform = platform_for(receiver if receiver is not None else platform, **parts) or Platform()
 
     def tcp_for(p: Platform) -> TcpOptions:
         over: dict[str, Any] = {}

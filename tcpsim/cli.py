@@ -18,7 +18,7 @@ from typing import Any
 from .cliutil import OneLineParser, exit_code, fail, flush_stdout, refuse_empty_values, typed
 from .errors import ConfigError
 from .fileio import check_output_paths, read_text_limited, write_text_reporting
-from .os_versions import OS_NAMES, os_version
+from .os_versions import OS_NAMES
 from .platform import DELACK_RULES
 from .result import json_ready
 from .units import parse_int, parse_size
@@ -34,7 +34,9 @@ _EXAMPLES = {
                "  tcpsim predict --platform es40_tru64 --sockbuf 32k --json\n"
                "  tcpsim predict --platform rx2600_ixgb --tuning driver --rate 10gbit --mtu 9000 --streams 4\n"
                "  tcpsim predict --platform p4_linux --rtt 10ms --sockbuf 1M --sysctl tuned.conf\n"
-               "  tcpsim predict --os solaris --message 100 --message-rate 20000",
+               "  tcpsim predict --os solaris --message 100 --message-rate 20000\n"
+               "  tcpsim predict --cpu itanium2 --cpu-ghz 1.6 --cpus 4 --bus pcix-64-133 --nic e1000 --os linux-2.6\n"
+               "  tcpsim predict --machine mybox.toml --sockbuf 256k",
     "platforms": "Example:\n  tcpsim platforms\n  tcpsim platforms --json",
     "sweep": "Examples:\n  tcpsim sweep --sockbuf 16k..1M:x2 --mtu 1500,9000 --platform es40_tru64\n"
              "  tcpsim sweep --streams 1..20:+4 --platform rx2600_ixgb --rate 10gbit --csv -\n"
@@ -63,7 +65,8 @@ _EXAMPLES = {
 
 _SWEEPABLE = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "write", "message", "rr", "response",
               "streams", "cpus", "bus", "platform", "sender", "receiver", "tuning", "os", "delack",
-              "deferred_acks_max", "message_rate", "loss", "queue", "sack", "limited_transmit", "seed")
+              "deferred_acks_max", "message_rate", "loss", "queue", "sack", "limited_transmit", "seed",
+              "machine", "cpu", "cpu_ghz", "memory_bw", "nic")
 
 _SHORT = {"-w": "sockbuf", "-P": "streams", "-l": "write"}
 """iperf3's spellings of sweepable flags (-M, -N and -J take one value or none)."""
@@ -104,8 +107,9 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
                         "on for Linux and FreeBSD 5)")
     g.add_argument("--os", choices=OS_NAMES, default=None, metavar="OS",
                    help="OS on both hosts, with its TCP rules and default sysctls: linux (= linux-6.12), "
-                        "linux-2.6, linux-3.10, linux-4.19, linux-5.15, linux-6.1, linux-6.8, linux-6.12, "
-                        "solaris, bsd")
+                        "linux-2.4 ... linux-6.12, solaris-8, solaris-10, hpux-11, tru64-5, freebsd-4 ... "
+                        "freebsd-14, windows-nt, windows-2000, windows-2003, solaris, bsd (tcpsim machine parts "
+                        "os); a profile keeps its own OS settings unless the family changes")
     g.add_argument("--cc", choices=("reno", "cubic"), default=None,
                    help="congestion control on both ends (default: the OS's own, cubic on versioned Linux)")
     g = p.add_argument_group("workload")
@@ -128,17 +132,14 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
                    help="a tuning file for both hosts (sysctl.conf, sysctl -w, ndd -set, sysconfig -r, modprobe, "
                         "ifconfig mtu lines)")
     g.add_argument("--cpus", type=typed(parse_int, "cpus", lo=1), default=None, metavar="N", help="CPUs per host")
-    g.add_argument("--bus", default=None, metavar="PRESET", help="I/O bus preset (pci-64-66, pcix-64-133, "
-                   "pcie-gen3-x8 ...)")
+    g.add_argument("--bus", default=None, metavar="PART", help="I/O bus (pci-32-33, pcix-64-133, pcie-gen1-x4 ...; "
+                   "a profile's fitted bus efficiency does not carry over)")
+    from .machine.cli import add_part_flags
+
+    add_part_flags(g, with_os=False)
     g = p.add_argument_group("run")
     g.add_argument("--seed", type=typed(parse_int, "seed", lo=0), default=0, help="random seed (default 0)")
     g.add_argument("--max-time", default=None, metavar="DURATION", help="simulated-time budget (default 5s)")
-
-
-def _with_os(platform: Any, os_name: str | None) -> Any:
-    from dataclasses import replace
-
-    return replace(platform, os=os_version(os_name)) if os_name else platform
 
 
 def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None) -> dict[str, Any]:
@@ -171,25 +172,29 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
                               delack=a.delack, deferred_acks_max=a.deferred_acks_max, os=a.os, platform=a.platform,
                               sender=a.sender, receiver=a.receiver, tuning=a.tuning, cpus=a.cpus, bus=a.bus,
                               queue=a.queue, loss=a.loss, message_rate=a.message_rate, sack=a.sack,
-                              limited_transmit=a.limited_transmit, cc=a.cc, seed=a.seed)
+                              limited_transmit=a.limited_transmit, cc=a.cc, seed=a.seed,
+                              machine=a.machine, cpu=a.cpu, cpu_ghz=a.cpu_ghz, memory_bw=a.memory_bw, nic=a.nic)
     if a.max_time is not None:
         kw["budget"] = Budget(max_sim_time_s=parse_duration(a.max_time, "max_time"))
     if a.sysctl is not None:
-        for bad in ("tuning", "os"):
+        for bad in ("tuning", "os", "machine", "cpu", "cpu_ghz", "memory_bw", "nic", "bus", "cpus"):
             if bad in axes:
                 raise ConfigError(bad, ",".join(map(str, axes[bad])), "a single value when --sysctl is given")
+        from .machine.cli import part_kwargs
+
+        parts = part_kwargs(a)
         knobs = _read_tuning_file(a.sysctl)
         for key in ("platform", "sender", "receiver"):
             if key in axes:
-                axes[key] = [_tuned(v, a.tuning, a.os, knobs, a.sysctl) for v in axes[key]]
+                axes[key] = [_tuned(v, a.tuning, parts, knobs, a.sysctl) for v in axes[key]]
         for role in ("sender", "receiver"):
             if role in axes or ("platform" in axes and kw[role] is None):
                 continue  # every swept value was tuned above
-            kw[role] = _tuned(kw[role] if kw[role] is not None else kw["platform"], a.tuning, a.os, knobs, a.sysctl)
+            kw[role] = _tuned(kw[role] if kw[role] is not None else kw["platform"], a.tuning, parts, knobs, a.sysctl)
         file_mtu = [k.value for k in knobs if getattr(k, "name", None) == "mtu"]
         if file_mtu and mtu is None and "mtu" not in axes:
             kw["mtu"] = file_mtu[-1]
-        kw.update(tuning=None, os=None)
+        kw.update(tuning=None, **{k: None for k in parts})
     return kw
 
 
@@ -199,13 +204,13 @@ def _read_tuning_file(path: str) -> list:
     return parse_tuning(read_text_limited(path, "sysctl"), path)
 
 
-def _tuned(spec: Any, tuning: str | None, os_family: str | None, knobs: list, path: str) -> Any:
-    """A profile (or the ideal host) with its tuning level, the --os family, then the file's knobs."""
-    from .api import _platform
+def _tuned(spec: Any, tuning: str | None, parts: dict[str, Any], knobs: list, path: str) -> Any:
+    """A profile (or the ideal host) with its tuning level and the part flags, then the file's knobs."""
+    from .machine.spec import platform_for
     from .platform import Platform
     from .tuning import apply_tuning
 
-    base = _with_os(_platform(spec, tuning) or Platform(), os_family)
+    base = platform_for(spec, tuning=tuning, **parts) or Platform()
     out = apply_tuning(base, knobs, path)
     return getattr(out, "platform", out)  # a TuningResult, or a Platform from a simpler apply_tuning
 
@@ -493,6 +498,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="print the comparison as JSON (to FILE with --json=FILE)")
     _scenario_flags(sp)
 
+    sub.add_parser("machine", help="machines made of parts: show one's every value and origin, list parts",
+                   add_help=False)
     for name, text in (("validate", "compare the model with every measured table of the sources"),
                        ("calibrate", "fit a platform's parameters to its calibration tables, or this machine's "
                                      "to lab or iperf3 runs (--lab, --iperf3)"),
@@ -520,6 +527,10 @@ def _main(argv: list[str]) -> int:
             return own_main(argv[1:])
         if argv and argv[0] in _DELEGATES:
             return _delegate(argv[0], argv[1:])
+        if argv and argv[0] == "machine":
+            from .machine.cli import main as machine_main
+
+            return machine_main(argv[1:])
         parser = _parser()
         axes: dict[str, list] = {}
         if argv and argv[0] == "sweep":

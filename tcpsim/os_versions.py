@@ -26,16 +26,24 @@ the SYN's window), dfa2f0483360 (6.6, the truesize ratio), 697a6c8cec03 (6.8, de
 calibrated profiles keep their own ``[os]`` tables (unversioned) and so their fitted behaviour, and
 :func:`tcpsim.platform.os_defaults` keeps the textbook 2.6 they were written against. ``solaris`` and
 ``bsd`` are the family defaults.
-"""
 
+Besides Linux, the table has the other OSes of the sources and of the machines users bring
+(:data:`OS_VERSIONS`): Tru64 4/5, Solaris 8/10, HP-UX 11, FreeBSD 4-14, Windows NT/2000/2003, with each
+version's TCP defaults and where they come from; ``linux-2.4`` and ``linux-2.6-plain`` are unversioned
+(the simpler window model the calibrated profiles were fitted with). Values marked *approximate* are the
+defaults as commonly quoted for that release; a machine file or a ``--sysctl`` file sets the real ones.
+Each entry also names the row of the per-packet cost catalog (:mod:`tcpsim.machine.costs`) and the
+receive backlog (``netdev_max_backlog``) the NIC part needs.
+"""
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from .errors import ConfigError
 from .platform import OS_FAMILIES, OsTcp, os_defaults
 
-__all__ = ["os_version", "OS_NAMES", "LINUX_VERSIONS", "DEFAULT_LINUX"]
+__all__ = ["os_version", "os_entry", "OsVersion", "OS_VERSIONS", "OS_NAMES", "LINUX_VERSIONS",
+           "DEFAULT_LINUX"]
 
 DEFAULT_LINUX = "linux-6.12"
 
@@ -60,17 +68,108 @@ LINUX_VERSIONS: dict[str, OsTcp] = {
 }
 """Kernel versions with their default sysctls (the table above)."""
 
-OS_NAMES = ("linux", *LINUX_VERSIONS, *(f for f in OS_FAMILIES if f != "linux"))
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OsVersion:
+    """One OS version: its TCP defaults and what the cost catalog and the receive path need of it."""
+
+    name: str
+    cost_family: str
+    """Row of the per-packet cost catalog (the code path a packet takes): tru64, solaris, hpux, linux,
+    freebsd, windows, generic."""
+    tcp: OsTcp
+    backlog_packets: int = 1000
+    source: str = ""
+
+
+_SOLARIS = os_defaults("solaris")
+
+_PLAIN = os_defaults("linux")
+_L24 = replace(_PLAIN, name="Linux 2.4", max_sockbuf_bytes=65535, sndbuf_autotune_max_bytes=131072,
+               rcvbuf_autotune_max_bytes=0)
+_S10 = replace(_SOLARIS, name="Solaris 10", default_sndbuf_bytes=49152, default_rcvbuf_bytes=49152,
+               deferred_acks_max=2, timestamps=True, sack=True, maxpsz_multiplier=10)
+_TRU64 = OsTcp(family="bsd", name="Tru64 UNIX 5", default_sndbuf_bytes=61440, default_rcvbuf_bytes=61440,
+               max_sockbuf_bytes=1048576, delack="bsd44")
+_HPUX = replace(_SOLARIS, name="HP-UX 11i", default_sndbuf_bytes=32768, default_rcvbuf_bytes=32768,
+                max_sockbuf_bytes=4194304, deferred_acks_max=22, delack_timeout_s=0.05, min_rto_s=0.5,
+                initial_cwnd_segments=4, sack=True, maxpsz_multiplier=0, naglim_bytes=None,
+                rcv_push_wait_bytes=0)
+
+
+def _freebsd(major: int) -> OsTcp:
+    """FreeBSD ``net.inet.tcp`` defaults by major release (tcp_subr.c, tcp_input.c, uipc_sockbuf.c)."""
+    auto = 0 if major < 7 else (262144 if major == 7 else 2097152)
+    return OsTcp(family="bsd", name=f"FreeBSD {major}", default_sndbuf_bytes=32768, default_rcvbuf_bytes=65536,
+                 max_sockbuf_bytes=262144 if major < 7 else 2097152, delack="bsd", delack_timeout_s=0.1,
+                 min_rto_s=1.0 if major < 5 else 0.23, timestamps=True, sack=major >= 6,
+                 limited_transmit=major >= 5, initial_cwnd_segments=10 if major >= 11 else (4 if major >= 5 else 1),
+                 sndbuf_autotune_max_bytes=auto, rcvbuf_autotune_max_bytes=auto)
+
+
+def _windows(name: str, window: int, scaling: bool, sack: bool) -> OsTcp:
+    return OsTcp(family="bsd", name=name, default_sndbuf_bytes=8192, default_rcvbuf_bytes=window,
+                 max_sockbuf_bytes=1 << 30 if scaling else 65535, delack="bsd", delack_timeout_s=0.2,
+                 window_scaling=scaling, sack=sack, min_rto_s=0.3, initial_cwnd_segments=2)
+
+
+_ENTRIES = [
+    OsVersion(name="bsd", cost_family="generic", tcp=os_defaults("bsd"),
+              source="tcpsim's generic BSD defaults (4.4BSD: 64 KiB buffers, 200 ms delayed ACK)"),
+    OsVersion(name="linux", cost_family="linux", tcp=LINUX_VERSIONS[DEFAULT_LINUX],
+              source=f"the Linux default: {DEFAULT_LINUX}"),
+    OsVersion(name="solaris", cost_family="solaris", tcp=_SOLARIS,
+              source="family default = solaris-8 (tcpsim.platform.os_defaults)"),
+    OsVersion(name="tru64-4", cost_family="tru64", tcp=replace(_TRU64, name="Tru64 UNIX 4", default_sndbuf_bytes=32768,
+                                                                default_rcvbuf_bytes=32768),
+              source="Tru64 best practice (May 2001): tcp_sendspace/recvspace 32768 before 5.0"),
+    OsVersion(name="tru64-5", cost_family="tru64", tcp=_TRU64,
+              source="Tru64 best practice (May 2001): 61440-byte buffers from 5.0; sb_max 1 MiB assumed; "
+                     "4.4BSD delayed ACK"),
+    OsVersion(name="solaris-8", cost_family="solaris", tcp=replace(_SOLARIS, name="Solaris 8"),
+              source="Sun blueprint (Solaris 8 ndd defaults); Solaris tcp.c tcp_param_arr"),
+    OsVersion(name="solaris-10", cost_family="solaris", tcp=_S10,
+              source="OpenSolaris tcp.c tcp_param_arr: xmit/recv_hiwat 49152, deferred_acks_max 2, "
+                     "slow_start_initial 4, sack_permitted 2, tstamp_if_wscale 1, maxpsz_multiplier 10"),
+    OsVersion(name="hpux-11", cost_family="hpux", tcp=_HPUX,
+              source="HP-UX 11i ndd defaults, approximate: Mentat-derived STREAMS TCP as Solaris; "
+                     "tcp_xmit/recv_hiwater_def 32768, tcp_deferred_ack_max 22, rexmit_interval_min 500 ms"),
+    OsVersion(name="linux-2.4", cost_family="linux", tcp=_L24, backlog_packets=300,
+              source="Linux 2.4 (unversioned window model): tcp_wmem 4096 16384 131072, tcp_rmem 4096 87380 174760, [rw]mem_max 65535, "
+                     "netdev_max_backlog 300, no receive autotuning (tcp_rcv_space_adjust is 2.6.7)"),
+    OsVersion(name="linux-2.6-plain", cost_family="linux", tcp=replace(_PLAIN, name="Linux 2.6"),
+              source="Linux 2.6.17+ textbook defaults (tcp_[rw]mem[2] 4 MiB, [rw]mem_max 131071) with the "
+                     "unversioned window model the calibrated profiles were fitted with (tcpsim.platform.os_defaults)"),
+    *[OsVersion(name=name, cost_family="linux", tcp=tcp, source="LINUX_VERSIONS (the table above)")
+      for name, tcp in LINUX_VERSIONS.items()],
+    *[OsVersion(name=f"freebsd-{m}", cost_family="freebsd", tcp=_freebsd(m),
+                source="FreeBSD defaults, approximate: sendspace 32768, recvspace 65536, delacktime 100 ms; "
+                       "rfc3042 from 5, SACK from 6, buffer autotuning from 7, initial cwnd 10 from 11")
+      for m in range(4, 15)],
+    OsVersion(name="windows-nt", cost_family="windows", tcp=_windows("Windows NT 4.0", 8760, False, False),
+              source="Windows NT 4.0 TcpWindowSize 8760 (6 x 1460 on Ethernet), no RFC 1323, approximate"),
+    OsVersion(name="windows-2000", cost_family="windows", tcp=_windows("Windows 2000", 17520, True, True),
+              source="Windows 2000 TcpWindowSize 17520, Tcp1323Opts scaling on request, SackOpts 1, approximate"),
+    OsVersion(name="windows-2003", cost_family="windows", tcp=_windows("Windows Server 2003", 65535, True, True),
+              source="Windows Server 2003: 64 KiB window at 100 Mbit/s and faster, SackOpts 1, approximate"),
+]
+
+OS_VERSIONS: dict[str, OsVersion] = {e.name: e for e in _ENTRIES}
+"""Every OS :func:`os_version` knows, by name."""
+
+OS_NAMES = tuple(OS_VERSIONS)
 """Every name :func:`os_version` takes."""
 
 
+def os_entry(name: str) -> OsVersion:
+    """The :class:`OsVersion` called ``name``; ConfigError listing the names otherwise."""
+    try:
+        return OS_VERSIONS[name]
+    except (KeyError, TypeError):
+        raise ConfigError("os", name, "one of " + ", ".join(OS_NAMES)) from None
+
+
 def os_version(name: str) -> OsTcp:
-    """The OS called ``name``: ``linux`` (= :data:`DEFAULT_LINUX`), ``linux-2.6`` ... ``linux-6.12``,
-    ``solaris`` or ``bsd``."""
-    if name == "linux":
-        name = DEFAULT_LINUX
-    if name in LINUX_VERSIONS:
-        return LINUX_VERSIONS[name]
-    if name in OS_FAMILIES:
-        return os_defaults(name)
-    raise ConfigError("os", name, "one of " + ", ".join(OS_NAMES))
+    """The OS called ``name``: ``linux`` (= :data:`DEFAULT_LINUX`), ``linux-2.4``, ``linux-2.6`` ...
+    ``linux-6.12``, ``solaris-8``, ``freebsd-5``, ``tru64-5``, ``windows-2000`` ..., ``solaris`` or ``bsd``."""
+    return os_entry(name).tcp

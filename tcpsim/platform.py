@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, replace
+from collections.abc import Iterator, Mapping
 from typing import Optional
 
 from .errors import ConfigError
@@ -164,30 +165,33 @@ class Bus:
         return replace(self, clock_hz=clock_hz, kind=f"{self.kind}@{clock_hz / 1e6:.0f}MHz")
 
 
-def _pcie(lanes: int, gen: int) -> Bus:
-    per_lane_bps = {1: 2.5e9 * 0.8, 2: 5e9 * 0.8, 3: 8e9 * 128 / 130, 4: 16e9 * 128 / 130, 5: 32e9 * 128 / 130}[gen]
-    return Bus(kind=f"pcie-gen{gen}-x{lanes}", width_bits=lanes, clock_hz=per_lane_bps,
-               efficiency_frac=0.85, per_transaction_s=0.0)
+class _BusPresets(Mapping[str, Bus]):
+    """Every bus the part catalog names, as the engine's :class:`Bus` with a typical NIC on it (16-byte
+    descriptors, one per frame, one port). The efficiency comes from the bus's transactions
+    (:mod:`tcpsim.machine.bus`), built on first use: the part catalog sits above this module."""
+
+    def _table(self) -> dict[str, Bus]:
+        global _BUS_TABLE
+        if _BUS_TABLE is None:
+            from .machine.bus import preset_buses
+
+            _BUS_TABLE = preset_buses()
+        return _BUS_TABLE
+
+    def __getitem__(self, name: str) -> Bus:
+        return self._table()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
 
 
-BUS_PRESETS: dict[str, Bus] = {
-    "none": Bus(),
-    "pci-32-33": Bus(kind="pci-32-33", width_bits=32, clock_hz=33.33e6, efficiency_frac=0.6, per_transaction_s=0.5e-6),
-    "pci-32-66": Bus(kind="pci-32-66", width_bits=32, clock_hz=66.66e6, efficiency_frac=0.6, per_transaction_s=0.3e-6),
-    "pci-64-33": Bus(kind="pci-64-33", width_bits=64, clock_hz=33.33e6, efficiency_frac=0.6, per_transaction_s=0.5e-6),
-    "pci-64-66": Bus(kind="pci-64-66", width_bits=64, clock_hz=66.66e6, efficiency_frac=0.6, per_transaction_s=0.3e-6),
-    "pcix-64-66": Bus(kind="pcix-64-66", width_bits=64, clock_hz=66.66e6, efficiency_frac=0.75, per_transaction_s=0.2e-6),
-    "pcix-64-100": Bus(kind="pcix-64-100", width_bits=64, clock_hz=100e6, efficiency_frac=0.75, per_transaction_s=0.2e-6),
-    "pcix-64-133": Bus(kind="pcix-64-133", width_bits=64, clock_hz=133.33e6, efficiency_frac=0.75, per_transaction_s=0.2e-6),
-    "pcie-gen1-x8": _pcie(8, 1),
-    "pcie-gen2-x8": _pcie(8, 2),
-    "pcie-gen3-x8": _pcie(8, 3),
-    "pcie-gen3-x16": _pcie(16, 3),
-    "pcie-gen4-x16": _pcie(16, 4),
-}
-"""Bus presets. ``efficiency_frac`` is a starting point from the sources (the gigabit-NIC article puts a
-shared 32/33 PCI bus at about 80 of its 133 MB/s; the 10 GbE report calls 80 % of PCI-X the practical
-limit); calibrated profiles override it."""
+_BUS_TABLE: Optional[dict[str, Bus]] = None
+BUS_PRESETS: Mapping[str, Bus] = _BusPresets()
+"""Bus presets by name: PCI 32/64-bit at 33/66 MHz, PCI-X 66 to 533, PCIe gen1-gen5 x1-x16, and none.
+Calibrated profiles keep their own fitted efficiency as a residual (``tcpsim machine show``)."""
 
 
 def bus_preset(name: str) -> Bus:
@@ -195,7 +199,7 @@ def bus_preset(name: str) -> Bus:
     try:
         return BUS_PRESETS[name]
     except KeyError:
-        raise ConfigError("bus", name, "one of " + ", ".join(sorted(BUS_PRESETS))) from None
+        raise ConfigError("bus", name, "one of " + ", ".join(BUS_PRESETS)) from None
 
 
 DELACK_RULES = ("bsd", "bsd44", "linux", "solaris", "off")

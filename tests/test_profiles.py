@@ -74,10 +74,12 @@ def test_awkward_values_round_trip(tmp_path):
 
 def test_bus_is_written_as_its_preset_plus_differences(tmp_path):
     p = load_platform("rx2600_ixgb")
-    assert replace(p.bus, efficiency_frac=bus_preset("pcix-64-133").efficiency_frac) == bus_preset("pcix-64-133")
+    preset = bus_preset("pcix-64-133")
+    assert replace(p.bus, efficiency_frac=preset.efficiency_frac, per_transaction_s=preset.per_transaction_s) == preset
     text = save_platform(p, tmp_path / "r.toml").read_text()
     bus = tomllib.loads(text)["bus"]
-    assert bus == {"preset": "pcix-64-133", "efficiency_frac": p.bus.efficiency_frac}
+    assert bus == {"preset": "pcix-64-133", "efficiency_frac": p.bus.efficiency_frac,
+                   "per_transaction_s": p.bus.per_transaction_s}
 
 
 def test_unknown_profile_lists_the_known_ones():

@@ -1,5 +1,9 @@
 """Platform profiles: one TOML file per machine of the sources, with provenance, tuning levels and fit record.
 
+The shipped profiles are machine files made of parts (:mod:`tcpsim.machine`; ``[cpu] part = ...``), with
+their fitted numbers as per-machine residuals (``[calibration.*]``). A profile of runtime values, as
+:func:`save_platform` writes it, loads too; its layout:
+
 ``load_platform("es40_tru64")`` reads ``tcpsim/profiles/es40_tru64.toml`` (package data); a path to a
 ``.toml`` file works too. ``load_platform("rx2600_ixgb", tuning="driver")`` also applies the knob lines
 of ``[tuning.driver]`` (the source's own script) through :func:`tcpsim.tuning.apply_tuning`. MTU lines
@@ -60,32 +64,41 @@ def profile_path(name_or_path: str | Path) -> Path:
     return Path(str(_dir() / f"{text}.toml"))
 
 
+def _read_file(name_or_path: str | Path):
+    from ..machine.schema import read_toml
+
+    return read_toml(profile_path(name_or_path), "profile")
+
+
 def _read(name_or_path: str | Path) -> dict[str, Any]:
-    path = profile_path(name_or_path)
+    return _read_file(name_or_path).data
+
+
+def _build(f, cls, where: str, extra: Mapping[str, str] = {}):
+    from ..machine.schema import check_table, field_types
+
+    table = f.data.get(where, {})
+    values = check_table(f, where, table, {**field_types(cls), **extra})
     try:
-        return tomllib.loads(read_text_limited(path, "platform"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("platform", str(name_or_path), f"valid TOML ({exc})") from None
+        return values, (cls(**{k: v for k, v in values.items() if k not in extra}) if cls is not Bus else None)
+    except ConfigError as exc:
+        key = exc.field if exc.field.startswith(where + ".") else f"{where}.{exc.field}"
+        raise f.error(key, exc.value, exc.allowed) from None
 
 
-def _check_keys(cls, table: Mapping[str, Any], where: str, extra: tuple[str, ...] = ()) -> None:
-    unknown = sorted(set(table) - {f.name for f in fields(cls)} - set(extra))
-    if unknown:
-        raise ConfigError(f"{where}.{unknown[0]}", table[unknown[0]], f"a field of {cls.__name__}")
-
-
-def _build(cls, table: Mapping[str, Any], where: str):
-    _check_keys(cls, table, where)
-    return cls(**table)
-
-
-def _bus(table: Mapping[str, Any]) -> Bus:
+def _bus(f) -> Bus:
     """A bus from ``preset`` plus overrides, or from its fields alone."""
-    _check_keys(Bus, table, "bus", extra=("preset",))
-    values = dict(table)
+    values, _ = _build(f, Bus, "bus", {"preset": "str"})
     preset = values.pop("preset", None)
-    base = bus_preset(preset) if preset else Bus()
-    return replace(base, **values) if values else base
+    try:
+        base = bus_preset(preset) if preset else Bus()
+        return replace(base, **values) if values else base
+    except ConfigError as exc:
+        key = "bus.preset" if exc.field == "bus" else (exc.field if "." in exc.field else f"bus.{exc.field}")
+        raise f.error(key, exc.value, exc.allowed) from None
+
+
+_PROFILE_KEYS = ("name", "provenance", "cpu", "nic", "bus", "os", "tuning", "fit")
 
 
 def _fit_value(v: Any) -> Any:
@@ -101,21 +114,38 @@ def load_platform(name_or_path: str | Path, tuning: Optional[str] = None) -> Pla
     another name applies that ``[tuning.<name>]`` table. An unknown profile or level raises ConfigError
     listing the known ones.
     """
-    data = _read(name_or_path)
-    _check_keys(Platform, data, "profile", extra=("tuning",))
-    stem = Path(str(name_or_path)).stem
-    platform = Platform(
-        name=data.get("name", stem),
-        cpu=_build(CpuCost, data.get("cpu", {}), "cpu"),
-        nic=_build(Nic, data.get("nic", {}), "nic"),
-        bus=_bus(data.get("bus", {})),
-        os=_build(OsTcp, data.get("os", {}), "os"),
-        provenance=_build(Provenance, data.get("provenance", {}), "provenance"),
-        fit=tuple((k, _fit_value(v)) for k, v in data.get("fit", {}).items()),
-    )
+    f = _read_file(name_or_path)
+    data = f.data
+    from ..machine.machinefile import is_machine_data
+
+    if is_machine_data(data):
+        from ..machine.spec import load_machine
+
+        platform = load_machine(name_or_path).platform
+    else:
+        platform = _legacy_platform(f, Path(str(name_or_path)).stem)
     if tuning in UNTUNED or tuning is None:
         return platform
     return tune(platform, name_or_path, tuning)
+
+
+def _legacy_platform(f, stem: str) -> Platform:
+    """A profile of runtime values (``save_platform``'s layout), every key and type checked."""
+    data = f.data
+    for key, value in data.items():
+        if key not in _PROFILE_KEYS:
+            raise f.error(key, value, "one of the keys " + ", ".join(_PROFILE_KEYS))
+        if key != "name" and not isinstance(value, dict):
+            raise f.error(key, value, f"a table ([{key}])")
+    if not isinstance(data.get("name", stem), str):
+        raise f.error("name", data["name"], "a string")
+    cpu, nic, os_, prov = (_build(f, cls, where)[1] for cls, where in
+                           ((CpuCost, "cpu"), (Nic, "nic"), (OsTcp, "os"), (Provenance, "provenance")))
+    bus = _bus(f)
+    if "os" not in data:
+        raise f.error("os", "missing", "an [os] table (family = linux, solaris or bsd, and its settings)")
+    return Platform(name=data.get("name", stem), cpu=cpu, nic=nic, bus=bus, os=os_, provenance=prov,
+                    fit=tuple((k, _fit_value(v)) for k, v in data.get("fit", {}).items()))
 
 
 def tuning_texts(name_or_path: str | Path) -> dict[str, str]:
@@ -249,6 +279,22 @@ def save_platform(platform: Platform, path: str | Path, *, tuning: Optional[Mapp
     return path
 
 
+def _write_residuals(doc, platform: Platform, old: Platform) -> None:
+    """A machine file: each runtime value that changed goes to ``[calibration.<kind>]`` (and leaves ``[fixed]``)."""
+    import tomlkit
+
+    for kind in ("cpu", "nic", "bus"):
+        new_values, old_values = _fields(getattr(platform, kind)), _fields(getattr(old, kind))
+        for key, value in new_values.items():
+            if value == old_values[key] or value is None:
+                continue
+            cal = doc.setdefault("calibration", tomlkit.table(is_super_table=True))
+            cal.setdefault(kind, tomlkit.table())[key] = value
+            fixed = doc.get("fixed", {}).get(kind)
+            if fixed is not None and key in fixed:
+                del fixed[key]
+
+
 def update_profile(path: str | Path, platform: Platform, fit: Mapping[str, Any]) -> Path:
     """Write ``platform``'s machine values into the existing profile at ``path``, and ``fit`` as its
     ``[fit]`` table, keeping everything else: comments, key order, tuning tables.
@@ -264,12 +310,17 @@ def update_profile(path: str | Path, platform: Platform, fit: Mapping[str, Any])
     old = load_platform(path)
     new_tables = {"cpu": _fields(platform.cpu), "nic": _fields(platform.nic), "bus": _bus_table(platform.bus)}
     old_tables = {"cpu": _fields(old.cpu), "nic": _fields(old.nic), "bus": _bus_table(old.bus)}
-    for name, values in new_tables.items():
-        table = doc.setdefault(name, tomlkit.table())
-        for key, value in values.items():
-            current = table[key] if key in table else old_tables[name].get(key)
-            if value != current:
-                table[key] = value
+    from ..machine.machinefile import is_machine_data
+
+    if is_machine_data(doc.unwrap()):
+        _write_residuals(doc, platform, old)
+    else:
+        for name, values in new_tables.items():
+            table = doc.setdefault(name, tomlkit.table())
+            for key, value in values.items():
+                current = table[key] if key in table else old_tables[name].get(key)
+                if value != current:
+                    table[key] = value
     record = tomlkit.table()
     for key, value in fit.items():
         record[key] = value

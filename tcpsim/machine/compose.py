@@ -1,0 +1,73 @@
+"""Parts to the runtime :class:`~tcpsim.platform.Platform` the engine uses: ``compose(parts)``.
+
+Every runtime value comes from one part's data-sheet field or from physics over parts (the cost
+catalog, the bus transaction model). :func:`compose_traced` also says which, field by field, in the
+keys ``cpu.<CpuCost field>``, ``nic.<Nic field>``, ``bus.<Bus field>``, ``os.<OsTcp field>``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Optional
+
+from ..platform import CpuCost, Nic, Platform, Provenance
+from .bus import runtime_bus
+from .costs import CostCatalog, physics_costs
+from .parts import Parts
+
+__all__ = ["compose", "compose_traced", "DEPENDS_ON"]
+
+DEPENDS_ON: dict[str, tuple[str, ...]] = {
+    **{f"cpu.{k}": ("cpu", "os", "nic") for k in ("per_packet_tx_s", "per_packet_rx_s", "per_ack_tx_s",
+                                                  "per_ack_rx_s", "per_interrupt_s")},
+    "cpu.per_syscall_s": ("cpu", "os"), "cpu.per_push_s": ("cpu", "os"), "cpu.per_stream_frac": ("cpu", "os"),
+    "cpu.per_byte_copy_s": ("memory", "os"), "cpu.per_byte_copy_rx_s": ("memory", "os"),
+    "cpu.per_byte_csum_s": ("memory",), "cpu.n_cpus": ("cpu",), "cpu.interrupts_on_one_cpu": ("nic",),
+    **{f"nic.{f.name}": ("nic",) for f in fields(Nic)}, "nic.backlog_packets": ("os",),
+    "bus.kind": ("bus",), "bus.width_bits": ("bus",), "bus.clock_hz": ("bus",),
+    "bus.efficiency_frac": ("bus", "nic"), "bus.per_transaction_s": ("bus", "nic"), "bus.other_load_frac": ("bus", "nic"),
+}
+"""The parts each runtime value is made from (an OsTcp field depends on the os part alone): a
+calibration residual of that value is kept only while these parts stay."""
+
+
+def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: str = "machine",
+                   provenance: Provenance = Provenance()) -> tuple[Platform, dict[str, str]]:
+    """The platform of ``parts`` and, per runtime field, where its value comes from."""
+    cpu, nic, os_ = parts.cpu, parts.nic, parts.os
+    trace: dict[str, str] = {}
+    phys = physics_costs(parts, costs)
+    cost_values = {k: v for k, (v, _) in phys.items()}
+    trace.update({f"cpu.{k}": why for k, (_, why) in phys.items()})
+    cpu_cost = CpuCost(n_cpus=cpu.n_cpus, interrupts_on_one_cpu=not nic.interrupts_spread, **cost_values)
+    trace["cpu.n_cpus"] = "= cpu.sockets x cpu.cores_per_socket x cpu.threads_per_core"
+    trace["cpu.per_byte_copy_rx_s"] = "= cpu.per_byte_copy_s (None)"
+    trace["cpu.interrupts_on_one_cpu"] = "= not nic.interrupts_spread"
+    per_packet = nic.coalesce_style == "per-packet"
+    runtime_nic = Nic(tx_ring_packets=nic.tx_ring_packets, rx_ring_packets=nic.rx_ring_packets,
+                      backlog_packets=os_.backlog_packets,
+                      coalesce_packets=1 if per_packet else nic.coalesce_packets,
+                      coalesce_delay_s=0.0 if per_packet else nic.coalesce_delay_s,
+                      tx_checksum_offload=nic.tx_checksum_offload, rx_checksum_offload=nic.rx_checksum_offload,
+                      drain_ring=nic.drain_ring, coalesce_idle_timer=nic.coalesce_style == "idle")
+    for f in fields(Nic):
+        trace[f"nic.{f.name}"] = f"= nic.{f.name}"
+    trace["nic.backlog_packets"] = "= os.backlog_packets"
+    trace["nic.coalesce_idle_timer"] = "= nic.coalesce_style == 'idle'"
+    if per_packet:
+        trace["nic.coalesce_packets"] = trace["nic.coalesce_delay_s"] = "= nic.coalesce_style 'per-packet'"
+    bus = runtime_bus(parts.bus, nic)
+    trace.update({"bus.kind": "= bus.name", "bus.width_bits": "= bus.width_bits", "bus.clock_hz": "= bus.data_rate_hz",
+                  "bus.efficiency_frac": "physics: transaction model (tcpsim.machine.bus)",
+                  "bus.per_transaction_s": "physics: transaction model (tcpsim.machine.bus)",
+                  "bus.other_load_frac": "physics: bus.other_load_frac and the card's other active ports"})
+    for f in fields(os_.tcp):
+        trace[f"os.{f.name}"] = f"= os.{f.name}"
+    platform = Platform(name=name, cpu=cpu_cost, nic=runtime_nic, bus=bus, os=os_.tcp, provenance=provenance)
+    return platform, trace
+
+
+def compose(parts: Parts, costs: Optional[CostCatalog] = None, *, name: str = "machine",
+            provenance: Provenance = Provenance()) -> Platform:
+    """The runtime :class:`~tcpsim.platform.Platform` of ``parts``, from physics and data sheets alone."""
+    return compose_traced(parts, costs, name=name, provenance=provenance)[0]

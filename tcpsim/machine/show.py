@@ -1,0 +1,105 @@
+"""``tcpsim machine show``: every resolved value of a machine with where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from .bus import bus_efficiency
+from .resolve import Machine
+
+__all__ = ["show_text", "show_dict", "RULES"]
+
+RULES = (
+    "A part named by a later layer (a --machine file, --cpu, --bus, --nic, --os) replaces that part whole; "
+    "the other parts keep every parameter they had.",
+    "--bus replaces the bus part: a fitted bus residual (bus.efficiency_frac, bus.per_transaction_s) does "
+    "not carry over, the new bus's efficiency comes from its transactions.",
+    "--os VERSION: that version's defaults first, then the profile's own [os] settings, unless the OS "
+    "family (linux, solaris, bsd) changes, which drops them; --os linux, solaris or bsd is the family default.",
+    "A residual ([calibration.*] fitted, [fixed.*] set by hand) stays while the parts it was made for stay; "
+    "it is dropped when one of them is replaced, and scaled by the physics ratio when only their fields "
+    "change (a clock by --cpu-ghz).",
+    "--cpus sets the CPU count directly and keeps every residual.",
+)
+
+_UNITS = (("_Bps", "B/s"), ("_bps", "bit/s"), ("_hz", "Hz"), ("_s", "s"), ("_bytes", "B"), ("_packets", "frames"))
+
+
+def _fmt(name: str, value: Any) -> str:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return "-" if value is None else str(value).lower() if isinstance(value, bool) else value
+    text = f"{value:.6g}" if isinstance(value, float) else str(value)
+    for suffix, unit in _UNITS:
+        if name.endswith(suffix):
+            return f"{text} {unit}"
+    return text
+
+
+def _part_rows(m: Machine) -> list[tuple[str, str, str]]:
+    rows = []
+    for kind in ("cpu", "memory", "bus", "nic"):
+        part = getattr(m.parts, kind)
+        rows.append((f"{kind}", part.name, m.origins.get(f"{kind}.part", "")))
+        for f in fields(part):
+            if f.name != "name":
+                rows.append((f"  {kind}.{f.name}", _fmt(f.name, getattr(part, f.name)), m.origins.get(f"{kind}.{f.name}", "")))
+    os_ = m.parts.os
+    rows.append(("os", os_.name, m.origins.get("os.part", "")))
+    rows.append(("  os.cost_family", os_.cost_family, m.origins.get("os.cost_family", f"tcpsim.os_versions [{os_.name}]")))
+    rows.append(("  os.backlog_packets", _fmt("backlog_packets", os_.backlog_packets), m.origins.get("os.backlog_packets", "")))
+    for f in fields(os_.tcp):
+        rows.append((f"  os.{f.name}", _fmt(f.name, getattr(os_.tcp, f.name)), m.origins.get(f"os.{f.name}", "")))
+    return rows
+
+
+def _runtime_rows(m: Machine) -> list[tuple[str, str, str]]:
+    rows = []
+    for kind in ("cpu", "nic", "bus"):
+        obj, phys = getattr(m.platform, kind), getattr(m.physics, kind)
+        for f in fields(obj):
+            key = f"{kind}.{f.name}"
+            value, origin = getattr(obj, f.name), m.origins.get(f"runtime.{key}", "")
+            p = getattr(phys, f.name)
+            if value != p and isinstance(value, float) and isinstance(p, float) and p > 0:
+                origin += f"; the parts give {p:.4g} (residual x{value / p:.3g})"
+            elif value != p:
+                origin += f"; the parts give {_fmt(f.name, p)}"
+            rows.append((f"  {key}", _fmt(f.name, value), origin))
+    return rows
+
+
+def show_text(m: Machine) -> str:
+    """The text ``tcpsim machine show`` prints."""
+    out = [f"machine {m.platform.name}"]
+    prov = m.platform.provenance
+    if prov.hardware or prov.os:
+        out.append(f"  {prov.hardware or '-'} / {prov.os or '-'}")
+    rows = _part_rows(m)
+    width = max(len(r[0]) for r in rows) + 2
+
+    def line(a: str, b: str, c: str) -> str:
+        if len(b) > 28:  # a source line: the text, then where it is from on its own line
+            return f"{a:<{width}}{b}\n{'':<{width + 30}}{c}".rstrip()
+        return f"{a:<{width}}{b:<30}{c}".rstrip()
+
+    out += ["", "parts (value, where it comes from)"] + [line(*r) for r in rows]
+    out += ["", "platform the engine runs (value, where it comes from)"] + [line(*r) for r in _runtime_rows(m)]
+    if m.parts.bus.kind != "none":
+        effs = ", ".join(f"{n} B {bus_efficiency(m.parts.bus, m.parts.nic, n):.0%}" for n in (64, 1518, 9018))
+        out += ["", f"bus efficiency by frame size (transaction model, before residuals): {effs}"]
+    if m.parts.nic.tso or m.parts.nic.lro:
+        out.append("nic: TSO/LRO are recorded, not modelled: per-packet costs are per MTU-sized frame")
+    if m.notes:
+        out += ["", "what the layers changed"] + [f"  - {n}" for n in m.notes]
+    out += ["", "rules"] + [f"  - {r}" for r in RULES]
+    return "\n".join(out)
+
+
+def show_dict(m: Machine) -> dict[str, Any]:
+    """The same as JSON-ready data: ``parts`` and ``platform`` as {key: {value, origin}}."""
+    def entries(rows: list[tuple[str, str, str]]) -> dict[str, dict[str, str]]:
+        return {a.strip(): {"value": b, "origin": c} for a, b, c in rows}
+
+    return {"name": m.platform.name, "parts": entries(_part_rows(m)), "platform": entries(_runtime_rows(m)),
+            "notes": list(m.notes), "rules": list(RULES)}

@@ -1,0 +1,186 @@
+"""tcpsim.machine: machines made of parts. The shipped profiles resolve to exactly the platforms they were
+before parts; replacing a part changes no other part; costs follow clock and memory bandwidth; bus
+efficiency follows the transactions; the OS rule keeps a profile's settings within a family."""
+
+from dataclasses import fields, replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tcpsim.errors import ConfigError
+from tcpsim.machine import compose, flag_layer, load_machine, part_names
+from tcpsim.machine.bus import bus_efficiency, runtime_bus
+from tcpsim.machine.compose import DEPENDS_ON
+from tcpsim.machine.lookup import bus_part, cpu_part, nic_part
+from tcpsim.machine.spec import platform_for
+from tcpsim.os_versions import OS_VERSIONS, os_version
+from tcpsim.platform import BUS_PRESETS, os_defaults
+from tcpsim.profiles import list_platforms, load_platform
+
+LEGACY = Path(__file__).parent / "data" / "legacy_profiles"
+MACHINES = ["es40_tru64", "rx2600_ixgb", "se7501_ixgb", "sunfire6800_ce", "p4_linux", "p4_freebsd", "vbox_centos",
+            "vbox_opensolaris", "modern_linux"]
+
+
+@pytest.mark.parametrize("name", MACHINES + ["ideal"])
+def test_every_profile_resolves_to_the_platform_it_was_before_parts(name):
+    """tests/data/legacy_profiles holds each profile as main 1c08a75 resolved it, every field explicit."""
+    assert load_platform(name) == load_platform(LEGACY / f"{name}.toml")
+
+
+def test_nine_profiles_are_made_of_parts_with_named_residuals():
+    assert len(MACHINES) == 9
+    for name in MACHINES:
+        m = load_machine(name)
+        fitted = {k for k, v in m.origins.items() if k.startswith("runtime.") and v.startswith("calibration")}
+        params = dict(m.platform.fit).get("params", ())
+        assert bool(fitted) == bool(params), name  # calibrated profiles, and only they, carry calibration residuals
+        assert all(k.startswith(("runtime.cpu.", "runtime.nic.", "runtime.bus.")) for k in fitted)
+
+
+def _kinds_of(machine):
+    return {k: getattr(machine.parts, k) for k in ("cpu", "memory", "bus", "nic", "os")}
+
+
+SWAPS = {"cpu": ["itanium2", "xeon-5160", "alpha-ev6", "ultrasparc-iii"], "bus": ["pci-32-33", "pcix-64-266",
+         "pcie-gen1-x4", "none"], "nic": ["e1000", "ixgb", "ce", "pro1000pt-dual"],
+         "os": ["linux-2.4", "linux-6.12", "solaris-10", "freebsd-7", "windows-2000", "tru64-5"]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(MACHINES), st.sampled_from(sorted(SWAPS)), st.data())
+def test_replacing_one_part_changes_no_other_part(name, kind, data):
+    value = data.draw(st.sampled_from(SWAPS[kind]))
+    before = load_machine(name)
+    after = load_machine(name, extra=(flag_layer(**{kind: value}),))
+    for other, part in _kinds_of(before).items():
+        if other != kind:
+            assert _kinds_of(after)[other] == part, other
+    swapped = {kind} | ({"os"} if kind == "os" else set())
+    for key, deps in DEPENDS_ON.items():
+        if not swapped & set(deps):  # made only of parts that stayed: the same value, residual or not
+            kind_, field_ = key.split(".")
+            assert getattr(getattr(after.platform, kind_), field_) == getattr(getattr(before.platform, kind_), field_), key
+
+
+def test_a_new_nic_does_not_bring_the_old_drivers_fitted_timing():
+    """The issue's case: the rx2600's fitted 229 us interrupt delay must not follow its CPU to another NIC."""
+    rx = load_machine("rx2600_ixgb")
+    other = load_machine("rx2600_ixgb", extra=(flag_layer(nic="e1000"),))
+    assert rx.platform.nic.coalesce_delay_s == pytest.approx(228.95e-6)
+    assert other.platform.nic.coalesce_delay_s == nic_part("e1000").coalesce_delay_s
+    assert other.platform.cpu.per_syscall_s == rx.platform.cpu.per_syscall_s  # made of cpu and os: kept
+    assert any("coalesce_delay_s" in n and "nic replaced" in n for n in other.notes)
+
+
+def test_bus_flag_drops_the_fitted_bus_residual_and_says_so():
+    rx = load_machine("rx2600_ixgb")
+    swapped = load_machine("rx2600_ixgb", extra=(flag_layer(bus="pcix-64-100"),))
+    assert rx.origins["runtime.bus.efficiency_frac"].startswith("calibration")
+    assert swapped.platform.bus == runtime_bus(bus_part("pcix-64-100"), rx.parts.nic)
+    assert any("bus.efficiency_frac" in n and "does not carry over" in n for n in swapped.notes)
+    assert rx.platform.cpu == swapped.platform.cpu and rx.platform.nic == swapped.platform.nic
+
+
+def test_os_version_keeps_the_profiles_own_settings_unless_the_family_changes():
+    rx = load_platform("rx2600_ixgb")  # Appendix B: rmem_max = wmem_max = 65535, backlog 300
+    same = platform_for("rx2600_ixgb", os="linux-2.4")
+    assert same.os.max_sockbuf_bytes == 65535 and same.nic.backlog_packets == 300
+    assert same.os.name == rx.os.name and same.cpu == rx.cpu
+    other = platform_for("rx2600_ixgb", os="solaris-8")
+    assert other.os == os_version("solaris-8")
+    assert platform_for(None, os="linux").os == os_version("linux")  # --os FAMILY: the family default
+    assert platform_for("ideal", os="solaris").os == os_defaults("solaris")
+
+
+def test_os_versions_are_valid_and_the_family_entries_are_the_defaults():
+    for family in ("solaris", "bsd"):
+        assert os_version(family) == os_defaults(family)
+    assert os_version("linux-2.6-plain") == replace(os_defaults("linux"), name="Linux 2.6")
+    needed = {"tru64-5", "solaris-8", "solaris-10", "hpux-11", "linux-2.4", "linux-2.6", "linux-3.10", "linux-4.19",
+              "linux-5.15", "linux-6.12", "windows-nt", "windows-2000", "windows-2003"} | \
+        {f"freebsd-{m}" for m in range(4, 15)}
+    assert needed <= set(OS_VERSIONS)
+    with pytest.raises(ConfigError, match="linux-2.6"):
+        os_version("linux-9")
+
+
+def test_costs_follow_clock_microarchitecture_and_memory_bandwidth():
+    m = load_machine("rx2600_ixgb")
+    base = compose(m.parts)
+    fast = compose(replace(m.parts, cpu=replace(m.parts.cpu, clock_hz=2 * m.parts.cpu.clock_hz)))
+    for key in ("per_packet_tx_s", "per_packet_rx_s", "per_ack_rx_s", "per_syscall_s", "per_interrupt_s"):
+        assert getattr(fast.cpu, key) == pytest.approx(getattr(base.cpu, key) / 2)
+    assert fast.cpu.per_byte_copy_s == base.cpu.per_byte_copy_s  # memory-bound: the clock does not move it
+    wide = compose(replace(m.parts, memory=replace(m.parts.memory, copy_bw_Bps=2 * m.parts.memory.copy_bw_Bps)))
+    assert wide.cpu.per_byte_copy_s == pytest.approx(base.cpu.per_byte_copy_s / 2)
+    assert wide.cpu.per_packet_tx_s == base.cpu.per_packet_tx_s
+    core2 = compose(replace(m.parts, cpu=cpu_part("xeon-5160")))
+    netburst = compose(replace(m.parts, cpu=replace(cpu_part("xeon-5160"), microarch="netburst")))
+    assert core2.cpu.per_packet_tx_s < netburst.cpu.per_packet_tx_s  # more work per clock, less time
+
+
+def test_cpu_clock_flag_scales_a_calibrated_cost_by_the_physics_ratio():
+    rx = load_machine("rx2600_ixgb")
+    faster = load_machine("rx2600_ixgb", extra=(flag_layer(cpu_ghz=3.0),))
+    assert faster.platform.cpu.per_packet_tx_s == pytest.approx(rx.platform.cpu.per_packet_tx_s / 2)
+    assert faster.platform.cpu.per_byte_copy_s == rx.platform.cpu.per_byte_copy_s
+    assert "scaled" in faster.origins["runtime.cpu.per_packet_tx_s"]
+
+
+def test_bus_efficiency_comes_from_transactions():
+    nic = nic_part("e1000")
+    for name in ("pci-32-33", "pcix-64-133", "pcie-gen1-x1"):
+        bus = bus_part(name)
+        small, mtu, jumbo = (bus_efficiency(bus, nic, n) for n in (64, 1518, 9018))
+        assert small < mtu < jumbo < 1.0  # fixed costs per frame and per burst weigh less on larger frames
+    pci = bus_part("pci-32-33")
+    assert bus_efficiency(pci, nic, 1518, read=True) < bus_efficiency(pci, nic, 1518, read=False)  # reads wait
+    lat = replace(pci, read_latency_s=2 * pci.read_latency_s)
+    assert bus_efficiency(lat, nic, 1518, read=True) < bus_efficiency(pci, nic, 1518, read=True)
+    pcie = bus_part("pcie-gen1-x4")
+    bigger_tlp = replace(pcie, burst_bytes=256)
+    assert bus_efficiency(bigger_tlp, nic, 1518) > bus_efficiency(pcie, nic, 1518)
+    for name, bus in BUS_PRESETS.items():  # the runtime line stays within half a burst of the model
+        if bus.clock_hz:
+            part = bus_part(name)
+            typical = replace(nic, descriptor_batch=1)
+            for n in (64, 1518, 9018):
+                exact = 8 * n / bus.raw_bps / bus_efficiency(part, typical, n)
+                assert bus.transfer_s(n) == pytest.approx(exact, rel=0.15, abs=1e-7)
+
+
+def test_presets_cover_pcix_266_533_and_every_pcie_width_and_generation():
+    for name in ("pcix-64-266", "pcix-64-533", "pcie-gen1-x1", "pcie-gen1-x4", "pcie-gen5-x16", "pcie-gen2-x4"):
+        assert name in BUS_PRESETS and 0.01 < BUS_PRESETS[name].efficiency_frac <= 1
+    assert BUS_PRESETS["pcie-gen1-x4"].raw_bps == 4 * 2e9
+    assert BUS_PRESETS["pcix-64-266"].raw_bps == 2 * BUS_PRESETS["pcix-64-133"].raw_bps
+
+
+def test_ports_of_one_card_share_its_bus():
+    bus = bus_part("pci-64-66")
+    one = runtime_bus(bus, nic_part("pro1000pt-dual"))
+    both = runtime_bus(bus, replace(nic_part("pro1000pt-dual"), active_ports=2))
+    assert one.other_load_frac == 0 and 0.2 < both.other_load_frac <= 0.5
+
+
+def test_flags_alone_build_a_machine_and_name_it():
+    p = platform_for(None, cpu="itanium2", cpu_ghz=1.6, cpus=4, bus="pcix-64-133", nic="e1000", os="linux-2.6")
+    assert p.os.version == "2.6.32"  # the kernel's own window rules
+    assert p.name == "itanium2+pcix-64-133+e1000+linux-2.6"
+    assert p.cpu.n_cpus == 4 and p.bus.kind == "pcix-64-133" and p.os == os_version("linux-2.6")
+    with pytest.raises(ConfigError, match="nic"):
+        platform_for(None, cpu="itanium2")
+    with pytest.raises(ConfigError, match="made of parts"):
+        platform_for("ideal", nic="e1000")
+
+
+def test_every_catalog_part_composes():
+    m = load_machine("p4_linux")
+    for kind in ("cpu", "memory", "nic", "bus", "os"):
+        for name in part_names(kind):
+            load_machine("p4_linux", extra=(flag_layer(**{kind: name}) if kind != "memory" else
+                                            replace(flag_layer(cpu="pentium4"), parts={"memory": name}),))
+    assert {f.name for f in fields(m.parts)} == {"cpu", "memory", "bus", "nic", "os"}
