@@ -72,6 +72,11 @@ AXES: dict[str, tuple[str, str]] = {
     "tuning": ("text", "tuning"),
     "os": ("text", "os"),
     "delack": ("text", "delack"),
+    "machine": ("text", "machine"),
+    "cpu": ("text", "cpu"),
+    "cpu_ghz": ("float", "cpu_ghz"),
+    "memory_bw": ("text", "memory_bw"),
+    "nic": ("text", "nic"),
 }
 """Sweepable inputs: build_scenario keyword -> (value kind, the row column holding the requested value).
 
