@@ -38,15 +38,16 @@ def _fit_label(layer: Layer) -> str:
     return f"fit of {fit['date']} on {', '.join(tables)}" if tables else f"fit of {fit['date']}"
 
 
-def layers_for(spec: str | Path, _seen: tuple[str, ...] = ()) -> list[Layer]:
-    """The layers of a profile name or a machine file path, its ``base`` chain first."""
+def layers_for(spec: str | Path, _seen: tuple[str, ...] = (), what: str = "platform") -> list[Layer]:
+    """The layers of a profile name or a machine file path, its ``base`` chain first (``what`` names the
+    option in errors: platform, machine)."""
     path = _path(spec)
     key = str(path.resolve()) if path.exists() else str(path)
     if key in _seen or len(_seen) >= MAX_BASE_DEPTH:
         raise ConfigError("base", str(spec), f"a chain of at most {MAX_BASE_DEPTH} files without a loop")
-    f = read_toml(path, "machine")
+    f = read_toml(path, what)
     if not is_machine_data(f.data):
-        raise ConfigError("machine", str(spec), "a machine file made of parts (this is a profile of runtime values; "
+        raise ConfigError(what, str(spec), "a machine file made of parts (this is a profile of runtime values; "
                           "use it with --platform)")
     layer = layer_from_file(f)
     from dataclasses import replace
@@ -57,7 +58,7 @@ def layers_for(spec: str | Path, _seen: tuple[str, ...] = ()) -> list[Layer]:
     base = layer.base
     if base.endswith(".toml") and not Path(base).is_absolute():
         base = str(path.parent / base)  # a base file is found beside the file that names it
-    return layers_for(base, (*_seen, key)) + [layer]
+    return layers_for(base, (*_seen, key), what) + [layer]
 
 
 def is_machine_spec(spec: Any) -> bool:
@@ -66,7 +67,7 @@ def is_machine_spec(spec: Any) -> bool:
         return False
     path = _path(spec)
     try:
-        return is_machine_data(read_toml(path, "profile").data)
+        return is_machine_data(read_toml(path, "platform").data)
     except ConfigError:
         return False
 
@@ -142,7 +143,7 @@ def machine_platform(spec: Any, *, machine: Optional[str] = None, flags: Optiona
     layer on top; None when there is nothing to build (no spec, no file, no flags)."""
     extra: list[Layer] = []
     if machine is not None:
-        extra += layers_for(machine)
+        extra += layers_for(machine, what="machine")
     if flags is not None:
         extra.append(flags)
     if spec is not None and (isinstance(spec, Platform) or not is_machine_spec(spec)):

@@ -67,7 +67,7 @@ def profile_path(name_or_path: str | Path) -> Path:
 def _read_file(name_or_path: str | Path):
     from ..machine.schema import read_toml
 
-    return read_toml(profile_path(name_or_path), "profile")
+    return read_toml(profile_path(name_or_path), "platform")
 
 
 def _read(name_or_path: str | Path) -> dict[str, Any]:
