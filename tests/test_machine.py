@@ -86,9 +86,12 @@ def test_bus_flag_drops_the_fitted_bus_residual_and_says_so():
 
 def test_os_version_keeps_the_profiles_own_settings_unless_the_family_changes():
     rx = load_platform("rx2600_ixgb")  # Appendix B: rmem_max = wmem_max = 65535, backlog 300
-    same = platform_for("rx2600_ixgb", os="linux-2.4")
-    assert same.os.max_sockbuf_bytes == 65535 and same.nic.backlog_packets == 300
-    assert same.os.name == rx.os.name and same.cpu == rx.cpu
+    same = platform_for("rx2600_ixgb", os="linux-2.6")
+    assert same.os.max_sockbuf_bytes == same.os.max_sndbuf_bytes == 65535 and same.nic.backlog_packets == 300
+    assert same.cpu == rx.cpu and same.bus == rx.bus  # the OS family is the same: every residual stays
+    assert (same.os.name, same.os.version, same.os.congestion_control) == ("Linux 2.6.32", "2.6.32", "cubic")
+    modern = platform_for("modern_linux", os="linux-6.12")  # its unversioned model gives way to 6.12's
+    assert modern.os == replace(os_version("linux-6.12"), max_sockbuf_bytes=modern.os.max_sockbuf_bytes)
     other = platform_for("rx2600_ixgb", os="solaris-8")
     assert other.os == os_version("solaris-8")
     assert platform_for(None, os="linux").os == os_version("linux")  # --os FAMILY: the family default

@@ -7,7 +7,8 @@ The rules, in the order they apply (``tcpsim machine show`` prints the ones a ma
 * A layer that sets fields of a part changes those fields only.
 * OS: a new version brings that version's defaults; the OS settings earlier layers made (a profile's
   ``[os]`` table) are applied again on top, unless the OS *family* changes (linux, solaris, bsd), in
-  which case they are dropped.
+  which case they are dropped. The name and the kernel semantics (:data:`KERNEL_FIELDS`) always come
+  with the OS part named last.
 * A residual (``[calibration.*]`` or ``[fixed.*]``: a runtime value the parts and physics do not give)
   stays exact while the parts it is made from (:data:`~tcpsim.machine.compose.DEPENDS_ON`) stay as they
   were; it is dropped when one of them is replaced by another part (or the OS cost family changes) or
@@ -32,7 +33,7 @@ from .machinefile import PART_CLASSES
 from .parts import OsPart, Parts
 from .schema import FileFieldError, line_of
 
-__all__ = ["Machine", "Residual", "resolve_layers", "PART_FIELD_SOURCES"]
+__all__ = ["Machine", "Residual", "resolve_layers", "PART_FIELD_SOURCES", "KERNEL_FIELDS"]
 
 _CATALOG_FILE = {"cpu": "cpus.toml", "memory": "memory.toml", "bus": "buses.toml", "nic": "nics.toml",
                  "os": "tcpsim.os_versions"}
@@ -206,9 +207,12 @@ class _State:
                                            or self.os_own.get("cost_family", entry.cost_family) != old_cost):
                 replaced.add("os")
             self.os_version = version
-            if "version" in self.os_own:  # the kernel version comes with the OS part, never from older settings
-                self.notes.append(f"os.version: {self.os_own.pop('version')!r} of an earlier layer gives way to "
-                                  f"{version}'s")
+            kept = sorted(set(self.os_own) & set(KERNEL_FIELDS))
+            if kept:  # the OS part brings its kernel's semantics; earlier layers' values of them give way
+                self.notes.append(f"os: {', '.join(kept)} come from {version} ({layer.origin('os')}), not from the "
+                                  "earlier layers")
+                for f in kept:
+                    del self.os_own[f]
             for f in _OS_TCP_FIELDS + ("backlog_packets",):
                 if f not in self.os_own:
                     self.origin[f"os.{f}"] = f"{_CATALOG_FILE['os']} [{version}]"
@@ -265,6 +269,11 @@ class _State:
 
 
 _OS_TCP_FIELDS = tuple(f.name for f in fields(OsTcp))
+KERNEL_FIELDS = tuple(f for f in ("name", "version", "congestion_control", "autocorking", "rx_skb_overhead_bytes")
+                      if f in _OS_TCP_FIELDS)
+"""OS settings that come with the OS part named last (its name and kernel semantics), never from earlier
+layers: ``--os linux-6.12`` on a profile runs 6.12's window rules, congestion control and autocorking
+with the profile's buffers, timers and ACK settings."""
 
 
 def _scalable(res: Residual, now: Any) -> bool:

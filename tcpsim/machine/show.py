@@ -15,8 +15,10 @@ RULES = (
     "the other parts keep every parameter they had.",
     "--bus replaces the bus part: a fitted bus residual (bus.efficiency_frac, bus.per_transaction_s) does "
     "not carry over, the new bus's efficiency comes from its transactions.",
-    "--os VERSION: that version's defaults first, then the profile's own [os] settings, unless the OS "
-    "family (linux, solaris, bsd) changes, which drops them; --os linux, solaris or bsd is the family default.",
+    "--os VERSION: that version's defaults first, then the profile's own [os] settings (buffers, timers, ACK "
+    "rules), unless the OS family (linux, solaris, bsd) changes, which drops them; the OS's name and kernel "
+    "semantics (version, congestion control, autocorking) always come with the version named; --os linux is "
+    "the newest Linux (6.12), --os solaris and --os bsd the family defaults.",
     "A residual ([calibration.*] fitted, [fixed.*] set by hand) stays while the parts it was made for stay; "
     "it is dropped when one of them is replaced, and scaled by the physics ratio when only their fields "
     "change (a clock by --cpu-ghz).",
