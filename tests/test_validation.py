@@ -1,38 +1,88 @@
-"""Regression guard on the validation: no table's median error may rise above its recorded threshold.
+"""The validation against the stated targets (issue 21), never against the model's own past figures.
 
-The thresholds in ``validation/thresholds.toml`` are the errors of the committed calibration plus a
-small margin; the issue's targets (10 % calibration, 20 % holdout) are reported, met or missed, in
-``validation/REPORT.md``. Runs every point of the sources once (about a minute on two cores).
+Targets (``tcpsim/calibration/targets.py``): each calibration table's median |error| within 10 % and all
+calibration points' median within 5 % (in sample); each holdout table within 20 %; tcpsim below the BDP
+calculator on every throughput table. A known miss is a strict xfail naming the table and why (the
+validation README's "Misses"), so that a fix shows up as an XPASS and the mark has to go. Runs every
+point of the five documents once (about a minute on two cores with the compiled hot path).
 """
 
-import tomllib
+import statistics
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import pytest
 
-from tcpsim.calibration.tables import load_points
+from tcpsim.calibration.tables import UNSCORED_FLAGS, load_points
+from tcpsim.calibration.targets import POOLED_CALIBRATION_TARGET, SOURCES, TABLE_TARGETS
 from tcpsim.calibration.validate import evaluate, table_summary
 
-ROOT = Path(__file__).resolve().parents[1] / "validation"
+KNOWN_MISSES = {
+    "pooled calibration": "6.1-6.3 % over the calibration points: each platform was fitted alone to a robust "
+                          "(soft-L1) objective, and the 10 GbE Tables 4 and 5 and Sun TABLE 1 and 3 sit at "
+                          "6.6-8.3 %; the joint fit of issue 21 has not replaced the per-platform fits yet",
+    "sunfire/table4": "15.4 %: with one CPU on the sending server only (the source's set-up; before, both ends "
+                      "ran one), the copy share of 1460-byte messages is 43 % high and of 100-250-byte ones "
+                      "12-23 % low; the Sun values were fitted under the old mapping (README, Decisions)",
+    "tru64/table3": "20.9 %: the MTU-1500 calibration tables leave the DEGPA's coalescing delay, on which the "
+                    "jumbo-frame rows turn, unconstrained (README, Misses)",
+    "vbox/text": "45 %: the VirtualBox VM path's latency is unknown; the note gives no ping (README, Misses)",
+    "gignic/text": "157 %: the first test's unstated default settings limited it; with the stated ones the "
+                   "model predicts line rate (README, Misses)",
+}
+
+
+def _points():
+    """Every point of the five documents (the lab sweep has its own targets and tests)."""
+    return [p for p in load_points() if p.source_id in SOURCES]
+
+
+def _tables(role):
+    """``source/table`` keys with at least one point of ``role`` that can be scored."""
+    keys = {f"{p.source_id}/{p.table_id}" for p in _points()
+            if p.role == role and not UNSCORED_FLAGS & set(p.flags)}
+    return [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[k])) if k in KNOWN_MISSES
+            else k for k in sorted(keys)]
 
 
 @pytest.fixture(scope="module")
 def summary():
-    points = load_points(ROOT / "data")
     with ProcessPoolExecutor(2) as ex:
-        outcomes = evaluate(points, ex)
+        outcomes = evaluate(_points(), ex)
     return {f"{r.source_id}/{r.table_id}": r for r in table_summary(outcomes)}, outcomes
 
 
 @pytest.mark.slow
-def test_no_table_regresses(summary):
+@pytest.mark.parametrize("key", _tables("calibration"))
+def test_calibration_table_within_target(summary, key):
     rows, _ = summary
-    thresholds = tomllib.loads((ROOT / "thresholds.toml").read_text())["median_abs_rel_error"]
-    assert set(thresholds) <= set(rows)
-    worse = {k: (rows[k].median_error, t) for k, t in thresholds.items()
-             if rows[k].median_error is not None and rows[k].median_error > t}
-    assert not worse, f"median error above threshold: {worse}"
+    assert rows[key].median_error <= TABLE_TARGETS["calibration"], key
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", _tables("holdout"))
+def test_holdout_table_within_target(summary, key):
+    rows, _ = summary
+    assert rows[key].median_error <= TABLE_TARGETS["holdout"], key
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=KNOWN_MISSES["pooled calibration"])
+def test_calibration_points_median_within_target(summary):
+    _, outcomes = summary
+    errs = [abs(o.error) for o in outcomes if o.scored and o.point.role == "calibration"]
+    assert statistics.median(errs) <= POOLED_CALIBRATION_TARGET
+
+
+@pytest.mark.slow
+def test_a_number_printed_twice_is_scored_once(summary):
+    _, outcomes = summary
+    dups = [o for o in outcomes if "duplicate" in o.point.flags]
+    assert dups and not any(o.scored for o in dups)
+    scored = {(o.point.source_id, o.point.get("platform_sender"), o.point.get("platform_receiver"), o.point.metric, o.point.value, o.point.get("mtu_bytes"), o.point.get("n_streams"),
+               o.point.get("sockbuf_bytes"), o.point.get("write_bytes"), o.point.get("message_bytes"),
+               o.point.get("tuning"), o.point.get("delack"), o.point.get("direction"), o.point.get("n_cpus"))
+              for o in outcomes if o.scored}
+    assert len(scored) == sum(o.scored for o in outcomes), "two scored points with the same conditions and value"
 
 
 @pytest.mark.slow

@@ -62,3 +62,36 @@ def test_flagged_inconsistencies_are_kept_not_corrected():
     pts = {p.key: p for p in load_points(DATA)}
     row = pts["sunfire/table2#message 250 throughput:throughput"]
     assert row.value == 181.56 and "inconsistent" in row.flags
+
+
+def test_sun_table4_runs_one_cpu_on_the_sending_server_only():
+    """'The server only transmits and only one CPU is enabled': the receiving client keeps its CPUs."""
+    from tcpsim.calibration.mapping import platforms_for_point, scenario_for
+
+    pts = [p for p in load_points(DATA) if (p.source_id, p.table_id) == ("sunfire", "table4")]
+    assert pts
+    for p in pts:
+        sc = scenario_for(p, platforms_for_point(p))
+        assert sc.sender.platform.cpu.n_cpus == 1
+        assert sc.receiver.platform.cpu.n_cpus == platforms_for_point(p)["sunfire6800_ce"].cpu.n_cpus > 1
+
+
+def test_an_unknown_cpu_host_is_a_one_line_config_error():
+    from dataclasses import replace
+
+    from tcpsim.calibration.mapping import platforms_for_point, scenario_for
+    from tcpsim.errors import ConfigError
+
+    p = next(p for p in load_points(DATA) if (p.source_id, p.table_id) == ("sunfire", "table4"))
+    bad = replace(p, fields={**p.fields, "n_cpus_host": "client"})
+    with pytest.raises(ConfigError, match="n_cpus_host"):
+        scenario_for(bad, platforms_for_point(bad))
+
+
+def test_every_number_printed_twice_is_flagged_duplicate_once():
+    """A restated number is flagged where it is restated; its first printing (in a table) is scored."""
+    dups = {p.key for p in load_points(DATA) if "duplicate" in p.flags}
+    assert dups == {"tru64/table2#sockbuf 61440:throughput", "sunfire/text#RR peak transaction rate:transactions",
+                    "sunfire/text#RR 1460-byte rate, low end:transactions",
+                    "tengbe/text#max one direction:throughput", "tengbe/text#max both directions:throughput",
+                    "tengbe/text#max Linux64 -> Linux32:throughput", "tengbe/text#max Linux32 -> Linux64:throughput"}

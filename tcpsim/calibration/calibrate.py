@@ -21,7 +21,7 @@ from ..errors import ConfigError
 from ..units import parse_int
 from .fit import LOSSES, PARAMS, apply_params, fit_platform
 from .mapping import platform_ids
-from .tables import Point, load_user_points
+from .tables import UNSCORED_FLAGS, Point, load_user_points
 
 __all__ = ["FIT_PLAN", "calibration_points", "main"]
 
@@ -75,8 +75,8 @@ def calibration_points(platform_id: str, points: Sequence[Point]) -> list[Point]
     for p in points:
         if p.role != "calibration" or p.metric not in _SCORED_METRICS:
             continue
-        if {"invalid_measurement", "not_a_measurement", "inconsistent"} & set(p.flags):
-            continue  # a source's contradiction is reported, never fitted
+        if (UNSCORED_FLAGS | {"inconsistent"}) & set(p.flags):
+            continue  # a source's contradiction is reported, never fitted; a number printed twice counts once
         if platform_id not in platform_ids(p) or f"{p.source_id}/{p.table_id}" not in FIT_TABLES[platform_id]:
             continue
         if p.metric == "cpu_pct" and "copy" not in f"{p.row} {p.note}".lower():

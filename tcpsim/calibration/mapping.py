@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Mapping, Optional
 
 from ..config import Budget, Host, Link, Scenario, TcpOptions, Workload
+from ..errors import ConfigError
 from ..platform import Platform
 from ..result import Result
 from .tables import Point
@@ -58,6 +59,10 @@ SOURCE_SETUPS: dict[str, SourceSetup] = {
         note="tcpsim lab on one Linux VM: two namespaces joined by veth, tbf rate and a delay line per row "
              "(columns rate_bps, rtt_s), iperf3; each namespace's host is one of the VM's CPUs"),
 }
+
+_CPU_HOSTS = ("sender", "receiver", "both")
+"""Which host a point's ``n_cpus`` applies to (``n_cpus_host``; empty = both). Sun TABLE 4: "The server
+only transmits and only one CPU is enabled", so only the sender runs one CPU."""
 
 _TRUE = ("on", "yes", "true", "1", "enabled")
 _FALSE = ("off", "no", "false", "0", "disabled")
@@ -131,8 +136,12 @@ def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Budget
     snd = platforms[snd_id]
     rcv = platforms[rcv_id or snd_id]
     n_cpus = point.get_int("n_cpus")
-    if n_cpus is not None:
+    on = point.get("n_cpus_host", "both")
+    if on not in _CPU_HOSTS:
+        raise ConfigError("n_cpus_host", on, "one of " + ", ".join(_CPU_HOSTS))
+    if n_cpus is not None and on in ("sender", "both"):
         snd = replace(snd, cpu=replace(snd.cpu, n_cpus=n_cpus))
+    if n_cpus is not None and on in ("receiver", "both"):
         rcv = replace(rcv, cpu=replace(rcv.cpu, n_cpus=n_cpus))
     link = _row_link(point, setup.link)
     mtu = point.get_int("mtu_bytes")

@@ -6,12 +6,16 @@ import datetime as _dt
 from pathlib import Path
 from typing import Sequence
 
+from .targets import SEEN, TABLE_TARGETS
 from .validate import Outcome, TableSummary, _fmt, role_summaries
 
-__all__ = ["write_report", "TARGETS"]
+__all__ = ["write_report"]
 
-TARGETS = {"calibration": 0.10, "holdout": 0.20}
-"""Median |relative error| each table should stay within (issue 4)."""
+
+def _role(r: TableSummary) -> str:
+    """The table's role, with "seen" for a holdout table a model decision had in view."""
+    seen = SEEN.get(f"{r.source_id}/{r.table_id}")
+    return f"{r.role}, **seen**" if seen else r.role
 
 
 def _value(o: Outcome, si: float | None) -> str:
@@ -87,10 +91,10 @@ def write_report(outcomes: Sequence[Outcome], rows: Sequence[TableSummary], vali
              "| median sim ± | flags |",
              "|---|---|---:|---:|---:|---|---:|---:|---:|---|"]
     for r in rows:
-        target = TARGETS.get(r.role.split("/")[0])
+        target = TABLE_TARGETS.get(r.role.split("/")[0])
         verdict = "-" if target is None or r.median_error is None else (
             f"{target:.0%} met" if r.median_error <= target else f"{target:.0%} **missed**")
-        lines.append(f"| {r.source_id}/{r.table_id} ({r.table}) | {r.role} | {r.n_points} | {r.n_scored} | "
+        lines.append(f"| {r.source_id}/{r.table_id} ({r.table}) | {_role(r)} | {r.n_points} | {r.n_scored} | "
                      f"{_fmt(r.median_error).strip()} | {verdict} | {_fmt(r.max_error).strip()} | "
                      f"{_fmt(r.naive_median_error).strip()} | {_fmt(r.median_halfwidth).strip()} | "
                      f"{', '.join(r.flags)} |")

@@ -15,7 +15,7 @@ from typing import Iterable, Optional
 from ..errors import ConfigError
 
 __all__ = ["Point", "load_points", "load_user_points", "find_data_dir", "to_si", "COLUMNS", "EXTRA_COLUMNS",
-           "PACKAGE_DATA_DIR"]
+           "PACKAGE_DATA_DIR", "UNSCORED_FLAGS"]
 
 PACKAGE_DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "validation"
 """The measured tables of the sources, one folder per source, shipped as package data."""
@@ -24,8 +24,14 @@ COLUMNS = ("source", "table", "row", "metric", "value", "unit", "platform_sender
            "os_receiver", "tuning", "mtu_bytes", "sockbuf_bytes", "write_bytes", "message_bytes", "n_streams",
            "direction", "nagle", "delack", "deferred_acks_max", "n_cpus", "role", "page_hint", "flags", "note")
 
-EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min")
-"""Columns a table may add after :data:`COLUMNS` (the lab sweep: its path varies by row). Lines starting
+UNSCORED_FLAGS = frozenset({"invalid_measurement", "not_a_measurement", "duplicate"})
+"""Flags of a row that is listed but never scored nor fitted: an invalid reading, arithmetic or a claim, and a
+number the source prints twice (``duplicate``: the other printing, in a table, is the one scored)."""
+
+EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min",
+                 "n_cpus_host")
+"""Columns a table may add after :data:`COLUMNS` (the lab sweep: its path varies by row; Sun TABLE 4:
+which host ``n_cpus`` applies to). Lines starting
 with ``#`` before the header are comments (the lab sweep records its kernel, sysctls and CPU there)."""
 
 _RATE_UNITS = {"mbps": 1e6, "mbit/s": 1e6, "mbits/sec": 1e6, "mb/s": 1e6, "mbits/s": 1e6, "gbps": 1e9,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
 import sys
@@ -29,7 +28,7 @@ from ..result import Result
 from ..units import parse_int
 from .batch import run_all
 from .mapping import SOURCE_SETUPS, platform_ids, platforms_for_point, predicted_value, scenario_for
-from .tables import Point, find_data_dir, load_user_points
+from .tables import UNSCORED_FLAGS, Point, find_data_dir, load_user_points
 
 __all__ = ["Outcome", "evaluate", "table_summary", "main", "load_platforms"]
 
@@ -62,9 +61,9 @@ class Outcome:
 
     @property
     def scored(self) -> bool:
-        """Counts in the statistics: a measurement the model predicts, not flagged as unusable."""
-        bad = {"invalid_measurement", "not_a_measurement"}
-        return self.error is not None and self.point.role in ("calibration", "holdout") and not (bad & set(self.point.flags))
+        """Counts in the statistics: a measurement the model predicts, not flagged as unusable nor printed twice."""
+        return (self.error is not None and self.point.role in ("calibration", "holdout")
+                and not UNSCORED_FLAGS & set(self.point.flags))
 
     def to_json(self) -> dict:
         p = self.point
@@ -213,8 +212,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--json", dest="json_path", default=None, help="write one object per point to FILE ('-' = stdout)")
     parser.add_argument("--report", action="store_true",
                         help="write REPORT.md and figures/ into ./validation (run it from a checkout)")
-    parser.add_argument("--thresholds", action="store_true",
-                        help="write validation/thresholds.toml: this run's errors plus a margin (the regression guard)")
     parser.add_argument("--workers", type=typed(parse_int, "workers", lo=1), default=os.cpu_count() or 1)
     parser.add_argument("--source", default=None, help="only this source id (tru64, sunfire, tengbe, vbox, gignic)")
     args = parser.parse_args(argv)
@@ -243,27 +240,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from .report import write_report
 
         write_report(outcomes, rows, Path.cwd() / "validation")
-    if args.thresholds:
-        print(f"written {write_thresholds(rows, Path.cwd() / 'validation' / 'thresholds.toml')}")
     return 0
-
-
-def threshold_for(median_error: float) -> float:
-    """A regression threshold: the error now, x1.15 plus 2 points, rounded up to the next 0.5 %."""
-    return math.ceil((median_error * 1.15 + 0.02) * 200 - 1e-9) / 200
-
-
-def write_thresholds(rows: Sequence[TableSummary], path: Path) -> Path:
-    """Write each table's regression threshold (see :func:`threshold_for`) to ``path``."""
-    lines = ["# Regression thresholds for tests/test_validation.py: each table's median |relative error| with the",
-             "# committed calibration, plus a margin (x1.15 + 2 points, rounded up to 0.5 %). Targets (10 % calibration,",
-             "# 20 % holdout) are reported in REPORT.md; these numbers only stop the model from getting worse unnoticed.",
-             "# Written by `tcpsim validate --thresholds`.", "", "[median_abs_rel_error]"]
-    for r in sorted(rows, key=lambda r: f"{r.source_id}/{r.table_id}"):
-        if r.median_error is not None:
-            lines.append(f'"{r.source_id}/{r.table_id}" = {threshold_for(r.median_error):.3f}   # now {r.median_error:.3f}')
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 if __name__ == "__main__":
