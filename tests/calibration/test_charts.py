@@ -1,21 +1,17 @@
 """The sources' chart shapes in the report: every chart finds its points, and shows exactly those numbers."""
 
-from pathlib import Path
-
 import pytest
 
 from tcpsim.calibration.charts import CHARTS, chart_panels
 from tcpsim.calibration.tables import load_points
 from tcpsim.calibration.validate import Outcome
 
-ROOT = Path(__file__).resolve().parents[2] / "validation"
-
 
 @pytest.fixture(scope="module")
 def outcomes():
     """Every point with a made-up prediction 10 % above the measurement (no simulation here)."""
     out = []
-    for p in load_points(ROOT / "data"):
+    for p in load_points():
         si = p.value_si or 0.0
         out.append(Outcome(p, si * 1.1 if si else None, si * 3.0 if p.metric == "throughput" and si else None,
                            "window", "converged"))
