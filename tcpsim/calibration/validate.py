@@ -218,7 +218,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     t0 = time.perf_counter()
     if args.json_path not in (None, "-"):
         check_writable_dir(args.json_path, "json")  # before the run, not after it
-    if args.report or args.thresholds:
+    if args.report:
         out_dir = Path.cwd() / "validation"
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError("report", str(out_dir), "a folder to write REPORT.md into (it is a file)")
