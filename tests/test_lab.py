@@ -154,6 +154,29 @@ def test_calibrate_iperf3_writes_a_loadable_machine_file(tmp_path, capsys):
     assert "rate" in capsys.readouterr().err
 
 
+def test_calibrate_lab_reads_saved_runs_and_keeps_the_role_asked_for(tmp_path, capsys):
+    from tcpsim.calibration.own import lab_cases
+    from tcpsim.cli import main
+    from tcpsim.profiles import load_platform
+
+    runs = []
+    for kind, buf in (("writes", 65536), ("window", 32768), ("messages", 65536)):
+        sc = LabScenario(rate_bps=1e9, rtt_s=1e-3, sndbuf_bytes=buf, rcvbuf_bytes=buf, nodelay=kind == "messages")
+        runs.append({"scenario": sc.to_dict(), "measured": {"goodput_bps": 5e8}, "sysctls": {}, "kind": kind,
+                     "row": kind})
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(runs))
+    assert [c.label for c in lab_cases([str(path)], "calibration")] == ["writes", "messages"]
+    assert len(lab_cases([str(path)])) == 3
+    out = tmp_path / "me.toml"
+    assert main(["calibrate", "--lab", str(path), "--costs", "per_write_s", "--max-evals", "2", "--workers", "1",
+                 "--out", str(out)]) == 0, capsys.readouterr().err
+    assert dict(load_platform(out).fit)["runs"] == ("writes", "window", "messages")
+    (tmp_path / "bad.json").write_text('{"x": 1}')
+    assert main(["calibrate", "--lab", str(tmp_path / "bad.json"), "--out", str(out)]) == 2
+    assert "tcpsim lab --json" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- the real kernel
 
 @needs_lab

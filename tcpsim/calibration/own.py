@@ -46,7 +46,10 @@ class Cost:
         return float(getattr(p.cpu, self.fields[0]))
 
     def set(self, p: Platform, value: float) -> Platform:
-        return replace(p, cpu=replace(p.cpu, **{f: float(value) for f in self.fields}))
+        cpu = p.cpu
+        for f in self.fields:
+            cpu = replace(cpu, **{f: float(value)})  # type: ignore[arg-type]  # every Cost field is a float
+        return replace(p, cpu=cpu)
 
 
 COSTS: dict[str, Cost] = {c.name: c for c in (

@@ -96,21 +96,22 @@ def server(a: argparse.Namespace) -> dict:
         sel = selectors.DefaultSelector()
         for i, c in enumerate(conns):
             c.setblocking(False)
-            sel.register(c, selectors.EVENT_READ, i)
+            sel.register(c, selectors.EVENT_READ, (i, c))
         buf = bytearray(max(a.read, 1))
         open_ = len(conns)
         while open_ and time.monotonic() < deadline:
             for key, _ in sel.select(timeout=0.5):
+                i, sock = key.data
                 try:
-                    k = key.fileobj.recv_into(buf)
+                    k = sock.recv_into(buf)
                 except BlockingIOError:
                     continue
                 if k == 0:
-                    sel.unregister(key.fileobj)
+                    sel.unregister(sock)
                     open_ -= 1
                 else:
-                    received[key.data] += k
-                    last_rx[key.data] = time.monotonic()
+                    received[i] += k
+                    last_rx[i] = time.monotonic()
     sampler.stop.set()
     sampler.take()
     for c in conns:

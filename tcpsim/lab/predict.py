@@ -35,8 +35,7 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
         base = replace(base, os=os_version(os_name))
     text = "\n".join(f"{k} = {sysctls[k]}" for k in BUFFER_SYSCTLS if k in sysctls)
     if text and base.os.family == "linux":
-        out = apply_tuning(base, parse_tuning(text, "<lab sysctls>"), "<lab sysctls>")
-        base = getattr(out, "platform", out)
+        base = apply_tuning(base, parse_tuning(text, "<lab sysctls>"), "<lab sysctls>").platform
     return base
 
 
