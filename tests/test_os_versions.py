@@ -137,3 +137,30 @@ def test_autocorking_coalesces_small_writes_behind_segments_still_in_the_host():
 
     assert mean_payload(corked) > 1.5 * mean_payload(plain)
     assert corked.goodput_bps > 1.5 * plain.goodput_bps
+
+
+def test_a_growing_window_is_acked_segment_by_segment():
+    """tcp_grow_window sets quick-ACK mode for each segment that raises rcv_ssthresh: with SO_RCVBUF 1M
+    (a 269568-byte clamp, a 65535-byte first window) the first ~86 segments are ACKed one by one; the
+    unversioned model quick-ACKs 16 and then every second segment."""
+    plain_os = replace(os_version("linux-6.12"), version="")
+    counts = {}
+    for name, plat in (("6.12", Platform(os=os_version("linux-6.12"))), ("plain", Platform(os=plain_os))):
+        r = simulate(build_scenario(platform=plat, rtt="1ms", sockbuf="1M",
+                                    budget=Budget(max_sim_time_s=0.05, record_trace=True, trace_limit=3000)))
+        counts[name] = len({t[5] for t in r.trace if t[2] == "ack" and 0 < t[5] <= 86 * 1448})
+    assert counts["6.12"] >= 75 and counts["plain"] <= 55
+
+
+def test_quickack_mode_only_ever_grows():
+    from tcpsim.protocol.delack import LinuxDelayedAck
+
+    d = LinuxDelayedAck(1448, quickack_segments=0)
+    d.set_quickack(3)
+    d.set_quickack(1)
+    seen = []
+    for _ in range(5):
+        seen.append(d.on_segment(1448, True))
+        if seen[-1]:
+            d.on_ack_sent()
+    assert seen == [True, True, True, False, True]   # three quick, then every second full segment

@@ -121,6 +121,11 @@ class TcpReceiver(EndpointState):
         self._drs = self.rcv_window_limit > clamp
         self._drs_space = min(self._rcv_ssthresh, 10 * advmss)
         self._sws_step = min(clamp // 2, mss)
+        # tcp_incr_quickack on the first data: rcv_wnd / (2 x the first rcv_mss guess), 2..16 segments
+        # (tcp_initialize_rcv_mss guesses at most 536 bytes, TCP_MSS_DEFAULT).
+        guess = max(min(advmss, rcv_wnd // 2, 536), 1)
+        quick = rcv_wnd // (2 * guess)
+        self.delack.set_quickack(min(quick if quick > 0 else 2, 16))
 
     def _linux_free_space(self) -> int:
         """``tcp_space``: the window the free buffer holds; queued segments count with their truesize."""
@@ -206,8 +211,11 @@ class TcpReceiver(EndpointState):
                                      for b in self._sack_blocks if b[1] > rcv_nxt]
             self.rcv_buffered += length
             if self._linux_wnd and length >= 128:  # tcp_event_data_recv -> tcp_grow_window
-                self._rcv_ssthresh = grow_ssthresh(self._rcv_ssthresh, self.rcv_window_max, self._linux_free_space(),
-                                                   self._rcv_mss + self.option_bytes, length)
+                grown = grow_ssthresh(self._rcv_ssthresh, self.rcv_window_max, self._linux_free_space(),
+                                      self._rcv_mss + self.option_bytes, length)
+                if grown > self._rcv_ssthresh:
+                    self._rcv_ssthresh = grown
+                    self.delack.set_quickack(1)  # icsk_ack.quick |= 1: a growing window is ACKed at once
             if self._drs:
                 self._rcv_rtt_measure()
             ack_now = self.delack.on_segment(length, not filled_hole)

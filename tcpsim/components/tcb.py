@@ -139,8 +139,9 @@ class EndpointState:
         self._rcv_mss = self.mss  # icsk_ack.rcv_mss: the payload of a full-sized received segment
         self._adv_win_scale = opts.adv_win_scale
         self._linux_ready = False
+        # A versioned Linux sizes its quick-ACK run from the window at connect (tcp_incr_quickack).
         self.delack = make_delack(opts.delack, self.mss, opts.delack_timeout_s, opts.deferred_acks_max,
-                                  opts.quickack_segments)
+                                  0 if self._linux_wnd else opts.quickack_segments)
         self._delack_timer = kernel.timer(self._delack_expired)
         self.on_readable: Callable[[], None] | None = None
         # --- counters ---

@@ -35,6 +35,9 @@ class DelayedAck:
     def fit_window(self, window_bytes: int) -> None:
         """Adapt to the receive window the connection offers (once the MSS is known); most rules don't."""
 
+    def set_quickack(self, segments: int) -> None:
+        """Quick-ACK mode for this many segments from now (Linux); other rules have none."""
+
     def on_ack_sent(self) -> None:
         """An ACK (pure or piggybacked on data) covered everything held."""
         self.held_segments = 0
@@ -98,6 +101,11 @@ class LinuxDelayedAck(DelayedAck):
         self.timeout_s = timeout_s
         self.quick_left = quickack_segments
         self.rcv_mss = min(536, mss_bytes)
+
+    def set_quickack(self, segments: int) -> None:
+        """``tcp_incr_quickack``: quick-ACK mode covers at least ``segments`` more segments."""
+        if segments > self.quick_left:
+            self.quick_left = segments
 
     def on_segment(self, length_bytes: int, in_order: bool) -> bool:
         self.held_segments += 1
