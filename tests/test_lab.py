@@ -231,6 +231,25 @@ def test_sigterm_mid_run_removes_the_namespaces():
     assert not [n for n in list_namespaces() if n.startswith(mine)]
 
 
+@needs_lab
+def test_cleanup_removes_only_namespaces_of_dead_runs():
+    from tcpsim.cli import main
+    from tcpsim.lab.testbed import list_namespaces
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale, live = f"tcpsim-{dead.pid}-test-a", f"tcpsim-{os.getpid()}-test-a"
+    for name in (stale, live):
+        subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        assert main(["lab", "--cleanup"]) == 0
+        left = list_namespaces()
+        assert stale not in left and live in left
+    finally:
+        for name in (stale, live):
+            subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
 def test_zz_no_namespace_of_this_session_is_left_behind():
     """Runs last in this file: every tcpsim-* namespace created since the session began is gone."""
     if LAB_MISSING:

@@ -46,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--duration", default="3s", help="seconds of traffic (default 3s, at most 60s)")
     g.add_argument("--tool", choices=("auto", "iperf3", "builtin"), default="auto",
                    help="traffic generator (default: iperf3 where installed and the scenario fits it)")
+    g.add_argument("--cleanup", action="store_true",
+                   help="only remove namespaces left by lab runs that were killed (tcpsim-<pid>-... of dead pids)")
     g.add_argument("--delay-line", choices=("auto", "netem", "relay"), default="auto",
                    help="how --rtt is made (default: netem if the kernel has it, else the user-space relay)")
     g = p.add_argument_group("prediction")
@@ -109,12 +111,16 @@ def _text(d: dict[str, Any]) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    from .testbed import install_signal_handlers, missing_requirement
+    from .testbed import install_signal_handlers, missing_requirement, remove_stale
 
     a = _parser().parse_args(list(argv or []))
     missing = missing_requirement()
     if missing:
         return fail(missing)
+    if a.cleanup:
+        gone = remove_stale()
+        print(f"removed {len(gone)} namespace(s) of lab runs no longer alive" + (": " + ", ".join(gone) if gone else ""))
+        return 0
     from .measure import run_lab
     from .predict import predict_lab
     from .scenario import lab_scenario

@@ -28,7 +28,7 @@ from typing import Optional, Sequence
 from ..errors import TcpsimError
 
 __all__ = ["Testbed", "LabUnavailable", "missing_requirement", "has_netem", "install_signal_handlers",
-           "NS_PREFIX", "list_namespaces", "SENDER_ADDR", "RECEIVER_ADDR"]
+           "NS_PREFIX", "list_namespaces", "stale_namespaces", "remove_stale", "SENDER_ADDR"]
 
 NS_PREFIX = "tcpsim-"
 SENDER_ADDR = "10.254.1.1"
@@ -63,6 +63,34 @@ def list_namespaces() -> list[str]:
     """Names of the network namespaces that ``ip netns`` knows."""
     out = _run(["ip", "netns", "list"], check=False).stdout
     return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def stale_namespaces() -> list[str]:
+    """``tcpsim-<pid>-...`` namespaces whose run is no longer alive (left by a run that was SIGKILLed)."""
+    out = []
+    for name in list_namespaces():
+        if not name.startswith(NS_PREFIX):
+            continue
+        try:
+            pid = int(name[len(NS_PREFIX):].split("-")[0])
+        except ValueError:
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            out.append(name)
+        except PermissionError:
+            pass
+    return out
+
+
+def remove_stale() -> list[str]:
+    """Delete :func:`stale_namespaces` (the processes in them die with their run); the names removed."""
+    gone = []
+    for name in stale_namespaces():
+        if _run(["ip", "netns", "del", name], check=False).returncode == 0:
+            gone.append(name)
+    return gone
 
 
 _NETEM: dict[str, bool] = {}
