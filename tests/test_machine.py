@@ -187,3 +187,17 @@ def test_every_catalog_part_composes():
             load_machine("p4_linux", extra=(flag_layer(**{kind: name}) if kind != "memory" else
                                             replace(flag_layer(cpu="pentium4"), parts={"memory": name}),))
     assert {f.name for f in fields(m.parts)} == {"cpu", "memory", "bus", "nic", "os"}
+
+
+def test_a_joint_fit_can_vary_the_shared_costs_and_drop_residuals():
+    from tcpsim.machine import default_costs
+
+    costs = default_costs()
+    pure = load_machine("rx2600_ixgb", keep=lambda key, table: False)
+    assert pure.platform == replace(compose(pure.parts, name="rx2600_ixgb", provenance=pure.platform.provenance),
+                                    fit=pure.platform.fit)
+    rows = dict(costs.drivers)
+    rows[("linux", "ixgb")] = {k: 2 * v for k, v in rows[("linux", "ixgb")].items()}
+    doubled = load_machine("rx2600_ixgb", costs=replace(costs, drivers=rows), keep=lambda key, table: table == "fixed")
+    assert doubled.platform.cpu.per_packet_tx_s == pytest.approx(2 * pure.platform.cpu.per_packet_tx_s)
+    assert doubled.platform.cpu.per_interrupt_s == load_platform("rx2600_ixgb").cpu.per_interrupt_s  # fixed: kept

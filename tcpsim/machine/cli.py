@@ -47,7 +47,7 @@ def _show(a: argparse.Namespace) -> int:
     kw = part_kwargs(a)
     machine = kw.pop("machine")
     flags = flag_layer(**kw)
-    layers = layers_for(a.name) + (layers_for(machine, what="machine") if machine else []) + ([flags] if flags else [])
+    layers = layers_for(a.name, what="machine") + (layers_for(machine, what="machine") if machine else []) + ([flags] if flags else [])
     m = resolve_layers(layers)
     print(json.dumps(show_dict(m), indent=1) if a.json else show_text(m))
     return 0

@@ -20,7 +20,7 @@ The rules, in the order they apply (``tcpsim machine show`` prints the ones a ma
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..errors import ConfigError
 from ..os_versions import os_entry
@@ -80,8 +80,9 @@ def _dotted(obj: Any, key: str) -> Any:
 
 
 class _State:
-    def __init__(self, costs: Optional[CostCatalog]) -> None:
+    def __init__(self, costs: Optional[CostCatalog], keep: Optional[Callable[[str, str], bool]] = None) -> None:
         self.costs = costs
+        self.keep = keep
         self.names: dict[str, str] = {}
         self.values: dict[str, dict[str, Any]] = {}
         self.origin: dict[str, str] = {}
@@ -171,6 +172,8 @@ class _State:
             physics, _ = compose_traced(parts, self.costs)
             fit_note = f", {layer.fit_label}" if layer.fit_label else ""
             for key, value, table in new_res:
+                if self.keep is not None and not self.keep(key, table):
+                    continue
                 deps = tuple(getattr(parts, d) for d in DEPENDS_ON.get(key, ()))
                 what = (f"calibration ({layer.label}{fit_note})" if table == "calibration"
                         else f"fixed by hand ({layer.label})")
@@ -292,9 +295,14 @@ def _with_values(p: Platform, values: dict[str, Any]) -> Platform:
     return replace(p, cpu=cpu, nic=nic, bus=bus)
 
 
-def resolve_layers(layers: list[Layer], costs: Optional[CostCatalog] = None) -> Machine:
-    """Apply ``layers`` in order (see the module doc) and compose the result."""
-    state = _State(costs)
+def resolve_layers(layers: list[Layer], costs: Optional[CostCatalog] = None,
+                   keep: Optional[Callable[[str, str], bool]] = None) -> Machine:
+    """Apply ``layers`` in order (see the module doc) and compose the result.
+
+    ``costs`` replaces the shipped cost catalog (a joint fit's candidate); ``keep(key, table)`` chooses
+    the residuals that apply (``table`` is ``calibration`` or ``fixed``; None keeps all): with
+    ``keep=lambda key, table: False`` a profile is its parts and the shared costs alone."""
+    state = _State(costs, keep)
     for layer in layers:
         state.apply(layer)
     missing = [k for k in PART_CLASSES if k not in state.names]

@@ -28,7 +28,9 @@ class FileFieldError(ConfigError):
         ConfigError.__init__(self, field, value, allowed)
         where = f"{path}:{line}" if line else path
         self.path, self.line = path, line
-        self.args = (f"{where}: {field}={value!r}: must be {allowed}",)
+        shown = "a table" if isinstance(value, dict) else repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        self.args = (f"{where}: {field}={shown}: must be {allowed}",)
 
     def __str__(self) -> str:
         return self.args[0]
@@ -81,10 +83,10 @@ def line_of(text: str, dotted: str) -> int:
         h = _HEADER.match(line)
         if h and "=" not in line.split("]")[0]:
             table = _norm(h[1])
-            if table == dotted or (not best and dotted.startswith(table + ".") and table):
-                best = best or i
-                if table == dotted:
-                    return i
+            if table == dotted or table.startswith(dotted + "."):
+                return i
+            if not best and table and dotted.startswith(table + "."):
+                best = i
             continue
         k = _KEY.match(line)
         if k:

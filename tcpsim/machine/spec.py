@@ -7,7 +7,7 @@ nic="e1000"))`` a file with a flag on top. :func:`machine_platform` is what ``bu
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..errors import ConfigError
 from ..platform import OsTcp, Platform
@@ -22,6 +22,8 @@ __all__ = ["layers_for", "load_machine", "flag_layer", "machine_platform", "plat
            "MAX_BASE_DEPTH"]
 
 MAX_BASE_DEPTH = 8
+_PROFILE_KEYS = {"name", "provenance", "cpu", "nic", "bus", "os", "tuning", "fit"}
+"""Top-level keys of a profile of runtime values (``save_platform``'s layout)."""
 
 
 def _path(spec: str | Path) -> Path:
@@ -46,7 +48,7 @@ def layers_for(spec: str | Path, _seen: tuple[str, ...] = (), what: str = "platf
     if key in _seen or len(_seen) >= MAX_BASE_DEPTH:
         raise ConfigError("base", str(spec), f"a chain of at most {MAX_BASE_DEPTH} files without a loop")
     f = read_toml(path, what)
-    if not is_machine_data(f.data):
+    if not is_machine_data(f.data) and set(f.data) <= _PROFILE_KEYS:
         raise ConfigError(what, str(spec), "a machine file made of parts (this is a profile of runtime values; "
                           "use it with --platform)")
     layer = layer_from_file(f)
@@ -72,10 +74,13 @@ def is_machine_spec(spec: Any) -> bool:
         return False
 
 
-def load_machine(spec: str | Path, *, extra: tuple[Layer, ...] = (), costs: Optional[CostCatalog] = None) -> Machine:
+def load_machine(spec: str | Path, *, extra: tuple[Layer, ...] = (), costs: Optional[CostCatalog] = None,
+                 keep: Optional[Callable[[str, str], bool]] = None) -> Machine:
     """The resolved :class:`~tcpsim.machine.resolve.Machine` of a profile name or machine file path,
-    with ``extra`` layers (another machine file, flags) applied on top."""
-    return resolve_layers(layers_for(spec) + list(extra), costs)
+    with ``extra`` layers (another machine file, flags) applied on top; ``costs`` and ``keep`` as in
+    :func:`~tcpsim.machine.resolve.resolve_layers` (a joint fit varies the shared costs and chooses
+    which per-machine residuals stay)."""
+    return resolve_layers(layers_for(spec) + list(extra), costs, keep)
 
 
 def _memory_bw(value: Any) -> float:
