@@ -177,6 +177,19 @@ def test_calibrate_lab_reads_saved_runs_and_keeps_the_role_asked_for(tmp_path, c
     assert "tcpsim lab --json" in capsys.readouterr().err
 
 
+def test_plot_draws_measured_and_predicted(tmp_path):
+    from tcpsim.lab.plot import plot_run
+
+    d = {"scenario": LabScenario().to_dict(), "kernel": "6.x",
+         "measured": {"tool": "builtin", "series": [{"t_s": 0.1 * i, "goodput_bps": 5e8, "cwnd_bytes": 9e4,
+                                                     "rtt_s": 1e-3, "peer_window_bytes": 1e5} for i in range(1, 6)]},
+         "predicted": {"goodput_bps": 6e8, "rtt_s": 1e-3, "streams": [{"cwnd_bytes": 8e4}]}}
+    plot_run(d, str(tmp_path / "p.png"))
+    assert (tmp_path / "p.png").stat().st_size > 1000
+    with pytest.raises(ConfigError, match="plot"):
+        plot_run(d, str(tmp_path / "no" / "such" / "dir.png"))
+
+
 # ---------------------------------------------------------------- the real kernel
 
 @needs_lab
@@ -190,6 +203,17 @@ def test_builtin_generator_measures_an_unshaped_veth():
     assert m.series and all("cwnd_bytes" in r for r in m.series)
     assert m.data_segments_per_s and m.data_segments_per_s > 0
     assert "net.ipv4.tcp_rmem" in run.sysctls and run.kernel
+
+
+@needs_lab
+def test_the_delay_line_adds_the_round_trip_asked_for():
+    from tcpsim.lab.measure import run_lab
+
+    run = run_lab(LabScenario(rate_bps=100e6, rtt_s=2e-3, sndbuf_bytes=65536, rcvbuf_bytes=65536, duration_s=1.0),
+                  tool="builtin")
+    assert run.delay_line in ("netem", "relay")
+    # the relay sends early by its mean wake-up lateness, so single packets may come a little early
+    assert 1.5e-3 <= run.measured.rtt_min_s <= 10e-3
 
 
 @needs_lab

@@ -89,7 +89,9 @@ def _text(d: dict[str, Any]) -> str:
     rate = "unshaped" if not sc["rate_bps"] else f"{sc['rate_bps'] / 1e9:g} Gbit/s"
     buf = sc["sndbuf_bytes"]
     lines = [f"tcpsim lab: {rate}, RTT {sc['rtt_s'] * 1e3:g} ms added ({d['delay_line']}), MTU {sc['mtu_bytes']}, "
-             f"sockbuf {buf if buf else 'autotuned'}, {sc['write_bytes']}-byte writes"
+             f"sockbuf {buf if buf else 'autotuned'}, "
+             + (f"request/response {sc['rr_bytes']}/{sc['response_bytes'] or sc['rr_bytes']} bytes" if sc["rr_bytes"]
+                else f"{sc['write_bytes']}-byte writes") +
              f"{' TCP_NODELAY' if sc['nodelay'] else ''}, {sc['n_streams']} stream(s), {m['tool']}, "
              f"{m['duration_s']:.1f} s",
              f"kernel {d['kernel']} ({d['sysctls'].get('congestion_control (per socket)', '?')}), "
@@ -102,6 +104,8 @@ def _text(d: dict[str, Any]) -> str:
     lines.append(f"{'RTT min/mean':16s} {rtt_m:>16s} {(p['rtt_s'] or 0) * 1e3:>13.2f} ms")
     seg = "-" if m["data_segments_per_s"] is None else f"{m['data_segments_per_s']:,.0f}/s"
     lines.append(f"{'data segments':16s} {seg:>16s} {p['data_packets_per_s']:>14,.0f}/s")
+    if m.get("transactions_per_s") is not None and p.get("transactions_per_s") is not None:
+        lines.append(f"{'transactions':16s} {m['transactions_per_s']:>14,.0f}/s {p['transactions_per_s']:>14,.0f}/s")
     lines.append(f"{'retransmits':16s} {m['retransmits']:>16d} {p['retransmits']:>16d}")
     lines.append(f"{'CPU':16s} {m['cpu_busy_frac']:>15.0%}  of the machine busy; the tools used "
                  f"{m['cpu_tools_s_per_s']:.2f} CPU-s/s")

@@ -222,10 +222,12 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
     notes: list[str] = []
     if tool == "builtin":
         series, extra = _series_builtin(client, server)
-        dur = max(server["last_rx_s"]) if server.get("last_rx_s") else client["elapsed_s"]
+        dur = max(server["last_rx_s"]) if server.get("last_rx_s") and not sc.rr_bytes else client["elapsed_s"]
         if sc.rr_bytes:
             n = sum(server["bytes"])
-            goodput, tps = n * sc.rr_bytes * 8 / client["elapsed_s"], n / client["elapsed_s"]
+            # both directions' application bytes, as tcpsim counts a request/response goodput
+            both = sc.rr_bytes + (sc.response_bytes or sc.rr_bytes)
+            goodput, tps = n * both * 8 / client["elapsed_s"], n / client["elapsed_s"]
         else:
             goodput, tps = sum(server["bytes"]) * 8 / max(dur, 1e-9), None
     else:
