@@ -23,7 +23,7 @@ from .fit import LOSSES, PARAMS, apply_params, fit_platform
 from .mapping import platform_ids
 from .tables import UNSCORED_FLAGS, Point, load_user_points
 
-__all__ = ["FIT_PLAN", "calibration_points", "main"]
+__all__ = ["FIT_PLAN", "calibration_points", "fittable", "main"]
 
 _HOST = ["cpu.per_packet_tx_s", "cpu.per_packet_rx_s", "cpu.per_ack_s", "cpu.per_syscall_s", "cpu.per_byte_copy_s"]
 FIT_PLAN: dict[str, list[str]] = {
@@ -69,20 +69,21 @@ the SE7501 on the two tables it shares with the (then fixed) rx2600."""
 _SCORED_METRICS = ("throughput", "packet_rate", "transactions", "cpu_pct", "cpus_busy")
 
 
+def fittable(p: Point) -> bool:
+    """A calibration-role point the model predicts and a fit may use (no flagged contradiction, counted once)."""
+    if p.role != "calibration" or p.metric not in _SCORED_METRICS:
+        return False
+    if (UNSCORED_FLAGS | {"inconsistent"}) & set(p.flags):
+        return False  # a source's contradiction is reported, never fitted; a number printed twice counts once
+    if p.metric == "cpu_pct" and "copy" not in f"{p.row} {p.note}".lower():
+        return False  # user-mode time of the benchmark is not modelled
+    return True
+
+
 def calibration_points(platform_id: str, points: Sequence[Point]) -> list[Point]:
-    """The calibration-role points that involve ``platform_id`` and that the model predicts."""
-    out = []
-    for p in points:
-        if p.role != "calibration" or p.metric not in _SCORED_METRICS:
-            continue
-        if (UNSCORED_FLAGS | {"inconsistent"}) & set(p.flags):
-            continue  # a source's contradiction is reported, never fitted; a number printed twice counts once
-        if platform_id not in platform_ids(p) or f"{p.source_id}/{p.table_id}" not in FIT_TABLES[platform_id]:
-            continue
-        if p.metric == "cpu_pct" and "copy" not in f"{p.row} {p.note}".lower():
-            continue  # user-mode time of the benchmark is not modelled
-        out.append(p)
-    return out
+    """The fittable points of ``platform_id``'s calibration tables (:data:`FIT_TABLES`)."""
+    return [p for p in points if fittable(p) and platform_id in platform_ids(p)
+            and f"{p.source_id}/{p.table_id}" in FIT_TABLES[platform_id]]
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

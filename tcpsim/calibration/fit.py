@@ -23,7 +23,8 @@ from .batch import run_all
 from .mapping import platforms_for_point, predicted_value, scenario_for
 from .tables import Point
 
-__all__ = ["Param", "PARAMS", "apply_params", "param_values", "predict_point", "fit_platform", "FitResult"]
+__all__ = ["Param", "PARAMS", "apply_params", "param_values", "predict_point", "predict_points", "fit_platform",
+           "FitResult", "fit_log_vector", "VectorFit"]
 
 
 @dataclass(frozen=True)
@@ -107,13 +108,101 @@ class FitResult:
     """The same at :attr:`start`: the fit's gain is the difference."""
 
 
-def _clip(v: float, prm: Param) -> float:
-    return min(max(v, prm.lo), prm.hi)
-
-
 LOSSES = ("linear", "soft_l1")
 ROBUST_SCALE = 0.1
 """Residual (in log error, about 10 %) beyond which the ``soft_l1`` loss grows linearly, not quadratically."""
+
+
+@dataclass(frozen=True)
+class VectorFit:
+    """What :func:`fit_log_vector` found: the best point seen and the objective there and at the start."""
+
+    values: tuple[float, ...]
+    start: tuple[float, ...]
+    predicted: tuple[float, ...]
+    """The model's values for the fitted points at :attr:`values` (NaN: not predicted)."""
+    n_evaluations: int
+    message: str
+    objective: float
+    start_objective: float
+
+
+def _objective(res, loss: str) -> float:
+    """What both stages minimise: the sum of squared log errors, or of their soft-L1 loss."""
+    import numpy as np
+
+    if loss == "linear":
+        return float(np.sum(res ** 2))
+    z = (res / ROBUST_SCALE) ** 2
+    return float(ROBUST_SCALE ** 2 * np.sum(2.0 * (np.sqrt(1.0 + z) - 1.0)))
+
+
+def fit_log_vector(predict: Callable[[Sequence[float]], Sequence[Optional[float]]], measured: Sequence[float],
+                   start: Sequence[float], bounds: Sequence[tuple[float, float]], max_nfev: int = 40,
+                   polish_nfev: int = 0, loss: str = "linear",
+                   progress: Optional[Callable[[str], None]] = None) -> VectorFit:
+    """Fit positive parameters so that ``predict(values)`` matches ``measured`` in log error.
+
+    Bounded least squares (scipy ``least_squares``, trust region) in log space, then an optional
+    derivative-free Powell polish of the same cost; the best point any evaluation saw is returned.
+    ``predict`` returns one value per measured point (None: not predicted, counted as a far miss).
+    """
+    if loss not in LOSSES:
+        raise ConfigError("loss", loss, "one of " + ", ".join(LOSSES))
+    import numpy as np
+    from scipy.optimize import least_squares, minimize
+
+    lo = np.array([math.log(b[0]) for b in bounds])
+    hi = np.array([math.log(b[1]) for b in bounds])
+    x0 = np.clip(np.array([math.log(min(max(v, b[0]), b[1])) for v, b in zip(start, bounds)]), lo + 1e-9, hi - 1e-9)
+    meas = np.array(measured, dtype=float)
+    n_eval = [0]
+    best = {"cost": math.inf, "x": x0, "pred": None, "start_cost": None}
+
+    def predictions(x) -> np.ndarray:
+        return np.array([np.nan if v is None else v for v in predict(tuple(float(v) for v in np.exp(x)))],
+                        dtype=float)
+
+    def residuals(x) -> np.ndarray:
+        pred = predictions(x)
+        res = np.log(np.maximum(pred, 1e-9) / meas)
+        res = np.where(np.isfinite(res), res, 3.0)
+        n_eval[0] += 1
+        cost = _objective(res, loss)
+        if best["start_cost"] is None:
+            best["start_cost"] = cost  # least_squares evaluates x0 first
+        if cost < best["cost"]:
+            best.update(cost=cost, x=np.array(x), pred=pred)
+        if progress is not None:
+            progress(f"  eval {n_eval[0]:3d}: median |err| {np.median(np.abs(np.expm1(res))):.1%}, "
+                     f"objective {cost:.5g}")
+        return res
+
+    message = f"loss {loss}"
+    if len(x0) and max_nfev > 0:
+        sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.08, max_nfev=max_nfev, x_scale=1.0,
+                            method="trf", loss=loss, f_scale=ROBUST_SCALE)
+        message += f": {sol.message}"
+    if len(x0) and polish_nfev > 0:
+        def cost(x) -> float:
+            return _objective(residuals(np.clip(x, lo, hi)), loss)
+
+        pol = minimize(cost, best["x"], method="Powell", bounds=list(zip(lo, hi)),
+                       options={"maxfev": polish_nfev, "xtol": 0.01, "ftol": 1e-3})
+        message += f"; Powell polish: {pol.message}"
+    if best["pred"] is None:  # nothing to fit, or no evaluation: the start as it is
+        residuals(x0)
+    return VectorFit(values=tuple(float(v) for v in np.exp(best["x"])), start=tuple(float(v) for v in np.exp(x0)),
+                     predicted=tuple(float(v) for v in best["pred"]), n_evaluations=n_eval[0], message=message,
+                     objective=best["cost"], start_objective=best["start_cost"])
+
+
+def predict_points(points: Sequence[Point], platforms: Mapping[str, Platform],
+                   executor: Optional[Executor] = None) -> list[Optional[float]]:
+    """The model's value of each point (SI units; None: not modelled) on the given untuned platforms."""
+    scenarios = [scenario_for(pt, platforms_for_point(pt, platforms)) for pt in points]
+    results = run_all(scenarios, executor)
+    return [predicted_value(pt, sc, r) for pt, sc, r in zip(points, scenarios, results)]
 
 
 def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[str, Platform],
@@ -130,66 +219,30 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
     """
     if loss not in LOSSES:
         raise ConfigError("loss", loss, "one of " + ", ".join(LOSSES))
-    import numpy as np
-    from scipy.optimize import least_squares, minimize
-
     base = platforms[platform_id]
     params = [replace(PARAMS[n], lo=bounds[n][0], hi=bounds[n][1]) if bounds and n in bounds else PARAMS[n]
               for n in names]
-    x0 = np.array([math.log(_clip(p.get(base), p)) for p in params])
-    lo = np.array([math.log(p.lo) for p in params])
-    hi = np.array([math.log(p.hi) for p in params])
-    x0 = np.clip(x0, lo + 1e-9, hi - 1e-9)
-    measured = np.array([p.value_si for p in points])
-    n_eval = [0]
-    best = {"cost": math.inf, "x": x0, "pred": None, "start_cost": None}
 
-    def objective(res: np.ndarray) -> float:
-        """What both stages minimise: the sum of squared log errors, or of their soft-L1 loss."""
-        if loss == "linear":
-            return float(np.sum(res ** 2))
-        z = (res / ROBUST_SCALE) ** 2
-        return float(ROBUST_SCALE ** 2 * np.sum(2.0 * (np.sqrt(1.0 + z) - 1.0)))
+    def predict(values: Sequence[float]) -> list[Optional[float]]:
+        return predict_points(points, {**platforms, platform_id: apply_params(base, names, values)}, executor)
 
-    def predictions(x) -> np.ndarray:
-        cand = apply_params(base, names, np.exp(x))
-        plats = dict(platforms)
-        plats[platform_id] = cand
-        scenarios = [scenario_for(pt, platforms_for_point(pt, plats)) for pt in points]
-        results = run_all(scenarios, executor)
-        preds = [predicted_value(pt, sc, r) for pt, sc, r in zip(points, scenarios, results)]
-        return np.array([np.nan if v is None else v for v in preds], dtype=float)
+    vf = fit_log_vector(predict, [p.value_si for p in points], [p.get(base) for p in params],
+                        [(p.lo, p.hi) for p in params], max_nfev=max_nfev, polish_nfev=polish_nfev, loss=loss,
+                        progress=progress)
+    err = [abs(v / p.value_si - 1.0) for v, p in zip(vf.predicted, points)]
+    return FitResult(platform=apply_params(base, names, vf.values), names=tuple(names), values=vf.values,
+                     start=vf.start, median_abs_rel_error=_nanmedian(err), max_abs_rel_error=_nanmax(err),
+                     n_points=len(points), n_evaluations=vf.n_evaluations, message=vf.message,
+                     objective=vf.objective, start_objective=vf.start_objective)
 
-    def residuals(x) -> np.ndarray:
-        pred = predictions(x)
-        res = np.log(np.maximum(pred, 1e-9) / measured)
-        res = np.where(np.isfinite(res), res, 3.0)
-        n_eval[0] += 1
-        cost = objective(res)
-        if best["start_cost"] is None:
-            best["start_cost"] = cost  # least_squares evaluates x0 first
-        if cost < best["cost"]:
-            best.update(cost=cost, x=np.array(x), pred=pred)
-        if progress is not None:
-            progress(f"  eval {n_eval[0]:3d}: median |err| {np.median(np.abs(np.expm1(res))):.1%}, "
-                     f"objective {cost:.5g}")
-        return res
 
-    sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.08, max_nfev=max_nfev, x_scale=1.0,
-                        method="trf", loss=loss, f_scale=ROBUST_SCALE)
-    message = f"loss {loss}: {sol.message}"
-    if polish_nfev > 0:
-        def cost(x) -> float:
-            return objective(residuals(np.clip(x, lo, hi)))
+def _nanmedian(xs: Sequence[float]) -> float:
+    import numpy as np
 
-        pol = minimize(cost, best["x"], method="Powell", bounds=list(zip(lo, hi)),
-                       options={"maxfev": polish_nfev, "xtol": 0.01, "ftol": 1e-3})
-        message += f"; Powell polish: {pol.message}"
-    x = best["x"]
-    pred = best["pred"] if best["pred"] is not None else predictions(x)
-    err = np.abs(pred / measured - 1.0)
-    fitted = apply_params(base, names, np.exp(x))
-    return FitResult(platform=fitted, names=tuple(names), values=tuple(float(v) for v in np.exp(x)),
-                     start=tuple(float(v) for v in np.exp(x0)), median_abs_rel_error=float(np.nanmedian(err)),
-                     max_abs_rel_error=float(np.nanmax(err)), n_points=len(points), n_evaluations=n_eval[0],
-                     message=message, objective=best["cost"], start_objective=best["start_cost"])
+    return float(np.nanmedian(xs)) if len(xs) else math.nan
+
+
+def _nanmax(xs: Sequence[float]) -> float:
+    import numpy as np
+
+    return float(np.nanmax(xs)) if len(xs) else math.nan

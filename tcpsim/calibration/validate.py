@@ -16,7 +16,7 @@ import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Mapping, Optional, Sequence
 
 from ..cliutil import OneLineParser, typed
 from ..components import hot_path_label
@@ -46,12 +46,20 @@ class Outcome:
     sim_halfwidth: Optional[float] = None
     """The run's 95 % interval on its rate, as a fraction of it (None for a finite run, a CPU figure,
     or a run too short to tell): an error within it is simulation noise, not model error."""
+    cross_predicted: Optional[float] = None
+    """The prediction with the shared parameters fitted without this point's source (``--cross``)."""
 
     @property
     def error(self) -> Optional[float]:
         if self.predicted is None or not self.point.value_si:
             return None
         return self.predicted / self.point.value_si - 1.0
+
+    @property
+    def cross_error(self) -> Optional[float]:
+        if self.cross_predicted is None or not self.point.value_si:
+            return None
+        return self.cross_predicted / self.point.value_si - 1.0
 
     @property
     def naive_error(self) -> Optional[float]:
@@ -76,6 +84,8 @@ class Outcome:
             "predicted": None if self.predicted is None else self.predicted * scale,
             "naive_bdp": None if self.naive is None else self.naive * scale,
             "error": self.error, "naive_error": self.naive_error,
+            "cross_predicted": None if self.cross_predicted is None else self.cross_predicted * scale,
+            "cross_error": self.cross_error,
             "role": p.role, "flags": list(p.flags), "limited_by": self.limited_by, "termination": self.termination,
             "sim_halfwidth": self.sim_halfwidth,
             "note": p.note or self.why_not,
@@ -123,10 +133,14 @@ def _outcome(point: Point, sc: Scenario, result: Result) -> Outcome:
     return Outcome(point, pred, naive, result.limited_by, result.termination, why, halfwidth)
 
 
-def evaluate(points: Sequence[Point], executor: Optional[Executor] = None) -> list[Outcome]:
-    """Outcomes for ``points`` (in order); the simulations run on ``executor`` when given."""
+def evaluate(points: Sequence[Point], executor: Optional[Executor] = None,
+             platforms: Optional[Mapping[str, Platform]] = None) -> list[Outcome]:
+    """Outcomes for ``points`` (in order); the simulations run on ``executor`` when given.
+
+    ``platforms`` replaces the shipped profiles of the ids it names (a fit's platforms, untuned).
+    """
     simulated = [p for p in points if _unmodelled(p) is None]
-    scenarios = [scenario_for(p, platforms_for_point(p)) for p in simulated]
+    scenarios = [scenario_for(p, platforms_for_point(p, platforms)) for p in simulated]
     results = dict(zip(map(id, simulated), zip(scenarios, run_all(scenarios, executor))))
     out = []
     for p in points:

@@ -1,0 +1,92 @@
+"""Leave one source out: fit the shared parameters without a source, then predict every table of it.
+
+For each source in turn, :func:`leave_one_source_out` fits a :class:`~tcpsim.calibration.joint.JointModel`
+to the calibration tables of the *other* sources only, and :func:`cross_outcomes` predicts every point
+of the left-out source with those fitted platforms (``Outcome.cross_predicted``). A parameter that no
+remaining point constrains keeps its start (validation/README.md, the cross-validation rule). Sources
+whose folds fit the same points (those without calibration tables) share one fit.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor
+from dataclasses import dataclass, replace
+from typing import Callable, Optional, Sequence
+
+from .calibrate import fittable
+from .joint import JointFit, JointModel, fit_joint
+from .tables import Point
+from .validate import Outcome, evaluate
+
+__all__ = ["Fold", "leave_one_source_out", "cross_outcomes", "describe_fold", "source_medians"]
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One leave-one-source-out fit: the source left out, the points fitted, the fit."""
+
+    left_out: str
+    fit_points: tuple[Point, ...]
+    fit: JointFit
+
+
+def leave_one_source_out(model: JointModel, points: Sequence[Point], executor: Optional[Executor] = None,
+                         max_nfev: int = 40, polish_nfev: int = 0, loss: str = "soft_l1",
+                         progress: Optional[Callable[[str], None]] = None) -> dict[str, Fold]:
+    """One fold per source that has a scorable point; each fitted on the other sources' calibration points."""
+    sources = sorted({p.source_id for p in points if p.role in ("calibration", "holdout")})
+    usable = [p for p in points if fittable(p)]
+    fits: dict[tuple[str, ...], JointFit] = {}
+    out: dict[str, Fold] = {}
+    for source in sources:
+        fit_points = tuple(p for p in usable if p.source_id != source)
+        key = tuple(p.key for p in fit_points)
+        if key not in fits:
+            if progress is not None:
+                progress(f"fold without {source}: {len(fit_points)} points, "
+                         f"{len(model.free(fit_points))} of {len(model.params)} parameters free")
+            fits[key] = fit_joint(model, fit_points, executor, max_nfev=max_nfev, polish_nfev=polish_nfev,
+                                  loss=loss, progress=progress)
+        out[source] = Fold(source, fit_points, fits[key])
+    return out
+
+
+def cross_outcomes(outcomes: Sequence[Outcome], folds: dict[str, Fold],
+                   executor: Optional[Executor] = None) -> list[Outcome]:
+    """``outcomes`` with ``cross_predicted`` set from the fold that left the point's source out."""
+    cross: dict[int, Optional[float]] = {}
+    for source, fold in folds.items():
+        mine = [i for i, o in enumerate(outcomes) if o.point.source_id == source]
+        predicted = evaluate([outcomes[i].point for i in mine], executor, platforms=fold.fit.platforms)
+        cross.update((i, o.predicted) for i, o in zip(mine, predicted))
+    return [replace(o, cross_predicted=cross.get(i)) for i, o in enumerate(outcomes)]
+
+
+def describe_fold(fold: Fold) -> list[str]:
+    """Per parameter: start -> fitted value (or kept), what it means, and the measured points that constrain it."""
+    fit = fold.fit
+    lines = [f"without {fold.left_out}: {len(fold.fit_points)} points, {fit.n_evaluations} evaluations, "
+             f"median |error| {fit.median_abs_rel_error:.1%} on them, objective {fit.start_objective:.4g} -> "
+             f"{fit.objective:.4g} ({fit.message})"]
+    for i, (prm, v0) in enumerate(zip(fit.model.params, fit.start)):
+        tables: dict[str, int] = {}
+        for p in fit.model.constraining(prm, fold.fit_points):
+            tables[f"{p.source_id}/{p.table_id}"] = tables.get(f"{p.source_id}/{p.table_id}", 0) + 1
+        where = ", ".join(f"{k} ({n})" for k, n in sorted(tables.items())) or "no point: kept at its start"
+        value = f"{v0:.4g} -> {prm.start:.4g}" if i in fit.free else f"{v0:.4g} (kept)"
+        lines.append(f"  {prm.name:34s} {value:24s} {prm.meaning}; constrained by {where}")
+    return lines
+
+
+def source_medians(outcomes: Sequence[Outcome]) -> dict[str, tuple[int, Optional[float], Optional[float]]]:
+    """Per source: scored points, median |error| in sample and cross-validated."""
+    import statistics
+
+    out = {}
+    for source in sorted({o.point.source_id for o in outcomes}):
+        scored = [o for o in outcomes if o.point.source_id == source and o.scored]
+        errs = [abs(o.error) for o in scored]
+        cross = [abs(o.cross_error) for o in scored if o.cross_error is not None]
+        out[source] = (len(scored), statistics.median(errs) if errs else None,
+                       statistics.median(cross) if cross else None)
+    return out

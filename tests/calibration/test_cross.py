@@ -1,0 +1,135 @@
+"""Joint fitting and leave-one-source-out, on data simulated from known shared parameters (pvlib style).
+
+Two synthetic machines with different clocks and memory bandwidths share two physical parameters: the
+cycles to send a data segment and the bytes moved per byte copied. Each machine is measured by its own
+"source". Fitted on one source alone, the shared parameters must come back, and then predict the other
+source's machine, which the fit never saw.
+"""
+
+from dataclasses import replace
+
+import pytest
+
+from tcpsim.calibration.cross import cross_outcomes, describe_fold, leave_one_source_out, source_medians
+from tcpsim.calibration.fit import predict_point
+from tcpsim.calibration.joint import JointModel, SharedParam, Target, fit_joint
+from tcpsim.calibration.tables import Point
+from tcpsim.calibration.validate import evaluate
+from tcpsim.errors import ConfigError
+from tcpsim.platform import CpuCost, Nic, OsTcp, Platform
+
+CLOCK_HZ = {"syn_a": 1.0e9, "syn_b": 2.0e9}
+MEMORY_BPS = {"syn_a": 0.5e9, "syn_b": 1.5e9}
+SOURCE = {"syn_a": "tru64", "syn_b": "sunfire"}
+TRUE_CYCLES, TRUE_BYTES_PER_BYTE = 15000.0, 3.0
+CONDITIONS = [(128, 1500, "off"), (1024, 1500, "off"), (65536, 1500, "on"), (65536, 9000, "on")]
+"""Write size, MTU, Nagle: one small segment per write weighs the per-packet cost, jumbo frames the per-byte one."""
+
+
+def _base(pid):
+    return Platform(name=pid, os=OsTcp(family="bsd", default_sndbuf_bytes=61440, default_rcvbuf_bytes=61440),
+                    cpu=CpuCost(n_cpus=2, per_packet_tx_s=10e-6, per_packet_rx_s=4e-6, per_ack_tx_s=2e-6,
+                                per_ack_rx_s=2e-6, per_syscall_s=3e-6, per_byte_copy_s=1e-9),
+                    nic=Nic(coalesce_delay_s=30e-6, coalesce_packets=16))
+
+
+def _model(cycles, bytes_per_byte):
+    base = {pid: _base(pid) for pid in CLOCK_HZ}
+    return JointModel((
+        SharedParam("bsd.packet_tx_cycles", 1000.0, 100000.0, cycles, "cycles to send a data segment",
+                    tuple(Target(pid, "cpu.per_packet_tx_s", 1.0 / hz) for pid, hz in CLOCK_HZ.items())),
+        SharedParam("copy_bytes_per_byte", 0.5, 10.0, bytes_per_byte, "bytes moved per byte copied",
+                    tuple(Target(pid, "cpu.per_byte_copy_s", 1.0 / bw) for pid, bw in MEMORY_BPS.items())),
+    ), base)
+
+
+def _points():
+    """Three measurements per machine, simulated from the true parameters; each machine its own source."""
+    truth = _model(TRUE_CYCLES, TRUE_BYTES_PER_BYTE).platforms()
+    pts = []
+    for pid, source in SOURCE.items():
+        for i, (write, mtu, nagle) in enumerate(CONDITIONS):
+            fields = dict(platform_sender=pid, platform_receiver=pid, mtu_bytes=str(mtu), sockbuf_bytes="262144",
+                          write_bytes=str(write), nagle=nagle)
+            probe = Point(source, "synthetic", source, "synthetic", f"{pid} {i}", "throughput", 1.0, "Mbps", 1e6,
+                          "calibration", (), "", fields)
+            value = predict_point(probe, truth)
+            pts.append(replace(probe, value=value / 1e6, value_si=value))
+    return pts
+
+
+def test_a_shared_parameter_sets_each_machine_by_its_own_clock_and_bandwidth():
+    plats = _model(12000.0, 2.0).platforms()
+    assert plats["syn_a"].cpu.per_packet_tx_s == pytest.approx(12e-6)
+    assert plats["syn_b"].cpu.per_packet_tx_s == pytest.approx(6e-6)
+    assert plats["syn_a"].cpu.per_byte_copy_s == pytest.approx(4e-9)
+    assert plats["syn_b"].cpu.per_byte_copy_s == pytest.approx(2.0 / 1.5e9)
+    assert plats["syn_a"].cpu.per_packet_rx_s == _base("syn_a").cpu.per_packet_rx_s  # untouched fields stay
+
+
+def test_a_residual_multiplies_the_shared_term_of_one_machine_only():
+    model = _model(12000.0, 2.0)
+    residual = SharedParam("syn_b.packet_tx_residual", 0.5, 2.0, 1.25, "syn_b's own share",
+                           (Target("syn_b", "cpu.per_packet_tx_s"),))
+    plats = JointModel(model.params + (residual,), model.base).platforms()
+    assert plats["syn_b"].cpu.per_packet_tx_s == pytest.approx(6e-6 * 1.25)
+    assert plats["syn_a"].cpu.per_packet_tx_s == pytest.approx(12e-6)
+
+
+def test_a_parameter_no_point_constrains_is_not_free():
+    model = _model(12000.0, 2.0)
+    lonely = SharedParam("other.packet_rx_cycles", 100.0, 1e5, 5000.0, "a machine no point runs on",
+                         (Target("syn_c", "cpu.per_packet_rx_s", 1e-9),))
+    both = JointModel(model.params + (lonely,), {**model.base, "syn_c": _base("syn_c")})
+    pts = [p for p in _points() if p.source_id == "sunfire"]
+    assert both.free(pts) == (0, 1)
+    assert len(both.constraining(both.params[0], pts)) == len(CONDITIONS)
+    assert both.constraining(lonely, pts) == []
+
+
+def test_bad_shared_parameters_are_one_line_config_errors():
+    with pytest.raises(ConfigError, match="start"):
+        SharedParam("x", 1.0, 2.0, 3.0, "", ())
+    with pytest.raises(ConfigError, match="field"):
+        SharedParam("x", 1.0, 2.0, 1.5, "", (Target("a", "cpu.per_warp_s"),))
+
+
+@pytest.mark.slow
+def test_joint_fit_recovers_shared_parameters_and_predicts_the_source_it_never_saw():
+    points = _points()
+    model = _model(25000.0, 1.5)
+    folds = leave_one_source_out(model, points, max_nfev=12, loss="linear")
+    assert set(folds) == {"tru64", "sunfire"}
+    for left_out, fold in folds.items():
+        assert {p.source_id for p in fold.fit_points} == {"tru64", "sunfire"} - {left_out}
+        assert fold.fit.free == (0, 1)
+        cycles, bpb = (p.start for p in fold.fit.model.params)
+        assert cycles == pytest.approx(TRUE_CYCLES, rel=0.1), left_out
+        assert bpb == pytest.approx(TRUE_BYTES_PER_BYTE, rel=0.15), left_out
+        assert "constrained by" in "\n".join(describe_fold(fold))
+    outcomes = cross_outcomes(evaluate(points, platforms=model.platforms()), folds)
+    assert all(o.cross_error is not None and abs(o.cross_error) < 0.03 for o in outcomes)
+    assert all(abs(o.error) > 0.05 for o in outcomes if o.point.get("nagle") == "off")  # the start was off
+    n, _, cross = source_medians(outcomes)["tru64"]
+    assert n == len(CONDITIONS) and cross < 0.03
+    assert "cross_error" in outcomes[0].to_json()
+
+
+@pytest.mark.slow
+def test_a_joint_fit_on_one_small_measured_table():
+    """Tru64 Table 2 (four scored points): the ES40's cycles per sent segment, at its 500 MHz clock."""
+    from tcpsim.calibration.calibrate import fittable
+    from tcpsim.calibration.tables import load_points
+    from tcpsim.profiles import load_platform
+
+    points = [p for p in load_points() if (p.source_id, p.table_id) == ("tru64", "table2") and fittable(p)]
+    assert len(points) == 4  # the 61440-byte row repeats Table 1's and is scored there
+    es40 = load_platform("es40_tru64")
+    start_cycles = es40.cpu.per_packet_tx_s * 500e6 * 1.5
+    model = JointModel((SharedParam("tru64/degpa.packet_tx_cycles", 1000.0, 50000.0, start_cycles,
+                                    "cycles to send a data segment", (Target("es40_tru64", "cpu.per_packet_tx_s",
+                                                                             1 / 500e6),)),),
+                       {"es40_tru64": es40})
+    fit = fit_joint(model, points, max_nfev=6)
+    assert fit.objective < fit.start_objective
+    assert fit.median_abs_rel_error < 0.05
