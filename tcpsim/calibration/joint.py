@@ -45,6 +45,9 @@ class SharedParam:
     start: float
     meaning: str
     targets: tuple[Target, ...]
+    prior_sigma: Optional[float] = None
+    """Log-normal spread of the prior around :attr:`start` (0.7: about a factor of two); None: flat within the
+    bounds. A residual of one machine has one, so the shared terms carry what the machines have in common."""
 
     def __post_init__(self) -> None:
         if not 0 < self.lo <= self.start <= self.hi:
@@ -133,7 +136,8 @@ def fit_joint(model: JointModel, points: Sequence[Point], executor: Optional[Exe
 
     vf = fit_log_vector(predict, measured, [model.params[i].start for i in free],
                         [(model.params[i].lo, model.params[i].hi) for i in free],
-                        max_nfev=max_nfev, polish_nfev=polish_nfev, loss=loss, progress=progress)
+                        max_nfev=max_nfev, polish_nfev=polish_nfev, loss=loss, progress=progress,
+                        prior_sigma=[model.params[i].prior_sigma for i in free])
     errs = [abs(v / m - 1.0) for v, m in zip(vf.predicted, measured) if math.isfinite(v)]
     fitted = model.with_values(full(vf.values))
     return JointFit(model=fitted, free=free, start=tuple(p.start for p in model.params),

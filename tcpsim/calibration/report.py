@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import datetime as _dt
+import statistics
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 
-from .targets import SEEN, TABLE_TARGETS
+from .targets import CROSS_SOURCE_TARGET, SEEN, TABLE_TARGETS
 from .validate import Outcome, TableSummary, _fmt, role_summaries
+
+if TYPE_CHECKING:
+    from .cross import Fold
 
 __all__ = ["write_report"]
 
@@ -70,8 +74,41 @@ def _chart_figures(outcomes: Sequence[Outcome], fig_dir: Path) -> list[tuple[str
     return out
 
 
-def write_report(outcomes: Sequence[Outcome], rows: Sequence[TableSummary], validation_dir: Path) -> Path:
-    """Write the Markdown report next to ``data/``; returns its path."""
+def _cross_section(outcomes: Sequence[Outcome], folds: Mapping[str, "Fold"]) -> list[str]:
+    """Per source: in-sample, cross-validated and calculator medians; per fit, its parameters and points."""
+    from .cross import describe_fold, source_medians
+
+    naive = {}
+    for o in outcomes:
+        if o.scored and o.naive_error is not None:
+            naive.setdefault(o.point.source_id, []).append(abs(o.naive_error))
+    lines = ["## Cross-validation: leave one source out", "",
+             "For each source, the shared parameters (`tcpsim/calibration/shared.py`) are fitted to the "
+             "calibration tables of the other sources only, and every table of the left-out source is "
+             "predicted with them. Parameters that no remaining point constrains keep their prior. Target: "
+             f"each source's median within {CROSS_SOURCE_TARGET:.0%} and each table below the BDP calculator. "
+             "The rule for using these figures is in [README.md](README.md#held-out-seen-and-the-rule-from-now-on).",
+             "", "| source | scored | in-sample median | cross-validated median | BDP calculator median |",
+             "|---|---:|---:|---:|---:|"]
+    for source, (n, ins, cross) in source_medians(outcomes).items():
+        nv = sorted(naive.get(source, []))
+        lines.append(f"| {source} | {n} | {_fmt(ins).strip()} | {_fmt(cross).strip()} | "
+                     f"{_fmt(statistics.median(nv) if nv else None).strip()} |")
+    lines += ["", "Each fit: the free parameters (start -> fitted), and the measured points that constrain them.", "",
+              "```"]
+    seen = set()
+    for fold in folds.values():
+        if id(fold.fit) in seen:
+            lines.append(f"without {fold.left_out}: the same fit as above (no calibration table of its own)")
+            continue
+        seen.add(id(fold.fit))
+        lines += describe_fold(fold)
+    return lines + ["```", ""]
+
+
+def write_report(outcomes: Sequence[Outcome], rows: Sequence[TableSummary], validation_dir: Path,
+                 folds: Optional[Mapping[str, "Fold"]] = None) -> Path:
+    """Write the Markdown report next to ``data/``; returns its path (with ``folds``: the cross-validation too)."""
     fig_dir = validation_dir / "figures"
     figures = _figures(outcomes, rows, fig_dir)
     charts = _chart_figures(outcomes, fig_dir)
@@ -80,28 +117,32 @@ def write_report(outcomes: Sequence[Outcome], rows: Sequence[TableSummary], vali
              "of the five sources, the model's prediction with the calibrated platform profiles, and what a "
              "bandwidth-delay-product calculator (min(line rate, socket buffer / RTT)) says. Errors are "
              "(predicted - measured) / measured. Calibration tables were used to fit the platform "
-             "parameters; holdout tables never were.", "",
+             "parameters; holdout tables never were, but model decisions had most of them in view: those are "
+             "marked **seen** (the decisions are listed in [README.md](README.md#held-out-seen-and-the-rule-from-"
+             "now-on)).", "",
              "## Summary per table", "",
              "Targets: median |error| at most 10 % on every calibration table and 20 % on every holdout table. "
              "Why each missed table misses is in [README.md](README.md#misses).", "",
              "The *sim ±* columns give each run's 95 % confidence interval on its rate, relative to it (batch "
              "means after the transient, `tcpsim/steady.py`; runs stop at ±3 % or after one simulated second): "
              "an error inside it is simulation noise, not model error. CPU figures and finite runs have none.", "",
-             "| table | role | points | scored | median abs. error | target | max abs. error | BDP calculator median "
-             "| median sim ± | flags |",
-             "|---|---|---:|---:|---:|---|---:|---:|---:|---|"]
+             "| table | role | points | scored | median abs. error | target | max abs. error | cross-validated median "
+             "| BDP calculator median | median sim ± | flags |",
+             "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---|"]
     for r in rows:
         target = TABLE_TARGETS.get(r.role.split("/")[0])
         verdict = "-" if target is None or r.median_error is None else (
             f"{target:.0%} met" if r.median_error <= target else f"{target:.0%} **missed**")
         lines.append(f"| {r.source_id}/{r.table_id} ({r.table}) | {_role(r)} | {r.n_points} | {r.n_scored} | "
                      f"{_fmt(r.median_error).strip()} | {verdict} | {_fmt(r.max_error).strip()} | "
-                     f"{_fmt(r.naive_median_error).strip()} | {_fmt(r.median_halfwidth).strip()} | "
+                     f"{_fmt(r.cross_median_error).strip()} | {_fmt(r.naive_median_error).strip()} | {_fmt(r.median_halfwidth).strip()} | "
                      f"{', '.join(r.flags)} |")
     lines.append("")
     for role, n, median, worst, naive in role_summaries(outcomes):
         lines.append(f"- **{role}**: {n} points, median |error| {median:.1%}, max {worst:.1%}; "
                      f"BDP calculator median {_fmt(naive).strip()}.")
+    if folds:
+        lines += [""] + _cross_section(outcomes, folds)
     lines += ["", "## The sources' charts", "",
               "The shapes the sources drew or tabulated, re-drawn with the same numbers as the tables below: "
               "measured (hollow markers), tcpsim (solid lines) and the BDP calculator (dashed, for throughput).",
@@ -111,16 +152,20 @@ def write_report(outcomes: Sequence[Outcome], rows: Sequence[TableSummary], vali
     lines += ["## Every point", ""]
     for r in rows:
         lines += [f"### {r.source_id}/{r.table_id}: {r.table} ({r.role})", ""]
+        if f"{r.source_id}/{r.table_id}" in SEEN:
+            lines += ["Seen by: " + "; ".join(SEEN[f"{r.source_id}/{r.table_id}"]) + ".", ""]
         if f"{r.source_id}/{r.table_id}" in figures:
             lines += [f"![{r.table}](figures/{figures[r.source_id + '/' + r.table_id]})", ""]
-        lines += ["| row | metric | unit | measured | tcpsim | sim ± | error | BDP calc | limited by | flags / note |",
-                  "|---|---|---|---:|---:|---:|---:|---:|---|---|"]
+        lines += ["| row | metric | unit | measured | tcpsim | sim ± | error | cross-validated | BDP calc | limited by "
+                  "| flags / note |",
+                  "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
         for o in outcomes:
             if (o.point.source_id, o.point.table_id) != (r.source_id, r.table_id):
                 continue
             note = "; ".join(x for x in (", ".join(o.point.flags), o.point.note, o.why_not) if x)
             lines.append(f"| {o.point.row} | {o.point.metric} | {o.point.unit} | {o.point.value:,.4g} | "
                          f"{_value(o, o.predicted)} | {_fmt(o.sim_halfwidth).strip()} | {_fmt(o.error).strip()} | "
+                         f"{_fmt(o.cross_error).strip()} | "
                          f"{_value(o, o.naive)} | "
                          f"{o.limited_by or '-'} | {note.replace('|', '/')} |")
         lines.append("")

@@ -14,6 +14,7 @@ import statistics
 import sys
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
@@ -163,6 +164,8 @@ class TableSummary:
     flags: tuple[str, ...] = field(default_factory=tuple)
     median_halfwidth: Optional[float] = None
     """Median of the scored points' simulation intervals (:attr:`Outcome.sim_halfwidth`)."""
+    cross_median_error: Optional[float] = None
+    """Median |cross-validated error| of the scored points (``--cross``; None without it)."""
 
 
 def _median(xs: list[float]) -> Optional[float]:
@@ -179,11 +182,12 @@ def table_summary(outcomes: Sequence[Outcome]) -> list[TableSummary]:
         errs = [abs(o.error) for o in scored]
         naive = [abs(o.naive_error) for o in scored if o.naive_error is not None]
         halfwidths = [o.sim_halfwidth for o in scored if o.sim_halfwidth is not None]
+        cross = [abs(o.cross_error) for o in scored if o.cross_error is not None]
         roles = sorted({o.point.role for o in outs})
         flags = sorted({f for o in outs for f in o.point.flags})
         rows.append(TableSummary(sid, tid, outs[0].point.table, "/".join(roles), len(outs), len(scored),
                                  _median(errs), max(errs) if errs else None, _median(naive), tuple(flags),
-                                 _median(halfwidths)))
+                                 _median(halfwidths), _median(cross)))
     return rows
 
 
@@ -192,12 +196,13 @@ def _fmt(x: Optional[float]) -> str:
 
 
 def format_summary(rows: Sequence[TableSummary], outcomes: Sequence[Outcome]) -> str:
-    lines = [f"{'table':34s} {'role':12s} {'pts':>4s} {'scored':>6s} {'median':>7s} {'max':>7s} {'BDP calc':>8s} "
-             f"{'sim +-':>7s}  flags"]
+    cross = any(r.cross_median_error is not None for r in rows)
+    lines = [f"{'table':34s} {'role':12s} {'pts':>4s} {'scored':>6s} {'median':>7s} {'max':>7s} "
+             + (f"{'cross':>7s} " if cross else "") + f"{'BDP calc':>8s} {'sim +-':>7s}  flags"]
     for r in rows:
         lines.append(f"{r.source_id + '/' + r.table_id:34s} {r.role:12s} {r.n_points:4d} {r.n_scored:6d} "
-                     f"{_fmt(r.median_error)} {_fmt(r.max_error)} {_fmt(r.naive_median_error):>8s} "
-                     f"{_fmt(r.median_halfwidth)}  {','.join(r.flags)}")
+                     f"{_fmt(r.median_error)} {_fmt(r.max_error)} " + (f"{_fmt(r.cross_median_error)} " if cross else "")
+                     + f"{_fmt(r.naive_median_error):>8s} {_fmt(r.median_halfwidth)}  {','.join(r.flags)}")
     for role, n, median, worst, naive in role_summaries(outcomes):
         lines.append(f"overall {role:12s}: {n} points, median |error| {median:.1%}, max {worst:.1%}; "
                      f"BDP calculator median {_fmt(naive).strip()}")
@@ -228,7 +233,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="write REPORT.md and figures/ into ./validation (run it from a checkout)")
     parser.add_argument("--workers", type=typed(parse_int, "workers", lo=1), default=os.cpu_count() or 1)
     parser.add_argument("--source", default=None, help="only this source id (tru64, sunfire, tengbe, vbox, gignic)")
+    parser.add_argument("--cross", action="store_true",
+                        help="also leave one source out: fit the shared parameters without it, predict it "
+                             "(cross_error in --json, a column here and in the report)")
+    parser.add_argument("--cross-evals", type=typed(parse_int, "cross-evals", lo=0), default=40, metavar="N",
+                        help="least-squares evaluations per leave-one-source-out fit (default 40)")
+    parser.add_argument("--cross-polish", type=typed(parse_int, "cross-polish", lo=0), default=0, metavar="N",
+                        help="further Powell evaluations per fit (default 0)")
     args = parser.parse_args(argv)
+    if args.cross and args.source:
+        raise ConfigError("--source", args.source, "absent with --cross (a fold needs the other sources)")
     t0 = time.perf_counter()
     if args.json_path not in (None, "-"):
         check_writable_dir(args.json_path, "json")  # before the run, not after it
@@ -238,11 +252,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise ConfigError("report", str(out_dir), "a folder to write REPORT.md into (it is a file)")
         check_writable_dir(out_dir / "REPORT.md" if out_dir.is_dir() else out_dir, "report")
     points = load_user_points(args.data, args.source)
-    if args.workers > 1:
-        with ProcessPoolExecutor(args.workers) as ex:
-            outcomes = evaluate(points, ex)
-    else:
-        outcomes = evaluate(points)
+    folds = None
+    with (ProcessPoolExecutor(args.workers) if args.workers > 1 else nullcontext()) as ex:
+        outcomes = evaluate(points, ex)
+        if args.cross:
+            from .cross import cross_outcomes, describe_fold, leave_one_source_out
+            from .shared import joint_model
+
+            folds = leave_one_source_out(joint_model(), points, ex, max_nfev=args.cross_evals,
+                                         polish_nfev=args.cross_polish, progress=print)
+            outcomes = cross_outcomes(outcomes, folds, ex)
+            for fold in folds.values():
+                print("\n".join(describe_fold(fold)))
     rows = table_summary(outcomes)
     print(format_summary(rows, outcomes))
     print(f"{len(points)} points in {time.perf_counter() - t0:.1f} s ({hot_path_label()} hot path, "
@@ -253,7 +274,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.report:
         from .report import write_report
 
-        write_report(outcomes, rows, Path.cwd() / "validation")
+        write_report(outcomes, rows, Path.cwd() / "validation", folds)
     return 0
 
 

@@ -133,3 +133,46 @@ def test_a_joint_fit_on_one_small_measured_table():
     fit = fit_joint(model, points, max_nfev=6)
     assert fit.objective < fit.start_objective
     assert fit.median_abs_rel_error < 0.05
+
+
+def test_the_optimiser_recovers_an_analytic_model():
+    """fit_log_vector alone, on a model with a known answer: rate = 1 / (a + b x)."""
+    from tcpsim.calibration.fit import fit_log_vector
+
+    xs = [1.0, 10.0, 100.0, 1000.0]
+    measured = [1.0 / (2e-3 + 5e-6 * x) for x in xs]
+    fit = fit_log_vector(lambda v: [1.0 / (v[0] + v[1] * x) for x in xs], measured, [1e-3, 1e-5],
+                         [(1e-5, 1.0), (1e-8, 1e-3)], max_nfev=50)
+    assert fit.values == pytest.approx((2e-3, 5e-6), rel=1e-3)
+    assert fit.objective < 1e-10 < fit.start_objective
+
+
+def test_a_prior_keeps_a_residual_at_its_start_where_the_data_cannot_tell_it_from_a_shared_term():
+    """Only the product a * r is measured: with a prior on r, the shared a takes the change."""
+    from tcpsim.calibration.fit import fit_log_vector
+
+    measured = [6.0, 12.0]
+    model = lambda v: [v[0] * v[1] * k for k in (1.0, 2.0)]  # noqa: E731
+    fit = fit_log_vector(model, measured, [2.0, 1.0], [(0.1, 100.0), (0.1, 10.0)], max_nfev=50,
+                         prior_sigma=[None, 0.5])
+    assert fit.values[0] * fit.values[1] == pytest.approx(6.0, rel=1e-3)
+    assert fit.values[1] == pytest.approx(1.0, rel=1e-3)
+
+
+def test_cross_with_one_source_is_refused_in_one_line(capsys):
+    from tcpsim.cli import main
+
+    assert main(["validate", "--cross", "--source", "tru64"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--source" in err[0]
+
+
+def test_the_summary_shows_a_cross_validated_column_only_when_there_is_one():
+    from tcpsim.calibration.validate import Outcome, format_summary, table_summary
+
+    pts = _points()[:2]
+    plain = [Outcome(p, p.value_si * 1.1, None, None, None) for p in pts]
+    crossed = [replace(o, cross_predicted=o.point.value_si * 0.8) for o in plain]
+    assert "cross" not in format_summary(table_summary(plain), plain).splitlines()[0]
+    text = format_summary(table_summary(crossed), crossed)
+    assert "cross" in text.splitlines()[0] and "20.0%" in text.splitlines()[1]
