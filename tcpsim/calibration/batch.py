@@ -29,10 +29,15 @@ def _run(sc: Scenario) -> Result:
     return run(sc)
 
 
-def run_all(scenarios: Sequence[Scenario], executor: Optional[Executor] = None) -> list[Result]:
-    """``engine.run`` of each scenario, each distinct scenario once; in the order given."""
-    unique = list(dict.fromkeys(scenarios))
-    order = sorted(unique, key=_cost, reverse=True)
-    results = executor.map(_run, order) if executor is not None else map(_run, order)
-    by_scenario = dict(zip(order, results))
-    return [by_scenario[sc] for sc in scenarios]
+def run_all(scenarios: Sequence[Scenario], executor: Optional[Executor] = None,
+            cache: Optional[dict] = None) -> list[Result]:
+    """``engine.run`` of each scenario, each distinct scenario once; in the order given.
+
+    ``cache`` (scenario -> result) is read and filled: a fit that changes one machine's parameters re-runs
+    only the scenarios on that machine (the engine is deterministic, so a cached result is exact).
+    """
+    cache = {} if cache is None else cache
+    todo = sorted((sc for sc in dict.fromkeys(scenarios) if sc not in cache), key=_cost, reverse=True)
+    results = executor.map(_run, todo) if executor is not None else map(_run, todo)
+    cache.update(zip(todo, results))
+    return [cache[sc] for sc in scenarios]

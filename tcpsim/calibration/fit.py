@@ -206,11 +206,13 @@ def fit_log_vector(predict: Callable[[Sequence[float]], Sequence[Optional[float]
                      objective=best["cost"], start_objective=best["start_cost"])
 
 
-def predict_points(points: Sequence[Point], platforms: Mapping[str, Platform],
-                   executor: Optional[Executor] = None) -> list[Optional[float]]:
-    """The model's value of each point (SI units; None: not modelled) on the given untuned platforms."""
+def predict_points(points: Sequence[Point], platforms: Mapping[str, Platform], executor: Optional[Executor] = None,
+                   cache: Optional[dict] = None) -> list[Optional[float]]:
+    """The model's value of each point (SI units; None: not modelled) on the given untuned platforms.
+
+    ``cache``: results of earlier runs by scenario (:func:`tcpsim.calibration.batch.run_all`)."""
     scenarios = [scenario_for(pt, platforms_for_point(pt, platforms)) for pt in points]
-    results = run_all(scenarios, executor)
+    results = run_all(scenarios, executor, cache)
     return [predicted_value(pt, sc, r) for pt, sc, r in zip(points, scenarios, results)]
 
 
@@ -232,8 +234,10 @@ def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[s
     params = [replace(PARAMS[n], lo=bounds[n][0], hi=bounds[n][1]) if bounds and n in bounds else PARAMS[n]
               for n in names]
 
+    cache: dict = {}
+
     def predict(values: Sequence[float]) -> list[Optional[float]]:
-        return predict_points(points, {**platforms, platform_id: apply_params(base, names, values)}, executor)
+        return predict_points(points, {**platforms, platform_id: apply_params(base, names, values)}, executor, cache)
 
     vf = fit_log_vector(predict, [p.value_si for p in points], [p.get(base) for p in params],
                         [(p.lo, p.hi) for p in params], max_nfev=max_nfev, polish_nfev=polish_nfev, loss=loss,

@@ -131,8 +131,10 @@ def fit_joint(model: JointModel, points: Sequence[Point], executor: Optional[Exe
             out[i] = v
         return out
 
+    cache: dict = {}  # a parameter of one machine re-runs only that machine's points
+
     def predict(values: Sequence[float]) -> list[Optional[float]]:
-        return predict_points(points, model.platforms(full(values)), executor)
+        return predict_points(points, model.platforms(full(values)), executor, cache)
 
     vf = fit_log_vector(predict, measured, [model.params[i].start for i in free],
                         [(model.params[i].lo, model.params[i].hi) for i in free],
