@@ -48,6 +48,13 @@ class SharedParam:
     prior_sigma: Optional[float] = None
     """Log-normal spread of the prior around :attr:`start` (0.7: about a factor of two); None: flat within the
     bounds. A residual of one machine has one, so the shared terms carry what the machines have in common."""
+    kind: str = ""
+    """What the number is (``packet_tx_cycles``): parameters of one kind are comparable across machines."""
+    borrow: str = ""
+    """When no fitted point constrains this parameter, it takes the geometric mean of the fitted parameters
+    of this kind ("" = keeps :attr:`unconstrained`, or its start)."""
+    unconstrained: Optional[float] = None
+    """Its value when no point constrains it and there is nothing to borrow (None: the start)."""
 
     def __post_init__(self) -> None:
         if not 0 < self.lo <= self.start <= self.hi:
@@ -141,9 +148,23 @@ def fit_joint(model: JointModel, points: Sequence[Point], executor: Optional[Exe
                         max_nfev=max_nfev, polish_nfev=polish_nfev, loss=loss, progress=progress,
                         prior_sigma=[model.params[i].prior_sigma for i in free])
     errs = [abs(v / m - 1.0) for v, m in zip(vf.predicted, measured) if math.isfinite(v)]
-    fitted = model.with_values(full(vf.values))
+    fitted = model.with_values(_unconstrained(model, free, full(vf.values)))
     return JointFit(model=fitted, free=free, start=tuple(p.start for p in model.params),
                     platforms=fitted.platforms(), n_points=len(points),
                     median_abs_rel_error=statistics.median(errs) if errs else math.nan,
                     n_evaluations=vf.n_evaluations, objective=vf.objective, start_objective=vf.start_objective,
                     message=vf.message)
+
+
+def _unconstrained(model: JointModel, free: Sequence[int], values: Sequence[float]) -> list[float]:
+    """``values`` with every parameter no point constrained set by its ``borrow`` or ``unconstrained`` rule."""
+    out = list(values)
+    for i, prm in enumerate(model.params):
+        if i in free:
+            continue
+        donors = [values[j] for j in free if model.params[j].kind == prm.borrow] if prm.borrow else []
+        if donors:
+            out[i] = min(max(math.exp(statistics.fmean(math.log(v) for v in donors)), prm.lo), prm.hi)
+        elif prm.unconstrained is not None:
+            out[i] = prm.unconstrained
+    return out

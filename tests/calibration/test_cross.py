@@ -176,3 +176,16 @@ def test_the_summary_shows_a_cross_validated_column_only_when_there_is_one():
     assert "cross" not in format_summary(table_summary(plain), plain).splitlines()[0]
     text = format_summary(table_summary(crossed), crossed)
     assert "cross" in text.splitlines()[0] and "20.0%" in text.splitlines()[1]
+
+
+def test_a_parameter_no_point_constrains_borrows_the_fitted_values_of_its_kind():
+    """A left-out machine's own row is replaced by its kind's geometric mean over the fitted rows."""
+    from tcpsim.calibration.joint import _unconstrained
+
+    rows = tuple(SharedParam(f"{m}.packet_tx_cycles", 100.0, 1e6, 5000.0, "", (Target(m, "cpu.per_packet_tx_s", 1e-9),),
+                             kind="packet_tx_cycles", borrow="packet_tx_cycles") for m in ("a", "b", "c"))
+    frac = SharedParam("c.stream_frac", 1e-4, 1.0, 0.3, "", (Target("c", "cpu.per_stream_frac"),),
+                       kind="stream_frac", unconstrained=1e-4)
+    model = JointModel(rows + (frac,), {})
+    values = _unconstrained(model, (0, 1), [2000.0, 8000.0, 99999.0, 0.3])
+    assert values == pytest.approx([2000.0, 8000.0, 4000.0, 1e-4])
