@@ -33,9 +33,10 @@ class Fold:
 def leave_one_source_out(model: JointModel, points: Sequence[Point], executor: Optional[Executor] = None,
                          max_nfev: int = 40, polish_nfev: int = 0, loss: str = "soft_l1",
                          progress: Optional[Callable[[str], None]] = None) -> dict[str, Fold]:
-    """One fold per source that has a scorable point; each fitted on the other sources' calibration points."""
+    """One fold per source that has a scorable point; each fitted on the other sources' calibration points
+    (those on machines the model sets)."""
     sources = sorted({p.source_id for p in points if p.role in ("calibration", "holdout")})
-    usable = [p for p in points if fittable(p)]
+    usable = [p for p in points if fittable(p) and model.touches(p)]
     fits: dict[tuple[str, ...], JointFit] = {}
     out: dict[str, Fold] = {}
     for source in sources:

@@ -95,6 +95,10 @@ class JointModel:
         """The points that run on a platform ``param`` sets: the measurements that constrain it."""
         return [pt for pt in points if param.platform_ids & set(filter(None, platform_ids(pt)))]
 
+    def touches(self, point: Point) -> bool:
+        """Whether ``point`` runs on a machine some parameter sets."""
+        return any(p.platform_ids & set(filter(None, platform_ids(point))) for p in self.params)
+
     def free(self, points: Sequence[Point]) -> tuple[int, ...]:
         """Indices of the parameters some of ``points`` constrain; the others keep their starts in a fit."""
         return tuple(i for i, p in enumerate(self.params) if self.constraining(p, points))
@@ -126,9 +130,12 @@ def fit_joint(model: JointModel, points: Sequence[Point], executor: Optional[Exe
               polish_nfev: int = 0, loss: str = "soft_l1", progress: Optional[Callable[[str], None]] = None) -> JointFit:
     """Fit the parameters of ``model`` that ``points`` constrain to ``points``; the others keep their starts.
 
+    Points on machines no parameter sets are left out of the fit (they would only add a constant).
+
     A parameter no point constrains is not fitted to anything (validation/README.md, the cross-validation
     rule): its value is the catalog's, and the fit's report says so (:attr:`JointFit.free`).
     """
+    points = [p for p in points if model.touches(p)]  # the others cannot move
     free = model.free(points)
     measured = [p.value_si for p in points]
 
