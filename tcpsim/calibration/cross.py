@@ -23,11 +23,14 @@ __all__ = ["Fold", "leave_one_source_out", "cross_outcomes", "describe_fold", "s
 
 @dataclass(frozen=True)
 class Fold:
-    """One leave-one-source-out fit: the source left out, the points fitted, the fit."""
+    """One leave-one-source-out fit: the source left out, the points fitted, the fit.
+
+    ``fit`` is None when no point of the left-out source runs on a machine of the model: no parameter can
+    change its predictions, which are its profiles' (in-sample and cross-validated alike)."""
 
     left_out: str
     fit_points: tuple[Point, ...]
-    fit: JointFit
+    fit: Optional[JointFit]
 
 
 def leave_one_source_out(model: JointModel, points: Sequence[Point], executor: Optional[Executor] = None,
@@ -41,6 +44,9 @@ def leave_one_source_out(model: JointModel, points: Sequence[Point], executor: O
     out: dict[str, Fold] = {}
     for source in sources:
         fit_points = tuple(p for p in usable if p.source_id != source)
+        if not any(model.touches(p) for p in points if p.source_id == source):
+            out[source] = Fold(source, fit_points, None)
+            continue
         key = tuple(p.key for p in fit_points)
         if key not in fits:
             if progress is not None:
@@ -58,6 +64,9 @@ def cross_outcomes(outcomes: Sequence[Outcome], folds: dict[str, Fold],
     cross: dict[int, Optional[float]] = {}
     for source, fold in folds.items():
         mine = [i for i, o in enumerate(outcomes) if o.point.source_id == source]
+        if fold.fit is None:
+            cross.update((i, outcomes[i].predicted) for i in mine)
+            continue
         predicted = evaluate([outcomes[i].point for i in mine], executor, platforms=fold.fit.platforms)
         cross.update((i, o.predicted) for i, o in zip(mine, predicted))
     return [replace(o, cross_predicted=cross.get(i)) for i, o in enumerate(outcomes)]
@@ -66,7 +75,10 @@ def cross_outcomes(outcomes: Sequence[Outcome], folds: dict[str, Fold],
 def describe_fold(fold: Fold) -> list[str]:
     """Per parameter: start -> fitted value (or kept), what it means, and the measured points that constrain it."""
     fit = fold.fit
-    lines = [f"without {fold.left_out}: {len(fold.fit_points)} points, {fit.n_evaluations} evaluations, "
+    if fit is None:
+        return [f"without {fold.left_out}: no machine of it is in the joint model; its predictions are its "
+                "profiles', unchanged"]
+    lines = [f"without {fold.left_out}: {fit.n_points} points, {fit.n_evaluations} evaluations, "
              f"median |error| {fit.median_abs_rel_error:.1%} on them, objective {fit.start_objective:.4g} -> "
              f"{fit.objective:.4g} ({fit.message})"]
     for i, (prm, v0) in enumerate(zip(fit.model.params, fit.start)):

@@ -98,6 +98,9 @@ def _cross_section(outcomes: Sequence[Outcome], folds: Mapping[str, "Fold"]) -> 
               "```"]
     seen = set()
     for fold in folds.values():
+        if fold.fit is None:
+            lines += describe_fold(fold)
+            continue
         if id(fold.fit) in seen:
             lines.append(f"without {fold.left_out}: the same fit as above (no calibration table of its own)")
             continue
