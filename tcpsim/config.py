@@ -299,6 +299,10 @@ class Workload:
             _check_range("total_bytes", self.total_bytes, 1, 1 << 50)
 
 
+MAX_TRACE_SEGMENTS = 1_000_000
+"""Longest segment log a run keeps (``Budget.trace_limit``, ``explain --segments``): some 200 MB."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Budget:
     """When a run stops: converged estimate, or a budget of events, simulated time or wall time."""
@@ -324,7 +328,8 @@ class Budget:
         _check_range("max_sim_time_s", self.max_sim_time_s, 1e-6, 3600.0, "in 1e-6..3600 s")
         _check_range("max_events", self.max_events, 100, 1 << 40, "in 100..2**40")
         _check_range("max_wall_s", self.max_wall_s, 0.01, 86400.0)
-        _check_range("trace_limit", self.trace_limit, 0, 1 << 24)
+        _check_range("trace_limit", self.trace_limit, 0, MAX_TRACE_SEGMENTS,
+                     f"in 0..{MAX_TRACE_SEGMENTS:,} (each logged segment takes some 200 bytes)")
         _check_range("timeseries_points", self.timeseries_points, 2, 1 << 20, "in 2..2**20")
 
 

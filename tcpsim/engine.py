@@ -11,6 +11,7 @@ byte and is measured whole.
 
 from __future__ import annotations
 
+import gc
 import math
 import time
 from collections import deque
@@ -19,6 +20,7 @@ import numpy as np
 
 from . import steady
 from .config import Scenario
+from .errors import ConfigError
 from .components.app import Reader, RequestResponse, Writer
 from .components.endpoint import BLOCK_REASONS, TcpEndpoint
 from .components.host import HostRuntime
@@ -47,6 +49,40 @@ _HELD_BINDING_FRAC = 0.5
 busiest (unsaturated) resource is."""
 
 
+MAX_SEGMENTS_IN_FLIGHT = 1_000_000
+"""Segments the windows of all connections may hold at once: each one in flight (its event, its frame, its
+record for retransmission) takes about a kilobyte, so this caps a run's memory near a gigabyte."""
+
+
+def segments_in_flight_max(sc: Scenario) -> int:
+    """Most segments the scenario's windows can hold at once, all streams and directions together."""
+    wl = sc.workload
+    ts = sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps
+    mss = framing.mss_bytes(sc.link.mtu_bytes, ts)
+    total = 0
+    pairs = [(sc.sender.tcp, sc.receiver.tcp)]
+    if wl.bidirectional or wl.kind == "rr":
+        pairs.append((sc.receiver.tcp, sc.sender.tcp))
+    for src, dst in pairs:
+        window = min(src.sndbuf_limit_bytes, dst.window_limit_bytes)
+        if wl.kind == "rr":  # one request or one response at a time
+            window = min(window, max(wl.write_bytes, wl.response_bytes or wl.write_bytes))
+        total += wl.n_streams * (window // mss + 1)
+    return total
+
+
+def check_fits(sc: Scenario) -> None:
+    """Refuse, before anything is built, a scenario whose windows could hold more segments in flight than
+    :data:`MAX_SEGMENTS_IN_FLIGHT` (the honest answer is the limit: the run would not fit in memory)."""
+    n = segments_in_flight_max(sc)
+    if n > MAX_SEGMENTS_IN_FLIGHT:
+        mss = framing.mss_bytes(sc.link.mtu_bytes, sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps)
+        raise ConfigError("streams", sc.workload.n_streams,
+                          f"fewer for these windows: {n:,} segments of {mss} bytes could be in flight at once, "
+                          f"more than the {MAX_SEGMENTS_IN_FLIGHT:,} a run holds (about 1 KB of memory each); "
+                          "use fewer streams, a larger MTU or smaller socket buffers")
+
+
 def _poll() -> None:
     """Nothing: being a Python function, its call lets the interpreter run pending signal handlers
     (Ctrl-C) when the event loop is compiled (:attr:`Kernel.poll`)."""
@@ -71,6 +107,7 @@ class _Run:
     """State of one run: hosts, endpoints, applications and the convergence monitor."""
 
     def __init__(self, sc: Scenario) -> None:
+        check_fits(sc)
         self.sc = sc
         b = sc.budget
         self.kernel = Kernel(b.max_events, b.max_wall_s)
@@ -205,6 +242,7 @@ class _Run:
         first_check_s = max(warmup_s / 2, 20 * self.base_rtt_s)
         finite = self.sc.workload.total_bytes is not None and not self.rr
         loss_frac = self.sc.link.loss_frac
+        min_rto_s = min(self.sc.sender.tcp.min_rto_s, self.sc.receiver.tcp.min_rto_s)
         state = {"termination": None, "samples": [], "snaps": [], "gap": 0.0, "next_check": _MIN_SAMPLES,
                  "cut": 0, "halfwidth": None}
 
@@ -256,6 +294,11 @@ class _Run:
                 sent_rate = (samples[-1][2] - samples[est.start][2]) / span_s
                 if abs(sent_rate - est.rate) > max(b.rel_tol, 0.02) * est.rate:
                     return False
+            if loss_frac and span_s < steady.N_BATCHES * min_rto_s:
+                # A retransmission timeout stalls a stream for an RTO or more, rarely but at great cost: each
+                # batch of the interval must be long enough to hold one, or runs that happened to see none
+                # stop early with an interval that misses the long-run mean (issue 24).
+                return False
             if loss_frac and (samples[-1][3] - samples[est.start][3]) * loss_frac < _MIN_LOSSES_KEPT:
                 # Random loss: between two losses the rate climbs steadily and looks converged; the
                 # average needs many loss cycles, however smooth the span without them.
@@ -276,15 +319,22 @@ class _Run:
         kernel.call_in(warmup_s, begin)
         if self.recorder is not None:
             self.recorder.start()
-        for w in self.writers:
-            w.start()
-        for rr in self.rr:
-            rr.start()
+        # The cyclic collector pauses while events run: a run makes no reference cycles, and with a million
+        # segments in flight one full collection took seconds (a wall budget overrun) and the run 2.6x longer.
+        collecting = gc.isenabled()
+        gc.disable()
         try:
+            for w in self.writers:  # a first burst of writes can spend a budget already
+                w.start()
+            for rr in self.rr:
+                rr.start()
             if not kernel.run():
                 state["termination"] = "finished"
         except BudgetExhausted as exc:
             state["termination"] = exc.which
+        finally:
+            if collecting:
+                gc.enable()
         if state["termination"] is None:
             state["termination"] = "finished"
         samples = state["samples"]

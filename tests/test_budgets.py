@@ -61,3 +61,26 @@ def test_ctrl_c_reaches_the_event_loop_within_a_second():
     finally:
         timer.cancel()
     assert time.perf_counter() - t0 < 0.5 + 1.0
+
+
+def test_windows_that_would_not_fit_in_memory_are_refused_up_front():
+    """1000 streams of 28-byte segments in 64 KB windows: 2.3 million segments in flight (1.1 GB, issue 24)."""
+    from tcpsim.config import MAX_TRACE_SEGMENTS
+    from tcpsim.engine import MAX_SEGMENTS_IN_FLIGHT, segments_in_flight_max
+    from tcpsim.errors import ConfigError
+
+    sc = build_scenario(streams=1000, mtu=68)
+    assert segments_in_flight_max(sc) > MAX_SEGMENTS_IN_FLIGHT
+    with pytest.raises(ConfigError, match="streams=1000.*in flight"):
+        simulate(sc)
+    assert segments_in_flight_max(build_scenario(sockbuf="1G")) <= MAX_SEGMENTS_IN_FLIGHT  # one stream: runs
+    with pytest.raises(ConfigError, match="trace_limit"):
+        Budget(trace_limit=MAX_TRACE_SEGMENTS + 1)
+
+
+def test_the_cli_refuses_them_in_one_line(capsys):
+    from tcpsim.cli import main
+
+    assert main(["predict", "--streams", "1000", "--mtu", "68"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "streams=1000" in err

@@ -1,0 +1,122 @@
+"""Hypothesis property suite over random legal scenarios (issue 24), as a user could write them.
+
+Every scenario the inputs allow either is refused with one of tcpsim's own errors or runs to a result that:
+ends within its wall budget plus a second; keeps goodput within the line-rate goodput and every bus's
+ceiling, interface rates within the link rate; delivers no more than was written, in order; is strict JSON;
+and is the same for the same seed. A short profile runs with the default suite; the long one,
+``pytest -m fuzz`` (10,000 examples, README "Robustness"), is left out of it by ``addopts``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tcpsim import ceilings
+from tcpsim.api import build_scenario
+from tcpsim.config import Budget
+from tcpsim.engine import _Run
+from tcpsim.errors import TcpsimError
+from tcpsim.profiles import list_platforms
+
+from bounds import check_physical_bounds, check_strict_json
+
+SHORT_BUDGET = Budget(max_sim_time_s=0.01, max_events=20_000, max_wall_s=2.0)
+LONG_EXAMPLES = int(os.environ.get("TCPSIM_FUZZ_EXAMPLES", "10000"))
+
+
+@st.composite
+def user_inputs(draw) -> dict:
+    """Keyword arguments of :func:`tcpsim.api.build_scenario` over the legal space."""
+    kw: dict = dict(
+        rate=draw(st.sampled_from(["10mbit", "100mbit", "1gbit", "10gbit"])),
+        rtt=draw(st.sampled_from(["10us", "100us", "1ms", "20ms", "200ms"])),
+        mtu=draw(st.sampled_from([68, 576, 1500, 4000, 9000])),
+        streams=draw(st.sampled_from([1, 1, 2, 3, 8, 40])),
+        nodelay=draw(st.booleans()),
+        loss=draw(st.sampled_from([0.0, 0.0, 1e-4, 1e-2, 0.1])),
+        seed=draw(st.integers(0, 2**16)),
+    )
+    sockbuf = draw(st.sampled_from([None, "4k", "64k", "1M", "16M"]))
+    if sockbuf:
+        kw["sockbuf"] = sockbuf
+    if draw(st.integers(0, 3)) == 0:
+        kw["rr"] = draw(st.sampled_from(["1", "100", "1k", "64k"]))
+    else:
+        kw["message"] = draw(st.sampled_from(["1", "100", "1460", "64k", "1M"]))
+        kw["bidir"] = draw(st.booleans())
+    queue = draw(st.sampled_from([None, None, 2, 64]))
+    if queue:
+        kw["queue"] = queue
+    platform = draw(st.sampled_from([None, None, *list_platforms()]))
+    if platform:
+        kw["platform"] = platform
+    os_family = draw(st.sampled_from([None, None, "bsd", "linux", "solaris"]))
+    if os_family:
+        kw["os"] = os_family
+    sack = draw(st.sampled_from([None, True, False]))
+    if sack is not None:
+        kw["sack"] = sack
+    return kw
+
+
+def run_checked(kw: dict, budget: Budget):
+    """Build and run one scenario and check every property; None when tcpsim refuses it (its own error)."""
+    try:
+        sc = build_scenario(budget=budget, **kw)
+    except TcpsimError:
+        return None
+    t0 = time.perf_counter()
+    try:
+        run = _Run(sc)
+    except TcpsimError:  # refused up front (e.g. windows that would not fit in memory)
+        return None
+    result = run.run()
+    elapsed = time.perf_counter() - t0
+    assert elapsed <= budget.max_wall_s + 1.0, (elapsed, result.termination)
+    result = replace(result, ceilings_bps=ceilings.ceilings(sc))
+    check_physical_bounds(sc, result)
+    for name in ("bus_sender", "bus_receiver"):
+        assert result.goodput_bps <= result.ceilings_bps[name] * (1 + 1e-9) + _rr_edge(sc, result)
+    for _direction, _stream, snd, rcv, reader in run.flows:
+        assert rcv.rcv_nxt <= snd.snd_max <= snd.written
+        if reader is not None:
+            assert reader.delivered_bytes <= rcv.rcv_nxt
+    assert result.termination in ("converged", "time_budget", "event_budget", "wall_budget", "finished")
+    return check_strict_json(result)
+
+
+def _rr_edge(sc, result) -> float:
+    wl = sc.workload
+    if wl.kind != "rr" or result.measure_time_s <= 0:
+        return 0.0
+    return 8 * wl.n_streams * (wl.write_bytes + (wl.response_bytes or wl.write_bytes)) / result.measure_time_s
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(user_inputs())
+def test_random_legal_scenarios_keep_every_property(kw):
+    run_checked(kw, SHORT_BUDGET)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(user_inputs())
+def test_random_legal_scenarios_give_the_same_bytes_for_the_same_seed(kw):
+    assert run_checked(kw, SHORT_BUDGET) == run_checked(kw, SHORT_BUDGET)
+
+
+@pytest.mark.fuzz
+@settings(max_examples=LONG_EXAMPLES, deadline=None, derandomize=False, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(user_inputs(), st.booleans())
+def test_long_fuzz_campaign(kw, twice):
+    """``pytest -m fuzz``: the long campaign (TCPSIM_FUZZ_EXAMPLES examples, 10,000 by default); every fourth
+    example or so is also run a second time and must give the same bytes."""
+    first = run_checked(kw, SHORT_BUDGET)
+    if twice and kw["seed"] % 2 == 0:
+        assert run_checked(kw, SHORT_BUDGET) == first

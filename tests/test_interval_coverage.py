@@ -1,0 +1,56 @@
+"""The stated 95 % interval on goodput holds the long-run mean (issue 24).
+
+Each scenario runs with 20 seeds; the mean over seeds stands for the long-run mean, and about 95 % of the
+runs' intervals must hold it: 17 of 20 at least (with 20 trials, 19 expected, a count of 17 or more has
+probability 0.92 even when the intervals are exactly right). Scenarios without random loss do not depend
+on the seed: there the interval must hold the one answer every seed gives.
+"""
+
+import statistics
+
+import pytest
+
+from tcpsim.api import build_scenario, simulate
+from tcpsim.config import Budget
+
+SEEDS = range(20)
+BUDGET = Budget(rel_tol=0.05, max_sim_time_s=5.0)
+
+
+def _coverage(kw: dict) -> tuple[int, list]:
+    results = [simulate(build_scenario(seed=s, budget=BUDGET, **kw)) for s in SEEDS]
+    mean = statistics.mean(r.goodput_bps for r in results)
+    held = sum(1 for r in results if r.goodput_halfwidth_bps is not None
+               and abs(r.goodput_bps - mean) <= r.goodput_halfwidth_bps)
+    return held, results
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kw", [
+    dict(rate="10mbit", loss=0.01, rtt="2ms", sockbuf="64k", os="linux"),     # line-bound, losses repaired
+    dict(rate="10mbit", loss=0.05, rtt="2ms", sockbuf="64k", os="linux"),     # timeouts: ends by the time budget
+    dict(rate="10mbit", loss=0.01, rtt="20ms", sockbuf="64k", os="linux"),    # the congestion window's sawtooth
+], ids=["loss-1%-line", "loss-5%-timeouts", "loss-1%-sawtooth"])
+def test_about_95_percent_of_lossy_intervals_hold_the_mean_over_seeds(kw):
+    held, results = _coverage(kw)
+    assert held >= 17, [(r.goodput_bps, r.goodput_halfwidth_bps, r.termination) for r in results]
+
+
+@pytest.mark.slow
+def test_a_lossless_run_does_not_depend_on_the_seed_and_its_interval_holds_the_answer():
+    held, results = _coverage(dict(rate="100mbit", platform="es40_tru64", sockbuf="64k"))
+    assert len({r.goodput_bps for r in results}) == 1
+    assert held == len(SEEDS)
+
+
+@pytest.mark.fuzz
+@pytest.mark.parametrize("kw", [
+    dict(rate="100mbit", loss=0.01, rtt="1ms", sockbuf="256k", os="linux"),
+    dict(rate="100mbit", loss=0.001, rtt="2ms", sockbuf="256k", os="linux"),
+], ids=["line-bound-1%", "line-bound-0.1%"])
+@pytest.mark.xfail(strict=True, reason="a run at the line rate that saw no retransmission timeout states a narrow "
+                   "interval, but timeouts a few seconds apart pull the long-run mean down: 10 and 11 of 20 "
+                   "intervals hold it (README, Robustness)")
+def test_line_bound_lossy_runs_that_miss_rare_timeouts(kw):
+    held, _ = _coverage(kw)
+    assert held >= 17
