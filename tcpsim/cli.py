@@ -65,7 +65,7 @@ _EXAMPLES = {
 
 _SWEEPABLE = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "write", "message", "rr", "response",
               "streams", "cpus", "bus", "platform", "sender", "receiver", "tuning", "os", "delack",
-              "deferred_acks_max", "message_rate", "loss", "queue", "sack", "limited_transmit", "seed",
+              "deferred_acks_max", "message_rate", "loss", "queue", "sack", "limited_transmit", "cc", "seed",
               "machine", "cpu", "cpu_ghz", "memory_bw", "nic")
 
 _SHORT = {"-w": "sockbuf", "-P": "streams", "-l": "write"}

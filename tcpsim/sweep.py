@@ -65,6 +65,7 @@ AXES: dict[str, tuple[str, str]] = {
     "bidir": ("bool", "bidirectional"),
     "sack": ("bool", "sack"),
     "limited_transmit": ("bool", "limited_transmit"),
+    "cc": ("text", "congestion_control"),
     "bus": ("text", "bus"),
     "platform": ("text", "platform"),
     "sender": ("text", "sender_platform"),

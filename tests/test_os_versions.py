@@ -164,3 +164,9 @@ def test_quickack_mode_only_ever_grows():
         if seen[-1]:
             d.on_ack_sent()
     assert seen == [True, True, True, False, True]   # three quick, then every second full segment
+
+
+def test_sweep_takes_congestion_control_as_an_axis(capsys):
+    assert main(["sweep", "--os", "linux", "--cc", "reno,cubic", "--max-time", "20ms"]) == 0
+    out = capsys.readouterr().out
+    assert "reno" in out and "cubic" in out
