@@ -201,3 +201,33 @@ def test_a_joint_fit_can_vary_the_shared_costs_and_drop_residuals():
     doubled = load_machine("rx2600_ixgb", costs=replace(costs, drivers=rows), keep=lambda key, table: table == "fixed")
     assert doubled.platform.cpu.per_packet_tx_s == pytest.approx(2 * pure.platform.cpu.per_packet_tx_s)
     assert doubled.platform.cpu.per_interrupt_s == load_platform("rx2600_ixgb").cpu.per_interrupt_s  # fixed: kept
+
+
+def test_derived_cycles_give_back_a_profiles_fitted_seconds():
+    """python -m tcpsim.machine.derive: where one profile alone was fitted for an OS family and driver (the
+    ES40: tru64 x tigon2), its cycles turned back into seconds on its own parts are its fitted values."""
+    from tcpsim.machine.costs import CostCatalog
+    from tcpsim.machine.derive import SOURCE_PROFILES, derive_costs
+
+    d = derive_costs(load_machine(n) for n in SOURCE_PROFILES)
+    drivers = {(f, c): row for f, classes in d["driver"].items() for c, row in classes.items()}
+    costs = CostCatalog(families=d["family"], drivers=drivers, copy_factor=d["copy_factor"], csum_factor=d["csum_factor"])
+    es40 = load_machine("es40_tru64")
+    physics = compose(es40.parts, costs)
+    for key in ("per_packet_tx_s", "per_packet_rx_s", "per_ack_tx_s", "per_syscall_s"):
+        assert getattr(physics.cpu, key) == pytest.approx(getattr(es40.platform.cpu, key), rel=1e-9), key
+    assert "fitted: es40_tru64" in d["driver"]["tru64"]["tigon2"]["source"]
+
+
+def test_a_part_of_its_own_needs_its_data_sheet_fields(tmp_path):
+    path = tmp_path / "own.toml"
+    parts = '[cpu]\npart = "pentium4"\n[memory]\npart = "i875"\n[nic]\npart = "e1000"\n[os]\npart = "bsd"\n'
+    path.write_text(parts + '[bus]\nkind = "pci"\nwidth_bits = 64\n')
+    with pytest.raises(ConfigError, match=r"own.toml:9: bus.data_rate_hz=0.0: must be > 0 for a pci"):
+        load_machine(path)
+    path.write_text(parts + '[bus]\nkind = "pci"\nwidth_bits = 64\nclock_hz = 66.66e6\ndata_rate_hz = 66.66e6\n')
+    bus = load_machine(path).parts.bus
+    assert bus.kind == "pci" and bus.name == "own-bus" and load_platform(path).bus.kind == "own-bus"
+    assert bus == replace(bus_part("pci-64-66"), name="own-bus", burst_bytes=bus.burst_bytes,
+                          write_overhead_clocks=0.0, read_overhead_clocks=0.0, read_latency_s=0.0,
+                          read_holds_bus=False, read_request_bytes=512, source="")  # the dataclass defaults

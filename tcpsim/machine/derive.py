@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import sys
 from collections import defaultdict
-from typing import Iterable
+from typing import Any, Iterable
 
 from .costs import FAMILY_KINDS, PACKET_KINDS, _RUNTIME
 from .lookup import microarch_factor
@@ -26,8 +26,8 @@ SOURCE_PROFILES = ("es40_tru64", "rx2600_ixgb", "se7501_ixgb", "sunfire6800_ce",
 
 
 def _fitted(m: Machine) -> set[str]:
-    params = dict(m.platform.fit).get("params", ())
-    out = set()
+    params: Any = dict(m.platform.fit).get("params", ())
+    out: set[str] = set()
     for p in params:
         out |= {"cpu.per_ack_tx_s", "cpu.per_ack_rx_s"} if p == "cpu.per_ack_s" else {p}
     return out
@@ -49,8 +49,9 @@ def _pick(samples: list[tuple[str, bool, float]]) -> tuple[float, str]:
 
 def derive_costs(machines: Iterable[Machine]) -> dict:
     """The cost catalog's values and sources from resolved profile machines."""
-    packet = defaultdict(lambda: defaultdict(list))
-    family = defaultdict(lambda: defaultdict(list))
+    Samples = list[tuple[str, bool, float]]
+    packet: defaultdict[tuple[str, str], defaultdict[str, Samples]] = defaultdict(lambda: defaultdict(list))
+    family: defaultdict[str, defaultdict[str, Samples]] = defaultdict(lambda: defaultdict(list))
     copy, csum = [], []
     for m in machines:
         fit = _fitted(m)
@@ -71,9 +72,10 @@ def derive_costs(machines: Iterable[Machine]) -> dict:
     out: dict = {"family": {}, "driver": {}}
     out["copy_factor"], out["copy_source"] = _pick(copy)
     out["csum_factor"], out["csum_source"] = _pick(csum)
-    fitted_rows = defaultdict(list)
+    fitted_rows: defaultdict[str, list[str]] = defaultdict(list)
     for (fam, drv), kinds in sorted(packet.items()):
-        row, sources = {}, defaultdict(list)
+        row: dict[str, Any] = {}
+        sources: defaultdict[str, list[str]] = defaultdict(list)
         for kind, samples in kinds.items():
             row[kind], src = _pick(samples)
             sources[src].append(kind.replace("_cycles", ""))
@@ -81,10 +83,10 @@ def derive_costs(machines: Iterable[Machine]) -> dict:
         out["driver"].setdefault(fam, {})[drv] = row
         if any(s[1] for samples in kinds.values() for s in samples):
             fitted_rows[fam].append(drv)
-    for fam, kinds in sorted(family.items()):
+    for fam, fkinds in sorted(family.items()):
         row, sources = {}, defaultdict(list)
         for kind in ("syscall_cycles", "push_cycles", "stream_frac"):
-            row[kind], src = _pick(kinds[kind])
+            row[kind], src = _pick(fkinds[kind])
             sources[src].append(kind.replace("_cycles", ""))
         rows = fitted_rows[fam] or list(out["driver"][fam])
         for kind in PACKET_KINDS:  # the family's default for drivers without their own row
@@ -93,7 +95,8 @@ def derive_costs(machines: Iterable[Machine]) -> dict:
             f"; packet, ack, interrupt for other drivers: as {', '.join(rows)}"
         out["family"][fam] = row
     fitted_fams = [f for f in ("tru64", "linux", "solaris") if f in out["family"]]
-    generic = {k: _gmean([out["family"][f][k] for f in fitted_fams]) for k in ("syscall_cycles",) + PACKET_KINDS}
+    generic: dict[str, Any] = {k: _gmean([out["family"][f][k] for f in fitted_fams])
+                               for k in ("syscall_cycles",) + PACKET_KINDS}
     generic.update(push_cycles=0.0, stream_frac=0.0,
                    source="no profile of its own: the mean of the " + ", ".join(fitted_fams) + " rows")
     out["family"]["generic"] = generic

@@ -34,7 +34,6 @@ __all__ = ["is_machine_data", "read_machine_file", "layer_from_file", "PART_CLAS
 
 PART_CLASSES = {"cpu": Cpu, "memory": Memory, "bus": BusPart, "nic": NicPart}
 RUNTIME_CLASSES = {"cpu": CpuCost, "nic": Nic, "bus": Bus}
-_NOT_IN_FILES = {"name", "kind"}
 _TOP = {"name": "str", "base": "str", "provenance": "table", "cpu": "table", "memory": "table", "bus": "table",
         "nic": "table", "os": "table", "calibration": "table", "fixed": "table", "tuning": "table", "fit": "table"}
 
@@ -53,14 +52,14 @@ def part_types(kind: str) -> dict[str, str]:
         types = field_types(OsTcp)
         types.update(part="str", backlog_packets="int", cost_family="str", source="str")
         return types
-    types = {k: t for k, t in field_types(PART_CLASSES[kind]).items() if k not in _NOT_IN_FILES}
+    types = {k: t for k, t in field_types(PART_CLASSES[kind]).items() if k != "name" and (k != "kind" or kind == "bus")}
     types["part"] = "str"
     return types
 
 
 def _required(kind: str) -> tuple[str, ...]:
     return tuple(f.name for f in fields(PART_CLASSES[kind])
-                 if f.default is MISSING and f.default_factory is MISSING and f.name not in _NOT_IN_FILES)
+                 if f.default is MISSING and f.default_factory is MISSING and f.name != "name")
 
 
 def _residuals(f: TomlFile, key: str) -> dict[str, Any]:

@@ -102,10 +102,12 @@ class _State:
         """``exc`` pinned to the file and line that set the bad field, where a file did."""
         if isinstance(exc, FileFieldError):
             return exc
-        for key in (exc.field, f"os.{exc.field}", f"{exc.field}.part", "os.part" if exc.field == "os" else ""):
+        kind = exc.field.split(".")[0]
+        for key in (exc.field, f"os.{exc.field}", f"{exc.field}.part", "os.part" if exc.field == "os" else "",
+                    f"{kind}.part"):
             layer = self.setter.get(key)
             if layer is not None and layer.path:
-                return FileFieldError(layer.path, line_of(layer.text, key), key, exc.value, exc.allowed)
+                return FileFieldError(layer.path, line_of(layer.text, key), exc.field, exc.value, exc.allowed)
             if layer is not None:
                 return ConfigError(f"{layer.origin(key)}: {exc.field}", exc.value, exc.allowed)
         return exc
@@ -157,6 +159,7 @@ class _State:
                 self.names[kind] = f"{layer.name or 'custom'}-{kind}"
                 self.values[kind] = {}
                 self.origin[f"{kind}.part"] = f"{layer.label} (a part of its own)"
+                self.setter[f"{kind}.part"] = layer
             for f, v in over.items():
                 self.values[kind][f] = v
                 self.origin[f"{kind}.{f}"] = layer.origin(f"{kind}.{f}")

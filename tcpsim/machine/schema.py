@@ -48,11 +48,16 @@ class TomlFile:
 
 
 def read_toml(path: str | Path, what: str = "machine") -> TomlFile:
-    """Read and parse ``path``: at most :data:`MAX_FILE_BYTES`, valid TOML, not empty."""
+    """Read and parse ``path``: at most :data:`MAX_FILE_BYTES`, valid TOML, not empty. Text parsed before
+    is not parsed again (a sweep resolves the same profile for every point); treat the result as
+    read-only."""
     from ..fileio import read_text_limited
 
     p = Path(path)
     text = read_text_limited(p, what, MAX_FILE_BYTES)
+    key = (str(p), what, text)
+    if key in _PARSED:
+        return _PARSED[key]
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -64,7 +69,14 @@ def read_toml(path: str | Path, what: str = "machine") -> TomlFile:
     if not data:
         raise FileFieldError(str(p), 1, what, "nothing", f"a {what} file with its tables (see tcpsim machine show "
                              "--help)")
-    return TomlFile(str(p), text, data)
+    parsed = TomlFile(str(p), text, data)
+    if len(_PARSED) > 64:
+        _PARSED.clear()
+    _PARSED[key] = parsed
+    return parsed
+
+
+_PARSED: dict[tuple, TomlFile] = {}
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
