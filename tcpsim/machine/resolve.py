@@ -137,6 +137,9 @@ class _State:
         replaced: set[str] = set()
         for kind in PART_CLASSES:
             new = layer.parts.get(kind)
+            if new is not None and new == self.names.get(kind):
+                self.notes.append(f"{kind}: {new} ({layer.origin(kind)}) is the part the machine has: kept, with "
+                                  "its residuals")
             if new is not None and new != self.names.get(kind):
                 try:
                     part = catalog_part(kind, new)
