@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .errors import ConfigError
-from .platform import OS_FAMILIES, OsTcp, os_defaults
+from .platform import OsTcp, os_defaults
 
 __all__ = ["os_version", "os_entry", "OsVersion", "OS_VERSIONS", "OS_NAMES", "LINUX_VERSIONS",
            "DEFAULT_LINUX"]

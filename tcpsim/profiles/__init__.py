@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 import numbers
 import re
-import tomllib
 from dataclasses import fields, replace
 from importlib import resources
 from pathlib import Path
