@@ -162,11 +162,15 @@ def test_presets_cover_pcix_266_533_and_every_pcie_width_and_generation():
     assert BUS_PRESETS["pcix-64-266"].raw_bps == 2 * BUS_PRESETS["pcix-64-133"].raw_bps
 
 
-def test_ports_of_one_card_share_its_bus():
+def test_ports_of_one_card_and_other_cards_share_its_bus():
     bus = bus_part("pci-64-66")
     one = runtime_bus(bus, nic_part("pro1000pt-dual"))
     both = runtime_bus(bus, replace(nic_part("pro1000pt-dual"), active_ports=2))
     assert one.other_load_frac == 0 and 0.2 < both.other_load_frac <= 0.5
+    card = runtime_bus(replace(bus, other_cards_bps=1e9), nic_part("e1000"))
+    assert card.other_load_frac == pytest.approx(1e9 / (bus.width_bits * bus.data_rate_hz * card.efficiency_frac))
+    flood = runtime_bus(replace(bus, other_cards_bps=1e11), nic_part("e1000"))
+    assert flood.other_load_frac == 0.5  # arbitration leaves the modelled card its fair share
 
 
 def test_flags_alone_build_a_machine_and_name_it():

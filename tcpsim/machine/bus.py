@@ -20,7 +20,7 @@ import math
 from ..platform import Bus
 from .parts import BusPart, NicPart
 
-__all__ = ["burst_overhead_s", "read_stall_s", "frame_time_s", "bus_efficiency", "runtime_bus", "ports_load_frac", "preset_buses"]
+__all__ = ["burst_overhead_s", "read_stall_s", "frame_time_s", "bus_efficiency", "runtime_bus", "ports_load_frac", "cards_load_frac", "preset_buses"]
 
 
 def burst_overhead_s(bus: BusPart, read: bool) -> float:
@@ -75,6 +75,14 @@ def ports_load_frac(bus: BusPart, nic: NicPart, capacity_bps: float) -> float:
     return min(others * nic.port_rate_bps / capacity_bps, others / nic.active_ports)
 
 
+def cards_load_frac(bus: BusPart, capacity_bps: float) -> float:
+    """Share of the bus other cards take: their data rate over the capacity, at most half (a fair share
+    against the card modelled)."""
+    if bus.other_cards_bps == 0 or bus.kind == "none":
+        return 0.0
+    return min(bus.other_cards_bps / capacity_bps, 0.5)
+
+
 def runtime_bus(bus: BusPart, nic: NicPart) -> Bus:
     """The engine's :class:`~tcpsim.platform.Bus` for this bus with this card on it (see module doc)."""
     if bus.kind == "none":
@@ -84,9 +92,10 @@ def runtime_bus(bus: BusPart, nic: NicPart) -> Bus:
     per_byte_s = (1.0 / bus.data_Bps + burst_s / bus.burst_bytes) / keep
     efficiency = min(1.0, 1.0 / bus.data_Bps / per_byte_s)
     per_transaction_s = (burst_s / 2 + _descriptor_s(bus, nic)) / keep
-    raw_bps = bus.width_bits * bus.data_rate_hz
-    shared = ports_load_frac(bus, nic, raw_bps * efficiency * (1.0 - bus.other_load_frac))
-    other = min(0.99, 1.0 - (1.0 - bus.other_load_frac) * (1.0 - shared))
+    capacity_bps = bus.width_bits * bus.data_rate_hz * efficiency * (1.0 - bus.other_load_frac)
+    cards = cards_load_frac(bus, capacity_bps)
+    ports = ports_load_frac(bus, nic, capacity_bps * (1.0 - cards))
+    other = min(0.99, 1.0 - (1.0 - bus.other_load_frac) * (1.0 - cards) * (1.0 - ports))
     return Bus(kind=bus.name, width_bits=bus.width_bits, clock_hz=bus.data_rate_hz, efficiency_frac=efficiency,
                per_transaction_s=per_transaction_s, other_load_frac=other)
 

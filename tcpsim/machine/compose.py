@@ -60,7 +60,7 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
     trace.update({"bus.kind": "= bus.name", "bus.width_bits": "= bus.width_bits", "bus.clock_hz": "= bus.data_rate_hz",
                   "bus.efficiency_frac": "physics: transaction model (tcpsim.machine.bus)",
                   "bus.per_transaction_s": "physics: transaction model (tcpsim.machine.bus)",
-                  "bus.other_load_frac": "physics: bus.other_load_frac and the card's other active ports"})
+                  "bus.other_load_frac": "physics: bus.other_load_frac, bus.other_cards_bps and the card's other active ports"})
     for f in fields(os_.tcp):
         trace[f"os.{f.name}"] = f"= os.{f.name}"
     platform = Platform(name=name, cpu=cpu_cost, nic=runtime_nic, bus=bus, os=os_.tcp, provenance=provenance)

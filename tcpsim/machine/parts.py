@@ -103,7 +103,10 @@ class BusPart:
     """Reads a device keeps in flight (PCI-X Maximum Outstanding Split Transactions, PCIe tags): a read
     request stalls the device for latency / outstanding_reads less its own data time."""
     other_load_frac: float = 0.0
-    """Share of the bus other cards take."""
+    """Share of the bus other cards take, where it is known as a share."""
+    other_cards_bps: float = 0.0
+    """Data other cards on this bus move, in bit/s (a second NIC busy at 1 Gbit/s: 1e9). Arbitration
+    splits a saturated bus about evenly between masters, so they take at most half of it."""
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -126,6 +129,7 @@ class BusPart:
         _check_range("bus.read_request_bytes", self.read_request_bytes, 4, 1 << 16)
         _check_range("bus.outstanding_reads", self.outstanding_reads, 1, 1024)
         _check_range("bus.other_load_frac", self.other_load_frac, 0.0, 0.99)
+        _check_range("bus.other_cards_bps", self.other_cards_bps, 0.0, 1e13)
 
     @property
     def data_Bps(self) -> float:
