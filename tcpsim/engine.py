@@ -364,11 +364,18 @@ class _Run:
         dt = max(s1["t"] - s0["t"], 1e-12)
         # Goodput counts the bytes read after the window opens; the window opens at the last read before it
         # (at most one full frame's serialization earlier): data read just after the start crossed the wire
-        # before it, and a rate over a window not aligned on frames could read above the line rate.
+        # before it, and a rate over a window not aligned on frames could read above the line rate. Where
+        # the receiver holds data back and hands it up in bursts (Solaris's push), the bytes read can still
+        # exceed what the wire carried in the window; the window is then taken as long as the wire needed
+        # for them, since they crossed it, in part, before the window opened.
         link = sc.link
         opt = framing.tcp_option_bytes(sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps)
-        frame_s = framing.wire_bytes(framing.mss_bytes(link.mtu_bytes, opt > 0), opt) * 8.0 / link.rate_bps
+        mss = framing.mss_bytes(link.mtu_bytes, opt > 0)
+        frame_s = framing.wire_bytes(mss, opt) * 8.0 / link.rate_bps
         span = {d: max(s1["t"] - max(s0["last_read"][d], s0["t"] - frame_s), 1e-12) for d in self.links}
+        for d in self.links:
+            read_bytes = sum(s1["delivered"][i] - s0["delivered"][i] for i, f in enumerate(self.flows) if f[0] == d)
+            span[d] = max(span[d], read_bytes * frame_s / mss)
         streams = []
         total_bits = 0.0
         for i, (direction, stream, a, b, reader) in enumerate(self.flows):

@@ -73,3 +73,12 @@ def test_predict_json_gives_the_same_bytes_for_the_same_seed(capsys):
     assert outs[0] == outs[1] and "wall_s" not in outs[0]
     assert main(args + ["--timing"]) == 0
     assert math.isfinite(json.loads(capsys.readouterr().out)["wall_s"])
+
+
+def test_a_receiver_that_hands_data_up_in_bursts_does_not_read_above_the_line():
+    """Found by the fuzz campaign: Solaris holds 28-byte segments back and hands them up together; over a
+    short window the reads came to 2.69 Mbit/s on a link that carries 2.64 Mbit/s of goodput."""
+    sc = build_scenario(rate="10mbit", rtt="10us", mtu=68, streams=3, message="1460", os="solaris",
+                        budget=Budget(max_sim_time_s=0.01, max_events=20_000, max_wall_s=2.0))
+    r = simulate(sc)
+    check_physical_bounds(sc, r)

@@ -55,7 +55,7 @@ class Kernel:
         self.max_events = max_events
         self.max_wall_s = max_wall_s
         self.wall_start = time.perf_counter()
-        self._every = _WALL_CHECK_EVERY
+        self._every = 16  # grows to _WALL_CHECK_EVERY while events are quick
         self._checked_s = self.wall_start
         self._check_at = min(self._every, max_events + 1)
         self.poll: Callable[[], None] = _no_poll
