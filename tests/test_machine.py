@@ -235,3 +235,11 @@ def test_a_part_of_its_own_needs_its_data_sheet_fields(tmp_path):
     assert bus == replace(bus_part("pci-64-66"), name="own-bus", burst_bytes=bus.burst_bytes,
                           write_overhead_clocks=0.0, read_overhead_clocks=0.0, read_latency_s=0.0,
                           read_holds_bus=False, read_request_bytes=512, source="")  # the dataclass defaults
+
+
+def test_a_machine_lists_its_residuals_by_table():
+    rx = load_machine("rx2600_ixgb")
+    assert rx.residuals["nic.coalesce_delay_s"] == "calibration" and rx.residuals["cpu.per_interrupt_s"] == "fixed"
+    fitted = {p if p != "cpu.per_ack_s" else "cpu.per_ack_tx_s" for p in dict(rx.platform.fit)["params"]}
+    assert fitted <= {k for k, t in rx.residuals.items() if t == "calibration"}
+    assert "nic.coalesce_delay_s" not in load_machine("rx2600_ixgb", extra=(flag_layer(nic="e1000"),)).residuals

@@ -57,6 +57,8 @@ class Residual:
     origin: str
     parts_at: tuple
     physics_at: Any
+    table: str = "calibration"
+    """``calibration`` (fitted) or ``fixed`` (set by hand)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,6 +74,8 @@ class Machine:
     """The platform the parts alone give (no residuals, no runtime flags)."""
     notes: tuple[str, ...] = ()
     tuning: dict[str, str] = field(default_factory=dict)
+    residuals: dict[str, str] = field(default_factory=dict)
+    """Runtime key -> ``calibration`` or ``fixed``, for each per-machine residual in :attr:`platform`."""
 
 
 def _dotted(obj: Any, key: str) -> Any:
@@ -183,7 +187,7 @@ class _State:
                 deps = tuple(getattr(parts, d) for d in DEPENDS_ON.get(key, ()))
                 what = (f"calibration ({layer.label}{fit_note})" if table == "calibration"
                         else f"fixed by hand ({layer.label})")
-                self.residuals[key] = Residual(key, value, what, deps, _dotted(physics, key))
+                self.residuals[key] = Residual(key, value, what, deps, _dotted(physics, key), table)
                 self.setter[f"{table}.{key}"] = layer
         if layer.name:
             self.name = layer.name
@@ -247,6 +251,7 @@ class _State:
         parts = self.parts()
         physics, trace = compose_traced(parts, self.costs, name=self.name, provenance=self.provenance)
         values: dict[str, Any] = {}
+        applied: dict[str, str] = {}
         origins = {k: v for k, v in self.origin.items()}
         for key, why in trace.items():
             if why.startswith("= "):
@@ -259,8 +264,10 @@ class _State:
             if deps == res.parts_at or now == res.physics_at:
                 values[key] = res.value
                 origins[f"runtime.{key}"] = res.origin
+                applied[key] = res.table
             elif _scalable(res, now) and trace.get(key, "").startswith("physics"):
                 values[key] = res.value * (now / res.physics_at)
+                applied[key] = res.table
                 origins[f"runtime.{key}"] = f"{res.origin}, scaled x{now / res.physics_at:.4g} as its parts changed"
             else:
                 self.notes.append(f"{key}: the residual {res.value!r} ({res.origin}) does not carry over: "
@@ -274,7 +281,8 @@ class _State:
             raise self._fail(exc) from None
         platform = replace(platform, fit=self.fit)
         return Machine(name=self.name, parts=parts, platform=platform, origins=origins,
-                       physics=replace(physics, name=self.name), notes=tuple(self.notes), tuning=dict(self.tuning))
+                       physics=replace(physics, name=self.name), notes=tuple(self.notes), tuning=dict(self.tuning),
+                       residuals=applied)
 
 
 _OS_TCP_FIELDS = tuple(f.name for f in fields(OsTcp))
