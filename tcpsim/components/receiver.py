@@ -7,10 +7,10 @@ receiver SWS avoidance), RFC 7323 (window scaling), RFC 2018 (SACK blocks); Linu
 from __future__ import annotations
 
 from ..protocol.linux_window import (grow_ssthresh, initial_window, scaling_ratio, select_window, space_from_win,
-                                     win_from_space, window_clamp, wscale_for)
+                                     win_from_space, window_clamp)
 from ..protocol.push import receiver_pushes
 from ..protocol.sack import record_arrival
-from ..protocol.window import read_update_due
+from ..protocol.window import read_update_due, window_shift
 from .segment import Segment
 from .tcb import EndpointState
 
@@ -99,7 +99,7 @@ class TcpReceiver(EndpointState):
         ratio = o.scaling_ratio_default
         full = win_from_space(self._rcvbuf, adv, ratio)
         autotuned = o.rcvbuf_autotune_max_bytes > 0
-        shift = wscale_for(o.wscale_space_bytes if autotuned else full, o.window_scaling)
+        shift = window_shift(o.wscale_space_bytes if autotuned else full, o.window_scaling)
         clamp = (65535 << shift) if autotuned else full
         rcv_wnd = initial_window(full, mss, clamp, shift, o.init_rcv_wnd_segments)
         if clamp >= full:

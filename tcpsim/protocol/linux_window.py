@@ -13,15 +13,16 @@ versioned Linux (:attr:`tcpsim.config.TcpOptions.rcv_window_rule` ``"linux"``).
   shrinking; without window scaling a whole number of MSS, with it rounded up to the scale unit; a
   window below half the buffer drops to 0 when under an MSS or 1/16 of the buffer.
 * The initial window (``tcp_select_initial_window``): the space rounded down to whole MSS, at most
-  65535; before 4.20 also at most 10 segments (4 before 2.6.39), commit a337531b942b removed that.
+  65535; before 4.20 also at most 10 segments (4 before 2.6.39), commit a337531b942b removed that. Its
+  window scale, ``ilog2(space) - 15`` in 0..14, is :func:`tcpsim.protocol.window.window_shift`.
 * ``rcv_ssthresh`` growth (``tcp_grow_window``): two segments per in-order segment received, up to the
   clamp and the free space.
 """
 
 from __future__ import annotations
 
-__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio", "win_from_space", "space_from_win", "window_clamp",
-           "initial_window", "select_window", "grow_ssthresh", "wscale_for"]
+__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio",
+           "win_from_space", "space_from_win", "window_clamp", "initial_window", "select_window", "grow_ssthresh"]
 
 TCP_RMEM_TO_WIN_SCALE = 8
 """``scaling_ratio`` is a fraction in 1/256 (``include/linux/tcp.h``)."""
@@ -74,16 +75,6 @@ def window_clamp(full_space_bytes: int, advmss_bytes: int) -> int:
     if clamp > 2 * advmss_bytes and clamp + advmss_bytes > full_space_bytes:
         clamp = max(2 * advmss_bytes, full_space_bytes - advmss_bytes)
     return clamp
-
-
-def wscale_for(space_bytes: int, window_scaling: bool) -> int:
-    """``tcp_select_initial_window``: ``ilog2(space) - 15``, in 0..14 (the older loop gives the same)."""
-    if not window_scaling:
-        return 0
-    shift = 0
-    while (space_bytes >> shift) > 65535 and shift < 14:
-        shift += 1
-    return shift
 
 
 def initial_window(space_bytes: int, mss_bytes: int, clamp_bytes: int, wscale: int, init_segments: int) -> int:

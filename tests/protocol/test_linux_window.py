@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tcpsim.protocol.linux_window import (DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8, grow_ssthresh, initial_window,
-                                          scaling_ratio, select_window, space_from_win, win_from_space, window_clamp,
-                                          wscale_for)
+                                          scaling_ratio, select_window, space_from_win, win_from_space, window_clamp)
+from tcpsim.protocol.window import window_shift
 
 
 def test_scaling_ratio_is_payload_over_truesize_in_256ths():
@@ -46,11 +46,11 @@ def test_window_clamp_keeps_one_mss_back():
 
 
 def test_window_scale_is_chosen_for_the_largest_space():
-    assert wscale_for(65535, True) == 0
-    assert wscale_for(65536, True) == 1
-    assert wscale_for(6291456, True) == 7      # tcp_rmem[2] 6 MiB
-    assert wscale_for(1 << 31, True) == 14
-    assert wscale_for(6291456, False) == 0
+    assert window_shift(65535, True) == 0
+    assert window_shift(65536, True) == 1
+    assert window_shift(6291456, True) == 7      # tcp_rmem[2] 6 MiB
+    assert window_shift(1 << 31, True) == 14
+    assert window_shift(6291456, False) == 0
 
 
 def test_initial_window_rounds_to_mss_and_caps_old_kernels_at_ten_segments():
