@@ -373,9 +373,17 @@ class _Run:
         mss = framing.mss_bytes(link.mtu_bytes, opt > 0)
         frame_s = framing.wire_bytes(mss, opt) * 8.0 / link.rate_bps
         span = {d: max(s1["t"] - max(s0["last_read"][d], s0["t"] - frame_s), 1e-12) for d in self.links}
+        read = {d: sum(s1["delivered"][i] - s0["delivered"][i] for i, f in enumerate(self.flows) if f[0] == d)
+                for d in self.links}
         for d in self.links:
-            read_bytes = sum(s1["delivered"][i] - s0["delivered"][i] for i, f in enumerate(self.flows) if f[0] == d)
-            span[d] = max(span[d], read_bytes * frame_s / mss)
+            span[d] = max(span[d], read[d] * frame_s / mss)
+        for platform in (sc.sender.platform, sc.receiver.platform):
+            # Each host's bus carries every data frame, both ways (sent on one host, received on the other).
+            if platform.bus.clock_hz > 0:
+                bus_rate = mss / platform.bus.transfer_s(framing.frame_bytes(mss, opt))
+                rate = sum(read[d] / span[d] for d in self.links)
+                if rate > bus_rate:
+                    span = {d: v * rate / bus_rate for d, v in span.items()}
         streams = []
         total_bits = 0.0
         for i, (direction, stream, a, b, reader) in enumerate(self.flows):

@@ -66,7 +66,8 @@ def user_inputs(draw) -> dict:
 
 
 def run_checked(kw: dict, budget: Budget):
-    """Build and run one scenario and check every property; None when tcpsim refuses it (its own error)."""
+    """Build and run one scenario and check every property; its strict-JSON text, or None when tcpsim refuses
+    it (its own error) or the wall budget ended it."""
     try:
         sc = build_scenario(budget=budget, **kw)
     except TcpsimError:
@@ -82,22 +83,18 @@ def run_checked(kw: dict, budget: Budget):
     # kept the process waiting, after which a run may rightly end by another budget before its next clock read.
     assert min(wall_s, cpu_s) <= budget.max_wall_s + 1.0, (wall_s, cpu_s, result.termination)
     result = replace(result, ceilings_bps=ceilings.ceilings(sc))
+    # The bus bound is the bus's own (Bus.ceiling_bps, in check_physical_bounds): ceilings_bps["bus_*"] also
+    # counts ACK transfers at the receiver's delayed-ACK ratio, an estimate a short window of stretched ACKs
+    # can beat (by 0.6 % in a 7.5 ms window of 40 streams both ways on p4_linux).
     check_physical_bounds(sc, result)
-    for name in ("bus_sender", "bus_receiver"):
-        assert result.goodput_bps <= result.ceilings_bps[name] * (1 + 1e-9) + _rr_edge(sc, result)
     for _direction, _stream, snd, rcv, reader in run.flows:
         assert rcv.rcv_nxt <= snd.snd_max <= snd.written
         if reader is not None:
             assert reader.delivered_bytes <= rcv.rcv_nxt
     assert result.termination in ("converged", "time_budget", "event_budget", "wall_budget", "finished")
-    return check_strict_json(result)
-
-
-def _rr_edge(sc, result) -> float:
-    wl = sc.workload
-    if wl.kind != "rr" or result.measure_time_s <= 0:
-        return 0.0
-    return 8 * wl.n_streams * (wl.write_bytes + (wl.response_bytes or wl.write_bytes)) / result.measure_time_s
+    text = check_strict_json(result)
+    # The wall budget is the one budget a busy machine moves: a run it ended is not comparable across runs.
+    return None if result.termination == "wall_budget" else text
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -109,7 +106,8 @@ def test_random_legal_scenarios_keep_every_property(kw):
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(user_inputs())
 def test_random_legal_scenarios_give_the_same_bytes_for_the_same_seed(kw):
-    assert run_checked(kw, SHORT_BUDGET) == run_checked(kw, SHORT_BUDGET)
+    first, second = run_checked(kw, SHORT_BUDGET), run_checked(kw, SHORT_BUDGET)
+    assert first == second or None in (first, second)
 
 
 @pytest.mark.fuzz
@@ -122,12 +120,13 @@ def test_long_fuzz_campaign(kw, twice):
     t0 = time.perf_counter()
     first = run_checked(kw, SHORT_BUDGET)
     _log(time.perf_counter() - t0, kw, first is None)
-    if twice and kw["seed"] % 2 == 0:
-        assert run_checked(kw, SHORT_BUDGET) == first
+    if twice and kw["seed"] % 2 == 0 and first is not None:
+        second = run_checked(kw, SHORT_BUDGET)
+        assert second == first or second is None
 
 
 def _log(elapsed_s: float, kw: dict, refused: bool) -> None:
-    """With TCPSIM_FUZZ_LOG=FILE, one line per example (seconds, refused, inputs): the campaign's figures."""
+    """With TCPSIM_FUZZ_LOG=FILE, one line per example (seconds, 1 if refused or ended by the wall budget, inputs): the campaign's figures."""
     path = os.environ.get("TCPSIM_FUZZ_LOG")
     if path:
         with open(path, "a") as f:
