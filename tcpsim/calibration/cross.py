@@ -103,3 +103,33 @@ def source_medians(outcomes: Sequence[Outcome]) -> dict[str, tuple[int, Optional
         out[source] = (len(scored), statistics.median(errs) if errs else None,
                        statistics.median(cross) if cross else None)
     return out
+
+
+def fingerprint(points: Sequence[Point], model: JointModel) -> str:
+    """A digest of the measured points and the joint model's parameters (names, bounds, starts): a
+    cross-validation record is current only while both are what it was computed from."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in sorted(points, key=lambda p: p.key):
+        h.update(f"{p.key}|{p.value!r}|{p.role}|{';'.join(p.flags)}|{sorted(p.fields.items())!r}\n".encode())
+    for prm in model.params:
+        h.update(f"{prm.name}|{prm.lo!r}|{prm.hi!r}|{prm.start!r}|{prm.prior_sigma!r}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def cross_summary(outcomes: Sequence[Outcome], folds: dict[str, Fold], settings: dict, digest: str) -> dict:
+    """What ``validate --cross --report`` records in ``validation/cross_summary.json``: per source and per
+    table, the in-sample, cross-validated and calculator medians, with the run's settings and fingerprint."""
+    from .validate import table_summary
+
+    tables = {f"{r.source_id}/{r.table_id}": {"role": r.role, "scored": r.n_scored, "in_sample": r.median_error,
+                                               "cross": r.cross_median_error, "bdp": r.naive_median_error}
+              for r in table_summary(outcomes)}
+    sources = {s: {"scored": n, "in_sample": ins, "cross": cross}
+               for s, (n, ins, cross) in source_medians(outcomes).items()}
+    fits = {s: None if f.fit is None else {"points": f.fit.n_points, "evaluations": f.fit.n_evaluations,
+                                           "objective": f.fit.objective, "start_objective": f.fit.start_objective,
+                                           "free": [f.fit.model.params[i].name for i in f.fit.free]}
+            for s, f in folds.items()}
+    return {"fingerprint": digest, "settings": settings, "sources": sources, "tables": tables, "fits": fits}

@@ -10,11 +10,13 @@ receive coalescing delay (a setting, started at the driver's data-sheet default)
 bus's efficiency (started at the transaction model's value) and the SE7501's receive-side copy. A
 residual has a log-normal prior around its start, so what the machines share goes to the shared terms.
 
-Starts are priors no source was fitted to where the rule asks for it (validation/README.md, the
-cross-validation rule): the copy factor starts at 2 (a copy reads and writes each byte once, and
-STREAM Copy counts both); the coalescing delays at the drivers' defaults; the bus efficiencies at the
-transaction model's; the residuals at 1. A row no remaining point constrains borrows the fitted value
-of its kind from the other rows (``borrow``), so a left-out source's own calibration never enters.
+A fit starts where the committed calibration is (the catalog's rows, the profiles' fitted residuals), so
+a small budget starts from the fitted machines; the copy factor starts at its prior, 2 (a copy reads
+and writes each byte once, and STREAM Copy counts both). What a fold gives a machine it leaves out is
+fitted to nothing of that machine (validation/README.md, the cross-validation rule): a row no remaining
+point constrains borrows the fitted value of its kind from the other rows (``borrow``), and a residual
+takes its prior (``unconstrained``): the copy residuals 1, the coalescing delay the driver's default,
+the bus efficiency the transaction model's.
 """
 
 from __future__ import annotations
@@ -85,26 +87,36 @@ def joint_model(machines: tuple[str, ...] = MACHINES) -> JointModel:
     params.append(SharedParam("copy_factor", 0.5, 20.0, COPY_FACTOR_PRIOR,
                               "seconds per byte copied x the memory's STREAM Copy bandwidth", tuple(copy_targets)))
     for pid, m in resolved.items():
-        params.append(SharedParam(f"{pid}.copy_residual", 0.2, 5.0, 1.0,
-                                  f"{pid}: its copy over the shared copy factor / its memory's STREAM Copy figure "
-                                  "(the catalog's figures are approximate)",
-                                  (Target(pid, "cpu.per_byte_copy_s"),), prior_sigma=0.7))
+        cpu = m.platform.cpu
+        params.append(_residual(f"{pid}.copy_residual", (0.2, 5.0), cpu.per_byte_copy_s * bw[pid] / COPY_FACTOR_PRIOR,
+                                1.0, f"{pid}: its copy over the shared copy factor / its memory's STREAM Copy "
+                                "figure (the catalog's figures are approximate)", Target(pid, "cpu.per_byte_copy_s"),
+                                0.7))
         if _has_own_rx_copy(m.platform):
-            params.append(SharedParam(f"{pid}.copy_rx_residual", 0.2, 5.0, 1.0,
-                                      f"{pid}: receive-side copy over the shared copy cost",
-                                      (Target(pid, "cpu.per_byte_copy_rx_s"),), prior_sigma=0.7))
+            params.append(_residual(f"{pid}.copy_rx_residual", (0.2, 5.0),
+                                    cpu.per_byte_copy_rx_s * bw[pid] / COPY_FACTOR_PRIOR, 1.0,
+                                    f"{pid}: receive-side copy over the shared copy cost",
+                                    Target(pid, "cpu.per_byte_copy_rx_s"), 0.7))
         delay = m.physics.nic.coalesce_delay_s
         if delay > 0:
-            params.append(SharedParam(f"{pid}.coalesce_delay_s", 1e-6, 2e-3, _within(delay, (1e-6, 2e-3)),
-                                      f"{pid}: receive interrupt delay, from the {m.parts.nic.name} default",
-                                      (Target(pid, "nic.coalesce_delay_s"),), prior_sigma=1.0))
+            params.append(_residual(f"{pid}.coalesce_delay_s", (1e-6, 2e-3), m.platform.nic.coalesce_delay_s, delay,
+                                    f"{pid}: receive interrupt delay (prior: the {m.parts.nic.name} default)",
+                                    Target(pid, "nic.coalesce_delay_s"), 1.0))
         if m.parts.bus.kind == "pcix":
-            eff = m.physics.bus.efficiency_frac
-            params.append(SharedParam(f"{pid}.bus_efficiency_frac", 0.2, 0.98, _within(eff, (0.2, 0.98)),
-                                      f"{pid}: share of the {m.parts.bus.name} bus left for DMA, from the "
-                                      "transaction model", (Target(pid, "bus.efficiency_frac"),), prior_sigma=0.3))
+            params.append(_residual(f"{pid}.bus_efficiency_frac", (0.2, 0.98), m.platform.bus.efficiency_frac,
+                                    m.physics.bus.efficiency_frac, f"{pid}: share of the {m.parts.bus.name} bus "
+                                    "left for DMA (prior: the transaction model's)", Target(pid, "bus.efficiency_frac"),
+                                    0.3))
     base = {pid: m.platform for pid, m in resolved.items()}
     return JointModel(tuple(params), base)
+
+
+def _residual(name: str, bounds: tuple[float, float], committed: float, prior: float, meaning: str, target: Target,
+              sigma: float) -> SharedParam:
+    """A per-machine residual: it starts at the machine's committed (fitted) value, with a log-normal prior
+    around it; a fold that leaves the machine out gives it ``prior`` (fitted to nothing) instead."""
+    return SharedParam(name, *bounds, _within(committed, bounds), meaning, (target,), prior_sigma=sigma,
+                       unconstrained=_within(prior, bounds))
 
 
 def _has_own_rx_copy(platform) -> bool:

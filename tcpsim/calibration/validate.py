@@ -259,7 +259,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .cross import cross_outcomes, describe_fold, leave_one_source_out
             from .shared import joint_model
 
-            folds = leave_one_source_out(joint_model(), points, ex, max_nfev=args.cross_evals,
+            model = joint_model()
+            folds = leave_one_source_out(model, points, ex, max_nfev=args.cross_evals,
                                          polish_nfev=args.cross_polish, progress=print)
             outcomes = cross_outcomes(outcomes, folds, ex)
             for fold in folds.values():
@@ -275,6 +276,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from .report import write_report
 
         write_report(outcomes, rows, Path.cwd() / "validation", folds)
+        if folds is not None:
+            from .cross import cross_summary, fingerprint
+
+            record = cross_summary(outcomes, folds, {"cross_evals": args.cross_evals,
+                                                     "cross_polish": args.cross_polish,
+                                                     "date": time.strftime("%Y-%m-%d")},
+                                   fingerprint(points, model))
+            write_text_reporting(str(Path.cwd() / "validation" / "cross_summary.json"),
+                                 json.dumps(record, indent=1, allow_nan=False) + "\n", "report")
     return 0
 
 

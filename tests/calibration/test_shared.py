@@ -31,15 +31,18 @@ def test_the_two_10gbe_hosts_share_the_linux_ixgb_row_each_at_its_own_clock(mode
         assert plats[pid].cpu.per_packet_tx_s == pytest.approx(prm.start / hz)
 
 
-def test_priors_are_not_calibrated_values(model):
-    """The copy factor starts at 2 (read and write once), residuals at 1, delays at the driver's default."""
+def test_a_fit_starts_from_the_committed_residuals_and_a_left_out_machine_gets_priors(model):
+    """Residuals start at the profiles' fitted values; unconstrained, at 1 or the driver's default."""
     assert _param(model, "copy_factor").start == COPY_FACTOR_PRIOR
+    plats = model.platforms()
     for pid in MACHINES:
         m = load_machine(pid)
-        assert _param(model, f"{pid}.copy_residual").start == 1.0
-        assert _param(model, f"{pid}.coalesce_delay_s").start == pytest.approx(m.physics.nic.coalesce_delay_s)
+        assert plats[pid].nic.coalesce_delay_s == pytest.approx(m.platform.nic.coalesce_delay_s)
+        assert plats[pid].cpu.per_byte_copy_s == pytest.approx(m.platform.cpu.per_byte_copy_s)
+        assert _param(model, f"{pid}.copy_residual").unconstrained == 1.0
+        assert _param(model, f"{pid}.coalesce_delay_s").unconstrained == pytest.approx(m.physics.nic.coalesce_delay_s)
     assert load_machine("es40_tru64").platform.nic.coalesce_delay_s != pytest.approx(
-        _param(model, "es40_tru64.coalesce_delay_s").start)  # the profile's fitted delay is not the prior
+        _param(model, "es40_tru64.coalesce_delay_s").unconstrained)  # the profile's fitted delay is not the prior
 
 
 def test_a_fold_without_tru64_gives_the_es40_only_what_other_machines_say(model):
@@ -53,4 +56,5 @@ def test_a_fold_without_tru64_gives_the_es40_only_what_other_machines_say(model)
     others = [by["linux/ixgb.packet_tx_cycles"], by["solaris/ce.packet_tx_cycles"]]
     assert by["tru64/tigon2.packet_tx_cycles"] == pytest.approx(math.sqrt(others[0] * others[1]))
     assert by["es40_tru64.copy_residual"] == 1.0
+    assert by["es40_tru64.coalesce_delay_s"] == pytest.approx(load_machine("es40_tru64").physics.nic.coalesce_delay_s)
     assert by["tru64.syscall_cycles"] == pytest.approx(math.sqrt(by["linux.syscall_cycles"] * by["solaris.syscall_cycles"]))
