@@ -250,6 +250,7 @@ class _Run:
             # Equally spaced samples of the cumulative counters; past _MAX_SAMPLES, keep every other one
             # and double the spacing, so the record stays short however long the run (sample 2j becomes
             # sample j, so a multiple of the MSER batch still has its snapshot).
+            kernel.check_wall()  # a sample of thousands of streams is slow work
             now = kernel.now
             samples, snaps = state["samples"], state["snaps"]
             samples.append((now, self._delivered(), self._sent(), self._segments()))

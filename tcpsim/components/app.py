@@ -76,6 +76,7 @@ class Writer:
                 self._absorb_writes()
             calls += 1
             if calls >= MAX_CALLS_PER_INSTANT:
+                self.kernel.check_wall()  # a burst is slow work: read the clock whatever the event count
                 self.busy = True
                 self.kernel.call_at(self.kernel.env._now, self._paced)
                 return
@@ -186,6 +187,7 @@ class Reader:
             self._commit(chunk)
             calls += 1
             if calls >= MAX_CALLS_PER_INSTANT:  # see MAX_CALLS_PER_INSTANT
+                self.kernel.check_wall()
                 self.busy = True
                 self.kernel.call_at(self.kernel.env._now, self._resume)
                 return

@@ -18,13 +18,14 @@ from simpy.events import NORMAL
 
 __all__ = ["Kernel", "BudgetExhausted", "Timer"]
 
-_WALL_CHECK_EVERY = 0x400
+_WALL_CHECK_EVERY = 0x100
 """Most events between two reads of the clock for the wall-time budget (and calls to :attr:`Kernel.poll`).
 
-A read costs some 50 ns against a microsecond or more per event. Where events are slow (a burst of calls
-at one instant, bounded by :data:`tcpsim.components.app.MAX_CALLS_PER_INSTANT`; thousands of streams), the
-gap shrinks until reads are :data:`_WALL_CHECK_GAP_S` apart, so a run ends well within a second of its
-wall budget and Ctrl-C is seen as soon."""
+A read costs some 50 ns against a microsecond or more per event. Where events are slow (thousands of
+streams), the gap shrinks until reads are :data:`_WALL_CHECK_GAP_S` apart, so a run ends well within a
+second of its wall budget and Ctrl-C is seen as soon; work known to be slow (a burst of calls at one
+instant, bounded by :data:`tcpsim.components.app.MAX_CALLS_PER_INSTANT`; the engine's samples) reads the
+clock itself (:meth:`Kernel.check_wall`)."""
 _WALL_CHECK_GAP_S = 0.02
 
 
