@@ -44,13 +44,16 @@ def test_a_lossless_run_does_not_depend_on_the_seed_and_its_interval_holds_the_a
 
 
 @pytest.mark.fuzz
-@pytest.mark.parametrize("kw", [
-    dict(rate="100mbit", loss=0.01, rtt="1ms", sockbuf="256k", os="linux"),
-    dict(rate="100mbit", loss=0.001, rtt="2ms", sockbuf="256k", os="linux"),
-], ids=["line-bound-1%", "line-bound-0.1%"])
+def test_a_line_bound_path_with_rare_losses_holds_the_mean():
+    """100 Mbit/s, 2 ms, 0.1 % loss, Linux: a few runs see a timeout; 17 of 20 intervals hold the mean."""
+    held, _ = _coverage(dict(rate="100mbit", loss=0.001, rtt="2ms", sockbuf="256k", os="linux"))
+    assert held >= 17
+
+
+@pytest.mark.fuzz
 @pytest.mark.xfail(strict=True, reason="a run at the line rate that saw no retransmission timeout states a narrow "
-                   "interval, but timeouts a few seconds apart pull the long-run mean down: 10 and 11 of 20 "
-                   "intervals hold it (README, Robustness)")
-def test_line_bound_lossy_runs_that_miss_rare_timeouts(kw):
-    held, _ = _coverage(kw)
+                   "interval, but timeouts a few seconds apart pull the long-run mean down: 11 of 20 intervals "
+                   "hold it (README, Robustness)")
+def test_line_bound_lossy_runs_that_miss_rare_timeouts():
+    held, _ = _coverage(dict(rate="100mbit", loss=0.01, rtt="1ms", sockbuf="256k", os="linux"))
     assert held >= 17
