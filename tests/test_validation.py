@@ -7,13 +7,15 @@ validation README's "Misses"), so that a fix shows up as an XPASS and the mark h
 point of the five documents once (about a minute on two cores with the compiled hot path).
 """
 
+import json
 import statistics
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import pytest
 
 from tcpsim.calibration.tables import UNSCORED_FLAGS, load_points
-from tcpsim.calibration.targets import POOLED_CALIBRATION_TARGET, SOURCES, TABLE_TARGETS
+from tcpsim.calibration.targets import CROSS_SOURCE_TARGET, POOLED_CALIBRATION_TARGET, SOURCES, TABLE_TARGETS
 from tcpsim.calibration.validate import evaluate, table_summary
 
 KNOWN_MISSES = {
@@ -113,3 +115,54 @@ def test_every_rate_carries_its_interval_and_converged_ones_meet_the_tolerance(s
         assert o.sim_halfwidth is not None and o.sim_halfwidth >= 0, o.point.key
         if o.termination == "converged":
             assert o.sim_halfwidth <= CALIBRATION_BUDGET.rel_tol * 1.05, o.point.key
+
+
+# Cross-validation (leave one source out). A pass fits the shared parameters three times over the other
+# sources' tables (about a quarter of an hour on two cores at one least-squares step), too long for the
+# default suite, so these tests read the record `tcpsim validate --cross --report` writes,
+# validation/cross_summary.json, after checking that it was computed from these measured points and this
+# joint model (its fingerprint). What the fingerprint cannot see is a change of the simulator itself:
+# after one, re-run the pass.
+CROSS_RECORD = Path(__file__).resolve().parents[1] / "validation" / "cross_summary.json"
+
+CROSS_MISSES = {
+    "tru64": "24.6 %: left out, the ES40's Tru64/Tigon II row is the geometric mean of the Linux and Solaris "
+             "rows (its fitted receive cost, 3000 reference cycles, is a quarter of theirs) and its coalescing "
+             "delay the Tigon II default (100 us against the fitted 63 us)",
+    "sunfire": "35.2 %: left out, the Sun Fire's Solaris/ce row is borrowed from the Linux and Tru64 rows "
+               "(its fitted receive cost, 18,100 reference cycles, is above both) and its copy residual is 1",
+    "tengbe": "45.3 %: left out, the SE7501's copy is its memory's STREAM figure (its fitted send-side copy "
+              "is 2.8 times that), both coalescing delays the ixgb default (74 us against 187-229 us fitted) "
+              "and the Linux/ixgb row is borrowed from Tru64 and Solaris",
+    "vbox": "44.9 %: no machine of the VirtualBox note is in the joint model; cross-validated = in-sample, which "
+            "misses for the VM path's unknown latency",
+    "gignic": "157 %: no machine of the article is in the joint model; cross-validated = in-sample, which "
+              "misses for the first test's unstated settings",
+}
+
+
+@pytest.fixture(scope="module")
+def cross_record():
+    return json.loads(CROSS_RECORD.read_text())
+
+
+def test_the_cross_validation_record_is_current(cross_record):
+    from tcpsim.calibration.cross import fingerprint
+    from tcpsim.calibration.shared import joint_model
+
+    assert cross_record["fingerprint"] == fingerprint(load_points(), joint_model()), \
+        "validation/cross_summary.json is stale: re-run `tcpsim validate --cross --report`"
+
+
+@pytest.mark.parametrize("source", [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=CROSS_MISSES[s]))
+                                    if s in CROSS_MISSES else s for s in SOURCES])
+def test_each_source_cross_validated_within_target(cross_record, source):
+    assert cross_record["sources"][source]["cross"] <= CROSS_SOURCE_TARGET
+
+
+def test_cross_validated_below_the_calculator_on_every_table(cross_record):
+    worse = {k: (t["cross"], t["bdp"]) for k, t in cross_record["tables"].items()
+             if k.split("/")[0] in SOURCES and t["bdp"] is not None and t["cross"] is not None
+             and t["cross"] >= t["bdp"]}
+    assert not worse
+    assert sum(t["bdp"] is not None for t in cross_record["tables"].values()) >= 10

@@ -85,8 +85,13 @@ def describe_fold(fold: Fold) -> list[str]:
         tables: dict[str, int] = {}
         for p in fit.model.constraining(prm, fold.fit_points):
             tables[f"{p.source_id}/{p.table_id}"] = tables.get(f"{p.source_id}/{p.table_id}", 0) + 1
-        where = ", ".join(f"{k} ({n})" for k, n in sorted(tables.items())) or "no point: kept at its start"
-        value = f"{v0:.4g} -> {prm.start:.4g}" if i in fit.free else f"{v0:.4g} (kept)"
+        if i in fit.free:
+            value = f"{v0:.4g} -> {prm.start:.4g}"
+        elif prm.borrow and prm.start != v0:
+            value = f"{prm.start:.4g} (borrowed)"
+        else:
+            value = f"{prm.start:.4g} (prior)"
+        where = ", ".join(f"{k} ({n})" for k, n in sorted(tables.items())) or "no point in this fit"
         lines.append(f"  {prm.name:34s} {value:24s} {prm.meaning}; constrained by {where}")
     return lines
 
