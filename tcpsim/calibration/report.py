@@ -85,7 +85,8 @@ def _cross_section(outcomes: Sequence[Outcome], folds: Mapping[str, "Fold"]) -> 
     lines = ["## Cross-validation: leave one source out", "",
              "For each source, the shared parameters (`tcpsim/calibration/shared.py`) are fitted to the "
              "calibration tables of the other sources only, and every table of the left-out source is "
-             "predicted with them. Parameters that no remaining point constrains keep their prior. Target: "
+             "predicted with them. A parameter no remaining point constrains borrows its kind's fitted geometric "
+             "mean from the other machines (an OS x driver row) or takes its prior (a residual). Target: "
              f"each source's median within {CROSS_SOURCE_TARGET:.0%} and each table below the BDP calculator. "
              "The rule for using these figures is in [README.md](README.md#held-out-seen-and-the-rule-from-now-on).",
              "", "| source | scored | in-sample median | cross-validated median | BDP calculator median |",
@@ -94,7 +95,8 @@ def _cross_section(outcomes: Sequence[Outcome], folds: Mapping[str, "Fold"]) -> 
         nv = sorted(naive.get(source, []))
         lines.append(f"| {source} | {n} | {_fmt(ins).strip()} | {_fmt(cross).strip()} | "
                      f"{_fmt(statistics.median(nv) if nv else None).strip()} |")
-    lines += ["", "Each fit: the free parameters (start -> fitted), and the measured points that constrain them.", "",
+    lines += ["", "Each fit: the free parameters (start -> fitted; borrowed or prior where no point constrains "
+              "them), and the measured points that constrain them.", "",
               "```"]
     seen = set()
     for fold in folds.values():
