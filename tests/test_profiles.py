@@ -115,11 +115,15 @@ def test_a_profile_from_a_path_is_named_after_its_file(tmp_path):
 
 
 def test_platform_summary_is_one_line_with_hardware_and_source():
+    from tcpsim.confidence import source_title
+
     for name in ALL:
         line = platform_summary(name)
         p = load_platform(name)
         assert "\n" not in line and line.startswith(name) and p.provenance.hardware in line
-        assert (p.provenance.source or "none") in line
+        source = p.provenance.source
+        title = source_title(source) if source else None
+        assert (f'"{title}"' if title else (source or "none")) in line
 
 
 # ---------------------------------------------------------------- the OS defaults the documents give
