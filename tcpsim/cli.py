@@ -12,7 +12,6 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from .cliutil import OneLineParser, exit_code, fail, flush_stdout, refuse_empty_values, typed

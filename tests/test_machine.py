@@ -17,7 +17,7 @@ from tcpsim.machine.lookup import bus_part, cpu_part, nic_part
 from tcpsim.machine.spec import platform_for
 from tcpsim.os_versions import OS_VERSIONS, os_version
 from tcpsim.platform import BUS_PRESETS, os_defaults
-from tcpsim.profiles import list_platforms, load_platform
+from tcpsim.profiles import load_platform
 
 LEGACY = Path(__file__).parent / "data" / "legacy_profiles"
 MACHINES = ["es40_tru64", "rx2600_ixgb", "se7501_ixgb", "sunfire6800_ce", "p4_linux", "p4_freebsd", "vbox_centos",
