@@ -130,6 +130,8 @@ class TcpOptions:
     """``linux`` rule: the SYN's window is at most this many segments (10 before 4.20, 4 before 2.6.39; 0 = no cap)."""
     rx_skb_overhead_bytes: int = 832
     """``linux`` rule: ``skb->truesize - skb->len`` of a received segment (:attr:`tcpsim.platform.OsTcp.rx_skb_overhead_bytes`)."""
+    rx_skb_page_bytes: int = 0
+    """``linux`` rule: packets that do not fit a page are held in whole pages of this size (:attr:`tcpsim.platform.OsTcp.rx_skb_page_bytes`)."""
     rcvbuf_autotune_max_bytes: int = 0
     """``linux`` rule: ``tcp_rmem[2]``, the buffer an unset receive buffer may grow to (0 = fixed)."""
     wscale_space_bytes: int = 0
@@ -155,6 +157,7 @@ class TcpOptions:
             raise ConfigError("congestion_control", self.congestion_control, "one of " + ", ".join(CONGESTION_CONTROLS))
         _check_range("scaling_ratio_default", self.scaling_ratio_default, 0, 255)
         _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
+        _check_range("rx_skb_page_bytes", self.rx_skb_page_bytes, 0, 1 << 20)
         _check_range("init_rcv_wnd_segments", self.init_rcv_wnd_segments, 0, 1000)
         if self.window_update_rule not in WINDOW_UPDATE_RULES:
             raise ConfigError("window_update_rule", self.window_update_rule, "one of " + ", ".join(WINDOW_UPDATE_RULES))
@@ -247,7 +250,8 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
     return dict(
         rcv_window_rule="linux", adv_win_scale=os.adv_win_scale, scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
-        rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rcvbuf_autotune_max_bytes=rmem2,
+        rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rx_skb_page_bytes=os.rx_skb_page_bytes,
+        rcvbuf_autotune_max_bytes=rmem2,
         wscale_space_bytes=max(rcvbuf_bytes, os.rcvbuf_autotune_max_bytes, os.max_sockbuf_bytes) if autotuned
         else rcvbuf_bytes,
     )

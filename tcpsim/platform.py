@@ -13,7 +13,9 @@ from collections.abc import Iterator, Mapping
 from typing import Optional
 
 from .errors import ConfigError
-from .protocol.linux_window import DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8, scaling_ratio, win_from_space
+from .protocol.framing import TIMESTAMP_OPTION_BYTES
+from .protocol.linux_window import (DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8, IP_TCP_HEADER_BYTES, rx_truesize,
+                                     scaling_ratio, win_from_space)
 
 __all__ = [
     "CpuCost", "Nic", "Bus", "OsTcp", "Provenance", "Platform",
@@ -274,6 +276,10 @@ class OsTcp:
     (``skb->truesize - skb->len``): the skb and shared-info structures (576 bytes on x86-64) and a
     256-byte head. Linux 6.6+ turns it into the window's share of the buffer (``scaling_ratio``): 0.633
     at a 1448-byte payload, 0.914 at 8948. Used only with a :attr:`version`."""
+    rx_skb_page_bytes: int = 0
+    """The receive path holds a packet that does not fit one page in whole pages of this size, as the TUN
+    driver does (:func:`tcpsim.protocol.linux_window.rx_truesize`); 0 = a buffer sized to the segment
+    (:attr:`rx_skb_overhead_bytes` beyond its payload). Used only with a :attr:`version`."""
 
     def __post_init__(self) -> None:
         if self.family not in OS_FAMILIES:
@@ -283,6 +289,8 @@ class OsTcp:
         if self.version and (self.family != "linux" or not _VERSION.fullmatch(self.version)):
             raise ConfigError("os.version", self.version, 'a Linux kernel version such as "6.12" (family linux)')
         _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
+        if self.rx_skb_page_bytes not in (0, 4096, 16384, 65536):
+            raise ConfigError("rx_skb_page_bytes", self.rx_skb_page_bytes, "0 (no paging) or a page size: 4096, 16384, 65536")
         if self.delack not in DELACK_RULES:
             raise ConfigError("delack", self.delack, "one of " + ", ".join(DELACK_RULES))
         _check_range("default_sndbuf_bytes", self.default_sndbuf_bytes, 1, 1 << 31)
@@ -331,7 +339,9 @@ class OsTcp:
         with its MSS)."""
         if self.ignores_adv_win_scale:
             if self.version_tuple >= (6, 11):
-                ratio = scaling_ratio(payload_bytes, payload_bytes + self.rx_skb_overhead_bytes)
+                packet = payload_bytes + IP_TCP_HEADER_BYTES + TIMESTAMP_OPTION_BYTES
+                truesize = rx_truesize(payload_bytes, packet, self.rx_skb_overhead_bytes, self.rx_skb_page_bytes)
+                ratio = scaling_ratio(payload_bytes, truesize)
             else:
                 ratio = DEFAULT_RATIO_6_8 if self.version_tuple >= (6, 8) else DEFAULT_RATIO_6_6
             return win_from_space(rcvbuf_bytes, 0, ratio)

@@ -206,6 +206,18 @@ def test_builtin_generator_measures_an_unshaped_veth():
 
 
 @needs_lab
+def test_window_probe_reads_the_kernel_s_clamp_and_ratio():
+    """The kernel's window clamp is SO_RCVBUF's doubled buffer times the ratio it measured (6.11+), and
+    the window the sender sees stays within it."""
+    from tcpsim.lab.winprobe import probe_window
+
+    p = probe_window(1e9, 0.0, 1500, 16384, duration_s=0.8)
+    assert p["sk_rcvbuf"] == 32768 and 1 <= p["scaling_ratio"] <= 255
+    assert p["clamp"] == 32768 * int(p["scaling_ratio"]) // 256
+    assert 0 < p["snd_wnd"] <= p["clamp"]
+
+
+@needs_lab
 def test_the_delay_line_adds_the_round_trip_asked_for():
     from tcpsim.lab.measure import run_lab
 

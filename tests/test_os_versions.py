@@ -170,3 +170,28 @@ def test_sweep_takes_congestion_control_as_an_axis(capsys):
     assert main(["sweep", "--os", "linux", "--cc", "reno,cubic", "--max-time", "20ms"]) == 0
     out = capsys.readouterr().out
     assert "reno" in out and "cubic" in out
+
+
+def test_half_window_segments_and_whole_mss_windows_at_mtu_9000():
+    """The lab VM's kernel (6.18, TUN delay line, 1 Gbit/s, 2 ms, SO_RCVBUF 16 KiB, MTU 9000) offered a
+    SYN window of 8948 bytes, so its sender sent 4474-byte segments (``tcp_bound_to_half_wnd``), and then
+    offered 8948 bytes (two of them: no window scale on a 16 KiB locked buffer, so whole ``rcv_mss``);
+    with 32 KiB it offered 26844 (three 8948-byte segments). TCP_INFO of both ends, validation/README.md."""
+    r = simulate(build_scenario(platform="lab_vm", rate="1gbit", rtt="2ms", mtu=9000, sockbuf="16k", write="128k",
+                                budget=BUDGET))
+    data = Counter(t[4] for t in r.trace if t[2] == "data")
+    acks = [t[6] for t in r.trace if t[2] == "ack"]
+    assert data.most_common(1)[0][0] == 4474
+    assert Counter(acks[len(acks) // 2:]).most_common(1)[0][0] == 8948
+    _, wins = _steady_windows(platform="lab_vm", rate="1gbit", rtt="2ms", mtu=9000, sockbuf="32k", write="128k")
+    assert wins.most_common(1)[0][0] == 26844
+
+
+def test_the_clamp_follows_the_measured_ratio_of_the_receive_path():
+    """Linux 6.11+: the first full-sized segment measures len / truesize and the clamp becomes that share
+    of the buffer; lab_vm's path gives 205/256 at MTU 1500 (26240 of 32768, as the kernel showed)."""
+    sc = build_scenario(platform="lab_vm", rate="1gbit", rtt="2ms", mtu=1500, sockbuf="16k", write="128k",
+                        budget=BUDGET)
+    _, wins = _steady_windows(platform="lab_vm", rate="1gbit", rtt="2ms", mtu=1500, sockbuf="16k", write="128k")
+    assert sc.receiver.tcp.rcvbuf_bytes == 32768
+    assert max(wins) <= 26240 and all(w % 1448 == 0 for w in wins)   # whole MSS: no window scale

@@ -43,6 +43,9 @@ class TcpEndpoint(TcpRecovery):
         self.delack.fit_window(self.rcv_window_max)
         self.peer_wnd = peer.right_edge
         self.max_sndwnd = self.peer_wnd
+        self._path_mss = self.mss
+        if self._linux_wnd:
+            self._bound_to_half_wnd()
         if self.sndbuf_max:
             # Linux tcp_fixup_sndbuf: an autotuned send buffer starts with room for three segments.
             self.sndbuf = max(self.sndbuf, min(3 * self.mss, self.sndbuf_max))
@@ -97,6 +100,8 @@ class TcpEndpoint(TcpRecovery):
             self.peer_wnd = seg.wnd
             if seg.wnd > self.max_sndwnd:
                 self.max_sndwnd = seg.wnd
+                if self.mss < self._path_mss:
+                    self._bound_to_half_wnd()
             if self.cc.on_new_ack(acked, ack, self.snd_max - ack):
                 self._retransmit_first(cpu)
             elif self._sack_rec and not self.cc.in_recovery:
@@ -120,4 +125,21 @@ class TcpEndpoint(TcpRecovery):
             self.peer_wnd = seg.wnd
             if seg.wnd > self.max_sndwnd:
                 self.max_sndwnd = seg.wnd
+                if self.mss < self._path_mss:
+                    self._bound_to_half_wnd()
         self.output(cpu)
+
+    def _bound_to_half_wnd(self) -> None:
+        """Linux ``tcp_sync_mss`` -> ``tcp_bound_to_half_wnd``: the sender's segments are at most half the
+        largest window the peer offered (once it exceeds 536 bytes), never below 68 bytes of headers and
+        payload; run at the handshake and whenever that window grows. A 16 KiB SO_RCVBUF at MTU 9000 offers
+        8948 bytes, so the sender sends 4474-byte segments."""
+        mss = self._path_mss
+        wnd = self.max_sndwnd
+        cutoff = wnd >> 1 if wnd > 536 else wnd
+        if 0 < cutoff < mss:
+            mss = max(cutoff, 68 - 20 - self.option_bytes)
+        if mss != self.mss:
+            self.mss = mss
+            self.cc.mss = mss
+            self.naglim = min(self.opts.naglim_bytes, mss) if self.opts.naglim_bytes else mss

@@ -6,8 +6,8 @@ receiver SWS avoidance), RFC 7323 (window scaling), RFC 2018 (SACK blocks); Linu
 
 from __future__ import annotations
 
-from ..protocol.linux_window import (grow_ssthresh, initial_window, scaling_ratio, select_window, space_from_win,
-                                     win_from_space, window_clamp)
+from ..protocol.linux_window import (IP_TCP_HEADER_BYTES, grow_ssthresh, initial_window, rx_truesize, scaling_ratio,
+                                     select_window, space_from_win, win_from_space, window_clamp)
 from ..protocol.push import receiver_pushes
 from ..protocol.sack import record_arrival
 from ..protocol.window import read_update_due, window_shift
@@ -86,15 +86,15 @@ class TcpReceiver(EndpointState):
     def _linux_rcv_setup(self, mss: int) -> None:
         """The window at connection set-up, once the MSS is agreed: ``tcp_connect_init`` (a buffer set with
         SO_RCVBUF clamps the window to its full space), ``tcp_select_initial_window`` (scale, SYN window),
-        ``tcp_init_buffer_space`` (clamp less one MSS) and, from 6.6, ``tcp_measure_rcv_mss`` on the first
-        full-sized segment (the truesize ratio; from 6.11 the clamp follows it)."""
+        ``tcp_init_buffer_space`` (clamp less one MSS) and ``tcp_initialize_rcv_mss`` (the first guess of
+        the peer's segment size). From 6.6 the ratio starts at the version's default and is measured on the
+        first data segment (:meth:`_linux_measure_rcv_mss`)."""
         if self._linux_ready:
             return
         self._linux_ready = True
         o = self.opts
         advmss = mss + self.option_bytes
-        self._rcv_mss = mss
-        self._truesize = mss + o.rx_skb_overhead_bytes
+        self._advmss = advmss
         adv = self._adv_win_scale
         ratio = o.scaling_ratio_default
         full = win_from_space(self._rcvbuf, adv, ratio)
@@ -104,11 +104,6 @@ class TcpReceiver(EndpointState):
         rcv_wnd = initial_window(full, mss, clamp, shift, o.init_rcv_wnd_segments)
         if clamp >= full:
             clamp = window_clamp(full, advmss)
-        if ratio:
-            measured = scaling_ratio(mss, self._truesize)
-            if o.clamp_follows_ratio and measured != ratio:
-                clamp = win_from_space(self._rcvbuf, 0, measured)
-            ratio = measured
         self._ratio = ratio
         self.rcv_shift = shift
         self._wnd_field_max = 65535 << shift
@@ -121,11 +116,41 @@ class TcpReceiver(EndpointState):
         self._drs = self.rcv_window_limit > clamp
         self._drs_space = min(self._rcv_ssthresh, 10 * advmss)
         self._sws_step = min(clamp // 2, mss)
-        # tcp_incr_quickack on the first data: rcv_wnd / (2 x the first rcv_mss guess), 2..16 segments
-        # (tcp_initialize_rcv_mss guesses at most 536 bytes, TCP_MSS_DEFAULT).
-        guess = max(min(advmss, rcv_wnd // 2, 536), 1)
+        # tcp_initialize_rcv_mss: at most 536 bytes (TCP_MSS_DEFAULT) and half the window, at least 88
+        # (TCP_MIN_MSS); tcp_incr_quickack on the first data: rcv_wnd / (2 x that guess), 2..16 segments.
+        guess = max(min(advmss, rcv_wnd // 2, 536), 88)
+        self._rcv_mss = guess
+        self._truesize = guess + o.rx_skb_overhead_bytes  # until a segment is measured
         quick = rcv_wnd // (2 * guess)
         self.delack.set_quickack(min(quick if quick > 0 else 2, 16))
+
+    def _linux_measure_rcv_mss(self, length: int) -> None:
+        """``tcp_measure_rcv_mss`` for an in-order segment longer than ``rcv_mss`` (one of equal length
+        changes nothing): from 6.6 it measures ``scaling_ratio`` as ``skb->len / skb->truesize`` (the
+        receive path's skb, :func:`~tcpsim.protocol.linux_window.rx_truesize`) and, from 6.11, a changed
+        ratio resets the clamp to the window of the buffer (``tcp_set_window_clamp``: ``rcv_ssthresh``
+        follows a lower clamp down); then ``rcv_mss`` is the length, at most ``advmss``."""
+        o = self.opts
+        truesize = rx_truesize(length, length + self.option_bytes + IP_TCP_HEADER_BYTES, o.rx_skb_overhead_bytes,
+                               o.rx_skb_page_bytes)
+        self._truesize = truesize
+        self._rcv_mss = length if length < self._advmss else self._advmss
+        if self._ratio:
+            ratio = scaling_ratio(length, truesize)
+            if ratio != self._ratio:
+                self._ratio = ratio
+                if o.clamp_follows_ratio:
+                    clamp = win_from_space(self._rcvbuf, 0, ratio)
+                    if clamp < self._rcv_ssthresh:
+                        self._rcv_ssthresh = clamp
+                    elif clamp > self.rcv_window_max and self._rcv_ssthresh < min(self._rcv_wnd, clamp):
+                        self._rcv_ssthresh = min(self._rcv_wnd, clamp)
+                    self.rcv_window_max = clamp
+                    self._sws_step = min(clamp // 2, self.mss)
+                    if not self._drs:
+                        self.rcv_window_limit = clamp
+                if self._drs:
+                    self.rcv_window_limit = win_from_space(o.rcvbuf_autotune_max_bytes, self._adv_win_scale, ratio)
 
     def _linux_free_space(self) -> int:
         """``tcp_space``: the window the free buffer holds; queued segments count with their truesize."""
@@ -210,6 +235,9 @@ class TcpReceiver(EndpointState):
                 self._sack_blocks = [b if b[0] >= rcv_nxt else [rcv_nxt, b[1]]
                                      for b in self._sack_blocks if b[1] > rcv_nxt]
             self.rcv_buffered += length
+            if self._linux_wnd and length >= self._rcv_mss:  # tcp_event_data_recv -> tcp_measure_rcv_mss
+                if length != self._rcv_mss:
+                    self._linux_measure_rcv_mss(length)
             if self._linux_wnd and length >= 128:  # tcp_event_data_recv -> tcp_grow_window
                 grown = grow_ssthresh(self._rcv_ssthresh, self.rcv_window_max, self._linux_free_space(),
                                       self._rcv_mss + self.option_bytes, length)

@@ -59,6 +59,7 @@ class EndpointState:
         ts = opts.timestamps and peer_opts.timestamps
         self.option_bytes = framing.tcp_option_bytes(ts)
         self.mss = framing.mss_bytes(mtu_bytes, ts)
+        self._path_mss = self.mss  # the MSS the path allows; Linux may send less (tcp_bound_to_half_wnd)
         self._rate_bps = rate_bps
         self._wire_cache: dict[int, tuple[int, float]] = {}
         # --- send side ---
@@ -137,6 +138,7 @@ class EndpointState:
         self._rcv_wnd = 0  # tp->rcv_wnd: the window last offered
         self._rcv_wup = 0  # tp->rcv_wup: RCV.NXT when it was offered
         self._rcv_mss = self.mss  # icsk_ack.rcv_mss: the payload of a full-sized received segment
+        self._advmss = self.mss + self.option_bytes  # tp->advmss
         self._adv_win_scale = opts.adv_win_scale
         self._linux_ready = False
         # A versioned Linux sizes its quick-ACK run from the window at connect (tcp_incr_quickack).

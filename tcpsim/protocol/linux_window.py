@@ -17,11 +17,13 @@ versioned Linux (:attr:`tcpsim.config.TcpOptions.rcv_window_rule` ``"linux"``).
   window scale, ``ilog2(space) - 15`` in 0..14, is :func:`tcpsim.protocol.window.window_shift`.
 * ``rcv_ssthresh`` growth (``tcp_grow_window``): two segments per in-order segment received, up to the
   clamp and the free space.
+* The skb a received segment is charged as (``skb->truesize``, :func:`rx_truesize`): what the receive
+  path allocated for it; the 6.6+ ratio is measured from it (``tcp_measure_rcv_mss``).
 """
 
 from __future__ import annotations
 
-__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio",
+__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "PAGED_HEAD_BYTES", "IP_TCP_HEADER_BYTES", "rx_truesize", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio",
            "win_from_space", "space_from_win", "window_clamp", "initial_window", "select_window", "grow_ssthresh"]
 
 TCP_RMEM_TO_WIN_SCALE = 8
@@ -30,6 +32,14 @@ TCP_RMEM_TO_WIN_SCALE = 8
 SKB_STRUCT_BYTES = 576
 """``SKB_TRUESIZE(0)`` on x86-64: ``SKB_DATA_ALIGN(sizeof(struct sk_buff))`` (256) plus
 ``SKB_DATA_ALIGN(sizeof(struct skb_shared_info))`` (320), charged to the socket for every skb."""
+
+PAGED_HEAD_BYTES = SKB_STRUCT_BYTES + 256
+"""Truesize of a paged skb beyond its pages: the skb and shared-info structures and a small kmalloc'd
+linear head (``sock_alloc_send_pskb`` with the headroom alone). On the lab VM the window-clamp probe
+(:mod:`tcpsim.lab.winprobe`) measured 826-876 bytes through the TUN delay line."""
+
+IP_TCP_HEADER_BYTES = 40
+"""IPv4 and TCP headers without options: a segment's packet is its payload, its options and these."""
 
 DEFAULT_RATIO_6_6 = (1200 << TCP_RMEM_TO_WIN_SCALE) // (4096 + SKB_STRUCT_BYTES)
 """6.6 and 6.7 start from "1200 bytes of payload per 4K page" (``TCP_DEFAULT_SCALING_RATIO``): 65/256."""
@@ -41,6 +51,20 @@ def scaling_ratio(payload_bytes: int, truesize_bytes: int) -> int:
     """``tcp_measure_rcv_mss`` (6.6+): ``(skb->len << 8) / skb->truesize``, kept in a u8, at least 1."""
     val = (payload_bytes << TCP_RMEM_TO_WIN_SCALE) // max(truesize_bytes, 1)
     return min(max(val, 1), 255)
+
+
+def rx_truesize(payload_bytes: int, packet_bytes: int, overhead_bytes: int, page_bytes: int) -> int:
+    """``skb->truesize`` of a received segment of ``payload_bytes`` in an IP packet of ``packet_bytes``.
+
+    ``page_bytes`` = 0: a buffer sized to the segment, ``overhead_bytes`` beyond its payload (a driver's
+    page fragment or ``build_skb`` buffer). ``page_bytes`` > 0: a packet that does not fit one page with the
+    headroom and shared info (``tun_can_build_skb``: 64 + 320 bytes) is held in whole pages, as
+    ``tun_get_user`` -> ``tun_alloc_skb`` -> ``alloc_skb_with_frags`` does (``skb->truesize += PAGE_SIZE <<
+    order`` per chunk, which sums to the packet rounded up to pages), plus :data:`PAGED_HEAD_BYTES`.
+    """
+    if page_bytes > 0 and packet_bytes + 384 > page_bytes:
+        return (packet_bytes + page_bytes - 1) // page_bytes * page_bytes + PAGED_HEAD_BYTES
+    return payload_bytes + overhead_bytes
 
 
 def win_from_space(space_bytes: int, adv_win_scale: int, ratio: int) -> int:

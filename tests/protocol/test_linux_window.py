@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tcpsim.protocol.linux_window import (DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8, grow_ssthresh, initial_window,
-                                          scaling_ratio, select_window, space_from_win, win_from_space, window_clamp)
+from tcpsim.protocol.linux_window import (DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8, PAGED_HEAD_BYTES, grow_ssthresh,
+                                          initial_window, rx_truesize, scaling_ratio, select_window, space_from_win,
+                                          win_from_space, window_clamp)
 from tcpsim.protocol.window import window_shift
 
 
@@ -16,6 +17,19 @@ def test_scaling_ratio_is_payload_over_truesize_in_256ths():
     assert scaling_ratio(8948, 8948 + 832) == 234
     assert scaling_ratio(1, 100000) == 1          # never 0
     assert scaling_ratio(5000, 100) == 255        # a u8
+
+
+def test_truesize_of_a_paged_receive_path_is_whole_pages_and_a_head():
+    """tun_alloc_skb -> alloc_skb_with_frags: a packet that does not fit a page (with 64 bytes of headroom
+    and 320 of shared info) is held in page chunks summing to the packet rounded up to pages. The ratios
+    are the ones the lab VM's kernel showed through its TUN delay line (TCP_WINDOW_CLAMP = SO_RCVBUF x
+    ratio / 256: 44544 of 65536 at MTU 9000, 16128 of 32768 with 4474-byte segments)."""
+    assert rx_truesize(8948, 9000, 356, 4096) == 12288 + PAGED_HEAD_BYTES
+    assert scaling_ratio(8948, rx_truesize(8948, 9000, 356, 4096)) == 174
+    assert scaling_ratio(4474, rx_truesize(4474, 4526, 356, 4096)) == 126
+    assert rx_truesize(1448, 1500, 356, 4096) == 1448 + 356           # fits one page: the driver's buffer
+    assert scaling_ratio(1448, 1448 + 356) == 205
+    assert rx_truesize(8948, 9000, 832, 0) == 8948 + 832             # no paging: payload and overhead
 
 
 def test_default_ratios_of_6_6_and_6_8():

@@ -1,0 +1,128 @@
+"""Window probe: the receive window the real kernel computes, read from its own state (Linux 6.11+).
+
+``python -m tcpsim.lab.winprobe --mtu 9000 --rcvbuf 16384 --rtt 2ms`` (root) sends bulk data between the two
+namespaces of a :class:`~tcpsim.lab.testbed.Testbed` for ``--duration`` seconds and prints, as JSON, the
+median of the receiver's ``TCP_WINDOW_CLAMP`` (``tcp_win_from_space(sk_rcvbuf)`` with the measured
+``scaling_ratio``), so the ratio itself (clamp x 256 / SO_RCVBUF), ``TCP_INFO`` ``rcv_ssthresh``,
+``rcv_wnd``, ``rcv_mss``, the sender's ``snd_wnd`` and its segment size. validation/README.md ("The receive
+path's skb") has what it showed on the lab VM; those figures set ``lab_vm``'s receive-path truesize.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from typing import Optional
+
+from ..units import parse_duration, parse_link_rate, parse_size
+from ._proc import die_with_parent
+from .tcpinfo import tcp_info
+
+__all__ = ["probe_window", "main"]
+
+_TCP_WINDOW_CLAMP = getattr(socket, "TCP_WINDOW_CLAMP", 10)
+_PORT = 5299
+
+
+def _receiver(rcvbuf: int, duration_s: float) -> dict:
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if rcvbuf:
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    ls.bind(("0.0.0.0", _PORT))
+    ls.listen(1)
+    ls.settimeout(duration_s + 10)
+    print("ready", flush=True)
+    c, _ = ls.accept()
+    c.settimeout(0.5)
+    buf = bytearray(1 << 20)
+    t0 = time.monotonic()
+    nxt = t0 + 0.25  # after slow start
+    rows = []
+    while time.monotonic() - t0 < duration_s:
+        try:
+            if c.recv_into(buf) == 0:
+                break
+        except socket.timeout:
+            pass
+        if time.monotonic() >= nxt:
+            nxt += 0.02
+            ti = tcp_info(c) or {}
+            rows.append({"clamp": c.getsockopt(socket.IPPROTO_TCP, _TCP_WINDOW_CLAMP),
+                         "sk_rcvbuf": c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
+                         **{k: ti.get(k, 0) for k in ("rcv_ssthresh", "rcv_wnd", "rcv_mss")}})
+    return _medians(rows)
+
+
+def _sender(addr: str, duration_s: float) -> dict:
+    s = socket.create_connection((addr, _PORT), timeout=10)
+    data = b"x" * 131072
+    t0 = time.monotonic()
+    nxt = t0 + 0.25
+    rows = []
+    while time.monotonic() - t0 < duration_s:
+        s.send(data)
+        if time.monotonic() >= nxt:
+            nxt += 0.02
+            ti = tcp_info(s) or {}
+            rows.append({"snd_wnd": ti.get("snd_wnd", 0), "snd_mss": ti.get("snd_mss", 0)})
+    s.close()
+    return _medians(rows)
+
+
+def _medians(rows: list[dict]) -> dict:
+    return {k: statistics.median(r[k] for r in rows) for k in rows[0]} if rows else {}
+
+
+def probe_window(rate_bps: float, rtt_s: float, mtu_bytes: int, rcvbuf_bytes: int,
+                 duration_s: float = 1.5) -> dict:
+    """One probe run (needs root): the kernel's window state as medians over the run after 0.25 s."""
+    from .testbed import Testbed
+
+    with Testbed(rate_bps, rtt_s, mtu_bytes) as tb:
+        me = [sys.executable, "-m", "tcpsim.lab.winprobe"]
+        rcv = tb.spawn(tb.ns_b, [*me, "--role", "recv", "--rcvbuf", str(rcvbuf_bytes), "--duration", str(duration_s)],
+                       "winprobe-recv", stdout=subprocess.PIPE)
+        if not rcv.stdout or not rcv.stdout.readline().startswith("ready"):
+            raise RuntimeError("the probe's receiver did not start")
+        snd = tb.spawn(tb.ns_a, [*me, "--role", "send", "--connect", tb.receiver_addr, "--duration",
+                                 str(duration_s - 0.1)], "winprobe-send", stdout=subprocess.PIPE)
+        sent = json.loads(snd.communicate(timeout=duration_s + 20)[0] or "{}")
+        got = json.loads(rcv.communicate(timeout=20)[0] or "{}")
+        out = {"mtu_bytes": mtu_bytes, "rcvbuf_requested_bytes": rcvbuf_bytes, "rtt_s": rtt_s,
+               "delay_line": tb.delay_line, **got, **sent}
+    if out.get("sk_rcvbuf"):
+        out["scaling_ratio"] = round(out["clamp"] * 256 / out["sk_rcvbuf"], 1)
+    return out
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tcpsim.lab.winprobe", description=__doc__.splitlines()[0])
+    p.add_argument("--role", choices=("probe", "recv", "send"), default="probe")
+    p.add_argument("--rate", default="1gbit")
+    p.add_argument("--rtt", default="0")
+    p.add_argument("--mtu", default="1500")
+    p.add_argument("--rcvbuf", default="16384")
+    p.add_argument("--duration", type=float, default=1.5)
+    p.add_argument("--connect", default="")
+    a = p.parse_args(argv)
+    if a.role == "recv":
+        die_with_parent()
+        print(json.dumps(_receiver(parse_size(a.rcvbuf, "rcvbuf"), a.duration)), flush=True)
+    elif a.role == "send":
+        die_with_parent()
+        print(json.dumps(_sender(a.connect, a.duration)), flush=True)
+    else:
+        print(json.dumps(probe_window(parse_link_rate(a.rate, "rate"), parse_duration(a.rtt, "rtt"),
+                                      parse_size(a.mtu, "mtu", decimal=True), parse_size(a.rcvbuf, "rcvbuf"),
+                                      a.duration)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
