@@ -22,7 +22,9 @@ import pytest
 from tcpsim.calibration.own import fit_costs
 from tcpsim.errors import ConfigError
 from tcpsim.lab.iperf3 import parse_iperf3, read_iperf3
+from tcpsim.api import build_scenario
 from tcpsim.lab.scenario import LabScenario, lab_scenario
+from tcpsim.units import UNSHAPED_RATE_BPS
 
 FIXTURE = Path(__file__).parent / "data" / "iperf3_unshaped.json"
 
@@ -81,7 +83,9 @@ def test_lab_scenario_from_human_units():
     kw = sc.predict_kwargs()
     assert kw["rate"] == 1e9 and kw["rtt"] == 1e-3 and kw["sndbuf"] == 65536
     assert lab_scenario(rate="0").rate_bps == 0.0
-    assert lab_scenario(rate="unshaped").predict_kwargs()["rate"] == 100e9
+    # one meaning of "unshaped": the lab's prediction and tcpsim predict --rate 0 give the model the same link
+    assert lab_scenario(rate="unshaped").predict_kwargs()["rate"] == UNSHAPED_RATE_BPS
+    assert build_scenario(**lab_scenario(rate=0).predict_kwargs()).link.rate_bps == build_scenario(rate=0).link.rate_bps
 
 
 @pytest.mark.parametrize("kw, field", [(dict(duration_s=600), "duration"), (dict(n_streams=0), "streams"),

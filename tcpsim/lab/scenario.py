@@ -6,13 +6,14 @@ from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
 from ..errors import ConfigError
-from ..units import parse_duration, parse_rate, parse_size
+from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_rate, parse_size
 
 __all__ = ["LabScenario", "lab_scenario", "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "MAX_DURATION_S"]
 
-UNSHAPED_STANDIN_BPS = 100e9
-"""The line rate tcpsim is given for an unshaped veth (``--rate 0``): a veth has no line rate, it moves
-frames at memory speed, so a link far faster than the hosts leaves the CPU costs as the limit."""
+UNSHAPED_STANDIN_BPS = UNSHAPED_RATE_BPS
+"""The line rate tcpsim is given for an unshaped veth (``--rate 0``): what ``tcpsim predict --rate 0`` means
+too (:data:`tcpsim.units.UNSHAPED_RATE_BPS`, 10 Tbit/s). A veth has no line rate, it moves frames at memory
+speed, so a link far faster than the hosts leaves the CPU costs as the limit."""
 
 VETH_RTT_S = 40e-6
 """The round trip tcpsim is given when no delay is added: a veth pair's own (25-50 us measured with
