@@ -1,0 +1,76 @@
+"""The lab sweep against issue 22's targets (validation/README.md, "The Linux lab sweep").
+
+Window-limited rows (``lab/window`` and ``lab/streams`` rows measured below 80 % of their shaped rate): median
+|error| within 5 %, none above 15 %, with no fitted parameter. Small messages (Nagle on and off) and the
+10 Gbit/s rows: median within 15 % after ``lab_vm``'s costs were fitted on the calibration tables. A known
+miss is a strict xfail naming why, so a fix shows up as an XPASS.
+"""
+
+import statistics
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from tcpsim.calibration.tables import load_points
+from tcpsim.calibration.validate import evaluate
+
+WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
+
+READER_LAG = ("the kernel's reader lagged the arrivals on the shared 2-vCPU VM (with the delay line's Python "
+              "loop on it): __tcp_ack_snd_check deferred ACKs to tcp_cleanup_rbuf, which then covered three "
+              "9000-byte segments where tcpsim's reader, running at once, lets two be ACKed and holds the third "
+              "(MTU 9000, 32-128 KiB: -14..-43 %), and tcp_grow_window saw the unread queue and stopped "
+              "rcv_ssthresh below the clamp (MTU 1500, 4 ms: +14..+34 %); the receiving process's wake-up "
+              "latency is not modelled (validation/README.md, the lab section)")
+KNOWN_MISSES = {
+    "window-limited median": "17.0 % over 32 rows: " + READER_LAG,
+    "window-limited max": "43.0 % (17 of 32 rows above 15 %): " + READER_LAG,
+    "messages_nagle": ("47.9 %: the rows are run-to-run noise as much as TCP (1000-byte messages measured 185 "
+                       "Mbit/s in the sweep and 361 in a later run of the same scenario); 60- and 200-byte "
+                       "messages are predicted 34-62 % low, where the kernel coalesced more writes per "
+                       "segment behind Nagle's hold than tcpsim's 40 us ACK turnaround allows (iperf3's "
+                       "mean RTT was 1.3-3.9 ms on the 40 us veth); cause of the late ACKs not established"),
+    "tengig": ("97.8 %: the rows measure the user-space delay line (a Python TUN relay in a third namespace on "
+               "the same 2 vCPUs), which moved 1.4-6.7 Gbit/s where the unshaped veth without it moved "
+               "7.7-17 Gbit/s; tcpsim models the two hosts and a 10 Gbit/s line, not the relay"),
+}
+
+
+def _miss(key):
+    return pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[key]) if key in KNOWN_MISSES else ()
+
+
+@pytest.fixture(scope="module")
+def lab():
+    points = [p for p in load_points() if p.source_id == "lab"]
+    with ProcessPoolExecutor(2) as ex:
+        return evaluate(points, ex)
+
+
+def _errors(outcomes, keep):
+    return [abs(o.error) for o in outcomes if o.error is not None and keep(o.point)]
+
+
+def _window_limited(p):
+    rate = float(p.get("rate_bps") or 0)
+    return p.table_id in ("window", "streams") and rate > 0 and p.value_si < 0.8 * rate
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", [pytest.param("median", marks=_miss("window-limited median")),
+                                   pytest.param("max", marks=_miss("window-limited max"))])
+def test_window_limited_rows_within_target(lab, check):
+    errors = _errors(lab, _window_limited)
+    assert len(errors) == 32
+    if check == "median":
+        assert statistics.median(errors) <= WINDOW_TARGET
+    else:
+        assert max(errors) <= WINDOW_MAX
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table", [pytest.param(t, marks=_miss(t)) for t in ("messages_nodelay", "messages_nagle",
+                                                                             "tengig")])
+def test_cpu_bound_rows_within_target_after_calibration(lab, table):
+    errors = _errors(lab, lambda p: p.table_id == table)
+    assert errors and statistics.median(errors) <= CPU_TARGET
