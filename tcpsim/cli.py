@@ -291,9 +291,10 @@ def _cmd_platforms(a: argparse.Namespace) -> int:
 
 
 def _cmd_sweep(a: argparse.Namespace, axes: dict[str, list]) -> int:
-    from .sweep import sweep
+    from .sweep import check_columns, sweep
 
     check_output_paths(("csv", a.csv), ("json", a.json_out), ("plot", a.plot))  # before the run, not after it
+    check_columns(axes, x=a.x, y=a.y, hue=a.hue)
     kw = _scenario_kwargs(a, axes)
     res = sweep(kw, workers=a.workers, progress=sys.stderr.isatty(), max_points=a.max_points, **axes)
     to_stdout = False

@@ -28,7 +28,8 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +40,7 @@ from .result import json_ready
 from .units import (format_quantity, parse_duration, parse_fraction, parse_int, parse_link_rate, parse_number,
                     parse_rate, parse_size, parse_switch)
 
-__all__ = ["AXES", "MAX_POINTS", "SweepResult", "parse_axis", "split_axes", "sweep"]
+__all__ = ["AXES", "MAX_POINTS", "SweepResult", "check_columns", "parse_axis", "possible_columns", "split_axes", "sweep"]
 
 AXES: dict[str, tuple[str, str]] = {
     "sockbuf": ("size", "sockbuf_bytes"),
@@ -197,6 +198,38 @@ def split_axes(argv: Sequence[str], sweepable: Iterable[str],
             rest.append(tok)
             i += 1
     return rest, axes
+
+
+_OUTPUTS = ("goodput_bps", "goodput_mbps", "goodput_halfwidth_bps", "data_packets_per_s", "ack_packets_per_s",
+            "transactions_per_s", "rtt_s", "limited_by", "retransmits", "termination", "sim_time_s", "events")
+"""The outputs of every point (:func:`_run_point`), beside ``util_*_frac``, ``cpu_*_mean_frac`` and ``ceiling_*_bps``."""
+
+
+def possible_columns(axes: Iterable[str]) -> list[str]:
+    """Every column a sweep over ``axes`` can have, known before it runs (a resource a host does not model
+    leaves its ``util_``/``ceiling_`` column out of the rows)."""
+    from .api import build_scenario, scenario_inputs
+    from .ceilings import ceilings
+    from .result import LIMITS
+
+    sc = build_scenario()
+    cols = [AXES[a][1] for a in axes if a in AXES] + list(scenario_inputs(sc)) + list(_OUTPUTS)
+    cols += [f"util_{k}_frac" for k in LIMITS if k != "receiver_drops"]
+    cols += [f"cpu_{r}_mean_frac" for r in ("sender", "receiver")] + [f"ceiling_{k}_bps" for k in ceilings(sc)]
+    return list(dict.fromkeys(cols))
+
+
+def check_columns(axes: Iterable[str], **names: str | None) -> None:
+    """Raise :class:`ConfigError` for a name (``x="mtu"``...) that can be no column of a sweep over ``axes``:
+    a typo fails before the run, not after it. A name is a column or a swept input, as
+    :meth:`SweepResult.column_name` takes it."""
+    axes = list(axes)
+    cols = possible_columns(axes)
+    for field, name in names.items():
+        if name is None or name in cols or (name in axes and name in AXES):
+            continue
+        raise ConfigError(field, name, "a swept input (" + ", ".join(axes or ("none",)) + ") or a column: "
+                          + ", ".join(cols))
 
 
 def _run_point(scenario: Any) -> dict[str, Any]:
@@ -357,7 +390,9 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     Each axis is a list of values (``sockbuf=["16k", "64k"]``) or a string in the command-line syntax
     (``sockbuf="16k..1M:x2"``, see :func:`parse_axis`). The grid is counted first: more than
     ``max_points`` points (default :data:`MAX_POINTS`) is refused with the count before anything is built.
-    Then every point is built (and checked) before any runs, so a bad value fails at once. ``executor``: any concurrent.futures.Executor; otherwise
+    Every value of every axis is checked before any point runs, so a bad value fails at once; the points
+    are then built lazily, a few ahead of the workers, so memory does not grow with the grid (only the
+    rows do). ``executor``: any concurrent.futures.Executor; otherwise
     ``workers`` local processes (default: all cores; 1 = serial, in this process). ``progress``: True
     shows a ``tqdm.auto`` bar with an ETA (one widget in Jupyter; without tqdm, ``i/n points`` on
     stderr), a callable is called as ``progress(done, total)``.
@@ -393,30 +428,46 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     if workers is not None and workers < 1:
         raise ConfigError("workers", workers, "1 or more")
 
-    def combos() -> Iterable[tuple]:  # the grid, streamed: never held as one list
+    def combos() -> Iterator[tuple]:  # the grid, streamed: never held as one list
         return itertools.product(*(grid[n] for n in names))
 
-    if "seed" in grid:
-        seeds: Iterable[int] = (int(dict(zip(names, c))["seed"]) for c in combos())
-    else:
-        base_seed = int(base.pop("seed", 0) or 0)
-        seeds = (int(s.generate_state(1)[0]) for s in np.random.SeedSequence(base_seed).spawn(n_points))
-    scenarios = [build_scenario(**{**base, **dict(zip(names, combo)), "seed": seed})
-                 for combo, seed in zip(combos(), seeds)]
+    base_seed = int(base.pop("seed", 0) or 0)
 
+    def point(i: int, combo: tuple) -> Any:
+        values = dict(zip(names, combo))
+        # Point i's seed is SeedSequence(base_seed).spawn(n_points)[i], spawned one at a time.
+        seed = int(values["seed"]) if "seed" in values else \
+            int(np.random.SeedSequence(base_seed, spawn_key=(i,)).generate_state(1)[0])
+        return build_scenario(**{**base, **values, "seed": seed})
+
+    # Every value of every axis is checked before anything runs (one point per value, the other axes at their
+    # first value), so a bad value fails at once; the grid itself is built point by point as workers free up.
+    firsts = tuple(grid[n][0] for n in names)
+    for k, name in enumerate(names):
+        for v in grid[name][1 if k else 0:]:
+            point(0, firsts[:k] + (v,) + firsts[k + 1:])
+
+    from .api import scenario_inputs
+
+    points = ((combo, point(i, combo)) for i, combo in enumerate(combos()))
     own: Executor | None = None
     n_workers = workers or os.cpu_count() or 1
-    if executor is None and n_workers > 1 and len(scenarios) > 1:
-        own = executor = ProcessPoolExecutor(max_workers=min(n_workers, len(scenarios)))
-    bar = _progress_bar(len(scenarios)) if progress is True else None
+    if executor is None and n_workers > 1 and n_points > 1:
+        own = executor = ProcessPoolExecutor(max_workers=min(n_workers, n_points))
+    bar = _progress_bar(n_points) if progress is True else None
     report = progress if callable(progress) else (bar.update_to if bar else (_stderr_progress if progress else None))
-    outputs: list[dict] = []
+    rows: list[dict] = []
     try:
-        results = executor.map(_run_point, scenarios) if executor is not None else map(_run_point, scenarios)
-        for i, out in enumerate(results, 1):
-            outputs.append(out)
+        done = _ordered_map(executor, points, ahead=4 * n_workers) if executor is not None else \
+            ((combo, sc, _run_point(sc)) for combo, sc in points)
+        for i, (combo, sc, out) in enumerate(done, 1):
+            row: dict[str, Any] = {AXES[n][1]: _axis_value_for_row(v) for n, v in zip(names, combo)}
+            for k, v in scenario_inputs(sc).items():
+                row.setdefault(k, v)
+            row.update(out)
+            rows.append(row)
             if report is not None:
-                report(i, len(scenarios))
+                report(i, n_points)
     except BaseException:  # Ctrl-C (or an error): no point keeps running after sweep returns
         if own is not None:
             _stop_workers(own)
@@ -428,17 +479,25 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
             bar.close()
     if progress is True and bar is None:
         print(file=sys.stderr)
-
-    from .api import scenario_inputs
-
-    rows = []
-    for combo, sc, out in zip(combos(), scenarios, outputs):
-        row: dict[str, Any] = {AXES[n][1]: _axis_value_for_row(v) for n, v in zip(names, combo)}
-        for k, v in scenario_inputs(sc).items():
-            row.setdefault(k, v)
-        row.update(out)
-        rows.append(row)
     return SweepResult(rows=tuple(rows), axes=tuple(names))
+
+
+def _ordered_map(executor: Executor, points: Iterator[tuple], ahead: int) -> Iterator[tuple]:
+    """``(combo, scenario, outputs)`` per point, in grid order, with at most ``ahead`` points submitted and not yet
+    taken (``Executor.map`` would submit the whole grid at once)."""
+    pending: deque = deque()
+    try:
+        for combo, sc in points:
+            pending.append((combo, sc, executor.submit(_run_point, sc)))
+            if len(pending) >= ahead:
+                combo0, sc0, fut = pending.popleft()
+                yield combo0, sc0, fut.result()
+        while pending:
+            combo0, sc0, fut = pending.popleft()
+            yield combo0, sc0, fut.result()
+    finally:  # an error or Ctrl-C: what was not started yet never starts (a caller's executor too)
+        for _, _, fut in pending:
+            fut.cancel()
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:

@@ -112,7 +112,9 @@ _BAD = [
     ("sweep --mtu 1500,9000 --json {files}/folder", "json"),
     ("sweep --mtu 1500,9000 --plot /nonexistent/out.png", "plot"), ("sweep --mtu 1500,9000 --csv ''", "csv"),
     ("sweep --mtu 1500,9000 --x ''", "x"), ("sweep --mtu 1500,9000 --y ''", "y"),
-    ("sweep --mtu 1500,9000 --hue ''", "hue"), ("sweep --mtu 1500,9000 --sysctl /dev/zero", "sysctl"),
+    ("sweep --mtu 1500,9000 --hue ''", "hue"), ("sweep --mtu 1500,9000 --plot {files}/s.png --x mtuu", "x"),
+    ("sweep --mtu 1500,9000 --y goodput", "y"), ("sweep --mtu 1500,9000 --sockbuf 16k,64k --hue sockbuf_bytez", "hue"),
+    ("sweep --mtu 1500,9000 --plot {files}/s.png --x sockbuf", "x"), ("sweep --mtu 1500,9000 --sysctl /dev/zero", "sysctl"),
     # explain
     ("explain --segments 0", "segments"), ("explain --segments ''", "segments"), ("explain --segments x", "segments"),
     ("explain --plot {files}/folder", "plot"), ("explain --plot /nonexistent/x.png", "plot"),

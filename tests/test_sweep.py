@@ -1,7 +1,10 @@
 """Sweeps: range syntax, grid order, seeds, determinism across executors, tables for numpy and pandas."""
 
+import functools
 import json
 import math
+import os
+import sys
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
@@ -155,3 +158,48 @@ def test_plot_returns_axes_with_one_series_per_hue():
         plt.close(ax.figure)
 
 
+
+
+# ---------------------------------------------------------------- streaming and columns known up front
+
+def test_the_grid_streams_to_the_workers(monkeypatch):
+    """Points are built a few ahead of the workers, not all before the first runs (issue 24); same order."""
+    import tcpsim.api
+
+    sw = sys.modules["tcpsim.sweep"]
+    built = []
+    real = tcpsim.api.build_scenario
+    monkeypatch.setattr(tcpsim.api, "build_scenario", functools.wraps(real)(lambda **kw: built.append(kw) or real(**kw)))
+    monkeypatch.setattr(sw, "_run_point", lambda sc: {"goodput_bps": float(sc.workload.n_streams)})
+    checks = 20 + 30 - 1  # every value of each axis once, before anything runs
+    seen = []
+    res = sweep(QUICK, workers=1, streams="1..20", cpus="1..30",
+                progress=lambda done, total: seen.append((done, len(built))))
+    assert seen[0] == (1, checks + 1) and seen[-1] == (600, checks + 600)
+    with ThreadPoolExecutor(2) as ex:
+        built.clear()
+        seen.clear()
+        pooled = sweep(QUICK, executor=ex, streams="1..20", cpus="1..30",
+                       progress=lambda done, total: seen.append((done, len(built))))
+    assert seen[0][1] <= checks + 4 * (os.cpu_count() or 1) + 1
+    assert pooled.to_records() == res.to_records()
+    assert [r["n_streams"] for r in res.rows[:31]] == [1] * 30 + [2]
+
+
+def test_a_bad_value_anywhere_in_the_grid_fails_before_any_point_runs(monkeypatch):
+    ran = []
+    monkeypatch.setattr(sys.modules["tcpsim.sweep"], "_run_point", lambda sc: ran.append(sc) or {})
+    with pytest.raises(ConfigError) as info:
+        sweep(QUICK, workers=1, streams=[1, 2, 3], sockbuf=["16k", "64k"], mtu=[1500, 9000, 70000])
+    assert "mtu" in info.value.field and ran == []
+
+
+def test_every_output_column_is_known_before_the_run():
+    from tcpsim.sweep import check_columns, possible_columns
+
+    res = sweep(QUICK, workers=1, mtu=[1500, 9000], platform=["ideal", "es40_tru64"])
+    assert set(res._keys()) <= set(possible_columns(res.axes))
+    check_columns(res.axes, x="mtu", y="goodput_mbps", hue="platform")
+    with pytest.raises(ConfigError) as info:
+        check_columns(res.axes, x="mtu", y="goodput")
+    assert info.value.field == "y"
