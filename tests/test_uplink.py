@@ -36,6 +36,28 @@ def test_flows_share_a_bounded_queue():
     assert "Jain's index" in s.text
 
 
+@pytest.mark.parametrize("flows, uplink, rtt, queue, kw", [
+    (8, "10mbit", "5ms", None, {}),        # read 0.5 % above the line rate goodput before the fix
+    (8, "1mbit", "2ms", None, {}),         # 13 % above
+    (4, "100mbit", "4ms", 20, {}),
+    (8, "100mbit", "1ms", 5, {"os": "linux"}),  # timestamps: 12 option bytes a frame
+    (3, "10mbit", "2ms", 10, {"mtu": 9000}),
+])
+def test_the_flows_together_never_read_above_the_line_rate_goodput(flows, uplink, rtt, queue, kw):
+    """Goodput counts bytes read; a window not aligned on frames, or reads in bursts, counted bytes that
+    crossed the wire before the window opened. The window is at least the wire time of what was read."""
+    from tcpsim.api import build_scenario
+    from tcpsim.protocol import framing
+
+    s = share_uplink(flows, uplink, rtt, queue, budget=QUICK, **kw)
+    sc = build_scenario(rate=uplink, **kw)
+    line = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes,
+                                    sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps)
+    assert sum(s.flow_goodput_bps) == pytest.approx(s.goodput_bps, rel=1e-12)
+    assert s.goodput_bps <= line * (1 + 1e-12), (s.goodput_bps, line)
+    assert s.mean_bps * flows <= line * (1 + 1e-12)
+
+
 def test_how_many_flows_fit():
     a = flows_that_fit("20mbit", uplink="100mbit", rtt="4ms", sockbuf="1M", budget=QUICK)
     assert a.flows == 4  # the line carries 94.9 Mbit/s: four flows of 20 at most, and four get it on average
