@@ -260,7 +260,7 @@ def _goodput_line(sc: Scenario, r: Result) -> str:
     ways = 2 if wl.bidirectional or wl.kind == "rr" else 1
     line = line_goodput_bps(sc)
     each = " each way" if ways == 2 else ""
-    head = f"goodput      {r.goodput_bps / 1e6:9.1f} Mbit/s  {r.goodput_bps / 8e6:8.1f} MB/s  "
+    head = f"goodput      {r.goodput_bps / 1e6:9.1f} Mbit/s  "  # bit/s like every rate tcpsim prints
     if sc.link.rate_bps == UNSHAPED_RATE_BPS:
         return head + "(unshaped link: the hosts' own limit)"
     full = ways * line

@@ -111,9 +111,10 @@ class Result:
         return json_ready(d)
 
     def summary(self) -> str:
-        """Two lines for a terminal."""
+        """Two lines for a terminal. Rates in bit/s (Mbit/s, Gbit/s: :func:`~tcpsim.units.format_rate`), like
+        every answer tcpsim prints; bytes per second appear nowhere."""
         util = ", ".join(f"{k} {v:.0%}" for k, v in sorted(self.utilization_frac.items(), key=lambda kv: -kv[1])[:4])
-        return (f"goodput {format_rate(self.goodput_bps)} ({self.goodput_bps / 8e6:.1f} MB/s), "
+        return (f"goodput {format_rate(self.goodput_bps)}, "
                 f"{self.data_packets_per_s:,.0f} data pkt/s, limited by {self.limited_by}\n"
                 f"busiest: {util}; {self.termination} after {format_duration(self.sim_time_s)} simulated, "
                 f"{self.events:,} events, {self.wall_s:.2f} s wall")
@@ -124,7 +125,7 @@ class Result:
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><td>{k}</td><td>{v:.1%}</td></tr>" for k, v in
                        sorted(self.utilization_frac.items(), key=lambda kv: -kv[1]))
-        return (f"<div><b>{format_rate(self.goodput_bps)}</b> ({self.goodput_bps / 8e6:.1f} MB/s), "
+        return (f"<div><b>{format_rate(self.goodput_bps)}</b>, "
                 f"limited by <b>{self.limited_by}</b>; {self.data_packets_per_s:,.0f} data pkt/s; "
                 f"{self.termination}<table><tr><th>resource</th><th>busy</th></tr>{rows}</table></div>")
 

@@ -270,3 +270,13 @@ def test_the_regimes_file_is_package_data():
     root = Path(__file__).resolve().parents[1]
     globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["tcpsim"]
     assert any(fnmatch.fnmatch("data/regimes.json", g) for g in globs)
+
+
+def test_result_summary_and_html_give_rates_in_bit_per_second_only():
+    """One throughput convention (issue 23): bit/s as predict, plan, compare and the plots print it."""
+    from tcpsim import predict
+
+    r = predict(rtt="1ms")
+    for text in (r.summary(), r._repr_html_()):
+        assert "Mbit/s" in text and "MB/s" not in text and "bytes/s" not in text
+    assert "s wall" in r.summary()  # the wall time says what it is
