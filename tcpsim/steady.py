@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -47,11 +47,13 @@ def t_975(dof: int) -> float:
     return float(t.ppf(0.975, dof))
 
 
-def mser_cut(rates: Sequence[float], batch: int = MSER_BATCH) -> int:
+def mser_cut(rates: Sequence[float], batch: int = MSER_BATCH, limit: Optional[int] = None) -> int:
     """Number of leading samples to drop as warm-up (a multiple of ``batch``), by MSER-``batch``.
 
     The cut is searched over the first half of the batched series only, as MSER prescribes: a cut
     later than that means the run has not reached a steady state yet, and the caller should go on.
+    ``limit``: no cut beyond this many samples (where the caller knows the transient is over: MSER would
+    otherwise cut a rare deep dip of the steady state, a retransmission timeout, as if it were warm-up).
     """
     m = len(rates) // batch
     if m < 2:
@@ -62,7 +64,7 @@ def mser_cut(rates: Sequence[float], batch: int = MSER_BATCH) -> int:
     s1 = np.cumsum(z[::-1])[::-1]
     s2 = np.cumsum((z * z)[::-1])[::-1]
     stat = np.maximum(s2 - s1 * s1 / n, 0.0) / (n * n)
-    stat = stat[:m // 2 + 1]
+    stat = stat[:m // 2 + 1 if limit is None else min(m // 2, limit // batch) + 1]
     # The earliest of (numerically) equal minima: cut no more than the data ask for.
     tol = 1e-12 * (float(np.mean(z * z)) + 1e-300)
     return int(np.flatnonzero(stat <= stat.min() + tol)[0]) * batch
@@ -119,16 +121,18 @@ class Estimate:
     halfwidth: float
 
 
-def estimate(times_s: Sequence[float], counts: Sequence[float], n_batches: int = N_BATCHES) -> Estimate:
+def estimate(times_s: Sequence[float], counts: Sequence[float], n_batches: int = N_BATCHES,
+             max_cut: Optional[int] = None) -> Estimate:
     """Steady-state rate of a cumulative counter sampled at equally spaced ``times_s``.
 
     The mean is the counter's growth over the kept span divided by its length (exact whatever the
-    batching); the half-width comes from the batch means of the interval rates.
+    batching); the half-width comes from the batch means of the interval rates. ``max_cut``: see
+    :func:`mser_cut`'s ``limit``.
     """
     if len(times_s) != len(counts) or len(times_s) < 2:
         raise ValueError("estimate needs at least two samples of equal-length times and counts")
     rates = [(counts[i + 1] - counts[i]) / (times_s[i + 1] - times_s[i]) for i in range(len(times_s) - 1)]
-    cut = mser_cut(rates)
+    cut = mser_cut(rates, limit=max_cut)
     span = times_s[-1] - times_s[cut]
     rate = (counts[-1] - counts[cut]) / span
     return Estimate(cut, rate, batch_means_halfwidth(rates[cut:], n_batches))

@@ -33,6 +33,13 @@ def files(tmp_path_factory):
     (d / "data").mkdir()
     os.mkfifo(d / "fifo")
     (d / "profile.toml").write_bytes(b"\x00" * 16)
+    # Platform profiles (--platform FILE) of the issue's list: each a schema error naming file, line and field.
+    (d / "p_intname.toml").write_text('name = 5\n[os]\nfamily = "linux"\n')
+    (d / "p_tuning.toml").write_text('tuning = 1\n[os]\nfamily = "linux"\n')
+    (d / "p_empty.toml").write_text("")
+    (d / "p_scalar.toml").write_text('os = "linux"\n')
+    (d / "p_float.toml").write_text('[os]\nfamily = "linux"\n[cpu]\nn_cpus = 2.5\n')
+    (d / "p_deep.toml").write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
     return d
 
 
@@ -115,6 +122,14 @@ _BAD = [
     ("sweep --mtu 1500,9000 --hue ''", "hue"), ("sweep --mtu 1500,9000 --plot {files}/s.png --x mtuu", "x"),
     ("sweep --mtu 1500,9000 --y goodput", "y"), ("sweep --mtu 1500,9000 --sockbuf 16k,64k --hue sockbuf_bytez", "hue"),
     ("sweep --mtu 1500,9000 --plot {files}/s.png --x sockbuf", "x"), ("sweep --mtu 1500,9000 --sysctl /dev/zero", "sysctl"),
+    # platform profile files (issue 24: TypeError, RecursionError, or taken as valid)
+    ("predict --platform {files}/p_intname.toml", "p_intname.toml:1: name=5"),
+    ("predict --platform {files}/p_tuning.toml", "p_tuning.toml:1: tuning=1"),
+    ("predict --platform {files}/p_empty.toml", "p_empty.toml:1: platform='nothing'"),
+    ("predict --platform {files}/p_scalar.toml", "p_scalar.toml:1: os='linux'"),
+    ("predict --platform {files}/p_float.toml", "p_float.toml:4: cpu.n_cpus=2.5"),
+    ("predict --platform {files}/p_deep.toml", "p_deep.toml: platform='nesting'"),
+    ("sweep --mtu 1500,9000 --platform {files}/p_tuning.toml", "tuning=1"),
     # explain
     ("explain --segments 0", "segments"), ("explain --segments ''", "segments"), ("explain --segments x", "segments"),
     ("explain --plot {files}/folder", "plot"), ("explain --plot /nonexistent/x.png", "plot"),

@@ -50,10 +50,10 @@ def test_a_line_bound_path_with_rare_losses_holds_the_mean():
     assert held >= 17
 
 
-@pytest.mark.fuzz
-@pytest.mark.xfail(strict=True, reason="a run at the line rate that saw no retransmission timeout states a narrow "
-                   "interval, but timeouts a few seconds apart pull the long-run mean down: 11 of 20 intervals "
-                   "hold it (README, Robustness)")
-def test_line_bound_lossy_runs_that_miss_rare_timeouts():
+@pytest.mark.slow
+def test_line_bound_lossy_runs_with_rare_timeouts_hold_the_mean():
+    """100 Mbit/s, 1 ms, 1 % loss: a retransmission lost again waits for a 200 ms timeout, about one a second.
+    A run whose span saw none stated a narrow interval above the long-run mean (11 of 20 held it) until the
+    span had to expect five such timeouts and MSER could no longer cut one as warm-up: 20 of 20."""
     held, _ = _coverage(dict(rate="100mbit", loss=0.01, rtt="1ms", sockbuf="256k", os="linux"))
     assert held >= 17

@@ -73,3 +73,16 @@ def test_estimate_rejects_mismatched_or_short_input():
         estimate([0.0], [0.0])
     with pytest.raises(ValueError):
         estimate([0.0, 1.0], [0.0])
+
+
+def test_a_limit_keeps_a_deep_dip_of_the_steady_state_in_the_measurement():
+    """A timeout-like stall (zero rate for 35 samples) after the transient: plain MSER cuts it as warm-up and
+    leaves a mean above the series'; with the caller's limit (the transient is known to be over) it stays."""
+    rng = np.random.default_rng(5)
+    rates = list(86.0 + rng.normal(0.0, 3.0, 600))
+    rates[:20] = [20.0] * 20          # slow start
+    rates[150:185] = [0.0] * 35      # a retransmission timeout
+    assert mser_cut(rates) >= 185
+    cut = mser_cut(rates, limit=25)
+    assert 15 <= cut <= 25
+    assert np.mean(rates[cut:]) < 82.0
