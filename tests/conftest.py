@@ -8,3 +8,14 @@ settings.register_profile("dev", max_examples=60, deadline=None)
 settings.register_profile("soak", max_examples=400, deadline=None,  # a long hunt before a release
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory):
+    """tcpsim installed from a wheel into a fresh venv (tests/installed.py)."""
+    from installed import install
+
+    return install(tmp_path_factory.mktemp("installed"))

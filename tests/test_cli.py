@@ -271,7 +271,7 @@ def test_python_m_tcpsim_predict_json_is_quick():
 
 def test_import_cli_does_not_pull_matplotlib_scipy_or_pandas():
     code = ("import sys, tcpsim, tcpsim.cli; "
-            "bad = [m for m in ('matplotlib', 'scipy', 'pandas') if m in sys.modules]; "
+            "bad = [m for m in ('matplotlib', 'scipy', 'pandas', 'tqdm', 'ipywidgets') if m in sys.modules]; "
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -281,7 +281,7 @@ def test_predict_command_does_not_pull_matplotlib():
     code = ("import sys, io, contextlib, tcpsim.cli; "
             "contextlib.redirect_stdout(io.StringIO()).__enter__(); "
             "rc = tcpsim.cli.main(['predict', '--platform', 'es40_tru64']); "
-            "bad = [m for m in ('matplotlib', 'pandas') if m in sys.modules]; "
+            "bad = [m for m in ('matplotlib', 'pandas', 'tqdm', 'ipywidgets') if m in sys.modules]; "
             "sys.exit(rc or (1 if bad else 0))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 0, proc.stderr

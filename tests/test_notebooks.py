@@ -1,4 +1,5 @@
-"""The notebooks execute headless, top to bottom (outputs are not saved back)."""
+"""The notebooks execute headless, top to bottom (outputs are not saved back), in a kernel of a fresh venv with
+tcpsim installed from a wheel (tests/installed.py), from a temporary directory."""
 
 from pathlib import Path
 
@@ -12,10 +13,16 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.i
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs(path, monkeypatch, tmp_path):
+def test_notebook_runs(path, monkeypatch, tmp_path, installed):
+    from installed import KERNEL
+
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("JUPYTER_PATH", str(installed.jupyter_path))
+    monkeypatch.setenv("PYTHONPATH", "")
     nb = nbformat.read(path, as_version=4)
-    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+    nb.cells.insert(0, nbformat.v4.new_code_cell(
+        f"import tcpsim\nassert tcpsim.__file__.startswith({str(installed.python.parents[1])!r}), tcpsim.__file__"))
+    nbclient.NotebookClient(nb, timeout=600, kernel_name=KERNEL,
                             resources={"metadata": {"path": str(tmp_path)}}).execute()  # any directory: the data is in the package
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
     assert not errors

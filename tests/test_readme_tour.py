@@ -1,8 +1,8 @@
 """The README's tour runs as written, from a temporary directory, against the installed package.
 
 Every ``tcpsim ...`` command of the "A short tour" section (the ``$`` lines of its text blocks and the
-commands quoted inline) runs through the installed ``tcpsim`` script with a temporary working directory,
-so nothing may depend on the checkout; its Python block runs as a script there too. Commands with a
+commands quoted inline) runs through the ``tcpsim`` script of a fresh venv that has tcpsim installed from a
+wheel (tests/installed.py) with a temporary working directory, so nothing may depend on the checkout; its Python block runs as a script there too. Commands with a
 placeholder (``...``, ``[--json FILE]``, ``NAME``) are not runnable as written and are skipped, and
 ``tcpsim validate`` (a minute for every source) runs for one source instead. A shown output is checked by
 its labels and its limit, not digit for digit, so a model change does not break the tour test but a
@@ -56,18 +56,14 @@ def _commands() -> list[str]:
     return seen
 
 
-def _tcpsim() -> list[str]:
-    script = shutil.which("tcpsim", path=str(Path(sys.executable).parent))
-    return [script] if script else [sys.executable, "-P", "-m", "tcpsim"]
-
-
-def _run(cmd: str, cwd: Path) -> subprocess.CompletedProcess:
+def _run(cmd: str, cwd: Path, installed) -> subprocess.CompletedProcess:
     argv = shlex.split(cmd)
     assert argv[0] == "tcpsim"
     if argv[1] == "validate":  # every source takes a minute: one source shows it runs from any directory
         argv += ["--source", "tru64", "--workers", "1"]
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH="")
-    return subprocess.run(_tcpsim() + argv[1:], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run([str(installed.script)] + argv[1:], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120)
 
 
 def test_the_tour_has_commands_to_run():
@@ -77,10 +73,10 @@ def test_the_tour_has_commands_to_run():
 
 
 @pytest.mark.parametrize("cmd", _commands())
-def test_tour_command_runs_from_a_temporary_directory(cmd, tmp_path):
+def test_tour_command_runs_from_a_temporary_directory(cmd, tmp_path, installed):
     (tmp_path / "tuned.conf").write_text(TUNING_FILE)
     shown = dict(_shown()).get(cmd)
-    proc = _run(cmd, tmp_path)
+    proc = _run(cmd, tmp_path, installed)
     if shown and shown[0].startswith("tcpsim: error"):
         assert proc.returncode == 2 and proc.stderr.strip() == "\n".join(shown).strip()
         return
@@ -94,12 +90,12 @@ def test_tour_command_runs_from_a_temporary_directory(cmd, tmp_path):
         assert not limit or limit[0] in proc.stdout
 
 
-def test_tour_python_block_runs_from_a_temporary_directory(tmp_path):
+def test_tour_python_block_runs_from_a_temporary_directory(tmp_path, installed):
     blocks = re.findall(r"```python\n(.*?)```", _tour(), re.S)
     assert blocks
     script = tmp_path / "tour.py"
     script.write_text("\n".join(blocks))
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH="")
-    proc = subprocess.run([sys.executable, "-P", str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=180)
+    proc = subprocess.run([str(installed.python), "-P", str(script)], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr[-2000:]
