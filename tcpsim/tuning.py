@@ -202,6 +202,21 @@ def _adv_win_scale(p: Platform, value: int) -> tuple[Platform, str]:
     return _os("adv_win_scale")(p, value)
 
 
+def _since(version: tuple[int, ...], what: str, inner: Optional[Setter] = None, unmodelled: str = "") -> Setter:
+    """A Linux knob that a kernel before ``version`` does not have: that versioned kernel ignores it (an
+    unversioned profile takes it as written). ``inner`` None: tcpsim does not model it, for ``unmodelled``."""
+    since = ".".join(map(str, version))
+
+    def apply(p: Platform, value: Any) -> tuple[Platform, str]:
+        v = p.os.version_tuple
+        if v and v < version:
+            return p, f"ignored: Linux {p.os.version} has no {what} ({since} on)"
+        if inner is None:
+            return p, f"ignored (not modelled): {unmodelled}"
+        return inner(p, value)
+    return apply
+
+
 def _congestion_control(p: Platform, value: str) -> tuple[Platform, str]:
     if value in CONGESTION_CONTROLS:
         return _os("congestion_control")(p, value)
@@ -300,7 +315,38 @@ _SPECS = [
        "route metrics cache: each simulated run starts fresh anyway", _flag),
     _S("net.ipv4.tcp_autocorking", "sysctl", "", "linux", "os.autocorking",
        "small writes coalesce while the socket's earlier segments are still in the host (3.14 on)", _flag,
-       _os("autocorking")),
+       _since((3, 14), "tcp_autocorking", _os("autocorking"))),
+    _S("net.ipv4.tcp_limit_output_bytes", "sysctl", "", "linux", "ignored",
+       "TCP small queues: bytes a socket may have in the qdisc and device (3.6 on)", _int(0, 1 << 31),
+       _since((3, 6), "TCP small queues", unmodelled="TCP small queues (tcp_small_queue_check): a socket's segments "
+              "wait in the host's transmit path without this cap")),
+    _S("net.ipv4.tcp_notsent_lowat", "sysctl", "", "linux", "ignored",
+       "unsent bytes above which the writer is not woken (3.12 on; 4294967295 = no limit)", _int(0, (1 << 32) - 1),
+       _since((3, 12), "tcp_notsent_lowat", unmodelled="the writer wakes when a third of the send "
+              "buffer is free (tcp_new_space), as with the default, which sets no limit")),
+    _S("net.ipv4.tcp_slow_start_after_idle", "sysctl", "", "linux", "ignored",
+       "restart from the initial window after an idle RTO (tcp_cwnd_restart)", _flag,
+       _since((2, 6, 18), "tcp_slow_start_after_idle", unmodelled="the congestion window does not decay "
+              "in idle periods (a bulk stream has none; paced messages and request/response may)")),
+    _S("net.core.default_qdisc", "sysctl", "", "linux", "ignored",
+       "the qdisc new devices get (fq adds pacing)", _word,
+       _since((3, 12), "default_qdisc", unmodelled="the host sends without a qdisc of its own, no fq pacing")),
+    _S("net.ipv4.tcp_ecn", "sysctl", "", "linux", "ignored",
+       "ECN negotiation: no effect without a marking queue, which tcpsim's links have not", _int(0, 2)),
+    _S("net.ipv4.tcp_mtu_probing", "sysctl", "", "linux", "ignored",
+       "packetization-layer path MTU discovery: the path MTU is the link's, known from the start", _int(0, 2)),
+    _S("net.ipv4.tcp_fastopen", "sysctl", "", "linux", "ignored",
+       "data in the SYN: the handshake is not simulated", _int(0, 1 << 16)),
+    _S("net.ipv4.tcp_syncookies", "sysctl", "", "linux", "ignored",
+       "SYN flood defence: no effect on an open connection", _int(0, 2)),
+    _S("net.ipv4.tcp_fin_timeout", "sysctl", "", "linux", "ignored",
+       "FIN-WAIT-2 lifetime: no effect on an open connection", _int(0, 1 << 31)),
+    _S("net.ipv4.tcp_keepalive_time", "sysctl", "", "linux", "ignored",
+       "keepalive probes of idle connections: a simulated run is never idle that long", _int(0, 1 << 31)),
+    _S("net.ipv4.tcp_max_syn_backlog", "sysctl", "", "linux", "ignored",
+       "half-open connection queue: no effect on an open connection", _int(0, 1 << 31)),
+    _S("net.core.somaxconn", "sysctl", "", "linux", "ignored",
+       "listen backlog: no effect on an open connection", _int(0, 1 << 31)),
     _S("net.ipv4.tcp_congestion_control", "sysctl", "", "linux", "os.congestion_control",
        "reno (RFC 5681, 6582) or cubic (RFC 9438, with HyStart); other algorithms are not modelled", _word,
        _congestion_control),

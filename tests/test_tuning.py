@@ -459,3 +459,30 @@ def test_a_knob_of_another_os_family_is_refused():
         tuned(SOLARIS, "net.core.rmem_max = 1048576")
     # driver and registry knobs belong to no OS family
     assert tuned(SOLARIS, "modprobe ixgb RxIntDelay=0\nTcpWindowSize = 65536\n").platform.nic.coalesce_delay_s == 0
+
+
+def test_a_modern_linux_sysctl_dump_is_accepted_and_each_knob_says_what_it_did():
+    """The lab sweep's own sysctl header (a Linux 6.18 host): every knob is accepted; the ones a kernel
+    version does not have are ignored for that version, the ones tcpsim does not model say so."""
+    from tcpsim.os_versions import os_version
+
+    text = ("net.ipv4.tcp_rmem = 4096 131072 33554432\nnet.ipv4.tcp_adv_win_scale = 1\n"
+            "net.ipv4.tcp_autocorking = 1\nnet.ipv4.tcp_limit_output_bytes = 4194304\n"
+            "net.ipv4.tcp_notsent_lowat = 4294967295\nnet.ipv4.tcp_slow_start_after_idle = 1\n"
+            "net.core.default_qdisc = fq\nnet.ipv4.tcp_ecn = 2\n")
+
+    def effects(version, autocorking):
+        p = replace(Platform(), os=replace(os_version(version), autocorking=autocorking))
+        r = apply_tuning(p, parse_tuning(text))
+        return r, {k.name: what for k, what in r.effects}
+
+    new, e = effects("linux-6.12", False)
+    assert new.platform.os.autocorking and e["net.ipv4.tcp_autocorking"] == "os.autocorking = True"
+    assert e["net.ipv4.tcp_adv_win_scale"].startswith("ignored: Linux 6.12")
+    assert e["net.ipv4.tcp_limit_output_bytes"].startswith("ignored (not modelled): TCP small queues")
+    old, e = effects("linux-2.6", False)
+    assert not old.platform.os.autocorking
+    assert e["net.ipv4.tcp_autocorking"] == "ignored: Linux 2.6.32 has no tcp_autocorking (3.14 on)"
+    assert e["net.ipv4.tcp_limit_output_bytes"] == "ignored: Linux 2.6.32 has no TCP small queues (3.6 on)"
+    assert e["net.ipv4.tcp_adv_win_scale"] == "os.adv_win_scale = 1"
+    assert {k.name for k in old.ignored} >= {"net.ipv4.tcp_notsent_lowat", "net.core.default_qdisc", "net.ipv4.tcp_ecn"}
