@@ -97,6 +97,11 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     streams = parse_int(streams, "streams")
     if bidir and rr is not None:
         raise ConfigError("bidir", bidir, "left out with rr (a request/response stream already runs both ways)")
+    if response is not None and rr is None:
+        raise ConfigError("response", response, "left out without rr (the response size of a request/response workload)")
+    for name, value in (("message", message), ("read", read), ("message_rate", message_rate)):
+        if value is not None and rr is not None:
+            raise ConfigError(name, value, "left out with rr (a request/response workload sizes its own writes and reads)")
     if cc is not None and cc not in CONGESTION_CONTROLS:
         raise ConfigError("cc", cc, "one of " + ", ".join(CONGESTION_CONTROLS))
     from .machine.spec import platform_for

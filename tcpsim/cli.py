@@ -342,6 +342,13 @@ def _cmd_plan(a: argparse.Namespace) -> int:
 
     if a.question in ("sockbuf", "cpus", "flows") and not a.target:
         raise ConfigError("target", None, f"given for plan {a.question} (e.g. --target 900mbit)")
+    unused = {"target": a.target if a.question == "jumbo" else None, "uplink": a.uplink if a.question != "flows" else None,
+              "max_cpus": a.max_cpus if a.question != "cpus" and a.max_cpus != 64 else None,
+              "mtu": a.mtu if a.question == "jumbo" else None}
+    for flag, value in unused.items():  # a flag the question does not read is an error, not silently dropped
+        if value is not None:
+            raise ConfigError(flag, value, f"left out of plan {a.question}" + (
+                " (it compares MTU 1500 with 9000)" if flag == "mtu" else ""))
     check_output_paths(("json", a.json))
     kw = _scenario_kwargs(a)
     if a.question == "flows":

@@ -139,7 +139,10 @@ _BAD = [
     ("plan ''", "not empty"), ("plan bogus", "question"), ("plan sockbuf", "target"),
     ("plan sockbuf --target ''", "target"), ("plan cpus --target fast", "target"),
     ("plan cpus --target 500mbit --max-cpus 0", "max_cpus"), ("plan jumbo --json=/nonexistent/x.json", "json"),
-    ("plan jumbo --mtu ''", "mtu"),
+    ("plan jumbo --mtu ''", "mtu"), ("plan jumbo --mtu 9000", "mtu"), ("plan jumbo --target 1gbit", "target"),
+    ("plan sockbuf --target 1gbit --uplink 1gbit", "uplink"), ("plan jumbo --max-cpus 4", "max_cpus"),
+    ("predict --response 1k", "response"), ("predict --rr 100 --message 1k", "message"),
+    ("predict --rr 100 --read 1k", "read"), ("predict --rr 100 --message-rate 10", "message_rate"),
     # compare
     ("compare --what-if ''", "what_if"), ("compare --json /nonexistent/x.json --what-if mtu=9000", "json"),
     ("compare --a '--mtu 1500'", "compare"),
@@ -342,3 +345,42 @@ def test_calibrate_bad_input_is_one_line(capsys, line, field):
     assert main(shlex.split(line)) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and field in err[0], err
+
+
+def _value_options():
+    """(command, flag, dest) for every option of every subcommand that takes a value, output paths aside."""
+    import argparse
+
+    from tcpsim.cli import _parser
+
+    sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    out = []
+    for name, sp in sub.choices.items():
+        for a in sp._actions:
+            if a.option_strings and a.nargs != 0 and a.dest not in ("json", "json_out", "csv", "plot", "pcap", "diagram") \
+                    and not isinstance(a, (argparse._HelpAction, argparse._StoreTrueAction, argparse._StoreFalseAction)):
+                out.append((name, max(a.option_strings, key=len), a.dest))
+    return out
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-inf"])
+def test_no_option_of_any_subcommand_takes_inf_or_nan_quietly(capsys, value):
+    """Every value option of every subcommand (the parser's own list, so a new flag is covered the day it is
+    added), given inf, nan or -inf, is refused in one line, exit 2: never ignored, never a run (issue 24)."""
+    options = _value_options()
+    assert len(options) > 100
+    accepted = []
+    for command, flag, dest in options:
+        argv = [command]
+        if command == "plan":
+            question = {"target": "sockbuf", "uplink": "flows", "max_cpus": "cpus"}.get(dest, "jumbo")
+            argv += [question] + (["--target", "1mbit"] if question != "jumbo" and dest != "target" else []) \
+                + (["--rtt", "1ms"] if question == "flows" and dest != "rtt" else [])
+        if command == "compare" and dest != "what_if":
+            argv += ["--what-if", "mtu=9000"]
+        code = main(argv + [flag, value])
+        out, err = capsys.readouterr()
+        lines = err.strip().splitlines()
+        if not (code == 2 and len(lines) == 1 and lines[0].startswith("tcpsim: error:") and not out):
+            accepted.append((argv + [flag, value], code, err[-200:]))
+    assert not accepted
