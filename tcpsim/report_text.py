@@ -8,26 +8,12 @@ from . import ceilings
 from .config import Scenario
 from .platform import BUS_PRESETS, Bus
 from .protocol import framing
-from .result import Result
+from .result import LIMIT_NAMES, Result
 from .units import UNSHAPED_RATE_BPS, format_duration, format_rate, format_size
 
 __all__ = ["advice", "describe", "granted_note", "limit_name", "line_goodput_bps", "workload_text"]
 
-_NAMES = {
-    "window": "the TCP window (socket buffers vs round-trip time)",
-    "cwnd": "the congestion window",
-    "sndbuf": "the send socket buffer",
-    "nagle_delack": "the Nagle / delayed-ACK interlock",
-    "application": "the application's write rate",
-    "line": "the line rate",
-    "bus_sender": "the sender's I/O bus",
-    "bus_receiver": "the receiver's I/O bus",
-    "cpu_sender": "the sender's CPU",
-    "cpu_receiver": "the receiver's CPU",
-    "receiver_drops": "receive ring or backlog drops and retransmissions",
-    "loss_recovery": "loss recovery (repairing lost segments, and waiting for retransmission timers)",
-    "closed_form": "the closed-form bound",
-}
+_NAMES = {**LIMIT_NAMES, "closed_form": "the closed-form bound"}
 
 _BUDGETS = {"time_budget": "simulated-time", "event_budget": "event", "wall_budget": "wall-clock"}
 """A :attr:`Result.termination` that means the run did not converge, and the budget it spent, in words."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 
 from dataclasses import asdict, dataclass, field
@@ -10,11 +11,27 @@ from typing import Any, Optional
 from .timeseries import TimeSeries
 from .units import format_duration, format_rate
 
-__all__ = ["Result", "StreamResult", "LIMITS", "json_ready"]
+__all__ = ["Result", "StreamResult", "LIMITS", "LIMIT_NAMES", "json_ready"]
 
 LIMITS = ("window", "cwnd", "sndbuf", "nagle_delack", "application", "line", "bus_sender", "bus_receiver",
           "cpu_sender", "cpu_receiver", "receiver_drops", "loss_recovery")
 """Names ``Result.limited_by`` can take."""
+
+LIMIT_NAMES = {
+    "window": "the TCP window (socket buffers vs round-trip time)",
+    "cwnd": "the congestion window",
+    "sndbuf": "the send socket buffer",
+    "nagle_delack": "the Nagle / delayed-ACK interlock",
+    "application": "the application's write rate",
+    "line": "the line rate",
+    "bus_sender": "the sender's I/O bus",
+    "bus_receiver": "the receiver's I/O bus",
+    "cpu_sender": "the sender's CPU",
+    "cpu_receiver": "the receiver's CPU",
+    "receiver_drops": "receive ring or backlog drops and retransmissions",
+    "loss_recovery": "loss recovery (repairing lost segments, and waiting for retransmission timers)",
+}
+"""Each of :data:`LIMITS` in words, as every printed answer names it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +132,7 @@ class Result:
         every answer tcpsim prints; bytes per second appear nowhere."""
         util = ", ".join(f"{k} {v:.0%}" for k, v in sorted(self.utilization_frac.items(), key=lambda kv: -kv[1])[:4])
         return (f"goodput {format_rate(self.goodput_bps)}, "
-                f"{self.data_packets_per_s:,.0f} data pkt/s, limited by {self.limited_by}\n"
+                f"{self.data_packets_per_s:,.0f} data pkt/s, limited by {LIMIT_NAMES.get(self.limited_by, self.limited_by)}\n"
                 f"busiest: {util}; {self.termination} after {format_duration(self.sim_time_s)} simulated, "
                 f"{self.events:,} events, {self.wall_s:.2f} s wall")
 
@@ -126,7 +143,8 @@ class Result:
         rows = "".join(f"<tr><td>{k}</td><td>{v:.1%}</td></tr>" for k, v in
                        sorted(self.utilization_frac.items(), key=lambda kv: -kv[1]))
         return (f"<div><b>{format_rate(self.goodput_bps)}</b>, "
-                f"limited by <b>{self.limited_by}</b>; {self.data_packets_per_s:,.0f} data pkt/s; "
+                f"limited by <b>{html.escape(LIMIT_NAMES.get(self.limited_by, self.limited_by))}</b>; "
+                f"{self.data_packets_per_s:,.0f} data pkt/s; "
                 f"{self.termination}<table><tr><th>resource</th><th>busy</th></tr>{rows}</table></div>")
 
 

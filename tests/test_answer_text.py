@@ -280,3 +280,4 @@ def test_result_summary_and_html_give_rates_in_bit_per_second_only():
     for text in (r.summary(), r._repr_html_()):
         assert "Mbit/s" in text and "MB/s" not in text and "bytes/s" not in text
     assert "s wall" in r.summary()  # the wall time says what it is
+    assert "limited by the TCP window" in r.summary() and "limited by <b>the TCP window" in r._repr_html_()
