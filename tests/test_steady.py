@@ -86,3 +86,14 @@ def test_a_limit_keeps_a_deep_dip_of_the_steady_state_in_the_measurement():
     cut = mser_cut(rates, limit=25)
     assert 15 <= cut <= 25
     assert np.mean(rates[cut:]) < 82.0
+
+
+def test_the_interval_shrinks_with_run_length():
+    """Sixteen times the samples, a quarter of the half-width (on average): the interval is not widened blindly."""
+    rng = np.random.default_rng(11)
+
+    def mean_halfwidth(n):
+        return np.mean([batch_means_halfwidth(list(rng.normal(10.0, 2.0, n))) for _ in range(60)])
+
+    ratio = mean_halfwidth(6400) / mean_halfwidth(400)
+    assert 0.2 <= ratio <= 0.3
