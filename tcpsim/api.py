@@ -70,7 +70,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
                    receiver: Platform | str | None = None, tuning: Optional[str] = None,
                    cpus: Optional[int] = None, bus: Optional[str] = None, machine: Optional[str] = None,
                    cpu: Optional[str] = None, cpu_ghz: Any = None, memory_bw: Any = None, nic: Optional[str] = None,
-                   queue: Optional[int] = None,
+                   queue: Optional[int] = None, burst: Any = None,
                    loss: float = 0.0, message_rate: Any = None, sack: Optional[bool] = None,
                    limited_transmit: Optional[bool] = None, cc: Optional[str] = None, seed: int = 0,
                    budget: Optional[Budget] = None) -> Scenario:
@@ -82,7 +82,8 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     ``solaris-8``, ``freebsd-5``, ``tru64-5`` ...); ``machine`` (a machine file), ``cpu``, ``cpu_ghz``,
     ``cpus``, ``memory_bw``, ``bus`` and ``nic`` change parts of both hosts' platforms, or build one from
     parts alone (:func:`tcpsim.machine.spec.platform_for` has the rules; ``tcpsim machine show`` explains
-    a result). ``sack`` turns
+    a result). ``burst`` makes the rate a token bucket of that size (``tc tbf``, as ``tcpsim lab`` shapes;
+    :attr:`tcpsim.config.Link.burst_bytes`). ``sack`` turns
     selective acknowledgment (RFC 2018, with RFC 6675 recovery) on or off on both ends, ``limited_transmit``
     (RFC 3042) too, ``cc`` picks the congestion control (``reno`` or ``cubic``); None keeps each OS's default.
     """
@@ -93,7 +94,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     link = Link(rate_bps=parse_link_rate(rate, "rate"), one_way_delay_s=delay_s,
                 mtu_bytes=parse_size(mtu, "mtu_bytes", decimal=True),
                 queue_packets=None if queue is None else parse_int(queue, "queue"),
-                loss_frac=parse_fraction(loss, "loss"))
+                loss_frac=parse_fraction(loss, "loss"), burst_bytes=0 if burst is None else parse_size(burst, "burst"))
     streams = parse_int(streams, "streams")
     if bidir and rr is not None:
         raise ConfigError("bidir", bidir, "left out with rr (a request/response stream already runs both ways)")

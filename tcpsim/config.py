@@ -31,9 +31,15 @@ class Link:
     """Independent random loss per frame (seeded)."""
     switch_hops: int = 0
     """Store-and-forward switches on the path; each adds one frame's serialization to its delay."""
+    burst_bytes: int = 0
+    """0: a line that serializes every frame at ``rate_bps``. Otherwise a token-bucket shaper (Linux ``tbf``
+    on a veth, as ``tcpsim lab`` sets up): tokens fill at ``rate_bps`` up to this many bytes, and a frame
+    leaves as soon as the bucket holds its size, at the veth's own speed, so a window smaller than the
+    bucket arrives in one burst."""
 
     def __post_init__(self) -> None:
         _check_range("rate_bps", self.rate_bps, 1e3, 1e13, "in 1e3..1e13 bit/s")
+        _check_range("burst_bytes", self.burst_bytes, 0, 1 << 32, "0 (no bucket) or a bucket in bytes")
         _check_range("one_way_delay_s", self.one_way_delay_s, 0.0, 10.0, "in 0..10 s")
         if isinstance(self.mtu_bytes, bool) or not isinstance(self.mtu_bytes, int) \
                 or not 68 <= self.mtu_bytes <= 65535:

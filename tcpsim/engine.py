@@ -128,9 +128,9 @@ class _Run:
         self.rcv_host = HostRuntime(self.kernel, sc.receiver.platform, "receiver", streams_per_host)
         link = sc.link
         fwd = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng,
-                            link.switch_hops)
+                            link.switch_hops, link.burst_bytes)
         rev = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng,
-                            link.switch_hops)
+                            link.switch_hops, link.burst_bytes)
         self.links = {"forward": fwd, "reverse": rev}
         self.snd_host.link_out, self.snd_host.peer = fwd, self.rcv_host
         self.rcv_host.link_out, self.rcv_host.peer = rev, self.snd_host

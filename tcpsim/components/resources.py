@@ -41,10 +41,14 @@ class LinkDirection:
 
     __slots__ = ("rate_bps", "delay_s", "queue_packets", "free_at", "busy_s", "departures", "drops", "loss_frac",
                  "rng", "iface_bytes", "hops", "_hop_free_at", "_on_wire", "sent_iface_bytes", "sent_data_frames",
-                 "sent_payloads")
+                 "sent_payloads", "burst_bytes", "_tokens", "_tokens_at")
 
     def __init__(self, rate_bps: float, delay_s: float, queue_packets: int | None, loss_frac: float = 0.0,
-                 rng=None, hops: int = 0) -> None:
+                 rng=None, hops: int = 0, burst_bytes: int = 0) -> None:
+        self.burst_bytes = float(burst_bytes)
+        """Token bucket (``tbf``): 0 = none; see :attr:`tcpsim.config.Link.burst_bytes`."""
+        self._tokens = float(burst_bytes)
+        self._tokens_at = 0.0
         self.hops = hops
         self._hop_free_at = [0.0] * hops
         """When each switch's output port on the path finishes its last frame."""
@@ -82,9 +86,12 @@ class LinkDirection:
                 self.drops += 1
                 return None
         start = self.free_at if self.free_at > ready_s else ready_s
+        busy = wire_s
+        if self.burst_bytes > 0.0:
+            start, wire_s = self._take_tokens(start, wire_s)
         end = start + wire_s
         self.free_at = end
-        self.busy_s += wire_s
+        self.busy_s += busy
         self.iface_bytes += frame_bytes - 4
         on_wire = self._on_wire
         if on_wire and on_wire[0][0] <= now:
@@ -103,6 +110,21 @@ class LinkDirection:
             start = hop_free_at[i] if hop_free_at[i] > out else out
             out = hop_free_at[i] = start + wire_s
         return out + self.delay_s
+
+    def _take_tokens(self, start: float, wire_s: float) -> tuple[float, float]:
+        """Linux ``tbf_dequeue``: the frame leaves once the bucket (filling at the rate, up to the burst) holds
+        its bytes; it then crosses the veth at memory speed (1/1000 of its time at the shaped rate)."""
+        byte_s = 8.0 / self.rate_bps
+        size = wire_s / byte_s
+        tokens = self._tokens + (start - self._tokens_at) / byte_s
+        if tokens > self.burst_bytes:
+            tokens = self.burst_bytes
+        if tokens < size:
+            start += (size - tokens) * byte_s
+            tokens = size
+        self._tokens = tokens - size
+        self._tokens_at = start
+        return start, wire_s * 1e-3
 
     def busy_until(self, now: float) -> float:
         ahead = self.free_at - now

@@ -27,7 +27,7 @@ from typing import Optional, Sequence
 
 from ..errors import TcpsimError
 
-__all__ = ["Testbed", "LabUnavailable", "missing_requirement", "has_netem", "install_signal_handlers",
+__all__ = ["Testbed", "LabUnavailable", "tbf_burst_bytes", "missing_requirement", "has_netem", "install_signal_handlers",
            "NS_PREFIX", "list_namespaces", "stale_namespaces", "remove_stale", "SENDER_ADDR"]
 
 NS_PREFIX = "tcpsim-"
@@ -45,6 +45,12 @@ def _run(args: Sequence[str], check: bool = True, timeout: float = _CMD_TIMEOUT_
     if check and proc.returncode != 0:
         raise LabUnavailable(f"{' '.join(args)} failed: {(proc.stderr or proc.stdout).strip().splitlines()[:1]}")
     return proc
+
+
+def tbf_burst_bytes(rate_bps: float, mtu_bytes: int) -> int:
+    """The bucket of the ``tbf`` a lab run shapes with: 1 ms of the rate, at least 64 KiB and two frames
+    (:attr:`tcpsim.config.Link.burst_bytes` of the same scenario in tcpsim)."""
+    return max(65536, int(rate_bps / 8 * 1e-3), 2 * mtu_bytes)
 
 
 def missing_requirement() -> Optional[str]:
@@ -208,7 +214,7 @@ class Testbed:
         else:
             parent = ["root", "handle", "10:"]
         if self.rate_bps > 0:
-            burst = max(65536, int(self.rate_bps / 8 * 1e-3), 2 * self.mtu_bytes)
+            burst = tbf_burst_bytes(self.rate_bps, self.mtu_bytes)
             _run(["tc", "-n", ns, "qdisc", "add", "dev", dev, *parent, "tbf", "rate", f"{int(self.rate_bps)}bit",
                   "burst", str(burst), "limit", str(max(4 * burst, 16 << 20))])
 
