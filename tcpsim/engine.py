@@ -3,7 +3,8 @@
 After a short warm-up (the first RTTs) the run samples its counters at equal intervals. At growing
 intervals it asks :mod:`tcpsim.steady` where the transient ends (MSER-5) and how precise the mean since
 then is (batch means); it stops when the 95 % interval is within ``Budget.rel_tol`` of the mean (on a
-lossy link, only once the span has seen some twenty random losses), or when a budget (events, simulated
+lossy link, only once the span has seen some twenty random losses and, where their timeouts matter, five
+retransmissions lost again), or when a budget (events, simulated
 time, wall time) is spent. The result says which, and measures from the
 end of the transient either way. A finite transfer (``Workload.total_bytes``) instead runs to its last
 byte and is measured whole.
@@ -322,11 +323,11 @@ class _Run:
                 # average needs many loss cycles, however smooth the span without them.
                 return False
             if loss_frac:
-                # A retransmission is lost again with the same probability, and only the retransmission timer
-                # finds that loss (RFC 6298 5.5; Linux tcp_retransmit_timer): a stall of an RTO or more, rare
-                # and costly. Where such stalls can move the mean by more than half the tolerance, the span
-                # must expect a few of them, or a run that happened to see none states a narrow interval
-                # above the long-run mean (issue 24: 11 of 20 intervals held it at 1 % loss).
+                # A retransmission is lost again with the same probability, and without RACK (not modelled) only
+                # the retransmission timer finds that loss (RFC 6298 5.5; Linux tcp_retransmit_timer): a stall of
+                # an RTO or more, rare and costly. Where such stalls can move the mean by more than half the
+                # tolerance, the span must expect a few of them, or a run that happened to see none states a
+                # narrow interval above the long-run mean (issue 24: 11 of 20 intervals held it at 1 % loss).
                 lost_again = (samples[-1][4] - samples[est.start][4]) * loss_frac
                 if lost_again * min_rto_s > b.rel_tol / 2 * span_s and lost_again < _MIN_LOST_RETRANSMITS:
                     return False
