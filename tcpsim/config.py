@@ -143,6 +143,11 @@ class TcpOptions:
     wscale_space_bytes: int = 0
     """``linux`` rule: the space the window scale is chosen for (``tcp_select_initial_window``): the
     largest of the buffer, ``tcp_rmem[2]`` and ``rmem_max`` for an unset buffer, the buffer for a set one."""
+    tso_rule: int = 0
+    """``linux`` rule, the size of a TSO/GSO aggregate (``tcp_xmit_size_goal``, ``tcp_tso_autosize``): 0 = up
+    to 64 KiB; 1 (3.12 on) = about 1 ms of the pacing rate (``tcp_update_pacing_rate``), at least two
+    segments; 2 (5.18 on) = plus 64 KiB >> (min RTT >> 9 us); 3 (6.11 on) = also not cut to half the peer's
+    largest window (``tcp_grow_skb`` grows the skb to what may be sent)."""
     congestion_control: str = "reno"
     """``reno`` or ``cubic`` (:mod:`tcpsim.protocol.cubic`, with HyStart)."""
     autocork: bool = False
@@ -164,6 +169,7 @@ class TcpOptions:
         _check_range("scaling_ratio_default", self.scaling_ratio_default, 0, 255)
         _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
         _check_range("rx_skb_page_bytes", self.rx_skb_page_bytes, 0, 1 << 20)
+        _check_range("tso_rule", self.tso_rule, 0, 3)
         _check_range("init_rcv_wnd_segments", self.init_rcv_wnd_segments, 0, 1000)
         if self.window_update_rule not in WINDOW_UPDATE_RULES:
             raise ConfigError("window_update_rule", self.window_update_rule, "one of " + ", ".join(WINDOW_UPDATE_RULES))
@@ -257,6 +263,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         rcv_window_rule="linux", adv_win_scale=os.adv_win_scale, scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
         rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rx_skb_page_bytes=os.rx_skb_page_bytes,
+        tso_rule=3 if v >= (6, 11) else 2 if v >= (5, 18) else 1 if v >= (3, 12) else 0,
         rcvbuf_autotune_max_bytes=rmem2,
         wscale_space_bytes=max(rcvbuf_bytes, os.rcvbuf_autotune_max_bytes, os.max_sockbuf_bytes) if autotuned
         else rcvbuf_bytes,

@@ -108,6 +108,10 @@ class Nic:
     coalesce_idle_timer: bool = False
     """The delay counts from the latest frame, not the first (a packet timer, e1000 ``RDTR``): during a
     burst the NIC raises no interrupt until ``coalesce_packets`` frames wait or the line goes quiet."""
+    gso_whole: bool = False
+    """The path hands the sender's TSO/GSO aggregates to the receiver's TCP whole (a veth pair, a TUN device
+    with ``IFF_VNET_HDR``, ``tbf``): the receiver takes each as one skb. Set on the sending host; only a
+    versioned Linux sender builds aggregates (:mod:`tcpsim.components.sender`)."""
 
     def __post_init__(self) -> None:
         _check_range("tx_ring_packets", self.tx_ring_packets, 1, 1 << 20)

@@ -91,6 +91,8 @@ class TcpEndpoint(TcpRecovery):
             if sample is not None:
                 rtt = now - sample
                 self.rto.sample(rtt)
+                if rtt < self._min_rtt_s or self._min_rtt_s <= 0.0:
+                    self._min_rtt_s = rtt
                 self.rtt_sum_s += rtt
                 self.rtt_n += 1
             if self._cc_timed:

@@ -197,6 +197,15 @@ class TcpReceiver(EndpointState):
                             self.rcv_shift, self._rcv_wnd, 0)
         return new > 0 and new >= 2 * cur
 
+    def _grow_window(self, length: int) -> None:
+        """``tcp_event_data_recv`` -> ``tcp_grow_window`` for an in-order skb of ``length`` bytes (a segment,
+        or a whole GSO aggregate), with that skb already in the buffer."""
+        grown = grow_ssthresh(self._rcv_ssthresh, self.rcv_window_max, self._linux_free_space(),
+                              self._rcv_mss + self.option_bytes, length)
+        if grown > self._rcv_ssthresh:
+            self._rcv_ssthresh = grown
+            self.delack.set_quickack(1)  # icsk_ack.quick |= 1: a growing window is ACKed at once
+
     # --- application interface --------------------------------------------------------------------
     def app_read(self, size_bytes: int, cpu: int) -> None:
         """The application took ``size_bytes`` out of the receive buffer; maybe send a window update."""
@@ -238,12 +247,21 @@ class TcpReceiver(EndpointState):
             if self._linux_wnd and length >= self._rcv_mss:  # tcp_event_data_recv -> tcp_measure_rcv_mss
                 if length != self._rcv_mss:
                     self._linux_measure_rcv_mss(length)
-            if self._linux_wnd and length >= 128:  # tcp_event_data_recv -> tcp_grow_window
-                grown = grow_ssthresh(self._rcv_ssthresh, self.rcv_window_max, self._linux_free_space(),
-                                      self._rcv_mss + self.option_bytes, length)
-                if grown > self._rcv_ssthresh:
-                    self._rcv_ssthresh = grown
-                    self.delack.set_quickack(1)  # icsk_ack.quick |= 1: a growing window is ACKed at once
+            if self._linux_wnd:
+                if seg.more:  # inside a GSO aggregate: the kernel sees the whole skb at once, at its end
+                    self._agg_bytes += length
+                    self._agg_arrived += arrived
+                    self.delack.on_segment(length, True)
+                    if self._delack_timer.deadline is None:
+                        self._delack_timer.arm(self.delack.deadline_s(self.kernel.env._now))
+                    return
+                if self._agg_bytes:
+                    arrived += self._agg_arrived
+                    whole = length + self._agg_bytes
+                    self._agg_bytes = self._agg_arrived = 0
+                    self._grow_window(whole)
+                elif length >= 128:
+                    self._grow_window(length)
             if self._drs:
                 self._rcv_rtt_measure()
             ack_now = self.delack.on_segment(length, not filled_hole)

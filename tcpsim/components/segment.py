@@ -8,7 +8,8 @@ __all__ = ["Segment"]
 class Segment:
     """One TCP segment; ``length`` 0 is a pure ACK or window update."""
 
-    __slots__ = ("dst", "seq", "length", "ack", "wnd", "frame_bytes", "wire_s", "retransmit", "sent_s", "push", "sack")
+    __slots__ = ("dst", "seq", "length", "ack", "wnd", "frame_bytes", "wire_s", "retransmit", "sent_s", "push", "sack",
+                 "more")
 
     def __init__(self, dst, seq: int, length: int, ack: int, wnd: int, frame_bytes: int, wire_s: float,
                  retransmit: bool, sent_s: float, push: bool = False, sack: tuple | None = None) -> None:
@@ -24,3 +25,5 @@ class Segment:
         self.push = push
         self.sack = sack
         """SACK blocks ``((start, end), ...)`` the ACK carries (RFC 2018), or None."""
+        self.more = False
+        """More segments of the same GSO aggregate follow (a path that carries aggregates whole)."""

@@ -59,6 +59,7 @@ class TcpSender(TcpReceiver):
     def output(self, cpu: int) -> None:
         """Send what the windows, Nagle and SWS avoidance allow (RFC 1122 §4.2.3.4, RFC 5681); in SACK
         recovery, what RFC 6675's NextSeg picks while cwnd - pipe allows a segment."""
+        self._agg_prev = None  # one tcp_write_xmit pass: segments sent back to back may form one aggregate
         if self._sack_rec:
             self._sack_output(cpu)
         else:
@@ -159,7 +160,44 @@ class TcpSender(TcpReceiver):
         self.snd_nxt = self.snd_max = end
         if self._rto_timer.deadline is None:
             self._arm_rto()
-        self._emit(seq, length, cpu, False, push)
+        if not self._gso:
+            self._emit(seq, length, cpu, False, push)
+            return
+        prev = self._agg_prev
+        if prev is not None and self._agg_sent + length <= self._agg_goal:
+            prev.more = True
+            self._agg_sent += length
+        else:
+            self._agg_goal = self._tso_goal()
+            self._agg_sent = length
+        self._agg_prev = self._emit(seq, length, cpu, False, push)
+
+    def _tso_goal(self) -> int:
+        """Bytes one TSO/GSO aggregate may carry (``tcp_xmit_size_goal``, ``tcp_tso_autosize``, by
+        :attr:`tcpsim.config.TcpOptions.tso_rule`): from 3.12 the pacing rate (``tcp_update_pacing_rate``:
+        max(cwnd, in flight) x MSS / srtt, x2 while cwnd < ssthresh / 2, else x1.2) >> 10, plus from 5.18
+        64 KiB >> (min RTT in us >> 9), at least two segments; at most 64 KiB; before 6.11 at most half the
+        peer's largest window (``tcp_bound_to_half_wnd``; 6.11's ``tcp_grow_skb`` grows past it)."""
+        mss = self.mss
+        rule = self.opts.tso_rule
+        limit = 65536 - 320  # sk_gso_max_size less MAX_TCP_HEADER
+        segs = limit // mss
+        srtt = self.rto.srtt_s
+        if rule >= 1 and srtt is not None and srtt > 0.0:
+            cwnd = self.cc.cwnd
+            flight = self.snd_nxt - self.snd_una
+            rate = (cwnd if cwnd > flight else flight) / srtt * (2.0 if cwnd < self.cc.ssthresh // 2 else 1.2)
+            goal = rate / 1024.0
+            if rule >= 2 and self._min_rtt_s > 0.0:
+                r = int(self._min_rtt_s * 1e6) >> 9
+                if r < 32:
+                    goal += 65536 >> r
+            auto = int(goal) // mss
+            segs = min(segs, auto if auto > 2 else 2)
+        if rule < 3 and self.max_sndwnd > 536:
+            half = (self.max_sndwnd >> 1) // mss
+            segs = min(segs, half if half > 1 else 1)
+        return (segs if segs > 1 else 1) * mss
 
     def _audit(self, seq: int, length: int) -> None:
         in_flight = seq + length - self.snd_una

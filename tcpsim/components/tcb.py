@@ -141,6 +141,13 @@ class EndpointState:
         self._advmss = self.mss + self.option_bytes  # tp->advmss
         self._adv_win_scale = opts.adv_win_scale
         self._linux_ready = False
+        # GSO aggregates carried whole to the peer (nic.gso_whole; tcpsim.components.sender._send_new)
+        self._gso = self._linux_wnd and host.platform.nic.gso_whole
+        self._agg_prev: Segment | None = None  # the last segment of the aggregate being built in this pass
+        self._agg_sent = 0  # its bytes so far
+        self._agg_goal = 0  # tcp_tso_autosize's goal for this pass, bytes
+        self._agg_bytes = 0  # receiver: bytes of an aggregate whose end has not arrived
+        self._agg_arrived = 0
         # A versioned Linux sizes its quick-ACK run from the window at connect (tcp_incr_quickack).
         self.delack = make_delack(opts.delack, self.mss, opts.delack_timeout_s, opts.deferred_acks_max,
                                   0 if self._linux_wnd else opts.quickack_segments)
@@ -161,6 +168,7 @@ class EndpointState:
         self._rto_armed_s = 0.0
         self.rtt_sum_s = 0.0
         self.rtt_n = 0
+        self._min_rtt_s = 0.0  # tcp_min_rtt: the smallest RTT sample (tcp_tso_autosize, 5.18 on)
 
     def _new_cc(self) -> NewReno:
         """The congestion control the options name, for the current MSS."""
@@ -199,7 +207,7 @@ class EndpointState:
         if blocked and self.block in ("nagle", "app"):
             self._set_block("sndbuf")
 
-    def _emit(self, seq: int, length: int, cpu: int, retransmit: bool, push: bool = False) -> None:
+    def _emit(self, seq: int, length: int, cpu: int, retransmit: bool, push: bool = False) -> Segment:
         now = self.kernel.env._now
         wnd = self._window_to_advertise()
         if self._sack_blocks and not length:
@@ -231,6 +239,7 @@ class EndpointState:
             self.trace.append((now, self.name, "data" if length else "ack", seq, length, self.rcv_nxt, wnd,
                                "retransmit" if retransmit else self.block, push, seg.sack))
         self.host.transmit(seg, cpu)
+        return seg
 
     def _send_ack(self, cpu: int) -> None:
         self._emit(self.snd_nxt, 0, cpu, False)
