@@ -124,19 +124,20 @@ class TcpReceiver(EndpointState):
         quick = rcv_wnd // (2 * guess)
         self.delack.set_quickack(min(quick if quick > 0 else 2, 16))
 
-    def _linux_measure_rcv_mss(self, length: int) -> None:
-        """``tcp_measure_rcv_mss`` for an in-order segment longer than ``rcv_mss`` (one of equal length
-        changes nothing): from 6.6 it measures ``scaling_ratio`` as ``skb->len / skb->truesize`` (the
-        receive path's skb, :func:`~tcpsim.protocol.linux_window.rx_truesize`) and, from 6.11, a changed
-        ratio resets the clamp to the window of the buffer (``tcp_set_window_clamp``: ``rcv_ssthresh``
+    def _linux_measure_rcv_mss(self, length: int, skb_bytes: int) -> None:
+        """``tcp_measure_rcv_mss`` for an in-order skb whose segments (``gso_size``, or its length) are at least
+        ``rcv_mss``: when that length differs from ``rcv_mss`` (from 6.6) it measures ``scaling_ratio`` as
+        ``skb->len / skb->truesize`` of the whole skb (``skb_bytes``: a GSO aggregate taken whole counts as one;
+        the receive path's truesize, :func:`~tcpsim.protocol.linux_window.rx_truesize`) and, from 6.11, a
+        changed ratio resets the clamp to the window of the buffer (``tcp_set_window_clamp``: ``rcv_ssthresh``
         follows a lower clamp down); then ``rcv_mss`` is the length, at most ``advmss``."""
         o = self.opts
-        truesize = rx_truesize(length, length + self.option_bytes + IP_TCP_HEADER_BYTES, o.rx_skb_overhead_bytes,
+        truesize = rx_truesize(skb_bytes, skb_bytes + self.option_bytes + IP_TCP_HEADER_BYTES, o.rx_skb_overhead_bytes,
                                o.rx_skb_page_bytes)
-        self._truesize = truesize
         self._rcv_mss = length if length < self._advmss else self._advmss
+        self._truesize = truesize * self._rcv_mss // skb_bytes  # charged per rcv_mss of payload
         if self._ratio:
-            ratio = scaling_ratio(length, truesize)
+            ratio = scaling_ratio(skb_bytes, truesize)
             if ratio != self._ratio:
                 self._ratio = ratio
                 if o.clamp_follows_ratio:
@@ -244,24 +245,27 @@ class TcpReceiver(EndpointState):
                 self._sack_blocks = [b if b[0] >= rcv_nxt else [rcv_nxt, b[1]]
                                      for b in self._sack_blocks if b[1] > rcv_nxt]
             self.rcv_buffered += length
-            if self._linux_wnd and length >= self._rcv_mss:  # tcp_event_data_recv -> tcp_measure_rcv_mss
-                if length != self._rcv_mss:
-                    self._linux_measure_rcv_mss(length)
             if self._linux_wnd:
                 if seg.more:  # inside a GSO aggregate: the kernel sees the whole skb at once, at its end
+                    if not self._agg_bytes:
+                        self._agg_seg = length  # its gso_size
                     self._agg_bytes += length
                     self._agg_arrived += arrived
                     self.delack.on_segment(length, True)
                     if self._delack_timer.deadline is None:
                         self._delack_timer.arm(self.delack.deadline_s(self.kernel.env._now))
                     return
+                whole = length
+                gso_size = length
                 if self._agg_bytes:
                     arrived += self._agg_arrived
-                    whole = length + self._agg_bytes
+                    whole += self._agg_bytes
+                    gso_size = self._agg_seg
                     self._agg_bytes = self._agg_arrived = 0
+                if gso_size > self._rcv_mss:
+                    self._linux_measure_rcv_mss(gso_size, whole)  # tcp_event_data_recv -> tcp_measure_rcv_mss
+                if whole >= 128:
                     self._grow_window(whole)
-                elif length >= 128:
-                    self._grow_window(length)
             if self._drs:
                 self._rcv_rtt_measure()
             ack_now = self.delack.on_segment(length, not filled_hole)

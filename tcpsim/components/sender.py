@@ -39,6 +39,8 @@ class TcpSender(TcpReceiver):
 
     def app_write(self, size_bytes: int, cpu: int) -> None:
         """The application's bytes entered the send buffer (one message or one piece of a blocked write)."""
+        if self._gso and self.written == self.snd_nxt:
+            self._agg_first_write = True  # tcp_sendmsg -> tcp_push_one: the first skb leaves when full
         self.written += size_bytes
         if self.whole_messages:
             self.messages.append(size_bytes)
@@ -169,8 +171,23 @@ class TcpSender(TcpReceiver):
             self._agg_sent += length
         else:
             self._agg_goal = self._tso_goal()
+            if self._agg_first_write:
+                self._agg_first_write = False
+                half = self._size_goal()
+                if half < self._agg_goal:
+                    self._agg_goal = half
             self._agg_sent = length
         self._agg_prev = self._emit(seq, length, cpu, False, push)
+
+    def _size_goal(self) -> int:
+        """``tcp_xmit_size_goal``: the skbs a write builds hold at most half the peer's largest window
+        (``tcp_bound_to_half_wnd`` of 64 KiB less headers), at least one MSS."""
+        mss = self.mss
+        limit = 65536 - 320
+        if self.max_sndwnd > 536 and limit > self.max_sndwnd >> 1:
+            limit = self.max_sndwnd >> 1
+        segs = limit // mss
+        return (segs if segs > 1 else 1) * mss
 
     def _tso_goal(self) -> int:
         """Bytes one TSO/GSO aggregate may carry (``tcp_xmit_size_goal``, ``tcp_tso_autosize``, by
@@ -194,10 +211,12 @@ class TcpSender(TcpReceiver):
                     goal += 65536 >> r
             auto = int(goal) // mss
             segs = min(segs, auto if auto > 2 else 2)
-        if rule < 3 and self.max_sndwnd > 536:
-            half = (self.max_sndwnd >> 1) // mss
-            segs = min(segs, half if half > 1 else 1)
-        return (segs if segs > 1 else 1) * mss
+        goal = (segs if segs > 1 else 1) * mss
+        if rule < 3:
+            half = self._size_goal()
+            if half < goal:
+                goal = half
+        return goal
 
     def _audit(self, seq: int, length: int) -> None:
         in_flight = seq + length - self.snd_una

@@ -146,8 +146,10 @@ class EndpointState:
         self._agg_prev: Segment | None = None  # the last segment of the aggregate being built in this pass
         self._agg_sent = 0  # its bytes so far
         self._agg_goal = 0  # tcp_tso_autosize's goal for this pass, bytes
+        self._agg_first_write = False  # a write found the send queue empty: its first skb is pushed when full
         self._agg_bytes = 0  # receiver: bytes of an aggregate whose end has not arrived
         self._agg_arrived = 0
+        self._agg_seg = 0  # receiver: the gso_size of that aggregate (its first segment)
         # A versioned Linux sizes its quick-ACK run from the window at connect (tcp_incr_quickack).
         self.delack = make_delack(opts.delack, self.mss, opts.delack_timeout_s, opts.deferred_acks_max,
                                   0 if self._linux_wnd else opts.quickack_segments)

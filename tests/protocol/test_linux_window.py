@@ -24,11 +24,13 @@ def test_truesize_of_a_paged_receive_path_is_whole_pages_and_a_head():
     and 320 of shared info) is held in page chunks summing to the packet rounded up to pages. The ratios
     are the ones the lab VM's kernel showed through its TUN delay line (TCP_WINDOW_CLAMP = SO_RCVBUF x
     ratio / 256: 44544 of 65536 at MTU 9000, 16128 of 32768 with 4474-byte segments)."""
-    assert rx_truesize(8948, 9000, 356, 4096) == 12288 + PAGED_HEAD_BYTES
-    assert scaling_ratio(8948, rx_truesize(8948, 9000, 356, 4096)) == 174
-    assert scaling_ratio(4474, rx_truesize(4474, 4526, 356, 4096)) == 126
-    assert rx_truesize(1448, 1500, 356, 4096) == 1448 + 356           # fits one page: the driver's buffer
-    assert scaling_ratio(1448, 1448 + 356) == 205
+    assert rx_truesize(8948, 9000, 832, 4096) == 12288 + PAGED_HEAD_BYTES
+    assert scaling_ratio(8948, rx_truesize(8948, 9000, 832, 4096)) == 174
+    assert scaling_ratio(4474, rx_truesize(4474, 4526, 832, 4096)) == 126
+    # the MTU-1500 ratio, 205 (26240 of 32768), is the connection's first skb: a GSO aggregate of five
+    # segments (7240 bytes in one 7292-byte packet, two pages)
+    assert scaling_ratio(7240, rx_truesize(7240, 7292, 832, 4096)) == 205
+    assert rx_truesize(1448, 1500, 832, 4096) == 1448 + 832           # fits one page: the driver's buffer
     assert rx_truesize(8948, 9000, 832, 0) == 8948 + 832             # no paging: payload and overhead
 
 
