@@ -50,10 +50,12 @@ def install(tmp: Path) -> Installed:
     python = venv / "bin" / "python"
     purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                              capture_output=True, text=True, check=True).stdout.strip()
-    Path(purelib, "_tcpsim_test_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     wheel = next(dist.glob("tcpsim-*.whl"))
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q",
                     str(wheel)], check=True, env=env, capture_output=True, timeout=300)
+    # After the install: with the running environment's site-packages visible, pip would find the tcpsim
+    # installed there (CI installs it non-editable) and skip the wheel as "already satisfied".
+    Path(purelib, "_tcpsim_test_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     where = subprocess.run([str(python), "-P", "-c", "import tcpsim; print(tcpsim.__file__)"], cwd=tmp,
                            capture_output=True, text=True, check=True).stdout.strip()
     assert Path(where).is_relative_to(venv), f"tcpsim imported from {where}, not the fresh venv"
