@@ -142,6 +142,32 @@ def test_fitter_says_when_the_runs_do_not_tell_a_cost():
     assert fit.values[2] == pytest.approx(1e-9)  # left where it started, not invented
 
 
+def test_fitter_keeps_the_best_point_it_evaluated_not_its_last():
+    """A model that is not smooth: only a narrow dip near the start fits, which the first Jacobian probe
+    (``diff_step``: 5 % of log(start)) lands on; the optimizer's steps miss it and stay at the start."""
+    probe = 0.05 * math.log(1e-6)  # scipy steps by diff_step x sign(x) x max(1, |x|)
+
+    def dip(values):
+        near = abs(math.log(values[0] / 1e-6) - probe) < 0.01
+        return [1.0 if near else 2.0] * 3
+
+    seen = []
+    fit = fit_costs(dip, [1.0, 1.0, 1.0], [1e-6], [(0.05e-6, 50e-6)], ["w"], max_nfev=20, progress=seen.append)
+    assert len(seen) == fit.n_evaluations > 2
+    assert fit.errors == (0.0, 0.0, 0.0) and fit.median_abs_rel_error == 0.0
+    assert math.log(fit.values[0] / 1e-6) == pytest.approx(probe, abs=0.01)
+    assert "Best of" in fit.message
+
+
+def test_lab_prediction_is_on_the_lab_s_path_whatever_the_host():
+    """``tcpsim lab`` predicts on the path it measures, which carries GSO aggregates whole (as validate's lab_vm)."""
+    from tcpsim.lab.predict import host_platform
+
+    assert host_platform({}).nic.gso_whole
+    assert host_platform({}, platform="modern_linux").nic.gso_whole
+    assert host_platform({}).os.version  # a versioned Linux, the only sender that builds aggregates
+
+
 def test_calibrate_iperf3_writes_a_loadable_machine_file(tmp_path, capsys):
     from tcpsim.cli import main
     from tcpsim.profiles import load_platform

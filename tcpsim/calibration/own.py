@@ -90,6 +90,11 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
     ``model`` is the simulator over the runs in :func:`main`; any callable works (the tests use a closed
     form). Intervals: +-1.96 standard errors in log space from the Jacobian; None where it is singular
     in that direction (the runs do not tell the cost).
+
+    The result is the best point evaluated (the start, every trial step and every Jacobian probe alike), by
+    the fit's own objective, the sum of squared log errors: the optimizer's last iterate can be worse than a
+    point it passed (a budget that ends mid-search, a probe that landed lower on a simulator that is not
+    smooth), and an evaluated point's errors are the simulator's own, so nothing is extrapolated.
     """
     import numpy as np
     from scipy.optimize import least_squares
@@ -101,19 +106,24 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
     hi = np.log([b[1] for b in bounds])
     x0 = np.clip(np.log(np.maximum(np.asarray(start, dtype=float), 1e-30)), lo + 1e-9, hi - 1e-9)
     n_eval = [0]
+    best: list[Any] = [math.inf, x0, None, 0]  # objective, x, residuals, evaluation number
 
     def residuals(x: np.ndarray) -> np.ndarray:
         pred = np.asarray(model(list(np.exp(x))), dtype=float)
         res = np.log(np.maximum(pred, 1e-9) / meas)
         n_eval[0] += 1
+        res = np.where(np.isfinite(res), res, 3.0)
+        cost = float(np.sum(res ** 2))
+        if cost < best[0]:
+            best[:] = [cost, np.array(x, dtype=float), res.copy(), n_eval[0]]
         if progress is not None:
             progress(f"  eval {n_eval[0]:3d}: median |err| {np.median(np.abs(np.expm1(res))):.1%}")
-        return np.where(np.isfinite(res), res, 3.0)
+        return res
 
     # least_squares counts neither Jacobian evaluations nor the start: budget the model runs themselves
     sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.05, max_nfev=max(1, max_nfev // (len(x0) + 1)),
                         method="trf")
-    res = sol.fun
+    x_best, res = best[1], best[2]
     dof = max(len(res) - len(x0), 1)
     s2 = float(np.sum(res ** 2)) / dof
     lo95: list[Optional[float]] = [None] * len(x0)
@@ -126,10 +136,11 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
             for i in range(len(x0)):
                 half = 1.96 * math.sqrt(max(cov[i, i], 0.0))
                 if half < 5.0:  # a factor e^5 ~ 150 either way says nothing
-                    lo95[i], hi95[i] = float(np.exp(sol.x[i] - half)), float(np.exp(sol.x[i] + half))
-    return OwnFit(names=tuple(names), values=tuple(float(v) for v in np.exp(sol.x)),
+                    lo95[i], hi95[i] = float(np.exp(x_best[i] - half)), float(np.exp(x_best[i] + half))
+    message = f"{sol.message} Best of {n_eval[0]} evaluations: number {best[3]}" + (" (the start)" if best[3] == 1 else "")
+    return OwnFit(names=tuple(names), values=tuple(float(v) for v in np.exp(x_best)),
                   start=tuple(float(v) for v in np.exp(x0)), lo95=tuple(lo95), hi95=tuple(hi95),
-                  errors=tuple(float(v) for v in np.expm1(res)), n_evaluations=n_eval[0], message=str(sol.message))
+                  errors=tuple(float(v) for v in np.expm1(res)), n_evaluations=n_eval[0], message=message)
 
 
 # ---------------------------------------------------------------- runs -> (scenario builder, measured)
@@ -293,7 +304,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for n, v0, v, lo, hi in zip(names, fit.start, fit.values, fit.lo95, fit.hi95):
         band = "not identified by these runs" if lo is None else f"95 % {lo:.3g} .. {hi:.3g}"
         print(f"  {n:14s} {v0:10.3g} -> {v:10.3g}   ({band})   {COSTS[n].meaning}")
-    print(f"median |error| {fit.median_abs_rel_error:.1%} over {len(cases)} runs, {fit.n_evaluations} evaluations")
+    print(f"median |error| {fit.median_abs_rel_error:.1%} over {len(cases)} runs ({fit.message})")
     record = {"date": _dt.date.today().isoformat(), "runs": [c.label for c in cases],
               "inputs": [str(x) for x in (a.lab or a.iperf3)], "params": names,
               "values": [float(f"{v:.4g}") for v in fit.values], "start": [float(f"{v:.4g}") for v in fit.start],

@@ -22,7 +22,11 @@ how the kernel uses them is the OS model's business, not the run's."""
 def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os_name: Optional[str] = DEFAULT_OS):
     """The predicted host: ``platform`` (a profile name, path or Platform; default tcpsim's ideal host) with
     the OS ``os_name`` (``linux``, ``linux-6.8`` ...) when no platform is named, then the kernel's buffer
-    sysctls applied."""
+    sysctls applied, on the lab's path.
+
+    The path is always a veth pair (with ``tbf`` and the TUN delay line when shaped or delayed), which hands
+    the sender's GSO aggregates to the receiver whole (``nic.gso_whole``, as ``lab_vm`` sets it for
+    ``tcpsim validate``): a path fact, not the host's, so it holds whatever platform is named."""
     from dataclasses import replace
 
     from ..api import _platform
@@ -33,6 +37,7 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
     base = _platform(platform, None) or Platform()
     if platform is None and os_name:
         base = replace(base, os=os_version(os_name))
+    base = replace(base, nic=replace(base.nic, gso_whole=True))
     text = "\n".join(f"{k} = {sysctls[k]}" for k in BUFFER_SYSCTLS if k in sysctls)
     if text and base.os.family == "linux":
         base = apply_tuning(base, parse_tuning(text, "<lab sysctls>"), "<lab sysctls>").platform
