@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Optional
 
@@ -61,6 +63,24 @@ def _platform(spec: Platform | str | None, tuning: Optional[str]) -> Platform | 
     return load_platform(spec, tuning=tuning)
 
 
+@contextmanager
+def _as_given(derived: dict[str, tuple[str, Any, str]]) -> Iterator[None]:
+    """Errors about a derived field name the argument the caller gave instead (issue 24).
+
+    ``derived`` maps a field a check names (``write_bytes``) to (argument, the caller's value, a prefix for
+    the accepted range): ``--message nan`` reads ``message='nan': ...``, not ``write_bytes``. Errors that
+    carry their own place (a file and line) pass unchanged.
+    """
+    try:
+        yield
+    except ConfigError as exc:
+        given = derived.get(exc.field)
+        if given is None or type(exc) is not ConfigError or given[0] == exc.field and given[2] == "":
+            raise
+        name, value, how = given
+        raise ConfigError(name, value, how + exc.allowed) from None
+
+
 def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None, mtu: Any = 1500,
                    sockbuf: Any = None, sndbuf: Any = None, rcvbuf: Any = None, write: Any = "64k",
                    message: Any = None, rr: Any = None, response: Any = None, read: Any = None,
@@ -87,14 +107,15 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     selective acknowledgment (RFC 2018, with RFC 6675 recovery) on or off on both ends, ``limited_transmit``
     (RFC 3042) too, ``cc`` picks the congestion control (``reno`` or ``cubic``); None keeps each OS's default.
     """
-    if rtt is not None:
-        delay_s = parse_duration(rtt, "rtt") / 2
-    else:
-        delay_s = parse_duration(delay, "delay")
-    link = Link(rate_bps=parse_link_rate(rate, "rate"), one_way_delay_s=delay_s,
-                mtu_bytes=parse_size(mtu, "mtu_bytes", decimal=True),
-                queue_packets=None if queue is None else parse_int(queue, "queue"),
-                loss_frac=parse_fraction(loss, "loss"), burst_bytes=0 if burst is None else parse_size(burst, "burst"))
+    delay_given = ("rtt", rtt, "twice a one-way delay ") if rtt is not None else ("delay", delay, "")
+    with _as_given({"one_way_delay_s": delay_given, "rate_bps": ("rate", rate, ""), "mtu_bytes": ("mtu", mtu, ""),
+                    "queue_packets": ("queue", queue, ""), "loss_frac": ("loss", loss, ""),
+                    "burst_bytes": ("burst", burst, "")}):
+        delay_s = parse_duration(rtt, "rtt") / 2 if rtt is not None else parse_duration(delay, "delay")
+        link = Link(rate_bps=parse_link_rate(rate, "rate"), one_way_delay_s=delay_s,
+                    mtu_bytes=parse_size(mtu, "mtu", decimal=True),
+                    queue_packets=None if queue is None else parse_int(queue, "queue"),
+                    loss_frac=parse_fraction(loss, "loss"), burst_bytes=0 if burst is None else parse_size(burst, "burst"))
     streams = parse_int(streams, "streams")
     if bidir and rr is not None:
         raise ConfigError("bidir", bidir, "left out with rr (a request/response stream already runs both ways)")
@@ -109,8 +130,13 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
 
     parts = dict(tuning=tuning, machine=machine, cpu=cpu, cpu_ghz=cpu_ghz, memory_bw=memory_bw, bus=bus, nic=nic,
                  os=os, cpus=None if cpus is None else parse_int(cpus, "cpus"))
-    snd_platform = platform_for(sender if sender is not None else platform, **parts) or Platform()
-    rcv_platform = platform_for(receiver if receiver is not None else platform, **parts) or Platform()
+    hosts = []
+    for role in (sender, receiver):
+        spec, name = (role, "sender" if role is sender else "receiver") if role is not None else (platform, "platform")
+        with _as_given({"platform": (name, spec, ""), "n_cpus": ("cpus", cpus, ""),
+                        "cpu.n_cpus": ("cpus", cpus, "")}):
+            hosts.append(platform_for(spec, **parts) or Platform())
+    snd_platform, rcv_platform = hosts
 
     def tcp_for(p: Platform) -> TcpOptions:
         over: dict[str, Any] = {}
@@ -124,24 +150,33 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
             over["limited_transmit"] = parse_switch(limited_transmit, "limited_transmit")
         if cc is not None:
             over["congestion_control"] = cc
-        return TcpOptions.for_os(
-            p.os,
-            sockbuf_bytes=None if sockbuf is None else parse_size(sockbuf, "sockbuf_bytes"),
-            sndbuf_bytes=None if sndbuf is None else parse_size(sndbuf, "sndbuf_bytes"),
-            rcvbuf_bytes=None if rcvbuf is None else parse_size(rcvbuf, "rcvbuf_bytes"),
-            nodelay=nodelay, **over)
+        with _as_given({"sockbuf_bytes": ("sockbuf", sockbuf, ""), "sndbuf_bytes": ("sndbuf", sndbuf, ""),
+                        "rcvbuf_bytes": ("rcvbuf", rcvbuf, ""), "congestion_control": ("cc", cc, "")}):
+            return TcpOptions.for_os(
+                p.os,
+                sockbuf_bytes=None if sockbuf is None else parse_size(sockbuf, "sockbuf"),
+                sndbuf_bytes=None if sndbuf is None else parse_size(sndbuf, "sndbuf"),
+                rcvbuf_bytes=None if rcvbuf is None else parse_size(rcvbuf, "rcvbuf"),
+                nodelay=nodelay, **over)
 
-    if rr is not None:
-        size = parse_size(rr, "rr_bytes")
-        workload = Workload(kind="rr", write_bytes=size,
-                            response_bytes=parse_size(response, "response_bytes") if response else size,
-                            n_streams=streams)
-    else:
-        write_bytes = parse_size(message if message is not None else write, "write_bytes")
-        rate_hz = None if message_rate is None else parse_number(message_rate, "message_rate")
-        workload = Workload(kind="bulk", write_bytes=write_bytes, n_streams=streams, bidirectional=bidir,
-                            read_bytes=None if read is None else parse_size(read, "read_bytes"),
-                            message_rate_hz=rate_hz)
+    written = ("rr", rr, "") if rr is not None else ("message", message, "") if message is not None \
+        else ("write", write, "")
+    with _as_given({"write_bytes": written, "response_bytes": ("response", response, ""),
+                    "read_bytes": ("read", read, ""), "n_streams": ("streams", streams, ""),
+                    "message_rate_hz": ("message_rate", message_rate, "")}):
+        if rr is not None:
+            size = parse_size(rr, "rr")
+            workload = Workload(kind="rr", write_bytes=size,
+                                response_bytes=parse_size(response, "response") if response else size,
+                                n_streams=streams)
+        else:
+            write_bytes = parse_size(written[1], written[0])
+            rate_hz = None if message_rate is None else parse_number(message_rate, "message_rate")
+            workload = Workload(kind="bulk", write_bytes=write_bytes, n_streams=streams, bidirectional=bidir,
+                                read_bytes=None if read is None else parse_size(read, "read"),
+                                message_rate_hz=rate_hz)
+    if budget is not None and not isinstance(budget, Budget):
+        raise ConfigError("budget", budget, "a tcpsim.config.Budget or None")
     return Scenario(sender=Host(platform=snd_platform, tcp=tcp_for(snd_platform)),
                     receiver=Host(platform=rcv_platform, tcp=tcp_for(rcv_platform)),
                     link=link, workload=workload, seed=seed, budget=budget or Budget())

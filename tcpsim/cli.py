@@ -174,7 +174,10 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
                               limited_transmit=a.limited_transmit, cc=a.cc, seed=a.seed,
                               machine=a.machine, cpu=a.cpu, cpu_ghz=a.cpu_ghz, memory_bw=a.memory_bw, nic=a.nic)
     if a.max_time is not None:
-        kw["budget"] = Budget(max_sim_time_s=parse_duration(a.max_time, "max_time"))
+        try:
+            kw["budget"] = Budget(max_sim_time_s=parse_duration(a.max_time, "max_time"))
+        except ConfigError as exc:  # name the flag, not Budget's field
+            raise ConfigError("max_time", a.max_time, exc.allowed) from None
     if a.sysctl is not None:
         for bad in ("tuning", "os", "machine", "cpu", "cpu_ghz", "memory_bw", "nic", "bus", "cpus"):
             if bad in axes:

@@ -6,6 +6,7 @@ a closed pipe ends quietly; Ctrl-C in a sweep exits 130 and leaves no process be
 """
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -49,14 +50,14 @@ _BAD = [
     ("predict --rate nan", "rate"), ("predict --rate 10GB", "rate"), ("predict --rate=", "rate"),
     ("predict --delay 20", "delay"), ("predict --delay ''", "delay"), ("predict --delay inf", "delay"),
     ("predict --delay -1ms", "delay"), ("predict --rtt 20", "rtt"), ("predict --rtt nan", "rtt"),
-    ("predict --rtt 1ms --delay 1ms", "delay"), ("predict --rtt 99s", "one_way_delay_s"),
-    ("predict --mtu ''", "mtu"), ("predict --mtu ' '", "mtu"), ("predict --mtu 70000", "mtu_bytes"),
+    ("predict --rtt 1ms --delay 1ms", "delay"), ("predict --rtt 99s", "rtt"),
+    ("predict --mtu ''", "mtu"), ("predict --mtu ' '", "mtu"), ("predict --mtu 70000", "mtu"),
     ("predict --mtu inf", "mtu"), ("predict --mtu 9.5", "mtu"), ("predict --mtu ٩٠٠٠", "mtu"),
     ("predict --mss ''", "mss"), ("predict --mss 10", "mss"), ("predict -M 1460 --mtu 1500", "mss"),
     ("predict --queue ''", "queue"), ("predict --queue 0", "queue"), ("predict --queue -1", "queue"),
     ("predict --queue ١٠", "queue"), ("predict --queue 1.5", "queue"),
     ("predict --loss ''", "loss"), ("predict --loss inf", "loss"), ("predict --loss nan", "loss"),
-    ("predict --loss 60%", "loss"), ("predict --loss -1", "loss"), ("predict --loss 0.7", "loss_frac"),
+    ("predict --loss 60%", "loss"), ("predict --loss -1", "loss"), ("predict --loss 0.7", "loss"),
     ("predict --loss lots", "loss"),
     ("predict --sockbuf ''", "sockbuf"), ("predict --sockbuf 12q", "sockbuf"), ("predict --sockbuf 0", "sockbuf"),
     ("predict --sockbuf inf", "sockbuf"), ("predict -w 12q", "sockbuf"), ("predict --sockbuf ٥١٢k", "sockbuf"),
@@ -65,8 +66,8 @@ _BAD = [
     ("predict --deferred-acks-max 0", "deferred_acks_max"), ("predict --deferred-acks-max x", "deferred_acks_max"),
     ("predict --sack maybe", "sack"), ("predict --limited-transmit ''", "limited_transmit"),
     ("predict --os ''", "os"), ("predict --os windows", "os"), ("predict --cc ''", "cc"), ("predict --cc vegas", "cc"),
-    ("predict --write ''", "write"), ("predict --write 0", "write_bytes"), ("predict -l 2G", "write_bytes"),
-    ("predict --message ''", "message"), ("predict --message 1.5", "write_bytes"),
+    ("predict --write ''", "write"), ("predict --write 0", "write"), ("predict -l 2G", "write"),
+    ("predict --message ''", "message"), ("predict --message 1.5", "message"), ("predict --message nan", "message"),
     ("predict --message-rate ''", "message_rate"), ("predict --message 100 --message-rate inf", "message_rate"),
     ("predict --message 100 --message-rate nan", "message_rate"),
     ("predict --message 100 --message-rate 0", "message_rate"),
@@ -74,9 +75,9 @@ _BAD = [
     ("predict --streams ''", "streams"), ("predict --streams 0", "streams"), ("predict --streams ١٢٣", "streams"),
     ("predict --streams 1001", "streams"), ("predict -P 0", "streams"), ("predict --streams 2.5", "streams"),
     ("predict --platform ''", "platform"), ("predict --platform cray1", "platform"),
-    ("predict --sender ''", "sender"), ("predict --receiver nosuch", "platform"),
+    ("predict --sender ''", "sender"), ("predict --receiver nosuch", "receiver"), ("predict --sender inf", "sender"),
     ("predict --platform {files}/profile.toml", "platform"), ("predict --platform {files}/none.toml", "platform"),
-    ("predict --machine ''", "machine"), ("predict --machine /dev/zero", "/dev/zero"),
+    ("predict --machine ''", "machine"), ("predict --machine nosuch", "machine"), ("predict --machine /dev/zero", "/dev/zero"),
     ("predict --machine {files}/folder", "folder"), ("predict --cpu-ghz ''", "cpu_ghz"), ("predict --nic ''", "nic"),
     ("predict --memory-bw nan", "memory_bw"),
     ("predict --tuning ''", "tuning"), ("predict --platform rx2600_ixgb --tuning turbo", "tuning"),
@@ -89,7 +90,7 @@ _BAD = [
     ("predict --bus ''", "bus"), ("predict --bus warp", "bus"),
     ("predict --seed ''", "seed"), ("predict --seed -1", "seed"), ("predict --seed x", "seed"),
     ("predict --max-time ''", "max_time"), ("predict --max-time 5", "max_time"),
-    ("predict --max-time inf", "max_time"), ("predict --max-time 0s", "max_sim_time_s"),
+    ("predict --max-time inf", "max_time"), ("predict --max-time 0s", "max_time"),
     ("predict --method ''", "method"), ("predict --method guess", "method"),
     ("predict --json ''", "json"), ("predict --json=", "json"),
     ("predict --json /nonexistent/out.json", "json"), ("predict --json {files}/folder", "json"),
@@ -168,7 +169,20 @@ def test_bad_input_is_one_line_naming_the_field_and_exit_2(capsys, files, line, 
     assert code == 2, (code, err)
     assert len(lines) == 1 and lines[0].startswith("tcpsim: error:"), err
     assert field in lines[0], lines[0]
+    given = {_SHORT_FLAGS.get(t, t) for t in (t.split("=")[0] for t in argv)}
+    if "--" + field.replace("_", "-") in given:  # the row's field is an option it gives: named as written
+        assert _names_option(lines[0], field), lines[0]
     assert "Traceback" not in err and out == ""
+
+
+_SHORT_FLAGS = {"-w": "--sockbuf", "-P": "--streams", "-l": "--write", "-M": "--mss", "-J": "--json"}
+
+
+def _names_option(line: str, dest: str) -> bool:
+    """The error names option ``dest`` as the user wrote it: ``dest=value`` or ``--dest`` (argparse's
+    ``argument -P/--streams``), never a field derived from it (``write_bytes`` for ``--message``)."""
+    flag = "--" + dest.replace("_", "-")
+    return re.search(rf"(?<![\w.-]){dest}[=:]", line) is not None or re.search(rf"{flag}(?![\w-])", line) is not None
 
 
 # ---------------------------------------------------------------- accepted spellings (issue 23's unit traps)
@@ -364,9 +378,11 @@ def _value_options():
 
 
 @pytest.mark.parametrize("value", ["inf", "nan", "-inf"])
-def test_no_option_of_any_subcommand_takes_inf_or_nan_quietly(capsys, value):
+def test_no_option_of_any_subcommand_takes_inf_or_nan_quietly(capsys, value, tmp_path, monkeypatch):
     """Every value option of every subcommand (the parser's own list, so a new flag is covered the day it is
-    added), given inf, nan or -inf, is refused in one line, exit 2: never ignored, never a run (issue 24)."""
+    added), given inf, nan or -inf, is refused in one line naming that option as the user wrote it, exit 2:
+    never ignored, never a run, never a field derived from it (issue 24)."""
+    monkeypatch.chdir(tmp_path)  # no file named inf or nan where a path is read
     options = _value_options()
     assert len(options) > 100
     accepted = []
@@ -381,6 +397,36 @@ def test_no_option_of_any_subcommand_takes_inf_or_nan_quietly(capsys, value):
         code = main(argv + [flag, value])
         out, err = capsys.readouterr()
         lines = err.strip().splitlines()
-        if not (code == 2 and len(lines) == 1 and lines[0].startswith("tcpsim: error:") and not out):
+        if not (code == 2 and len(lines) == 1 and lines[0].startswith("tcpsim: error:") and not out
+                and _names_option(lines[0], dest)):
             accepted.append((argv + [flag, value], code, err[-200:]))
     assert not accepted
+
+
+_API_BAD = [
+    dict(rate="inf"), dict(rate="1e20"), dict(delay="nan"), dict(delay="11s"), dict(rtt="99s"), dict(rtt="-inf"),
+    dict(mtu=70000), dict(mtu="nan"), dict(queue=0), dict(loss=0.7), dict(loss=float("nan")), dict(burst="-1"),
+    dict(sockbuf="nan"), dict(sndbuf="4G"), dict(rcvbuf="-4k"), dict(write=0), dict(message="nan"), dict(message=0),
+    dict(message="1.5"), dict(rr="3G"), dict(rr=100, response="2G"), dict(read=0), dict(streams=1001),
+    dict(streams=float("inf")), dict(message=100, message_rate=1e-9), dict(message=100, message_rate=float("inf")),
+    dict(platform="cray1"), dict(sender="inf"), dict(receiver="nosuch"), dict(machine="nosuch"),
+    dict(nic="e1000", cpu="inf"), dict(nic="inf"), dict(cpu_ghz=float("nan")), dict(platform="rx2600_ixgb", cpu_ghz=-1),
+    dict(platform="rx2600_ixgb", cpu_ghz=200), dict(memory_bw="nan"), dict(platform="rx2600_ixgb", memory_bw="1e15GB/s"),
+    dict(bus="warp"), dict(platform="rx2600_ixgb", bus="warp"), dict(cpus=0), dict(cpus=100000),
+    dict(platform="rx2600_ixgb", cpus=100000), dict(platform="rx2600_ixgb", tuning="turbo"), dict(os="windows"),
+    dict(platform="rx2600_ixgb", os="windows"), dict(cc="vegas"), dict(delack="sometimes"), dict(deferred_acks_max=0),
+    dict(sack="maybe"), dict(limited_transmit="x"), dict(seed=-1), dict(budget="60s"),
+]
+
+
+@pytest.mark.parametrize("kwargs", _API_BAD, ids=[",".join(f"{k}={v}" for k, v in kw.items()) for kw in _API_BAD])
+def test_api_errors_name_the_argument_the_caller_gave(kwargs):
+    """``predict(message="nan")`` names ``message``, not the ``write_bytes`` it becomes; a part flag's error
+    names the flag's argument (``cpu_ghz``), not the field it sets (issue 24)."""
+    from tcpsim import predict
+
+    bad = list(kwargs)[-1]  # the last argument is the bad one
+    with pytest.raises(ConfigError) as info:
+        predict(method="ceilings", **kwargs)
+    assert info.value.field.split(":")[0] == bad, str(info.value)
+    assert len(str(info.value).splitlines()) == 1 and "must be" in str(info.value)

@@ -94,8 +94,8 @@ def test_predict_ceilings_method_is_instant_and_json_safe(capsys):
 
 @pytest.mark.parametrize("argv, field", [
     (["predict", "--sockbuf", "12q"], "sockbuf"),
-    (["predict", "--mtu", "70000"], "mtu_bytes"),
-    (["predict", "--sockbuf", "0"], "sockbuf_bytes"),
+    (["predict", "--mtu", "70000"], "mtu="),
+    (["predict", "--sockbuf", "0"], "sockbuf="),
     (["predict", "--platform", "cray1"], "platform"),
     (["predict", "--platform", "rx2600_ixgb", "--tuning", "turbo"], "tuning"),
     (["predict", "--tuning", "kernel"], "tuning"),

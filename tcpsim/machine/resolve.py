@@ -112,6 +112,11 @@ class _State:
             layer = self.setter.get(key)
             if layer is not None and layer.path:
                 return FileFieldError(layer.path, line_of(layer.text, key), exc.field, exc.value, exc.allowed)
+            flag = layer.flag_names.get(key) if layer is not None else None
+            if flag is not None:  # name the option as given: bus='warp', cpu_ghz: cpu.clock_hz=2e11
+                option = flag.lstrip("-").replace("-", "_")
+                return ConfigError(option if key in (kind, f"{kind}.part") else f"{option}: {exc.field}",
+                                   exc.value, exc.allowed)
             if layer is not None:
                 return ConfigError(f"{layer.origin(key)}: {exc.field}", exc.value, exc.allowed)
         return exc

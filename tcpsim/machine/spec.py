@@ -26,10 +26,15 @@ _PROFILE_KEYS = {"name", "provenance", "cpu", "nic", "bus", "os", "tuning", "fit
 """Top-level keys of a profile of runtime values (``save_platform``'s layout)."""
 
 
-def _path(spec: str | Path) -> Path:
+def _path(spec: str | Path, what: str = "platform") -> Path:
     from ..profiles import profile_path  # profiles reads machine files through this package
 
-    return profile_path(spec)
+    try:
+        return profile_path(spec)
+    except ConfigError as exc:  # name the option the spec came from (--machine)
+        if exc.field == what or type(exc) is not ConfigError:
+            raise
+        raise ConfigError(what, exc.value, exc.allowed) from None
 
 
 def _fit_label(layer: Layer) -> str:
@@ -43,7 +48,7 @@ def _fit_label(layer: Layer) -> str:
 def layers_for(spec: str | Path, _seen: tuple[str, ...] = (), what: str = "platform") -> list[Layer]:
     """The layers of a profile name or a machine file path, its ``base`` chain first (``what`` names the
     option in errors: platform, machine)."""
-    path = _path(spec)
+    path = _path(spec, what)
     key = str(path.resolve()) if path.exists() else str(path)
     if key in _seen or len(_seen) >= MAX_BASE_DEPTH:
         raise ConfigError("base", str(spec), f"a chain of at most {MAX_BASE_DEPTH} files without a loop")
@@ -108,6 +113,8 @@ def flag_layer(*, cpu: Optional[str] = None, cpu_ghz: Any = None, cpus: Optional
         try:
             ghz = float(cpu_ghz)
         except (TypeError, ValueError):
+            ghz = float("nan")
+        if not 0 < ghz < float("inf"):
             raise ConfigError("cpu_ghz", cpu_ghz, "a clock in GHz such as 1.6") from None
         fields["cpu"] = {"clock_hz": ghz * 1e9}
         names["cpu.clock_hz"] = "--cpu-ghz"
@@ -129,6 +136,10 @@ def _alone(flags: Layer) -> list[Layer]:
     """Layers for a machine built from flags alone: memory from the CPU's usual system, no bus, generic BSD."""
     from .lookup import cpu_default_memory
 
+    from .lookup import part
+
+    for kind, name in flags.parts.items():
+        part(kind, name)  # a bad name is reported before a missing part
     cpu = flags.parts.get("cpu")
     if cpu is None:
         raise ConfigError("cpu", None, "given (--cpu NAME) when a machine is built from flags without --platform "
