@@ -4,7 +4,8 @@
 namespaces of a :class:`~tcpsim.lab.testbed.Testbed` for ``--duration`` seconds and prints, as JSON, the
 median of the receiver's ``TCP_WINDOW_CLAMP`` (``tcp_win_from_space(sk_rcvbuf)`` with the measured
 ``scaling_ratio``), so the ratio itself (clamp x 256 / SO_RCVBUF), ``TCP_INFO`` ``rcv_ssthresh``,
-``rcv_wnd``, ``rcv_mss``, the sender's ``snd_wnd`` and its segment size. validation/README.md ("The receive
+``rcv_wnd``, ``rcv_mss``, the sender's ``snd_wnd`` and its segment size, and the sender's ``TCP_INFO`` right
+after ``connect`` (``start_*``: pacing rate, RTT, min RTT, MSS, cwnd: what its first write finds). validation/README.md ("The receive
 path's skb") has what it showed on the lab VM; those figures set ``lab_vm``'s receive-path truesize.
 """
 
@@ -61,6 +62,8 @@ def _receiver(rcvbuf: int, duration_s: float) -> dict:
 
 def _sender(addr: str, duration_s: float) -> dict:
     s = socket.create_connection((addr, _PORT), timeout=10)
+    ti = tcp_info(s) or {}  # the state the first write finds: the handshake's RTT and pacing rate
+    start = {"start_" + k: ti.get(k, 0) for k in ("pacing_rate", "rtt_us", "min_rtt_us", "snd_mss", "snd_cwnd")}
     data = b"x" * 131072
     t0 = time.monotonic()
     nxt = t0 + 0.25
@@ -72,7 +75,7 @@ def _sender(addr: str, duration_s: float) -> dict:
             ti = tcp_info(s) or {}
             rows.append({"snd_wnd": ti.get("snd_wnd", 0), "snd_mss": ti.get("snd_mss", 0)})
     s.close()
-    return _medians(rows)
+    return {**_medians(rows), **start}
 
 
 def _medians(rows: list[dict]) -> dict:
