@@ -18,7 +18,11 @@ from .joint import JointFit, JointModel, fit_joint
 from .tables import Point
 from .validate import Outcome, evaluate
 
-__all__ = ["Fold", "leave_one_source_out", "cross_outcomes", "describe_fold", "source_medians"]
+__all__ = ["Fold", "leave_one_source_out", "cross_outcomes", "describe_fold", "source_medians", "IN_SAMPLE",
+           "joint_in_sample"]
+
+IN_SAMPLE = "none"
+"""The ``left_out`` of the joint fit to every source's calibration tables (nothing left out)."""
 
 
 @dataclass(frozen=True)
@@ -35,22 +39,26 @@ class Fold:
 
 def leave_one_source_out(model: JointModel, points: Sequence[Point], executor: Optional[Executor] = None,
                          max_nfev: int = 40, polish_nfev: int = 0, loss: str = "soft_l1",
-                         progress: Optional[Callable[[str], None]] = None) -> dict[str, Fold]:
+                         progress: Optional[Callable[[str], None]] = None,
+                         in_sample: bool = False) -> dict[str, Fold]:
     """One fold per source that has a scorable point; each fitted on the other sources' calibration points
-    (those on machines the model sets)."""
+    (those on machines the model sets). ``in_sample`` adds the fit to every source's calibration points,
+    under :data:`IN_SAMPLE` (it predicts no point: :func:`joint_in_sample` scores it)."""
     sources = sorted({p.source_id for p in points if p.role in ("calibration", "holdout")})
+    if in_sample:
+        sources.append(IN_SAMPLE)
     usable = [p for p in points if fittable(p) and model.touches(p)]
     fits: dict[tuple[str, ...], JointFit] = {}
     out: dict[str, Fold] = {}
     for source in sources:
         fit_points = tuple(p for p in usable if p.source_id != source)
-        if not any(model.touches(p) for p in points if p.source_id == source):
+        if source != IN_SAMPLE and not any(model.touches(p) for p in points if p.source_id == source):
             out[source] = Fold(source, fit_points, None)
             continue
         key = tuple(p.key for p in fit_points)
         if key not in fits:
             if progress is not None:
-                progress(f"fold without {source}: {len(fit_points)} points, "
+                progress(f"{_title(source)}: {len(fit_points)} points, "
                          f"{len(model.free(fit_points))} of {len(model.params)} parameters free")
             fits[key] = fit_joint(model, fit_points, executor, max_nfev=max_nfev, polish_nfev=polish_nfev,
                                   loss=loss, progress=progress)
@@ -63,6 +71,8 @@ def cross_outcomes(outcomes: Sequence[Outcome], folds: dict[str, Fold],
     """``outcomes`` with ``cross_predicted`` set from the fold that left the point's source out."""
     cross: dict[int, Optional[float]] = {}
     for source, fold in folds.items():
+        if source == IN_SAMPLE:
+            continue
         mine = [i for i, o in enumerate(outcomes) if o.point.source_id == source]
         if fold.fit is None:
             cross.update((i, outcomes[i].predicted) for i in mine)
@@ -78,7 +88,8 @@ def describe_fold(fold: Fold) -> list[str]:
     if fit is None:
         return [f"without {fold.left_out}: no machine of it is in the joint model; its predictions are its "
                 "profiles', unchanged"]
-    lines = [f"without {fold.left_out}: {fit.n_points} points, {fit.n_evaluations} evaluations, "
+    lines = [f"{_title(fold.left_out)}: {fit.n_points} points, {fit.n_evaluations} evaluations, "
+             f"{fit.n_jacobians} Jacobians, "
              f"median |error| {fit.median_abs_rel_error:.1%} on them, objective {fit.start_objective:.4g} -> "
              f"{fit.objective:.4g} ({fit.message})"]
     for i, (prm, v0) in enumerate(zip(fit.model.params, fit.start)):
@@ -94,6 +105,29 @@ def describe_fold(fold: Fold) -> list[str]:
         where = ", ".join(f"{k} ({n})" for k, n in sorted(tables.items())) or "no point in this fit"
         lines.append(f"  {prm.name:34s} {value:24s} {prm.meaning}; constrained by {where}")
     return lines
+
+
+def _title(left_out: str) -> str:
+    return "joint fit in sample (nothing left out)" if left_out == IN_SAMPLE else f"fold without {left_out}"
+
+
+def joint_in_sample(outcomes: Sequence[Outcome], fold: Fold, executor: Optional[Executor] = None) -> dict:
+    """Per table and per source, the median |error| of the points on the joint model's machines predicted
+    with the in-sample joint fit (the per-platform calibration's figures are ``outcomes``' own)."""
+    import statistics
+
+    mine = [o for o in outcomes if o.scored and fold.fit.model.touches(o.point)]
+    predicted = evaluate([o.point for o in mine], executor, platforms=fold.fit.platforms)
+    tables: dict[str, list[float]] = {}
+    sources: dict[str, list[float]] = {}
+    for o in predicted:
+        if o.error is not None:
+            tables.setdefault(f"{o.point.source_id}/{o.point.table_id}", []).append(abs(o.error))
+            sources.setdefault(o.point.source_id, []).append(abs(o.error))
+    calib = [abs(o.error) for o in predicted if o.error is not None and o.point.role == "calibration"]
+    return {"tables": {k: statistics.median(v) for k, v in sorted(tables.items())},
+            "sources": {k: statistics.median(v) for k, v in sorted(sources.items())},
+            "calibration_points": len(calib), "calibration_median": statistics.median(calib) if calib else None}
 
 
 def source_medians(outcomes: Sequence[Outcome]) -> dict[str, tuple[int, Optional[float], Optional[float]]]:
@@ -123,7 +157,8 @@ def fingerprint(points: Sequence[Point], model: JointModel) -> str:
     return h.hexdigest()[:16]
 
 
-def cross_summary(outcomes: Sequence[Outcome], folds: dict[str, Fold], settings: dict, digest: str) -> dict:
+def cross_summary(outcomes: Sequence[Outcome], folds: dict[str, Fold], settings: dict, digest: str,
+                  joint: Optional[dict] = None) -> dict:
     """What ``validate --cross --report`` records in ``validation/cross_summary.json``: per source and per
     table, the in-sample, cross-validated and calculator medians, with the run's settings and fingerprint."""
     from .validate import table_summary
@@ -134,7 +169,11 @@ def cross_summary(outcomes: Sequence[Outcome], folds: dict[str, Fold], settings:
     sources = {s: {"scored": n, "in_sample": ins, "cross": cross}
                for s, (n, ins, cross) in source_medians(outcomes).items()}
     fits = {s: None if f.fit is None else {"points": f.fit.n_points, "evaluations": f.fit.n_evaluations,
+                                           "jacobians": f.fit.n_jacobians,
                                            "objective": f.fit.objective, "start_objective": f.fit.start_objective,
                                            "free": [f.fit.model.params[i].name for i in f.fit.free]}
             for s, f in folds.items()}
-    return {"fingerprint": digest, "settings": settings, "sources": sources, "tables": tables, "fits": fits}
+    out = {"fingerprint": digest, "settings": settings, "sources": sources, "tables": tables, "fits": fits}
+    if joint is not None:
+        out["joint_in_sample"] = joint
+    return out

@@ -20,11 +20,11 @@ from typing import Callable, Mapping, Optional, Sequence
 from ..errors import ConfigError
 from ..platform import Platform
 from .batch import run_all
-from .mapping import platforms_for_point, predicted_value, scenario_for
+from .mapping import CALIBRATION_BUDGET, platforms_for_point, predicted_value, scenario_for
 from .tables import Point
 
 __all__ = ["Param", "PARAMS", "apply_params", "param_values", "predict_point", "predict_points", "fit_platform",
-           "FitResult", "fit_log_vector", "VectorFit"]
+           "FitResult", "fit_log_vector", "VectorFit", "FD_STEP", "FD_HORIZON_S", "predict_points_at"]
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,17 @@ ROBUST_SCALE = 0.1
 """Residual (in log error, about 10 %) beyond which the ``soft_l1`` loss grows linearly, not quadratically."""
 
 
+FD_STEP = 0.1
+"""Forward-difference step in log(parameter): about 10 %, large enough that a discrete-event run registers
+it, small enough to stay on one side of most regime changes (scipy's relative ``diff_step`` on a log
+value was a factor of 2-5)."""
+
+FD_HORIZON_S = 0.1
+"""Longest simulated time of a Jacobian run: a point's runs for a derivative stop at the lesser of this and
+the simulated time its full run took at the base point, on both sides of the difference, with the same seed
+(common random numbers). The derivative is only a search direction: every step is judged on full runs."""
+
+
 @dataclass(frozen=True)
 class VectorFit:
     """What :func:`fit_log_vector` found: the best point seen and the objective there and at the start."""
@@ -125,6 +136,8 @@ class VectorFit:
     message: str
     objective: float
     start_objective: float
+    n_jacobians: int = 0
+    """Jacobians computed by ``jacobian`` (each one run per point per free parameter, plus the base)."""
 
 
 def _objective(res, loss: str) -> float:
@@ -141,7 +154,9 @@ def fit_log_vector(predict: Callable[[Sequence[float]], Sequence[Optional[float]
                    start: Sequence[float], bounds: Sequence[tuple[float, float]], max_nfev: int = 40,
                    polish_nfev: int = 0, loss: str = "linear",
                    progress: Optional[Callable[[str], None]] = None,
-                   prior_sigma: Optional[Sequence[Optional[float]]] = None) -> VectorFit:
+                   prior_sigma: Optional[Sequence[Optional[float]]] = None,
+                   jacobian: Optional[Callable[[Sequence[Sequence[float]]], Sequence[Sequence[Optional[float]]]]]
+                   = None) -> VectorFit:
     """Fit positive parameters so that ``predict(values)`` matches ``measured`` in log error.
 
     Bounded least squares (scipy ``least_squares``, trust region) in log space, then an optional
@@ -150,6 +165,10 @@ def fit_log_vector(predict: Callable[[Sequence[float]], Sequence[Optional[float]
     ``prior_sigma`` gives a parameter a prior around its start: a log-normal spread sigma adds the term
     ``ROBUST_SCALE * log(value / start) / sigma``, so one sigma away costs as much as one point 10 % off
     (None: flat within the bounds).
+
+    ``jacobian(vectors)`` returns predictions for several parameter vectors at once (the first is the base):
+    the Jacobian is then forward differences of :data:`FD_STEP` in log space from one call per step;
+    without it, scipy's own differences call ``predict`` once per column.
     """
     if loss not in LOSSES:
         raise ConfigError("loss", loss, "one of " + ", ".join(LOSSES))
@@ -187,10 +206,31 @@ def fit_log_vector(predict: Callable[[Sequence[float]], Sequence[Optional[float]
                      f"objective {cost:.5g}")
         return res
 
+    n_jac = [0]
+
+    def log_errors(pred) -> np.ndarray:
+        pred = np.array([np.nan if v is None else v for v in pred], dtype=float)
+        return np.log(np.maximum(pred, 1e-9) / meas)
+
+    def jac(x) -> np.ndarray:
+        steps = np.where(x + FD_STEP <= hi, FD_STEP, -FD_STEP)
+        vectors = [x] + [x + np.eye(len(x))[i] * steps[i] for i in range(len(x))]
+        preds = jacobian([tuple(float(v) for v in np.exp(v)) for v in vectors])
+        base = log_errors(preds[0])
+        cols = [(log_errors(p) - base) / h for p, h in zip(preds[1:], steps)]
+        j = np.nan_to_num(np.column_stack(cols), nan=0.0, posinf=0.0, neginf=0.0)
+        if anchored.any():
+            j = np.vstack([j, np.diag(ROBUST_SCALE / np.where(anchored, sigma, 1.0))[anchored]])
+        n_jac[0] += 1
+        if progress is not None:
+            progress(f"  jacobian {n_jac[0]}: {len(x)} columns")
+        return j
+
     message = f"loss {loss}"
     if len(x0) and max_nfev > 0:
-        sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.08, max_nfev=max_nfev, x_scale=1.0,
-                            method="trf", loss=loss, f_scale=ROBUST_SCALE)
+        sol = least_squares(residuals, x0, jac=jac if jacobian is not None else "2-point", bounds=(lo, hi),
+                            diff_step=0.08, max_nfev=max_nfev, x_scale=1.0, method="trf", loss=loss,
+                            f_scale=ROBUST_SCALE)
         message += f": {sol.message}"
     if len(x0) and polish_nfev > 0:
         def cost(x) -> float:
@@ -203,7 +243,7 @@ def fit_log_vector(predict: Callable[[Sequence[float]], Sequence[Optional[float]
         residuals(x0)
     return VectorFit(values=tuple(float(v) for v in np.exp(best["x"])), start=tuple(float(v) for v in np.exp(x0)),
                      predicted=tuple(float(v) for v in best["pred"]), n_evaluations=n_eval[0], message=message,
-                     objective=best["cost"], start_objective=best["start_cost"])
+                     objective=best["cost"], start_objective=best["start_cost"], n_jacobians=n_jac[0])
 
 
 def predict_points(points: Sequence[Point], platforms: Mapping[str, Platform], executor: Optional[Executor] = None,
@@ -214,6 +254,29 @@ def predict_points(points: Sequence[Point], platforms: Mapping[str, Platform], e
     scenarios = [scenario_for(pt, platforms_for_point(pt, platforms)) for pt in points]
     results = run_all(scenarios, executor, cache)
     return [predicted_value(pt, sc, r) for pt, sc, r in zip(points, scenarios, results)]
+
+
+def predict_points_at(points: Sequence[Point], base: Mapping[str, Platform], variants: Sequence[Mapping[str, Platform]],
+                      executor: Optional[Executor] = None, cache: Optional[dict] = None,
+                      horizon_s: float = FD_HORIZON_S) -> list[list[Optional[float]]]:
+    """Each point's value on each platform set of ``variants``, every run stopped at one fixed simulated time.
+
+    A point's horizon is the lesser of ``horizon_s`` and the simulated time of its full run on ``base`` (from
+    ``cache``, or run): the runs a finite difference compares then end at the same instant with the same
+    seed. All variants' runs go to ``executor`` in one batch; equal scenarios run once.
+    """
+    full = run_all([scenario_for(pt, platforms_for_point(pt, base)) for pt in points], executor, cache)
+    # A finite transfer's answer is its whole duration: it runs to its end on both sides.
+    budgets = [CALIBRATION_BUDGET if r.termination == "finished"
+               else replace(CALIBRATION_BUDGET, rel_tol=1e-6, max_sim_time_s=min(horizon_s, r.sim_time_s))
+               for r in full]
+    scenarios = [[scenario_for(pt, platforms_for_point(pt, v), b) for pt, b in zip(points, budgets)] for v in variants]
+    results = run_all([sc for row in scenarios for sc in row], executor, cache)
+    out, i = [], 0
+    for row in scenarios:
+        out.append([predicted_value(pt, sc, r) for pt, sc, r in zip(points, row, results[i:i + len(row)])])
+        i += len(row)
+    return out
 
 
 def fit_platform(platform_id: str, points: Sequence[Point], platforms: Mapping[str, Platform],

@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from ..errors import ConfigError
 from ..platform import Platform
-from .fit import PARAMS, fit_log_vector, predict_points
+from .fit import PARAMS, fit_log_vector, predict_points, predict_points_at
 from .mapping import platform_ids
 from .tables import Point
 
@@ -124,6 +124,7 @@ class JointFit:
     objective: float
     start_objective: float
     message: str
+    n_jacobians: int = 0
 
 
 def fit_joint(model: JointModel, points: Sequence[Point], executor: Optional[Executor] = None, max_nfev: int = 40,
@@ -150,17 +151,21 @@ def fit_joint(model: JointModel, points: Sequence[Point], executor: Optional[Exe
     def predict(values: Sequence[float]) -> list[Optional[float]]:
         return predict_points(points, model.platforms(full(values)), executor, cache)
 
+    def jacobian(vectors: Sequence[Sequence[float]]) -> list[list[Optional[float]]]:
+        return predict_points_at(points, model.platforms(full(vectors[0])),
+                                 [model.platforms(full(v)) for v in vectors], executor, cache)
+
     vf = fit_log_vector(predict, measured, [model.params[i].start for i in free],
                         [(model.params[i].lo, model.params[i].hi) for i in free],
                         max_nfev=max_nfev, polish_nfev=polish_nfev, loss=loss, progress=progress,
-                        prior_sigma=[model.params[i].prior_sigma for i in free])
+                        prior_sigma=[model.params[i].prior_sigma for i in free], jacobian=jacobian)
     errs = [abs(v / m - 1.0) for v, m in zip(vf.predicted, measured) if math.isfinite(v)]
     fitted = model.with_values(_unconstrained(model, free, full(vf.values)))
     return JointFit(model=fitted, free=free, start=tuple(p.start for p in model.params),
                     platforms=fitted.platforms(), n_points=len(points),
                     median_abs_rel_error=statistics.median(errs) if errs else math.nan,
                     n_evaluations=vf.n_evaluations, objective=vf.objective, start_objective=vf.start_objective,
-                    message=vf.message)
+                    message=vf.message, n_jacobians=vf.n_jacobians)
 
 
 def _unconstrained(model: JointModel, free: Sequence[int], values: Sequence[float]) -> list[float]:

@@ -240,7 +240,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="least-squares evaluations per leave-one-source-out fit (default 40)")
     parser.add_argument("--cross-polish", type=typed(parse_int, "cross-polish", lo=0), default=0, metavar="N",
                         help="further Powell evaluations per fit (default 0)")
+    parser.add_argument("--joint", action="store_true",
+                        help="with --cross, also fit the shared parameters to every source's calibration tables "
+                             "(the joint fit in sample) and score the model's machines with it")
     args = parser.parse_args(argv)
+    if args.joint and not args.cross:
+        raise ConfigError("--joint", "given", "together with --cross")
     if args.cross and args.source:
         raise ConfigError("--source", args.source, "absent with --cross (a fold needs the other sources)")
     t0 = time.perf_counter()
@@ -252,19 +257,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise ConfigError("report", str(out_dir), "a folder to write REPORT.md into (it is a file)")
         check_writable_dir(out_dir / "REPORT.md" if out_dir.is_dir() else out_dir, "report")
     points = load_user_points(args.data, args.source)
-    folds = None
+    folds = joint = None
     with (ProcessPoolExecutor(args.workers) if args.workers > 1 else nullcontext()) as ex:
         outcomes = evaluate(points, ex)
         if args.cross:
-            from .cross import cross_outcomes, describe_fold, leave_one_source_out
+            from .cross import IN_SAMPLE, cross_outcomes, describe_fold, joint_in_sample, leave_one_source_out
             from .shared import joint_model
 
             model = joint_model()
             folds = leave_one_source_out(model, points, ex, max_nfev=args.cross_evals,
-                                         polish_nfev=args.cross_polish, progress=print)
+                                         polish_nfev=args.cross_polish, progress=print, in_sample=args.joint)
             outcomes = cross_outcomes(outcomes, folds, ex)
             for fold in folds.values():
                 print("\n".join(describe_fold(fold)))
+            if args.joint:
+                joint = joint_in_sample(outcomes, folds[IN_SAMPLE], ex)
+                print(f"joint fit in sample: {joint['calibration_points']} calibration points, median |error| "
+                      f"{joint['calibration_median']:.1%}; per table " + ", ".join(
+                          f"{k} {v:.1%}" for k, v in joint["tables"].items()))
     rows = table_summary(outcomes)
     print(format_summary(rows, outcomes))
     print(f"{len(points)} points in {time.perf_counter() - t0:.1f} s ({hot_path_label()} hot path, "
@@ -281,8 +291,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
             record = cross_summary(outcomes, folds, {"cross_evals": args.cross_evals,
                                                      "cross_polish": args.cross_polish,
-                                                     "date": time.strftime("%Y-%m-%d")},
-                                   fingerprint(points, model))
+                                                     "date": time.strftime("%Y-%m-%d"),
+                                                     "wall_s": round(time.perf_counter() - t0, 1),
+                                                     "workers": args.workers, "hot_path": hot_path_label()},
+                                   fingerprint(points, model), joint)
             write_text_reporting(str(Path.cwd() / "validation" / "cross_summary.json"),
                                  json.dumps(record, indent=1, allow_nan=False) + "\n", "report")
     return 0
