@@ -74,7 +74,7 @@ def _chart_figures(outcomes: Sequence[Outcome], fig_dir: Path) -> list[tuple[str
     return out
 
 
-def _cross_section(outcomes: Sequence[Outcome], folds: Mapping[str, "Fold"]) -> list[str]:
+def _cross_section(outcomes: Sequence[Outcome], folds: Mapping[str, "Fold"], joint: Optional[dict] = None) -> list[str]:
     """Per source: in-sample, cross-validated and calculator medians; per fit, its parameters and points."""
     from .cross import describe_fold, source_medians
 
@@ -89,12 +89,19 @@ def _cross_section(outcomes: Sequence[Outcome], folds: Mapping[str, "Fold"]) -> 
              "mean from the other machines (an OS x driver row) or takes its prior (a residual). Target: "
              f"each source's median within {CROSS_SOURCE_TARGET:.0%} and each table below the BDP calculator. "
              "The rule for using these figures is in [README.md](README.md#held-out-seen-and-the-rule-from-now-on).",
-             "", "| source | scored | in-sample median | cross-validated median | BDP calculator median |",
-             "|---|---:|---:|---:|---:|"]
+             "", "| source | scored | in-sample median (per-platform calibration) | joint fit in sample | "
+             "cross-validated median | BDP calculator median |",
+             "|---|---:|---:|---:|---:|---:|"]
+    joint_sources = (joint or {}).get("sources", {})
     for source, (n, ins, cross) in source_medians(outcomes).items():
         nv = sorted(naive.get(source, []))
-        lines.append(f"| {source} | {n} | {_fmt(ins).strip()} | {_fmt(cross).strip()} | "
-                     f"{_fmt(statistics.median(nv) if nv else None).strip()} |")
+        lines.append(f"| {source} | {n} | {_fmt(ins).strip()} | {_fmt(joint_sources.get(source)).strip()} | "
+                     f"{_fmt(cross).strip()} | {_fmt(statistics.median(nv) if nv else None).strip()} |")
+    if joint:
+        lines += ["", f"The joint fit in sample (`--joint`: the shared parameters fitted to every source's "
+                  f"calibration tables at once): {joint['calibration_points']} calibration points, median "
+                  f"|error| {_fmt(joint['calibration_median']).strip()}; per table "
+                  + ", ".join(f"{k} {_fmt(v).strip()}" for k, v in joint["tables"].items()) + "."]
     lines += ["", "Each fit: the free parameters (start -> fitted; borrowed or prior where no point constrains "
               "them), and the measured points that constrain them.", "",
               "```"]
@@ -112,7 +119,7 @@ def _cross_section(outcomes: Sequence[Outcome], folds: Mapping[str, "Fold"]) -> 
 
 
 def write_report(outcomes: Sequence[Outcome], rows: Sequence[TableSummary], validation_dir: Path,
-                 folds: Optional[Mapping[str, "Fold"]] = None) -> Path:
+                 folds: Optional[Mapping[str, "Fold"]] = None, joint: Optional[dict] = None) -> Path:
     """Write the Markdown report next to ``data/``; returns its path (with ``folds``: the cross-validation too)."""
     fig_dir = validation_dir / "figures"
     figures = _figures(outcomes, rows, fig_dir)
@@ -147,7 +154,7 @@ def write_report(outcomes: Sequence[Outcome], rows: Sequence[TableSummary], vali
         lines.append(f"- **{role}**: {n} points, median |error| {median:.1%}, max {worst:.1%}; "
                      f"BDP calculator median {_fmt(naive).strip()}.")
     if folds:
-        lines += [""] + _cross_section(outcomes, folds)
+        lines += [""] + _cross_section(outcomes, folds, joint)
     lines += ["", "## The sources' charts", "",
               "The shapes the sources drew or tabulated, re-drawn with the same numbers as the tables below: "
               "measured (hollow markers), tcpsim (solid lines) and the BDP calculator (dashed, for throughput).",

@@ -285,7 +285,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.report:
         from .report import write_report
 
-        write_report(outcomes, rows, Path.cwd() / "validation", folds)
+        write_report(outcomes, rows, Path.cwd() / "validation", folds, joint)
         if folds is not None:
             from .cross import cross_summary, fingerprint
 
