@@ -21,8 +21,8 @@ from tcpsim.calibration.validate import evaluate, table_summary
 KNOWN_MISSES = {
     "pooled calibration": "6.8 % over the 138 calibration points: each platform was fitted alone to a robust "
                           "(soft-L1) objective, the 10 GbE Tables 4 and 5 and Sun TABLE 1 and 3 sit at 6.6-8.3 % "
-                          "and Sun TABLE 4 at 15.4 %; the joint fit of issue 21 has not replaced the "
-                          "per-platform fits",
+                          "and Sun TABLE 4 at 15.4 %; the joint fit over all sources reaches 6.0 % in sample "
+                          "(validate --cross --joint) but is not written into the profiles",
     "sunfire/table4": "15.4 %: with one CPU on the sending server only (the source's set-up; before, both ends "
                       "ran one), the copy share of 1460-byte messages is 43 % high and of 100-250-byte ones "
                       "12-23 % low; the Sun values were fitted under the old mapping (README, Decisions)",
@@ -118,7 +118,7 @@ def test_every_rate_carries_its_interval_and_converged_ones_meet_the_tolerance(s
 
 
 # Cross-validation (leave one source out). A pass fits the shared parameters three times over the other
-# sources' tables (about a quarter of an hour on two cores at one least-squares step), too long for the
+# sources' tables (26 minutes on two shared cores, compiled, at ten evaluations per fold), too long for the
 # default suite, so these tests read the record `tcpsim validate --cross --report` writes,
 # validation/cross_summary.json, after checking that it was computed from these measured points and this
 # joint model (its fingerprint). What the fingerprint cannot see is a change of the simulator itself:
@@ -126,14 +126,18 @@ def test_every_rate_carries_its_interval_and_converged_ones_meet_the_tolerance(s
 CROSS_RECORD = Path(__file__).resolve().parents[1] / "validation" / "cross_summary.json"
 
 CROSS_MISSES = {
-    "tru64": "24.6 %: left out, the ES40's Tru64/Tigon II row is the geometric mean of the Linux and Solaris "
-             "rows (its fitted receive cost, 3000 reference cycles, is a quarter of theirs) and its coalescing "
-             "delay the Tigon II default (100 us against the fitted 63 us)",
-    "sunfire": "35.2 %: left out, the Sun Fire's Solaris/ce row is borrowed from the Linux and Tru64 rows "
-               "(its fitted receive cost, 18,100 reference cycles, is above both) and its copy residual is 1",
-    "tengbe": "45.3 %: left out, the SE7501's copy is its memory's STREAM figure (its fitted send-side copy "
-              "is 2.8 times that), both coalescing delays the ixgb default (74 us against 187-229 us fitted) "
-              "and the Linux/ixgb row is borrowed from Tru64 and Solaris",
+    "tru64": "23.8 %: left out, the ES40's Tru64/Tigon II row is borrowed, the geometric mean of the Linux/ixgb "
+             "and Solaris/ce rows (13,700 reference cycles to receive a segment against its fitted 3,000; 9,100 "
+             "to send one against 16,200), and its coalescing delay is the Tigon II default (100 us against "
+             "63 us fitted)",
+    "sunfire": "49.6 %: left out, the Sun Fire's Solaris/ce row is borrowed from the Linux and Tru64 rows "
+               "(5,500 reference cycles to receive a segment against its fitted 18,100), its system call and "
+               "socket hand-off a borrowed 3,900 cycles (5,500 and 9,200 fitted) and its copy residual 1 "
+               "(0.59 fitted)",
+    "tengbe": "46.4 %: left out, the Linux/ixgb row is borrowed from Tru64 and Solaris (7,400 and 2,100 "
+              "reference cycles to receive a segment and send an ACK against 10,400 and 7,800 fitted), both "
+              "coalescing delays are the ixgb default (74 us against 187-229 us fitted) and the SE7501's copy "
+              "its memory's STREAM figure (its fitted send-side copy is 2.8 times that)",
     "vbox": "44.9 %: no machine of the VirtualBox note is in the joint model; cross-validated = in-sample, which "
             "misses for the VM path's unknown latency",
     "gignic": "157 %: no machine of the article is in the joint model; cross-validated = in-sample, which "
@@ -166,3 +170,31 @@ def test_cross_validated_below_the_calculator_on_every_table(cross_record):
              and t["cross"] >= t["bdp"]}
     assert not worse
     assert sum(t["bdp"] is not None for t in cross_record["tables"].values()) >= 10
+
+
+# The joint fit in sample (`validate --cross --joint`): the shared parameters fitted to every source's
+# calibration tables at once, scored on the same record. Its targets are the in-sample ones.
+JOINT_MISSES = {
+    "pooled": "6.0 % over the 138 calibration points: ten evaluations from the per-platform calibration moved "
+              "the shared parameters by at most 5 % (objective 1.480 -> 1.445); Sun TABLE 1 and 3 sit at 8.1 and "
+              "8.6 %, Sun TABLE 4 at 14.4 %",
+    "sunfire/table4": "14.4 %: with one CPU on the sending server only, the predicted copy share grows with the "
+                      "message faster than the measured one (the per-platform calibration's miss, 15.4 %)",
+}
+
+
+def _joint_calibration_tables():
+    record = json.loads(CROSS_RECORD.read_text())
+    keys = [k for k, t in record["tables"].items() if t["role"] == "calibration" and k.split("/")[0] in SOURCES]
+    return [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=JOINT_MISSES[k])) if k in JOINT_MISSES
+            else k for k in sorted(keys)]
+
+
+@pytest.mark.xfail(strict=True, reason=JOINT_MISSES["pooled"])
+def test_joint_fit_in_sample_pooled_within_target(cross_record):
+    assert cross_record["joint_in_sample"]["calibration_median"] <= POOLED_CALIBRATION_TARGET
+
+
+@pytest.mark.parametrize("key", _joint_calibration_tables())
+def test_joint_fit_in_sample_each_calibration_table_within_target(cross_record, key):
+    assert cross_record["joint_in_sample"]["tables"][key] <= TABLE_TARGETS["calibration"]

@@ -189,3 +189,10 @@ def test_a_parameter_no_point_constrains_borrows_the_fitted_values_of_its_kind()
     model = JointModel(rows + (frac,), {})
     values = _unconstrained(model, (0, 1), [2000.0, 8000.0, 99999.0, 0.3])
     assert values == pytest.approx([2000.0, 8000.0, 4000.0, 1e-4])
+
+
+def test_joint_without_cross_is_a_one_line_config_error():
+    from tcpsim.calibration.validate import main
+
+    with pytest.raises(ConfigError, match="--joint"):
+        main(["--joint"])
