@@ -38,7 +38,7 @@ class Fold:
 
 
 def leave_one_source_out(model: JointModel, points: Sequence[Point], executor: Optional[Executor] = None,
-                         max_nfev: int = 40, polish_nfev: int = 0, loss: str = "soft_l1",
+                         max_nfev: int = 10, polish_nfev: int = 0, loss: str = "soft_l1",
                          progress: Optional[Callable[[str], None]] = None,
                          in_sample: bool = False) -> dict[str, Fold]:
     """One fold per source that has a scorable point; each fitted on the other sources' calibration points
@@ -50,6 +50,9 @@ def leave_one_source_out(model: JointModel, points: Sequence[Point], executor: O
     usable = [p for p in points if fittable(p) and model.touches(p)]
     fits: dict[tuple[str, ...], JointFit] = {}
     out: dict[str, Fold] = {}
+    # Every fold starts at the committed values: the runs of a machine kept in several folds (its start and
+    # its first Jacobian's columns) are the same scenarios, run once.
+    cache: dict = {}
     for source in sources:
         fit_points = tuple(p for p in usable if p.source_id != source)
         if source != IN_SAMPLE and not any(model.touches(p) for p in points if p.source_id == source):
@@ -61,7 +64,7 @@ def leave_one_source_out(model: JointModel, points: Sequence[Point], executor: O
                 progress(f"{_title(source)}: {len(fit_points)} points, "
                          f"{len(model.free(fit_points))} of {len(model.params)} parameters free")
             fits[key] = fit_joint(model, fit_points, executor, max_nfev=max_nfev, polish_nfev=polish_nfev,
-                                  loss=loss, progress=progress)
+                                  loss=loss, progress=progress, cache=cache)
         out[source] = Fold(source, fit_points, fits[key])
     return out
 

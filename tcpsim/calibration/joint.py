@@ -128,13 +128,17 @@ class JointFit:
 
 
 def fit_joint(model: JointModel, points: Sequence[Point], executor: Optional[Executor] = None, max_nfev: int = 40,
-              polish_nfev: int = 0, loss: str = "soft_l1", progress: Optional[Callable[[str], None]] = None) -> JointFit:
+              polish_nfev: int = 0, loss: str = "soft_l1", progress: Optional[Callable[[str], None]] = None,
+              cache: Optional[dict] = None) -> JointFit:
     """Fit the parameters of ``model`` that ``points`` constrain to ``points``; the others keep their starts.
 
     Points on machines no parameter sets are left out of the fit (they would only add a constant).
 
     A parameter no point constrains is not fitted to anything (validation/README.md, the cross-validation
     rule): its value is the catalog's, and the fit's report says so (:attr:`JointFit.free`).
+
+    ``cache`` (scenario -> result, :func:`tcpsim.calibration.batch.run_all`) may be shared between fits: the
+    engine is deterministic, so fits that start from the same values share their first runs.
     """
     points = [p for p in points if model.touches(p)]  # the others cannot move
     free = model.free(points)
@@ -146,7 +150,7 @@ def fit_joint(model: JointModel, points: Sequence[Point], executor: Optional[Exe
             out[i] = v
         return out
 
-    cache: dict = {}  # a parameter of one machine re-runs only that machine's points
+    cache = {} if cache is None else cache  # a parameter of one machine re-runs only that machine's points
 
     def predict(values: Sequence[float]) -> list[Optional[float]]:
         return predict_points(points, model.platforms(full(values)), executor, cache)

@@ -236,8 +236,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--cross", action="store_true",
                         help="also leave one source out: fit the shared parameters without it, predict it "
                              "(cross_error in --json, a column here and in the report)")
-    parser.add_argument("--cross-evals", type=typed(parse_int, "cross-evals", lo=0), default=40, metavar="N",
-                        help="least-squares evaluations per leave-one-source-out fit (default 40)")
+    parser.add_argument("--cross-evals", type=typed(parse_int, "cross-evals", lo=0), default=10, metavar="N",
+                        help="full evaluations of the fit points per leave-one-source-out fit (default 10, the "
+                             "committed record's; each accepted step also costs one Jacobian)")
     parser.add_argument("--cross-polish", type=typed(parse_int, "cross-polish", lo=0), default=0, metavar="N",
                         help="further Powell evaluations per fit (default 0)")
     parser.add_argument("--joint", action="store_true",
