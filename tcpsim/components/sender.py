@@ -204,12 +204,12 @@ class TcpSender(TcpReceiver):
             cwnd = self.cc.cwnd
             flight = self.snd_nxt - self.snd_una
             rate = (cwnd if cwnd > flight else flight) / srtt * (2.0 if cwnd < self.cc.ssthresh // 2 else 1.2)
-            goal = rate / 1024.0
+            pace_goal = rate / 1024.0  # a float; the size goal below is an int (mypyc keeps one type per name)
             if rule >= 2 and self._min_rtt_s > 0.0:
                 r = int(self._min_rtt_s * 1e6) >> 9
                 if r < 32:
-                    goal += 65536 >> r
-            auto = int(goal) // mss
+                    pace_goal += 65536 >> r
+            auto = int(pace_goal) // mss
             segs = min(segs, auto if auto > 2 else 2)
         goal = (segs if segs > 1 else 1) * mss
         if rule < 3:
