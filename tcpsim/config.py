@@ -148,6 +148,9 @@ class TcpOptions:
     to 64 KiB; 1 (3.12 on) = about 1 ms of the pacing rate (``tcp_update_pacing_rate``), at least two
     segments; 2 (5.18 on) = plus 64 KiB >> (min RTT >> 9 us); 3 (6.11 on) = also not cut to half the peer's
     largest window (``tcp_grow_skb`` grows the skb to what may be sent)."""
+    tso_half_cwnd: bool = False
+    """``linux`` rule, 3.19 on: an aggregate holds at most half the congestion window (``tcp_cwnd_test``'s
+    quota, min(max(cwnd / 2, 1), cwnd - in flight) segments: "at least 2 GSO packets in flight")."""
     congestion_control: str = "reno"
     """``reno`` or ``cubic`` (:mod:`tcpsim.protocol.cubic`, with HyStart)."""
     autocork: bool = False
@@ -263,7 +266,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         rcv_window_rule="linux", adv_win_scale=os.adv_win_scale, scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
         rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rx_skb_page_bytes=os.rx_skb_page_bytes,
-        tso_rule=3 if v >= (6, 11) else 2 if v >= (5, 18) else 1 if v >= (3, 12) else 0,
+        tso_rule=3 if v >= (6, 11) else 2 if v >= (5, 18) else 1 if v >= (3, 12) else 0, tso_half_cwnd=v >= (3, 19),
         rcvbuf_autotune_max_bytes=rmem2,
         wscale_space_bytes=max(rcvbuf_bytes, os.rcvbuf_autotune_max_bytes, os.max_sockbuf_bytes) if autotuned
         else rcvbuf_bytes,

@@ -226,3 +226,15 @@ def test_tso_goal_by_version():
     assert TcpOptions.for_os(os_version("linux-6.8"), sockbuf_bytes=65536).tso_rule == 2
     assert TcpOptions.for_os(os_version("linux-6.12"), sockbuf_bytes=65536).tso_rule == 3
     assert TcpOptions.for_os(os_defaults("linux"), sockbuf_bytes=65536).tso_rule == 0   # unversioned: no aggregates
+
+
+def test_an_aggregate_is_at_most_half_the_cwnd_so_the_first_skb_measures_the_kernel_s_ratio():
+    """tcp_cwnd_test (3.19 on): an skb carries at most half the cwnd, so the lab VM's kernel sent its initial
+    cwnd of ten as two five-segment skbs (tcpdump of the sender's veth: 7240, 7240, 10136, 14480 bytes at
+    1 Gbit/s, 2 ms, SO_RCVBUF 32 KiB) and the receiver measured 205/256 on the first: clamp 52480 at 32 KiB,
+    209920 at 128 KiB (validation/README.md). A ten-segment first skb would measure 215 (55040, 220160)."""
+    assert not TcpOptions.for_os(os_version("linux-3.10"), sockbuf_bytes=65536).tso_half_cwnd
+    assert TcpOptions.for_os(os_version("linux-4.19"), sockbuf_bytes=65536).tso_half_cwnd
+    for sockbuf, clamp in (("32k", 52480), ("128k", 209920)):
+        _, wins = _steady_windows(platform="lab_vm", rate="1gbit", rtt="2ms", mtu=1500, sockbuf=sockbuf, write="128k")
+        assert clamp - 2 * 1448 < max(wins) <= clamp, sockbuf

@@ -171,6 +171,11 @@ class TcpSender(TcpReceiver):
             self._agg_sent += length
         else:
             self._agg_goal = self._tso_goal()
+            if self.opts.tso_half_cwnd:  # tcp_cwnd_test: at least two aggregates in flight
+                half = (self.cc.cwnd // self.mss) >> 1
+                half = (half if half > 1 else 1) * self.mss
+                if half < self._agg_goal:
+                    self._agg_goal = half
             if self._agg_first_write:
                 self._agg_first_write = False
                 half = self._size_goal()
@@ -191,7 +196,8 @@ class TcpSender(TcpReceiver):
 
     def _tso_goal(self) -> int:
         """Bytes one TSO/GSO aggregate may carry (``tcp_xmit_size_goal``, ``tcp_tso_autosize``, by
-        :attr:`tcpsim.config.TcpOptions.tso_rule`): from 3.12 the pacing rate (``tcp_update_pacing_rate``:
+        :attr:`tcpsim.config.TcpOptions.tso_rule`; the caller also applies ``tcp_cwnd_test``'s half cwnd,
+        :attr:`~tcpsim.config.TcpOptions.tso_half_cwnd`): from 3.12 the pacing rate (``tcp_update_pacing_rate``:
         max(cwnd, in flight) x MSS / srtt, x2 while cwnd < ssthresh / 2, else x1.2) >> 10, plus from 5.18
         64 KiB >> (min RTT in us >> 9), at least two segments; at most 64 KiB; before 6.11 at most half the
         peer's largest window (``tcp_bound_to_half_wnd``; 6.11's ``tcp_grow_skb`` grows past it)."""
