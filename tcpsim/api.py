@@ -81,6 +81,25 @@ def _as_given(derived: dict[str, tuple[str, Any, str]]) -> Iterator[None]:
         raise ConfigError(name, value, how + exc.allowed) from None
 
 
+def _check_port_rate(rate_bps: float, rate: Any, sender: Platform, receiver: Platform) -> None:
+    """Refuse a link faster than either host's NIC port (``nic.port_rate_bps``).
+
+    Ethernet runs a link at its slower end's speed, so a 1 Gbit/s card on a 10 Gbit/s path sends at
+    1 Gbit/s; tcpsim says so rather than quietly running another path than the one asked for. A card
+    with several ports is one port per link (its other active ports load the bus, ``nic.active_ports``).
+    An unshaped link (a veth pair, :data:`~tcpsim.units.UNSHAPED_RATE_BPS`) has no port to respect.
+    """
+    from .units import UNSHAPED_RATE_BPS, format_rate
+
+    if rate_bps == UNSHAPED_RATE_BPS:
+        return
+    for role, p in (("sender", sender), ("receiver", receiver)):
+        port = p.nic.port_rate_bps
+        if port and rate_bps > port * (1 + 1e-9):
+            raise ConfigError("rate", rate, f"at most {format_rate(port)}, the port rate of the {role}'s NIC "
+                              f"({p.name}; one port per link): a faster nic part, a slower rate, or 'unshaped'")
+
+
 def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None, mtu: Any = 1500,
                    sockbuf: Any = None, sndbuf: Any = None, rcvbuf: Any = None, write: Any = "64k",
                    message: Any = None, rr: Any = None, response: Any = None, read: Any = None,
@@ -137,6 +156,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
                         "cpu.n_cpus": ("cpus", cpus, "")}):
             hosts.append(platform_for(spec, **parts) or Platform())
     snd_platform, rcv_platform = hosts
+    _check_port_rate(link.rate_bps, rate, snd_platform, rcv_platform)
 
     def tcp_for(p: Platform) -> TcpOptions:
         over: dict[str, Any] = {}

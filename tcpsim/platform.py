@@ -112,8 +112,12 @@ class Nic:
     """The path hands the sender's TSO/GSO aggregates to the receiver's TCP whole (a veth pair, a TUN device
     with ``IFF_VNET_HDR``, ``tbf``): the receiver takes each as one skb. Set on the sending host; only a
     versioned Linux sender builds aggregates (:mod:`tcpsim.components.sender`)."""
+    port_rate_bps: float = 0.0
+    """The port's line rate (the NIC part's ``port_rate_bps``): ``build_scenario`` refuses a faster link.
+    0 = not known (a profile of runtime values, the ideal host): no limit."""
 
     def __post_init__(self) -> None:
+        _check_range("port_rate_bps", self.port_rate_bps, 0.0, 1e13)
         _check_range("tx_ring_packets", self.tx_ring_packets, 1, 1 << 20)
         _check_range("rx_ring_packets", self.rx_ring_packets, 1, 1 << 20)
         _check_range("backlog_packets", self.backlog_packets, 1, 1 << 24)
