@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import fields
 from typing import Any
 
+from ..errors import ConfigError
 from .bus import bus_efficiency
 from .resolve import Machine
 
-__all__ = ["show_text", "show_dict", "RULES"]
+__all__ = ["show_text", "show_dict", "tuning_rows", "RULES"]
 
 RULES = (
     "A part named by a later layer (a --machine file, --cpu, --bus, --nic, --os) replaces that part whole; "
@@ -71,6 +73,43 @@ def _runtime_rows(m: Machine) -> list[tuple[str, str, str]]:
     return rows
 
 
+def _runtime_values(platform: Any) -> dict[str, Any]:
+    return {f"{kind}.{f.name}": getattr(getattr(platform, kind), f.name)
+            for kind in ("cpu", "nic", "bus", "os") for f in fields(getattr(platform, kind))}
+
+
+def tuning_rows(m: Machine) -> dict[str, dict[str, Any]]:
+    """Per tuning level (``--tuning LEVEL``): each runtime value it changes, from what, and the knob line that
+    sets it; and the knobs the model ignores, with why. The level applies on top of the machine as shown."""
+    from ..tuning import apply_tuning, parse_tuning
+
+    before = _runtime_values(m.platform)
+    out: dict[str, dict[str, Any]] = {}
+    for level, text in sorted(m.tuning.items()):
+        label = f"[tuning.{level}] knobs"
+        try:
+            result = apply_tuning(m.platform, parse_tuning(text, label), label)
+        except ConfigError as exc:  # knobs of another OS family (--os changed it): --tuning fails the same way
+            out[level] = {"changes": [], "ignored": [], "error": str(exc)}
+            continue
+        after = _runtime_values(result.platform)
+        changed: list[tuple[str, str, str]] = []
+        for key, value in after.items():
+            if value == before[key]:
+                continue
+            setters = [(k, what) for k, what in result.effects
+                       if re.search(rf"(?<![\w.]){re.escape(key)}(?![\w])", what)]
+            origin = (f"{label} line {setters[-1][0].line_no}: {setters[-1][0].name}" if setters
+                      else f"{label} (a knob's OS semantics)")
+            changed.append((key, f"{_fmt(key, before[key])} -> {_fmt(key, value)}", origin))
+        ignored = [f"{label} line {k.line_no}: {k.name}: {what.removeprefix('ignored: ')}"
+                   for k, what in result.effects if k.target == "ignored" or what.startswith("ignored")]
+        if result.mtu_bytes is not None:
+            ignored.append(f"{label}: MTU {result.mtu_bytes} is a scenario input (--mtu), not a machine parameter")
+        out[level] = {"changes": changed, "ignored": ignored}
+    return out
+
+
 def show_text(m: Machine) -> str:
     """The text ``tcpsim machine show`` prints."""
     out = [f"machine {m.platform.name}"]
@@ -92,6 +131,19 @@ def show_text(m: Machine) -> str:
         out += ["", f"bus efficiency by frame size (transaction model, before residuals): {effs}"]
     if m.parts.nic.tso or m.parts.nic.lro:
         out.append("nic: TSO/LRO are recorded, not modelled: per-packet costs are per MTU-sized frame")
+    levels = tuning_rows(m)
+    if levels:
+        out += ["", "tuning levels (--tuning LEVEL; applied on top of the values above)"]
+        for level, t in levels.items():
+            out.append(f"  {level}")
+            if "error" in t:
+                out.append(f"    does not apply: {t['error']}")
+                continue
+            key_w = max((len(c[0]) for c in t["changes"]), default=0) + 2
+            change_w = max((len(c[1]) for c in t["changes"]), default=0) + 2
+            out += [f"    {key:<{key_w}}{change:<{change_w}}{origin}" for key, change, origin in t["changes"]] \
+                or ["    (no parameter changes)"]
+            out += [f"    not modelled: {why}" for why in t["ignored"]]
     if m.notes:
         out += ["", "what the layers changed"] + [f"  - {n}" for n in m.notes]
     out += ["", "rules"] + [f"  - {r}" for r in RULES]
@@ -103,5 +155,8 @@ def show_dict(m: Machine) -> dict[str, Any]:
     def entries(rows: list[tuple[str, str, str]]) -> dict[str, dict[str, str]]:
         return {a.strip(): {"value": b, "origin": c} for a, b, c in rows}
 
+    tuning = {level: {"changes": {key: {"change": change, "origin": origin} for key, change, origin in t["changes"]},
+                      "ignored": t["ignored"], **({"error": t["error"]} if "error" in t else {})}
+              for level, t in tuning_rows(m).items()}
     return {"name": m.platform.name, "parts": entries(_part_rows(m)), "platform": entries(_runtime_rows(m)),
-            "notes": list(m.notes), "rules": list(RULES)}
+            "tuning": tuning, "notes": list(m.notes), "rules": list(RULES)}
