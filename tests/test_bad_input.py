@@ -430,3 +430,12 @@ def test_api_errors_name_the_argument_the_caller_gave(kwargs):
         predict(method="ceilings", **kwargs)
     assert info.value.field.split(":")[0] == bad, str(info.value)
     assert len(str(info.value).splitlines()) == 1 and "must be" in str(info.value)
+
+
+def test_cpu_ghz_out_of_range_says_its_range_in_ghz():
+    """The range is said in the flag's own unit, not the part's Hz field it sets."""
+    from tcpsim import predict
+
+    with pytest.raises(ConfigError) as info:
+        predict(method="ceilings", platform="rx2600_ixgb", cpu_ghz=500)
+    assert "0.001..100 GHz" in str(info.value) and "clock_hz" not in str(info.value)

@@ -114,8 +114,8 @@ def flag_layer(*, cpu: Optional[str] = None, cpu_ghz: Any = None, cpus: Optional
             ghz = float(cpu_ghz)
         except (TypeError, ValueError):
             ghz = float("nan")
-        if not 0 < ghz < float("inf"):
-            raise ConfigError("cpu_ghz", cpu_ghz, "a clock in GHz such as 1.6") from None
+        if not 0.001 <= ghz <= 100:  # the CPU part's own range (parts.Cpu: 1 MHz to 100 GHz), said in GHz
+            raise ConfigError("cpu_ghz", cpu_ghz, "a clock in 0.001..100 GHz such as 1.6") from None
         fields["cpu"] = {"clock_hz": ghz * 1e9}
         names["cpu.clock_hz"] = "--cpu-ghz"
     if memory_bw is not None:
