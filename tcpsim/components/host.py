@@ -96,8 +96,8 @@ class HostRuntime:
         if not self.modelled:
             self._post(seg)
             return
-        if seg.length:
-            cost = self.per_packet_tx_s + seg.length * self.per_byte_csum_tx_s
+        if seg.length:  # a segment that continues a GSO aggregate rode on its first one's stack traversal
+            cost = (0.0 if seg.cont else self.per_packet_tx_s) + seg.length * self.per_byte_csum_tx_s
         else:
             cost = self.per_ack_tx_s
         kernel = self.kernel
@@ -261,7 +261,9 @@ class HostRuntime:
 
     def _handle(self, seg: Segment, cpu_index: int, now: float) -> None:
         """Queue the driver and stack work for one received frame on ``cpu_index``."""
-        cost = self.per_packet_rx_s + seg.length * self.per_byte_csum_rx_s if seg.length else self.per_ack_rx_s
+        # inside a GSO aggregate taken whole the stack runs once, for its last segment (netif_receive_skb)
+        cost = ((0.0 if seg.more else self.per_packet_rx_s) + seg.length * self.per_byte_csum_rx_s if seg.length
+                else self.per_ack_rx_s)
         done = self.cpus[cpu_index].run(now, cost)
         self._handler_until[cpu_index] = done
         self.kernel.call_at(done, self._deliver, seg, cpu_index)

@@ -9,7 +9,7 @@ class Segment:
     """One TCP segment; ``length`` 0 is a pure ACK or window update."""
 
     __slots__ = ("dst", "seq", "length", "ack", "wnd", "frame_bytes", "wire_s", "retransmit", "sent_s", "push", "sack",
-                 "more")
+                 "more", "cont")
 
     def __init__(self, dst, seq: int, length: int, ack: int, wnd: int, frame_bytes: int, wire_s: float,
                  retransmit: bool, sent_s: float, push: bool = False, sack: tuple | None = None) -> None:
@@ -26,4 +26,8 @@ class Segment:
         self.sack = sack
         """SACK blocks ``((start, end), ...)`` the ACK carries (RFC 2018), or None."""
         self.more = False
-        """More segments of the same GSO aggregate follow (a path that carries aggregates whole)."""
+        """More segments of the same GSO aggregate follow (a path that carries aggregates whole): the
+        receiver's per-packet work waits for the aggregate's last segment (one ``netif_receive_skb``)."""
+        self.cont = False
+        """This segment continues a GSO aggregate: the sender's per-packet work was done for its first
+        segment (one ``tcp_transmit_skb`` -> ``dev_queue_xmit`` per skb)."""

@@ -166,7 +166,8 @@ class TcpSender(TcpReceiver):
             self._emit(seq, length, cpu, False, push)
             return
         prev = self._agg_prev
-        if prev is not None and self._agg_sent + length <= self._agg_goal:
+        cont = prev is not None and self._agg_sent + length <= self._agg_goal
+        if prev is not None and cont:
             prev.more = True
             self._agg_sent += length
         else:
@@ -182,7 +183,7 @@ class TcpSender(TcpReceiver):
                 if half < self._agg_goal:
                     self._agg_goal = half
             self._agg_sent = length
-        self._agg_prev = self._emit(seq, length, cpu, False, push)
+        self._agg_prev = self._emit(seq, length, cpu, False, push, cont)
 
     def _size_goal(self) -> int:
         """``tcp_xmit_size_goal``: the skbs a write builds hold at most half the peer's largest window

@@ -209,7 +209,7 @@ class EndpointState:
         if blocked and self.block in ("nagle", "app"):
             self._set_block("sndbuf")
 
-    def _emit(self, seq: int, length: int, cpu: int, retransmit: bool, push: bool = False) -> Segment:
+    def _emit(self, seq: int, length: int, cpu: int, retransmit: bool, push: bool = False, cont: bool = False) -> Segment:
         now = self.kernel.env._now
         wnd = self._window_to_advertise()
         if self._sack_blocks and not length:
@@ -222,6 +222,7 @@ class EndpointState:
         else:
             frame, wire_s = self._wire(length)
             seg = Segment(self.peer, seq, length, self.rcv_nxt, wnd, frame, wire_s, retransmit, now, push)
+            seg.cont = cont
         if self.delack.held_segments:
             self.delack.on_ack_sent()
         self._delack_timer.deadline = None  # Timer.cancel(), inlined: every segment passes here
