@@ -238,3 +238,18 @@ def test_an_aggregate_is_at_most_half_the_cwnd_so_the_first_skb_measures_the_ker
     for sockbuf, clamp in (("32k", 52480), ("128k", 209920)):
         _, wins = _steady_windows(platform="lab_vm", rate="1gbit", rtt="2ms", mtu=1500, sockbuf=sockbuf, write="128k")
         assert clamp - 2 * 1448 < max(wins) <= clamp, sockbuf
+
+
+def test_per_packet_work_is_done_once_per_aggregate_on_a_path_that_carries_them_whole():
+    """One skb, one stack traversal (tcp_transmit_skb -> dev_queue_xmit; netif_receive_skb -> tcp_v4_rcv):
+    with 20 us per packet on each side and nothing else charged, segment by segment a host moves at most
+    1448 bytes per 20 us (579 Mbit/s); in aggregates of several segments it moves several times that."""
+    base = load_platform("lab_vm")
+    cpu = replace(base.cpu, per_packet_tx_s=20e-6, per_packet_rx_s=20e-6, per_syscall_s=0.0, per_byte_copy_s=0.0,
+                  per_ack_tx_s=0.0, per_ack_rx_s=0.0)
+    per_segment_bps = 1448 * 8 / 20e-6
+    kw = dict(rate="10gbit", rtt="1ms", mtu=1500, sockbuf="4M", write="128k", budget=Budget(max_sim_time_s=0.1))
+    whole = simulate(build_scenario(platform=replace(base, cpu=cpu), **kw))
+    split = simulate(build_scenario(platform=replace(base, cpu=cpu, nic=replace(base.nic, gso_whole=False)), **kw))
+    assert split.goodput_bps < 1.02 * per_segment_bps
+    assert whole.goodput_bps > 2 * per_segment_bps
