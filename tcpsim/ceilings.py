@@ -16,7 +16,7 @@ from .protocol import framing
 
 __all__ = ["window_limit_bps", "base_rtt_s", "line_ceiling_bps", "bus_ceiling_bps", "cpu_ceiling_bps",
            "nagle_interlock_bps", "nagle_pair_bytes", "naive_bdp_bps", "loss_estimate_bps", "acks_every", "segments_per_hand_up",
-           "ceilings", "binding_ceiling"]
+           "segments_per_aggregate", "ceilings", "binding_ceiling"]
 
 
 def _timestamps(sc: Scenario) -> bool:
@@ -50,13 +50,14 @@ def _directions(sc: Scenario) -> int:
 
 
 def acks_every(sc: Scenario) -> float:
-    """Data segments per ACK in a bulk stream under the receiver's delayed-ACK rule (RFC 1122: 2)."""
+    """Data segments per ACK in a bulk stream under the receiver's delayed-ACK rule (RFC 1122: 2); where
+    GSO aggregates arrive whole, one ACK per aggregate at most (``__tcp_ack_snd_check`` runs once per skb)."""
     tcp = sc.receiver.tcp
     if tcp.delack == "off":
         return 1.0
     if tcp.delack == "solaris":  # at most half the window (tcp_rwnd_set)
         return float(max(min(tcp.deferred_acks_max, tcp.max_window_bytes // _mss(sc) // 2), 1))
-    return 2.0
+    return float(max(2, segments_per_aggregate(sc)))
 
 
 def segments_per_hand_up(sc: Scenario) -> float:
@@ -70,6 +71,36 @@ def segments_per_hand_up(sc: Scenario) -> float:
     if not wait or payload < _mss(sc):
         return 1.0
     return max(1.0, min(acks_every(sc), wait / payload))
+
+
+GSO_MAX_BYTES = 65536 - 320
+"""The most payload one GSO aggregate carries: ``sk_gso_max_size`` less ``MAX_TCP_HEADER``
+(``tcp_tso_autosize``; :meth:`tcpsim.components.sender.TcpSender._tso_goal`)."""
+
+
+def segments_per_aggregate(sc: Scenario) -> int:
+    """Data segments per GSO aggregate the data sender hands down whole: the unit of per-packet CPU work on
+    both ends (one ``tcp_transmit_skb`` and one ``netif_receive_skb`` per skb) where the simulation counts it
+    so (platform ``nic.gso_whole`` and a versioned Linux sender; 1 elsewhere, and for small messages sent one
+    per segment).
+
+    The largest the sender's rules allow with this scenario's windows: 64 KiB less headers
+    (``tcp_tso_autosize``), at most half the window in segments from 3.19 (``tcp_cwnd_test``: the cwnd is at
+    most the window) and half the peer's largest window before 6.11 (``tcp_bound_to_half_wnd``). The pacing
+    goal (rate >> 10) and an output pass with less to send make smaller ones, so a ceiling built on this
+    stays a bound.
+    """
+    s = sc.sender
+    if not (s.platform.nic.gso_whole and s.tcp.rcv_window_rule == "linux"):
+        return 1
+    mss = _mss(sc)
+    if _payload(sc) < mss:
+        return 1
+    segs = GSO_MAX_BYTES // mss
+    wnd_segs = min(s.tcp.sndbuf_limit_bytes, sc.receiver.tcp.window_limit_bytes) // mss
+    if s.tcp.tso_half_cwnd or s.tcp.tso_rule < 3:
+        segs = min(segs, wnd_segs >> 1)
+    return max(segs, 1)
 
 
 def window_limit_bps(window_bytes: float, rtt_s: float) -> float:
@@ -120,7 +151,8 @@ def cpu_ceiling_bps(sc: Scenario, host: Host, role: str) -> float:
 
     Work is split into the application threads' part (system calls and copies, one thread per stream)
     and the interrupt part (per-packet and per-ACK processing), placed on CPUs as the engine places
-    them; the bound is the first CPU to saturate.
+    them; the bound is the first CPU to saturate. Per-packet work is counted once per GSO aggregate where
+    the simulation does (:func:`segments_per_aggregate`).
     """
     p = host.platform
     c = p.cpu
@@ -132,15 +164,16 @@ def cpu_ceiling_bps(sc: Scenario, host: Host, role: str) -> float:
     k = 1.0 + c.per_stream_frac * (n_streams - 1)
     per_int = c.per_interrupt_s / p.nic.coalesce_packets
     ack_ratio = acks_every(sc)
+    per_agg = segments_per_aggregate(sc)
     if role == "sender":
         app_per_byte = c.per_syscall_s / wl.write_bytes + c.per_byte_copy_s
         csum = 0.0 if p.nic.tx_checksum_offload else c.per_byte_csum_s
-        irq_per_byte = (k * c.per_packet_tx_s + payload * csum + (c.per_ack_rx_s + per_int) / ack_ratio) / payload
+        irq_per_byte = (k * c.per_packet_tx_s / per_agg + payload * csum + (c.per_ack_rx_s + per_int) / ack_ratio) / payload
     else:
         read = wl.read_bytes or max(host.tcp.rcvbuf_bytes // 2, payload)
         app_per_byte = c.per_syscall_s / read + c.copy_rx_s
         csum = 0.0 if p.nic.rx_checksum_offload else c.per_byte_csum_s
-        irq_per_byte = (k * c.per_packet_rx_s + per_int + payload * csum + c.per_ack_tx_s / ack_ratio
+        irq_per_byte = (k * c.per_packet_rx_s / per_agg + per_int + payload * csum + c.per_ack_tx_s / ack_ratio
                         + c.per_push_s / segments_per_hand_up(sc)) / payload
     n = c.n_cpus
     busy = [0.0] * n  # CPU-seconds per byte of total goodput, per CPU

@@ -168,6 +168,22 @@ def test_lab_prediction_is_on_the_lab_s_path_whatever_the_host():
     assert host_platform({}).os.version  # a versioned Linux, the only sender that builds aggregates
 
 
+def test_lab_prediction_through_the_delay_line_has_validate_s_receive_path():
+    """Through the TUN delay line the predicted host's receive path is lab_vm's (paged skbs), whatever host is
+    named; without it there is no TUN, and the output says how that differs from validate's lab_vm."""
+    from tcpsim.lab.predict import host_platform, path_note
+    from tcpsim.profiles import load_platform
+
+    lab = load_platform("lab_vm")
+    for named in (None, "modern_linux"):
+        p = host_platform({}, platform=named, delay_line="relay")
+        assert (p.nic.gso_whole, p.os.rx_skb_page_bytes, p.os.rx_skb_overhead_bytes) == \
+            (lab.nic.gso_whole, lab.os.rx_skb_page_bytes, lab.os.rx_skb_overhead_bytes)
+    assert host_platform({}, delay_line="none").os.rx_skb_page_bytes == 0
+    assert "no TUN" in path_note("none") and "lab_vm" in path_note("none")
+    assert "TUN" in path_note("relay") and "no TUN" not in path_note("relay")
+
+
 def test_calibrate_iperf3_writes_a_loadable_machine_file(tmp_path, capsys):
     from tcpsim.cli import main
     from tcpsim.profiles import load_platform

@@ -153,6 +153,8 @@ class Case:
     scenario: Any  # LabScenario
     sysctls: dict
     goodput_bps: float
+    delay_line: str = "none"
+    """The run's delay line (``tcpsim lab``'s ``delay_line``: "relay" is the TUN's, whose skbs are paged)."""
 
 
 def _load_json(path: str) -> Any:
@@ -184,7 +186,7 @@ def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
             if role and run.get("kind") and role_of(run["kind"], sc) != role:
                 continue
             out.append(Case(run.get("row") or f"{path}[{i}]", sc, dict(run.get("sysctls", {})),
-                            float(run["measured"]["goodput_bps"])))
+                            float(run["measured"]["goodput_bps"]), str(run.get("delay_line") or "none")))
     return out
 
 
@@ -224,7 +226,7 @@ def _simulate_case(args: tuple) -> float:
     from ..api import build_scenario, simulate
     from ..lab.predict import host_platform
 
-    plat = host_platform(case.sysctls, platform=host, os_name=None)
+    plat = host_platform(case.sysctls, platform=host, os_name=None, delay_line=case.delay_line)
     return simulate(build_scenario(platform=plat, **case.scenario.predict_kwargs())).goodput_bps
 
 

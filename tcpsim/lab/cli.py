@@ -74,8 +74,11 @@ def _predicted_dict(result: Any) -> dict[str, Any]:
 
 def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dict[str, Any]:
     """The ``--json`` object (also what ``tcpsim calibrate --lab`` reads)."""
+    from .predict import path_note
+
     return {"scenario": run.scenario.to_dict(), "kernel": run.kernel, "sysctls": run.sysctls, "cpu": run.cpu,
-            "load_avg": list(run.load_avg), "delay_line": run.delay_line, "notes": list(run.notes),
+            "load_avg": list(run.load_avg), "delay_line": run.delay_line,
+            "notes": list(run.notes) + [path_note(run.delay_line)],
             "measured": run.measured.to_dict(),
             "predicted": {**_predicted_dict(result), "os": os_name, "platform": platform}}
 
@@ -135,7 +138,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           rr=a.rr, response=a.response, duration=a.duration, cc=a.cc)
         install_signal_handlers()
         run = run_lab(sc, tool=a.tool, delay_line=a.delay_line)
-        result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os)
+        result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os, delay_line=run.delay_line)
     except (TcpsimError, ValueError) as exc:
         return fail(str(exc).splitlines()[0])
     d = to_json(run, result, a.platform, a.os)

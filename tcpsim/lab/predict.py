@@ -7,7 +7,7 @@ from typing import Any, Mapping, Optional
 from ..result import Result
 from .scenario import LabScenario
 
-__all__ = ["predict_lab", "BUFFER_SYSCTLS", "DEFAULT_OS"]
+__all__ = ["predict_lab", "host_platform", "path_note", "BUFFER_SYSCTLS", "DEFAULT_OS", "TUN_PAGE_BYTES"]
 
 DEFAULT_OS = "linux"
 """tcpsim's Linux (``--os linux``, :data:`tcpsim.os_versions.DEFAULT_LINUX`): the prediction a user gets
@@ -19,14 +19,23 @@ BUFFER_SYSCTLS = ("net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_rmem",
 how the kernel uses them is the OS model's business, not the run's."""
 
 
-def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os_name: Optional[str] = DEFAULT_OS):
+TUN_PAGE_BYTES = 4096
+"""The x86-64 page the TUN driver holds a large packet in (``tun_alloc_skb`` -> ``alloc_skb_with_frags``):
+``lab_vm``'s ``rx_skb_page_bytes``, measured through the delay line (validation/README.md, the lab section)."""
+
+
+def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os_name: Optional[str] = DEFAULT_OS,
+                  delay_line: str = "none"):
     """The predicted host: ``platform`` (a profile name, path or Platform; default tcpsim's ideal host) with
     the OS ``os_name`` (``linux``, ``linux-6.8`` ...) when no platform is named, then the kernel's buffer
     sysctls applied, on the lab's path.
 
     The path is always a veth pair (with ``tbf`` and the TUN delay line when shaped or delayed), which hands
     the sender's GSO aggregates to the receiver whole (``nic.gso_whole``, as ``lab_vm`` sets it for
-    ``tcpsim validate``): a path fact, not the host's, so it holds whatever platform is named."""
+    ``tcpsim validate``): a path fact, not the host's, so it holds whatever platform is named. Where the run
+    went through the TUN delay line (``delay_line`` "relay", the measured run's), the receiver's skbs are
+    the TUN driver's, paged as ``lab_vm``'s (``rx_skb_page_bytes`` = :data:`TUN_PAGE_BYTES`); without it (no
+    added delay, or netem) there is no TUN and a named platform's own value stands (:func:`path_note`)."""
     from dataclasses import replace
 
     from ..api import _platform
@@ -38,16 +47,29 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
     if platform is None and os_name:
         base = replace(base, os=os_version(os_name))
     base = replace(base, nic=replace(base.nic, gso_whole=True))
+    if delay_line == "relay" and base.os.family == "linux":
+        base = replace(base, os=replace(base.os, rx_skb_page_bytes=TUN_PAGE_BYTES))
     text = "\n".join(f"{k} = {sysctls[k]}" for k in BUFFER_SYSCTLS if k in sysctls)
     if text and base.os.family == "linux":
         base = apply_tuning(base, parse_tuning(text, "<lab sysctls>"), "<lab sysctls>").platform
     return base
 
 
+def path_note(delay_line: str) -> str:
+    """One line for the output: how the predicted host's receive path compares with ``lab_vm``'s, the host
+    ``tcpsim validate`` scores the lab rows on."""
+    if delay_line == "relay":
+        return ("predicted host on the lab's path as validate's lab_vm: GSO aggregates carried whole, the TUN "
+                f"delay line's paged skbs ({TUN_PAGE_BYTES}-byte pages)")
+    return (f"predicted host with GSO aggregates carried whole but no TUN paging: this run's path ({delay_line}) "
+            "has no TUN delay line; validate's lab_vm, measured through it, pages every lab row")
+
+
 def predict_lab(sc: LabScenario, sysctls: Mapping[str, str], platform: Optional[Any] = None,
-                os_name: Optional[str] = DEFAULT_OS, seed: int = 0) -> Result:
-    """Simulate ``sc`` as ``tcpsim predict`` would, with the measured kernel's buffer limits."""
+                os_name: Optional[str] = DEFAULT_OS, seed: int = 0, delay_line: str = "none") -> Result:
+    """Simulate ``sc`` as ``tcpsim predict`` would, with the measured kernel's buffer limits, on the path the
+    run took (``delay_line``: the measured run's, :func:`host_platform`)."""
     from ..api import build_scenario, simulate
 
-    host = host_platform(sysctls, platform, os_name)
+    host = host_platform(sysctls, platform, os_name, delay_line)
     return simulate(build_scenario(platform=host, seed=seed, **sc.predict_kwargs()))
