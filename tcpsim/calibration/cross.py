@@ -40,7 +40,7 @@ class Fold:
 def leave_one_source_out(model: JointModel, points: Sequence[Point], executor: Optional[Executor] = None,
                          max_nfev: int = 10, polish_nfev: int = 0, loss: str = "soft_l1",
                          progress: Optional[Callable[[str], None]] = None,
-                         in_sample: bool = False) -> dict[str, Fold]:
+                         in_sample: bool = False, broyden: bool = False) -> dict[str, Fold]:
     """One fold per source that has a scorable point; each fitted on the other sources' calibration points
     (those on machines the model sets). ``in_sample`` adds the fit to every source's calibration points,
     under :data:`IN_SAMPLE` (it predicts no point: :func:`joint_in_sample` scores it)."""
@@ -64,7 +64,7 @@ def leave_one_source_out(model: JointModel, points: Sequence[Point], executor: O
                 progress(f"{_title(source)}: {len(fit_points)} points, "
                          f"{len(model.free(fit_points))} of {len(model.params)} parameters free")
             fits[key] = fit_joint(model, fit_points, executor, max_nfev=max_nfev, polish_nfev=polish_nfev,
-                                  loss=loss, progress=progress, cache=cache)
+                                  loss=loss, progress=progress, cache=cache, broyden=broyden)
         out[source] = Fold(source, fit_points, fits[key])
     return out
 

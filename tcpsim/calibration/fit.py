@@ -156,7 +156,7 @@ def fit_log_vector(predict: Callable[[Sequence[float]], Sequence[Optional[float]
                    progress: Optional[Callable[[str], None]] = None,
                    prior_sigma: Optional[Sequence[Optional[float]]] = None,
                    jacobian: Optional[Callable[[Sequence[Sequence[float]]], Sequence[Sequence[Optional[float]]]]]
-                   = None) -> VectorFit:
+                   = None, broyden: bool = False) -> VectorFit:
     """Fit positive parameters so that ``predict(values)`` matches ``measured`` in log error.
 
     Bounded least squares (scipy ``least_squares``, trust region) in log space, then an optional
@@ -168,7 +168,10 @@ def fit_log_vector(predict: Callable[[Sequence[float]], Sequence[Optional[float]
 
     ``jacobian(vectors)`` returns predictions for several parameter vectors at once (the first is the base):
     the Jacobian is then forward differences of :data:`FD_STEP` in log space from one call per step;
-    without it, scipy's own differences call ``predict`` once per column.
+    without it, scipy's own differences call ``predict`` once per column. ``broyden``: only the first
+    Jacobian is differenced; after each accepted step it is corrected by Broyden's rank-one update from
+    the step and the change of the residuals (Dennis and Schnabel, *Numerical Methods for Unconstrained
+    Optimization*, section 8.1), which costs no run.
     """
     if loss not in LOSSES:
         raise ConfigError("loss", loss, "one of " + ", ".join(LOSSES))
@@ -196,6 +199,7 @@ def fit_log_vector(predict: Callable[[Sequence[float]], Sequence[Optional[float]
         if anchored.any():
             res = np.concatenate([res, ROBUST_SCALE * (x[anchored] - x0[anchored]) / sigma[anchored]])
         n_eval[0] += 1
+        seen_res[np.asarray(x, dtype=float).tobytes()] = res
         cost = _objective(res, loss)
         if best["start_cost"] is None:
             best["start_cost"] = cost  # least_squares evaluates x0 first
@@ -207,12 +211,28 @@ def fit_log_vector(predict: Callable[[Sequence[float]], Sequence[Optional[float]
         return res
 
     n_jac = [0]
+    seen_res: dict = {}  # residuals by point, for Broyden's update
+    last: dict = {}  # the previous Jacobian, its point and residuals
 
     def log_errors(pred) -> np.ndarray:
         pred = np.array([np.nan if v is None else v for v in pred], dtype=float)
         return np.log(np.maximum(pred, 1e-9) / meas)
 
     def jac(x) -> np.ndarray:
+        res = seen_res.get(np.asarray(x, dtype=float).tobytes())
+        if broyden and last and res is not None:
+            dx, dr = x - last["x"], res - last["res"]
+            j = last["j"] + np.outer(dr - last["j"] @ dx, dx) / max(float(dx @ dx), 1e-300)
+            last.update(x=np.array(x), res=res, j=j)
+            if progress is not None:
+                progress("  jacobian: Broyden update")
+            return j
+        j = fd_jac(x)
+        if res is not None:
+            last.update(x=np.array(x), res=res, j=j)
+        return j
+
+    def fd_jac(x) -> np.ndarray:
         steps = np.where(x + FD_STEP <= hi, FD_STEP, -FD_STEP)
         vectors = [x] + [x + np.eye(len(x))[i] * steps[i] for i in range(len(x))]
         preds = jacobian([tuple(float(v) for v in np.exp(v)) for v in vectors])

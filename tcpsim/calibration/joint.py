@@ -129,7 +129,7 @@ class JointFit:
 
 def fit_joint(model: JointModel, points: Sequence[Point], executor: Optional[Executor] = None, max_nfev: int = 40,
               polish_nfev: int = 0, loss: str = "soft_l1", progress: Optional[Callable[[str], None]] = None,
-              cache: Optional[dict] = None) -> JointFit:
+              cache: Optional[dict] = None, broyden: bool = False) -> JointFit:
     """Fit the parameters of ``model`` that ``points`` constrain to ``points``; the others keep their starts.
 
     Points on machines no parameter sets are left out of the fit (they would only add a constant).
@@ -162,7 +162,8 @@ def fit_joint(model: JointModel, points: Sequence[Point], executor: Optional[Exe
     vf = fit_log_vector(predict, measured, [model.params[i].start for i in free],
                         [(model.params[i].lo, model.params[i].hi) for i in free],
                         max_nfev=max_nfev, polish_nfev=polish_nfev, loss=loss, progress=progress,
-                        prior_sigma=[model.params[i].prior_sigma for i in free], jacobian=jacobian)
+                        prior_sigma=[model.params[i].prior_sigma for i in free], jacobian=jacobian,
+                        broyden=broyden)
     errs = [abs(v / m - 1.0) for v, m in zip(vf.predicted, measured) if math.isfinite(v)]
     fitted = model.with_values(_unconstrained(model, free, full(vf.values)))
     return JointFit(model=fitted, free=free, start=tuple(p.start for p in model.params),

@@ -244,6 +244,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--joint", action="store_true",
                         help="with --cross, also fit the shared parameters to every source's calibration tables "
                              "(the joint fit in sample) and score the model's machines with it")
+    parser.add_argument("--cross-jacobian", choices=("full", "broyden"), default="full",
+                        help="each fit's Jacobian after its first: differenced again at every accepted step "
+                             "(full, the default) or Broyden's update from the step (no runs)")
     args = parser.parse_args(argv)
     if args.joint and not args.cross:
         raise ConfigError("--joint", "given", "together with --cross")
@@ -267,7 +270,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
             model = joint_model()
             folds = leave_one_source_out(model, points, ex, max_nfev=args.cross_evals,
-                                         polish_nfev=args.cross_polish, progress=print, in_sample=args.joint)
+                                         polish_nfev=args.cross_polish, progress=print, in_sample=args.joint,
+                                         broyden=args.cross_jacobian == "broyden")
             outcomes = cross_outcomes(outcomes, folds, ex)
             for fold in folds.values():
                 print("\n".join(describe_fold(fold)))
@@ -291,6 +295,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .cross import cross_summary, fingerprint
 
             record = cross_summary(outcomes, folds, {"cross_evals": args.cross_evals,
+                                                     "cross_jacobian": args.cross_jacobian,
                                                      "cross_polish": args.cross_polish,
                                                      "date": time.strftime("%Y-%m-%d"),
                                                      "wall_s": round(time.perf_counter() - t0, 1),

@@ -40,3 +40,17 @@ def test_the_step_is_relative_and_goes_backward_at_the_upper_bound():
     assert math.log(da[0] / base[0]) == pytest.approx(FD_STEP)
     assert math.log(db[1] / base[1]) == pytest.approx(-FD_STEP)  # at its bound, b steps down
 
+
+
+def test_broyden_differences_once_and_still_finds_the_parameters():
+    truth = (3.0, 7.0)
+    calls = []
+
+    def jacobian(vectors):
+        calls.append(len(vectors))
+        return [_model(v) for v in vectors]
+
+    vf = fit_log_vector(_model, _model(truth), (2.0, 5.0), [(0.1, 100.0), (0.1, 100.0)], max_nfev=40,
+                        jacobian=jacobian, broyden=True)
+    assert vf.values == pytest.approx(truth, rel=1e-2)
+    assert calls == [3]  # one differenced Jacobian; every later one is an update
