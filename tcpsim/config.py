@@ -151,6 +151,14 @@ class TcpOptions:
     tso_half_cwnd: bool = False
     """``linux`` rule, 3.19 on: an aggregate holds at most half the congestion window (``tcp_cwnd_test``'s
     quota, min(max(cwnd / 2, 1), cwnd - in flight) segments: "at least 2 GSO packets in flight")."""
+    tsq_limit_bytes: int = 0
+    """``linux`` rule, TCP small queues (3.6 on; 0 = none): ``tcp_limit_output_bytes``, the cap of the bytes
+    a sender may have in its host's transmit path (``tcp_small_queue_check``; :attr:`tsq_rule`)."""
+    tsq_rule: int = 0
+    """``linux`` rule, the TSQ limit: 0 (3.6) = :attr:`tsq_limit_bytes`; 1 (3.12 on) = max(2 aggregates, pacing
+    rate >> 10) at most that; 2 (6.7 on, "relax tcp_small_queue_check() when rtx queue contains a single
+    skb", October 2023; the release between 6.2 and 6.8 not confirmed) = as 1, and a sender with one
+    aggregate or less unacknowledged is not held."""
     congestion_control: str = "reno"
     """``reno`` or ``cubic`` (:mod:`tcpsim.protocol.cubic`, with HyStart)."""
     autocork: bool = False
@@ -173,6 +181,8 @@ class TcpOptions:
         _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
         _check_range("rx_skb_page_bytes", self.rx_skb_page_bytes, 0, 1 << 20)
         _check_range("tso_rule", self.tso_rule, 0, 3)
+        _check_range("tsq_limit_bytes", self.tsq_limit_bytes, 0, (1 << 31) - 1)
+        _check_range("tsq_rule", self.tsq_rule, 0, 2)
         _check_range("init_rcv_wnd_segments", self.init_rcv_wnd_segments, 0, 1000)
         if self.window_update_rule not in WINDOW_UPDATE_RULES:
             raise ConfigError("window_update_rule", self.window_update_rule, "one of " + ", ".join(WINDOW_UPDATE_RULES))
@@ -267,6 +277,8 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         clamp_follows_ratio=v >= (6, 11), init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
         rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rx_skb_page_bytes=os.rx_skb_page_bytes,
         tso_rule=3 if v >= (6, 11) else 2 if v >= (5, 18) else 1 if v >= (3, 12) else 0, tso_half_cwnd=v >= (3, 19),
+        tsq_limit_bytes=os.limit_output_bytes if v >= (3, 6) else 0,
+        tsq_rule=2 if v >= (6, 7) else 1 if v >= (3, 12) else 0,
         rcvbuf_autotune_max_bytes=rmem2,
         wscale_space_bytes=max(rcvbuf_bytes, os.rcvbuf_autotune_max_bytes, os.max_sockbuf_bytes) if autotuned
         else rcvbuf_bytes,

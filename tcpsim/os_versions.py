@@ -42,10 +42,31 @@ from dataclasses import dataclass, replace
 from .errors import ConfigError
 from .platform import OsTcp, os_defaults
 
-__all__ = ["os_version", "os_entry", "OsVersion", "OS_VERSIONS", "OS_NAMES", "LINUX_VERSIONS",
+__all__ = ["os_version", "os_entry", "OsVersion", "OS_VERSIONS", "OS_NAMES", "LINUX_VERSIONS", "tsq_default_bytes",
            "DEFAULT_LINUX"]
 
 DEFAULT_LINUX = "linux-6.12"
+
+
+def tsq_default_bytes(version: tuple[int, ...]) -> int:
+    """``tcp_limit_output_bytes`` as a kernel of ``version`` ships it (TCP small queues; 0 before 3.6).
+
+    131072 from TSQ's start in 3.6 (``tcp_output.c``: "Default TSQ limit of two TSO segments"); 262144 after
+    "tcp: double default TSQ output bytes limit" (June 2015, so from 4.2; 3.10 has 131072); 16 x 65536 = 1 MiB
+    from "tcp: tsq: no longer use limit_output_bytes for paced flows" (``tcp_sk_init``, ``tcp_ipv4.c``: in
+    trees before 5.8, so 5.15 to 6.12 have it); 4 MiB from a 2025 patch ("Default TSQ limit of 4 MB", after
+    6.12; the lab VM's 6.18 reports 4194304), taken here from 6.16. **Not confirmed**: the release of the 1 MiB
+    change (after 4.19 is assumed, so 4.19 has 262144) and of the 4 MiB one (6.13-6.16).
+    """
+    if version < (3, 6):
+        return 0
+    if version < (4, 2):
+        return 131072
+    if version < (5, 0):
+        return 262144
+    if version < (6, 16):
+        return 1 << 20
+    return 4 << 20
 
 
 def _linux(version: str, *, rcvbuf: int = 131072, rcv_max: int = 6291456, rmem_max: int = 212992,
@@ -54,6 +75,7 @@ def _linux(version: str, *, rcvbuf: int = 131072, rcv_max: int = 6291456, rmem_m
                    default_rcvbuf_bytes=rcvbuf, max_sockbuf_bytes=rmem_max, setsockopt_doubles=True,
                    adv_win_scale=adv_win_scale, initial_cwnd_segments=iw, congestion_control="cubic",
                    autocorking=tuple(int(x) for x in version.split(".")) >= (3, 14),
+                   limit_output_bytes=tsq_default_bytes(tuple(int(x) for x in version.split("."))),
                    sndbuf_autotune_max_bytes=4194304, rcvbuf_autotune_max_bytes=rcv_max)
 
 

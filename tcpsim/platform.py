@@ -288,6 +288,10 @@ class OsTcp:
     """The receive path holds a packet that does not fit one page in whole pages of this size, as the TUN
     driver does (:func:`tcpsim.protocol.linux_window.rx_truesize`); 0 = a buffer sized to the segment
     (:attr:`rx_skb_overhead_bytes` beyond its payload). Used only with a :attr:`version`."""
+    limit_output_bytes: int = 0
+    """Linux ``net.ipv4.tcp_limit_output_bytes``, the cap of TCP small queues (3.6 on): the bytes a socket may
+    have in the host's transmit path (``tcp_small_queue_check``); 0 = no TSQ. Used only with a :attr:`version`
+    (defaults by version: :func:`tcpsim.os_versions.tsq_default_bytes`)."""
 
     def __post_init__(self) -> None:
         if self.family not in OS_FAMILIES:
@@ -297,6 +301,7 @@ class OsTcp:
         if self.version and (self.family != "linux" or not _VERSION.fullmatch(self.version)):
             raise ConfigError("os.version", self.version, 'a Linux kernel version such as "6.12" (family linux)')
         _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
+        _check_range("limit_output_bytes", self.limit_output_bytes, 0, (1 << 31) - 1)
         if self.rx_skb_page_bytes not in (0, 4096, 16384, 65536):
             raise ConfigError("rx_skb_page_bytes", self.rx_skb_page_bytes, "0 (no paging) or a page size: 4096, 16384, 65536")
         if self.delack not in DELACK_RULES:

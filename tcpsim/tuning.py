@@ -217,6 +217,13 @@ def _since(version: tuple[int, ...], what: str, inner: Optional[Setter] = None, 
     return apply
 
 
+def _tsq(p: Platform, value: int) -> tuple[Platform, str]:
+    """TCP small queues are a versioned Linux's sender rule (:attr:`tcpsim.config.TcpOptions.tsq_limit_bytes`)."""
+    if not p.os.version:
+        return p, "ignored: TCP small queues are modelled for a versioned Linux (os.version) only"
+    return _os("limit_output_bytes")(p, value)
+
+
 def _congestion_control(p: Platform, value: str) -> tuple[Platform, str]:
     if value in CONGESTION_CONTROLS:
         return _os("congestion_control")(p, value)
@@ -316,10 +323,9 @@ _SPECS = [
     _S("net.ipv4.tcp_autocorking", "sysctl", "", "linux", "os.autocorking",
        "small writes coalesce while the socket's earlier segments are still in the host (3.14 on)", _flag,
        _since((3, 14), "tcp_autocorking", _os("autocorking"))),
-    _S("net.ipv4.tcp_limit_output_bytes", "sysctl", "", "linux", "ignored",
-       "TCP small queues: bytes a socket may have in the qdisc and device (3.6 on)", _int(0, 1 << 31),
-       _since((3, 6), "TCP small queues", unmodelled="TCP small queues (tcp_small_queue_check): a socket's segments "
-              "wait in the host's transmit path without this cap")),
+    _S("net.ipv4.tcp_limit_output_bytes", "sysctl", "", "linux", "os.limit_output_bytes",
+       "TCP small queues: bytes a socket may have in the qdisc and device (3.6 on)", _int(0, (1 << 31) - 1),
+       _since((3, 6), "TCP small queues", _tsq)),
     _S("net.ipv4.tcp_notsent_lowat", "sysctl", "", "linux", "ignored",
        "unsent bytes above which the writer is not woken (3.12 on; 4294967295 = no limit)", _int(0, (1 << 32) - 1),
        _since((3, 12), "tcp_notsent_lowat", unmodelled="the writer wakes when a third of the send "

@@ -479,7 +479,8 @@ def test_a_modern_linux_sysctl_dump_is_accepted_and_each_knob_says_what_it_did()
     new, e = effects("linux-6.12", False)
     assert new.platform.os.autocorking and e["net.ipv4.tcp_autocorking"] == "os.autocorking = True"
     assert e["net.ipv4.tcp_adv_win_scale"].startswith("ignored: Linux 6.12")
-    assert e["net.ipv4.tcp_limit_output_bytes"].startswith("ignored (not modelled): TCP small queues")
+    assert e["net.ipv4.tcp_limit_output_bytes"] == "os.limit_output_bytes = 4194304"
+    assert new.platform.os.limit_output_bytes == 4194304
     old, e = effects("linux-2.6", False)
     assert not old.platform.os.autocorking
     assert e["net.ipv4.tcp_autocorking"] == "ignored: Linux 2.6.32 has no tcp_autocorking (3.14 on)"

@@ -71,9 +71,10 @@ class HostRuntime:
         self._handler_until = [0.0] * cpu.n_cpus
         self._tx_order: dict[object, float] = {}
         self.tx_drop_filter: Callable[[Segment], bool] | None = None
-        self.tx_watch: dict[object, Callable[[], None]] = {}
-        """Per destination endpoint, a call made when one of its data segments leaves this host (its frame
-        is off the wire, or dropped): the sender's transmit completion, for Linux autocorking."""
+        self.tx_watch: dict[object, Callable[[int], None]] = {}
+        """Per destination endpoint, a call made with the payload when one of its data segments leaves this host
+        (its frame is off the wire, or dropped): the sender's transmit completion, for Linux autocorking and
+        TCP small queues."""
         """Fault injection (tests, teaching): a frame it returns True for is lost before the NIC takes it."""
 
     # --- placement -------------------------------------------------------------------------------
@@ -189,7 +190,7 @@ class HostRuntime:
         """Tell a watching sender that a data segment of its has left the host at ``at_s``."""
         done = self.tx_watch.get(seg.dst)
         if done is not None and seg.length:
-            self.kernel.call_at(at_s, done)
+            self.kernel.call_at(at_s, done, seg.length)
 
     # --- receive -----------------------------------------------------------------------------------
     def receive(self, seg: Segment) -> None:

@@ -50,12 +50,55 @@ class TcpSender(TcpReceiver):
             return
         self.output(cpu)
 
-    def _tx_done(self) -> None:
-        """One of this connection's data segments left the host (Linux frees its skb): once none is left,
-        corked data goes out (``tcp_tsq_handler`` -> ``tcp_write_xmit``)."""
+    def _tx_done(self, length: int) -> None:
+        """One of this connection's data segments left the host (Linux frees its skb, ``tcp_wfree``): once none
+        is left, corked data goes out, and data TCP small queues held goes out once under the limit
+        (``tcp_tsq_handler`` -> ``tcp_write_xmit``)."""
         self._tx_unfreed -= 1
-        if not self._tx_unfreed and self.written > self.snd_nxt:
+        self._tsq_bytes -= length
+        if self._tsq_held:
+            if self._tsq_bytes <= self._tsq_limit():
+                self._tsq_held = False
+                self.output(self.host.irq_cpu(self.stream))
+            return
+        if self._autocork and not self._tx_unfreed and self.written > self.snd_nxt:
             self.output(self.host.irq_cpu(self.stream))
+
+    def _pacing_rate(self) -> float:
+        """``sk_pacing_rate`` in bytes/s (``tcp_update_pacing_rate``, 3.12 on): max(cwnd, in flight) / srtt,
+        x2 while cwnd < ssthresh / 2, else x1.2; 0 before the first RTT sample."""
+        srtt = self.rto.srtt_s
+        if srtt is None or srtt <= 0.0:
+            return 0.0
+        cwnd = self.cc.cwnd
+        flight = self.snd_nxt - self.snd_una
+        return (cwnd if cwnd > flight else flight) / srtt * (2.0 if cwnd < self.cc.ssthresh // 2 else 1.2)
+
+    def _tsq_limit(self) -> int:
+        """The TCP small queues limit (``tcp_small_queue_check``, a flow not paced: ``SK_PACING_NONE``): before
+        3.12 ``tcp_limit_output_bytes``; from 3.12 max(2 skbs, pacing rate >> ``sk_pacing_shift`` (10)) at most
+        that. An skb is the aggregate being built (its payload; ``skb->truesize`` adds its headers)."""
+        cap = self._tsq_cap
+        if self.opts.tsq_rule == 0:
+            return cap
+        skb = self._agg_goal if self._gso and self._agg_goal > self.mss else self.mss
+        lim = 2 * skb
+        paced = int(self._pacing_rate()) >> 10
+        if paced > lim:
+            lim = paced
+        return lim if lim < cap else cap
+
+    def _tsq_holds(self) -> bool:
+        """``tcp_small_queue_check`` before new data: too many bytes in the host's transmit path hold the
+        sender, unless nothing it sent is unacknowledged (from 6.7: one aggregate or less)."""
+        if self._tsq_bytes <= self._tsq_limit():
+            return False
+        in_flight = self.snd_nxt - self.snd_una
+        if in_flight <= 0 or (self.opts.tsq_rule == 2 and in_flight <= (self._agg_goal if self._gso else self.mss)):
+            return False
+        self._tsq_held = True
+        self._set_block("tsq")
+        return True
 
     # --- output -----------------------------------------------------------------------------------
     def output(self, cpu: int) -> None:
@@ -124,6 +167,8 @@ class TcpSender(TcpReceiver):
                     else:
                         self._block_for_window(cwnd, peer_wnd, in_flight)
                     return
+            if self._tsq_cap and self._tsq_holds():
+                return
             self._send_new(length, cpu, usable)
 
     def _block_for_window(self, cwnd: int, peer_wnd: int, in_flight: int) -> None:
@@ -206,11 +251,8 @@ class TcpSender(TcpReceiver):
         rule = self.opts.tso_rule
         limit = 65536 - 320  # sk_gso_max_size less MAX_TCP_HEADER
         segs = limit // mss
-        srtt = self.rto.srtt_s
-        if rule >= 1 and srtt is not None and srtt > 0.0:
-            cwnd = self.cc.cwnd
-            flight = self.snd_nxt - self.snd_una
-            rate = (cwnd if cwnd > flight else flight) / srtt * (2.0 if cwnd < self.cc.ssthresh // 2 else 1.2)
+        rate = self._pacing_rate() if rule >= 1 else 0.0
+        if rate > 0.0:
             pace_goal = rate / 1024.0  # a float; the size goal below is an int (mypyc keeps one type per name)
             if rule >= 2 and self._min_rtt_s > 0.0:
                 r = int(self._min_rtt_s * 1e6) >> 9

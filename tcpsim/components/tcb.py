@@ -26,10 +26,11 @@ from .segment import Segment
 
 __all__ = ["EndpointState", "BLOCK_REASONS", "AUDIT", "audit"]
 
-BLOCK_REASONS = ("window", "cwnd", "nagle", "sndbuf", "app", "recovery")
+BLOCK_REASONS = ("window", "cwnd", "nagle", "sndbuf", "app", "recovery", "tsq")
 """Why a sender is not sending: what :attr:`EndpointState.block_time` accumulates. ``recovery`` is a
 window, cwnd or send-buffer hold while a loss is being repaired (fast recovery, or the go-back-N resend
-after a timeout), and the wait for a retransmission timer that fired."""
+after a timeout), and the wait for a retransmission timer that fired. ``tsq``: Linux TCP small queues hold
+data while the host's transmit path drains (the line or the host binds, not TCP)."""
 _HELD_BY_WINDOW = frozenset(("window", "cwnd", "sndbuf"))
 
 
@@ -135,6 +136,10 @@ class EndpointState:
         self._rcv_ssthresh = 0
         self._autocork = opts.autocork
         self._tx_unfreed = 0  # data segments handed to the host and not yet off the wire (Linux sk_wmem_alloc)
+        # TCP small queues (tcpsim.components.sender._tsq_holds): bytes handed to the host and not yet off the wire
+        self._tsq_cap = opts.tsq_limit_bytes if self._linux_wnd else 0
+        self._tsq_bytes = 0
+        self._tsq_held = False
         self._rcv_wnd = 0  # tp->rcv_wnd: the window last offered
         self._rcv_wup = 0  # tp->rcv_wup: RCV.NXT when it was offered
         self._rcv_mss = self.mss  # icsk_ack.rcv_mss: the payload of a full-sized received segment
@@ -228,8 +233,9 @@ class EndpointState:
         self._delack_timer.deadline = None  # Timer.cancel(), inlined: every segment passes here
         self.last_adv = self.rcv_nxt + wnd
         if length:
-            if self._autocork:
+            if self._autocork or self._tsq_cap:
                 self._tx_unfreed += 1
+                self._tsq_bytes += length
             self.data_segments += 1
             self.bytes_sent += length
             hist = self.payload_hist

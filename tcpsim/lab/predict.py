@@ -13,8 +13,10 @@ DEFAULT_OS = "linux"
 """tcpsim's Linux (``--os linux``, :data:`tcpsim.os_versions.DEFAULT_LINUX`): the prediction a user gets
 without naming a platform."""
 
-BUFFER_SYSCTLS = ("net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem")
-"""The sysctls passed to the prediction: facts about the buffer limits of the kernel measured. Others
+BUFFER_SYSCTLS = ("net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
+                  "net.ipv4.tcp_limit_output_bytes")
+"""The sysctls passed to the prediction: facts about the buffer limits of the kernel measured (the socket
+buffers, and TCP small queues' cap on the bytes in the host, as validate's ``lab_vm`` takes them). Others
 (``tcp_adv_win_scale``, which Linux 6.6+ ignores; the congestion control) are recorded, not applied:
 how the kernel uses them is the OS model's business, not the run's."""
 
