@@ -66,7 +66,7 @@ class Writer:
             # after the first of the call is one more trip into the kernel.
             extra = max(-(-chunk // self.pass_bytes) - new_call, 0) if self.pass_bytes else 0
             done = self.host.syscall(self.cpu, chunk, new_call, extra)
-            if done > self.kernel.env._now:
+            if done > self.kernel.now_s:
                 self.busy = True
                 self.kernel.call_at(done, self._done, chunk)
                 return
@@ -78,7 +78,7 @@ class Writer:
             if calls >= MAX_CALLS_PER_INSTANT:
                 self.kernel.check_wall()  # a burst is slow work: read the clock whatever the event count
                 self.busy = True
-                self.kernel.call_at(self.kernel.env._now, self._paced)
+                self.kernel.call_at(self.kernel.now_s, self._paced)
                 return
 
     def _absorb_writes(self) -> None:
@@ -115,7 +115,7 @@ class Writer:
             if self.calls_left <= 0 or self.left_total <= 0:
                 ep.set_writer_blocked(False)
                 return None
-            now = self.kernel.env._now
+            now = self.kernel.now_s
             if self.interval_s is not None and now < self.next_call_s:
                 self.busy = True
                 self.kernel.call_at(self.next_call_s, self._paced)
@@ -180,7 +180,7 @@ class Reader:
                 return
             chunk = avail if avail < self.read_bytes else self.read_bytes
             done = self.host.syscall(self.cpu, chunk, True, receive=True)
-            if done > self.kernel.env._now:
+            if done > self.kernel.now_s:
                 self.busy = True
                 self.kernel.call_at(done, self._done, chunk)
                 return
@@ -189,7 +189,7 @@ class Reader:
             if calls >= MAX_CALLS_PER_INSTANT:  # see MAX_CALLS_PER_INSTANT
                 self.kernel.check_wall()
                 self.busy = True
-                self.kernel.call_at(self.kernel.env._now, self._resume)
+                self.kernel.call_at(self.kernel.now_s, self._resume)
                 return
 
     def _resume(self) -> None:
@@ -199,7 +199,7 @@ class Reader:
     def _commit(self, chunk: int) -> None:
         self.reads += 1
         self.delivered_bytes += chunk
-        self.last_read_s = self.kernel.env._now
+        self.last_read_s = self.kernel.now_s
         self.ep.app_read(chunk, self.cpu)
         if self.on_data is not None:
             self.on_data(chunk)

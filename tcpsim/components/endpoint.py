@@ -65,7 +65,7 @@ class TcpEndpoint(TcpRecovery):
 
     def _process_ack(self, seg: Segment, cpu: int) -> None:
         ack = seg.ack
-        now = self.kernel.env._now
+        now = self.kernel.now_s
         sacked_before = -1
         if seg.sack is not None and self.sack_ok:
             if ack == self.snd_una and self.cc.limited_transmit and self.cc.dupacks < 2:

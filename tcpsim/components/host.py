@@ -102,7 +102,7 @@ class HostRuntime:
         else:
             cost = self.per_ack_tx_s
         kernel = self.kernel
-        now = kernel.env._now
+        now = kernel.now_s
         done = self.cpus[cpu].run(now, cost) if cost > 0.0 else now
         # One connection's segments reach the driver queue in the order TCP sent them: the socket lock
         # serializes its output even when the work of two segments runs on two CPUs at once.
@@ -132,7 +132,7 @@ class HostRuntime:
         if limit is not None and self.tx_ring + len(self._qdisc) > limit:
             self.link_out.drops += 1
             if self.tx_watch:
-                self._tx_completed(seg, self.kernel.env._now)
+                self._tx_completed(seg, self.kernel.now_s)
             return
         self._qdisc.append(seg)
         self._wake_qdisc()
@@ -142,7 +142,7 @@ class HostRuntime:
         posted = self._tx_posted
         if len(posted) < self.tx_ring:
             return True
-        now = self.kernel.env._now
+        now = self.kernel.now_s
         while posted and posted[0] <= now:
             posted.popleft()
         return len(posted) < self.tx_ring
@@ -165,10 +165,10 @@ class HostRuntime:
         """DMA ``seg`` over the bus and serialize it onto the link."""
         if self.tx_drop_filter is not None and self.tx_drop_filter(seg):
             if self.tx_watch:
-                self._tx_completed(seg, self.kernel.env._now)
+                self._tx_completed(seg, self.kernel.now_s)
             return
         kernel = self.kernel
-        now = kernel.env._now
+        now = kernel.now_s
         ready = now
         if self.bus is not None:
             ready = self.bus.run(now, self._bus_per_transfer_s + seg.frame_bytes * self._bus_per_byte_s)
@@ -206,7 +206,7 @@ class HostRuntime:
         self._ring_dma += 1
         if self.bus is not None:
             kernel = self.kernel
-            done = self.bus.run(kernel.env._now, self._bus_per_transfer_s + seg.frame_bytes * self._bus_per_byte_s)
+            done = self.bus.run(kernel.now_s, self._bus_per_transfer_s + seg.frame_bytes * self._bus_per_byte_s)
             kernel.call_at(done, self._dma_done, seg)
         else:
             self._dma_done(seg)
@@ -218,7 +218,7 @@ class HostRuntime:
             return
         self.backlog += 1
         cpu = 0 if self.irq_on_one else seg.dst.stream % len(self.cpus)  # irq_cpu(), inlined: hot path
-        now = self.kernel.env._now
+        now = self.kernel.now_s
         if self._drain and now < self._handler_until[cpu]:
             # The handler of an earlier interrupt is still working through the ring: it takes this
             # frame too, and the NIC raises no interrupt for it.
@@ -243,7 +243,7 @@ class HostRuntime:
         self._irq_timer = False
         if not self._pending:
             return
-        if self.kernel.env._now < self._irq_deadline - 1e-12:  # a packet timer pushed back by later frames
+        if self.kernel.now_s < self._irq_deadline - 1e-12:  # a packet timer pushed back by later frames
             self._irq_timer = True
             self.kernel.call_at(self._irq_deadline, self._irq_timeout)
             return
@@ -252,7 +252,7 @@ class HostRuntime:
     def _interrupt(self) -> None:
         pending, self._pending = self._pending, []
         kernel = self.kernel
-        now = kernel.env._now
+        now = kernel.now_s
         cpu_index = pending[0][1]
         server = self.cpus[cpu_index]
         if self.per_interrupt_s:
@@ -276,7 +276,7 @@ class HostRuntime:
     def hand_up(self, cpu: int) -> float:
         """Charge one hand-off of received data to the socket on ``cpu`` (``CpuCost.per_push_s``); returns
         when the reader may see it."""
-        now = self.kernel.env._now
+        now = self.kernel.now_s
         if not self.per_push_s:
             return now
         return self.cpus[cpu].run(now, self.per_push_s)
@@ -291,7 +291,7 @@ class HostRuntime:
         """
         per_byte = self.per_byte_copy_rx_s if receive else self.per_byte_copy_s
         cost = size_bytes * per_byte + self.per_syscall_s * ((1 if new_call else 0) + extra_passes)
-        now = self.kernel.now
+        now = self.kernel.now_s
         if cost <= 0.0:
             return now
         return self.cpus[cpu].run(now, cost)

@@ -44,11 +44,14 @@ class BudgetExhausted(Exception):
 class Kernel:
     """The event queue of one run, with an event budget and a wall-clock budget."""
 
-    __slots__ = ("env", "n_events", "max_events", "max_wall_s", "wall_start", "stopped", "_queue", "_eid", "_check_at",
+    __slots__ = ("env", "now_s", "n_events", "max_events", "max_wall_s", "wall_start", "stopped", "_queue", "_eid", "_check_at",
                  "poll", "_every", "_checked_s")
 
     def __init__(self, max_events: int, max_wall_s: float) -> None:
         self.env = simpy.Environment()
+        self.now_s = 0.0
+        """The simulated time, kept beside ``env.now``: a field of this class, not an attribute of a Python
+        object, so the components read it at native speed (the run loop keeps the two equal)."""
         self._queue: list[Any] = self.env._queue  # simpy's 4-tuples and our 5-tuples
         self._eid = self.env._eid
         self.stopped = False
@@ -65,15 +68,15 @@ class Kernel:
 
     @property
     def now(self) -> float:
-        return self.env._now
+        return self.now_s
 
     def call_in(self, delay_s: float, fn, *args) -> None:
         """Call ``fn(*args)`` after ``delay_s`` simulated seconds."""
-        self.call_at(self.env._now + delay_s, fn, *args)
+        self.call_at(self.now_s + delay_s, fn, *args)
 
     def call_at(self, time_s: float, fn, *args) -> None:
         """Call ``fn(*args)`` at simulated time ``time_s`` (now, if that is already past)."""
-        now = self.env._now
+        now = self.now_s
         if time_s < now:
             time_s = now
         n = self.n_events = self.n_events + 1
@@ -124,7 +127,7 @@ class Kernel:
             if not queue:
                 return False
             entry: Any = heappop(queue)
-            env._now = entry[0]
+            env._now = self.now_s = entry[0]
             if len(entry) == 5:
                 entry[3](*entry[4])
                 continue
@@ -175,7 +178,7 @@ class Timer:
         deadline = self.deadline
         if deadline is None:
             return
-        if self._kernel.env._now < deadline - 1e-12:
+        if self._kernel.now_s < deadline - 1e-12:
             self._schedule(deadline)
             return
         self.deadline = None

@@ -24,7 +24,7 @@ class TcpReceiver(EndpointState):
     def _rcv_rtt_measure(self) -> None:
         """Linux ``tcp_rcv_rtt_measure``: the time to receive one advertised window is a round trip
         (an upper bound when the sender is slow, so the smallest sample is kept)."""
-        now = self.kernel.env._now
+        now = self.kernel.now_s
         if self._rcv_rtt_seq >= 0:
             if self.rcv_nxt < self._rcv_rtt_seq:
                 return
@@ -44,7 +44,7 @@ class TcpReceiver(EndpointState):
         Not modelled: ``rcv_ssthresh`` (tcp_grow_window), which opens the advertised window by two
         segments per segment received rather than at once.
         """
-        now = self.kernel.env._now
+        now = self.kernel.now_s
         rtt = self._rcv_rtt_s
         if rtt <= 0.0 or now - self._drs_time < rtt:
             return
@@ -253,7 +253,7 @@ class TcpReceiver(EndpointState):
                     self._agg_arrived += arrived
                     self.delack.on_segment(length, True)
                     if self._delack_timer.deadline is None:
-                        self._delack_timer.arm(self.delack.deadline_s(self.kernel.env._now))
+                        self._delack_timer.arm(self.delack.deadline_s(self.kernel.now_s))
                     return
                 whole = length
                 gso_size = length
@@ -296,7 +296,7 @@ class TcpReceiver(EndpointState):
         if ack_now:
             self._send_ack(cpu)
         elif self._delack_timer.deadline is None:
-            self._delack_timer.arm(self.delack.deadline_s(self.kernel.env._now))
+            self._delack_timer.arm(self.delack.deadline_s(self.kernel.now_s))
         if self.on_readable is not None and self.rcv_readable:
             self.on_readable()
 
@@ -309,7 +309,7 @@ class TcpReceiver(EndpointState):
         """In-order data goes up to the socket; the reader sees it once the host has done the hand-off."""
         self.hand_ups += 1
         done = self.host.hand_up(cpu)
-        if done > self.kernel.env._now:
+        if done > self.kernel.now_s:
             self.kernel.call_at(done, self._readable, size_bytes)
         else:
             self.rcv_readable += size_bytes
@@ -330,7 +330,7 @@ class TcpReceiver(EndpointState):
     def _arm_push_timer(self) -> None:
         """Data left in the receive list goes up when the timer fires; each new segment restarts it
         (Solaris ``TCP_TIMER_RESTART`` with ``tcp_deferred_ack_interval``)."""
-        self._push_timer.arm(self.kernel.env._now + self._push_timeout_s)
+        self._push_timer.arm(self.kernel.now_s + self._push_timeout_s)
 
     def _push_expired(self) -> None:
         cpu = self.host.irq_cpu(self.stream)

@@ -83,7 +83,7 @@ class TcpRecovery(TcpSender):
         """A retransmission timer fired: the sender has waited on a lost segment since the timer was
         last started (by the last ACK that moved ``snd_una``, or the send); that wait is loss recovery,
         whatever hold the output path recorded for it."""
-        now = self.kernel.env._now
+        now = self.kernel.now_s
         stall_from = self._rto_armed_s if self._rto_armed_s > self.block_since else self.block_since
         self.block_time[self.block] += stall_from - self.block_since
         self.block_time["recovery"] += now - stall_from

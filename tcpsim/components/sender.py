@@ -200,7 +200,7 @@ class TcpSender(TcpReceiver):
             self.max_sndwnd >> 1 if self.forced_push else 0, self._pushed_seq))
         if push:
             self._pushed_seq = end
-        now = self.kernel.env._now
+        now = self.kernel.now_s
         self.sent.append([seq, length, now, False])
         if self._sack_rec:
             self._pipe += length

@@ -199,7 +199,7 @@ class EndpointState:
         if reason in _HELD_BY_WINDOW and (self.cc.in_recovery or self.snd_una < self.cc.recover):
             reason = "recovery"  # the window waits on a repair: every segment above the hole stays unacknowledged
         if reason != self.block:
-            now = self.kernel.env._now
+            now = self.kernel.now_s
             self.block_time[self.block] += now - self.block_since
             self.block = reason
             self.block_since = now
@@ -215,7 +215,7 @@ class EndpointState:
             self._set_block("sndbuf")
 
     def _emit(self, seq: int, length: int, cpu: int, retransmit: bool, push: bool = False, cont: bool = False) -> Segment:
-        now = self.kernel.env._now
+        now = self.kernel.now_s
         wnd = self._window_to_advertise()
         if self._sack_blocks and not length:
             # SACK blocks ride on pure ACKs (RFC 2018 §4); a data segment would have to shrink to make room.
@@ -254,7 +254,7 @@ class EndpointState:
         self._emit(self.snd_nxt, 0, cpu, False)
 
     def _arm_rto(self) -> None:
-        now = self.kernel.env._now
+        now = self.kernel.now_s
         self._rto_armed_s = now
         self._rto_timer.arm(now + self.rto.timeout_s())
 
