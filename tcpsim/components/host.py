@@ -207,12 +207,11 @@ class HostRuntime:
         if self.bus is not None:
             kernel = self.kernel
             done = self.bus.run(kernel.now_s, self._bus_per_transfer_s + seg.frame_bytes * self._bus_per_byte_s)
-            kernel.call_last(done, self._dma_done, seg)
+            kernel.call_at(done, self._dma_done, seg)
         else:
             self._dma_done(seg)
 
     def _dma_done(self, seg: Segment) -> None:
-        """The frame is in host memory. Runs as the last action of an event (see :meth:`Kernel.call_last`)."""
         self._ring_dma -= 1
         if self.backlog >= self.backlog_limit:
             self.rx_drops += 1
@@ -223,12 +222,12 @@ class HostRuntime:
         if self._drain and now < self._handler_until[cpu]:
             # The handler of an earlier interrupt is still working through the ring: it takes this
             # frame too, and the NIC raises no interrupt for it.
-            self._handle(seg, cpu, now, True)
+            self._handle(seg, cpu, now)
             return
         if self.coalesce_delay_s <= 0.0 and not self._pending:  # an interrupt for this frame alone
             if self.per_interrupt_s:
                 self.cpus[cpu].run(now, self.per_interrupt_s)
-            self._handle(seg, cpu, now, True)
+            self._handle(seg, cpu, now)
             return
         self._pending.append((seg, cpu))
         if len(self._pending) >= self.coalesce_packets:
@@ -261,18 +260,14 @@ class HostRuntime:
         for seg, cpu_index in pending:
             self._handle(seg, cpu_index, now)
 
-    def _handle(self, seg: Segment, cpu_index: int, now: float, last: bool = False) -> None:
-        """Queue the driver and stack work for one received frame on ``cpu_index``; ``last``: this is the
-        last action of the current event (:meth:`Kernel.call_last`)."""
+    def _handle(self, seg: Segment, cpu_index: int, now: float) -> None:
+        """Queue the driver and stack work for one received frame on ``cpu_index``."""
         # inside a GSO aggregate taken whole the stack runs once, for its last segment (netif_receive_skb)
         cost = ((0.0 if seg.more else self.per_packet_rx_s) + seg.length * self.per_byte_csum_rx_s if seg.length
                 else self.per_ack_rx_s)
         done = self.cpus[cpu_index].run(now, cost)
         self._handler_until[cpu_index] = done
-        if last:
-            self.kernel.call_last(done, self._deliver, seg, cpu_index)
-        else:
-            self.kernel.call_at(done, self._deliver, seg, cpu_index)
+        self.kernel.call_at(done, self._deliver, seg, cpu_index)
 
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
         self.backlog -= 1

@@ -85,26 +85,6 @@ class Kernel:
         # simpy's Environment.schedule, inlined, with the callback in place of an event.
         heappush(self._queue, (time_s, NORMAL, next(self._eid), fn, args))
 
-    def call_last(self, time_s: float, fn, *args) -> None:
-        """:meth:`call_at`, made by an event as its very last action: when nothing else is due at or before
-        ``time_s``, the run loop would take this call next, so it runs at once, with no trip through the queue.
-
-        The order of events is unchanged (a tie goes to the queue, whose entries came first), and the call
-        counts as an event, for the budgets and :attr:`n_events`, exactly as :meth:`call_at` counts it."""
-        now = self.now_s
-        if time_s < now:
-            time_s = now
-        queue = self._queue
-        if self.stopped or (queue and queue[0][0] <= time_s):
-            self.call_at(time_s, fn, *args)
-            return
-        n = self.n_events = self.n_events + 1
-        if n >= self._check_at:
-            self._check_budgets(n)
-        next(self._eid)  # the insertion number the queue would have given it: later ties break as before
-        self.env._now = self.now_s = time_s
-        fn(*args)
-
     def _check_budgets(self, n: int) -> None:
         """Raise when the event budget (exact) or the wall-clock budget (read every thousand events) is spent."""
         if n > self.max_events:
