@@ -12,9 +12,7 @@ changed report layout or error text does.
 import os
 import re
 import shlex
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest

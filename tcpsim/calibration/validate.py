@@ -29,7 +29,7 @@ from ..result import Result
 from ..units import parse_int
 from .batch import run_all
 from .mapping import SOURCE_SETUPS, platform_ids, platforms_for_point, predicted_value, scenario_for
-from .tables import UNSCORED_FLAGS, Point, find_data_dir, load_user_points
+from .tables import UNSCORED_FLAGS, Point, load_user_points
 
 __all__ = ["Outcome", "evaluate", "table_summary", "main", "load_platforms"]
 

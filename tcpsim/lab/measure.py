@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from .iperf3 import client_args, parse_iperf3
 from .scenario import LabScenario
-from .testbed import SENDER_ADDR, LabUnavailable, Testbed
+from .testbed import LabUnavailable, Testbed
 
 __all__ = ["Measured", "LabRun", "run_lab", "SYSCTLS", "choose_tool", "cpu_model"]
 

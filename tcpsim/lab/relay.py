@@ -6,7 +6,7 @@ and what this process writes back is routed on to the other side. The device tak
 whole (``IFF_VNET_HDR``, ``TUNSETOFFLOAD``), so it handles a few thousand aggregates per second, not
 every MTU-sized frame. Packets leave in arrival order; a packet is sent early by the loop's measured
 wake-up lateness (an average), so the mean delay stays near the target on a loaded machine.
-Runs as ``python -m tcpsim.lab.relay DEV ONE_WAY_DELAY_S MTU [MAX_S]``; prints ``ready`` once the device exists.
+Runs as ``python -m tcpsim.lab.relay DEV ONE_WAY_DELAY_S [MAX_S]``; prints ``ready`` once the device exists.
 """
 
 from __future__ import annotations
@@ -78,8 +78,8 @@ def _realtime() -> None:
 def main(argv: list[str]) -> int:
     die_with_parent(timer_slack_ns=1000)
     _realtime()
-    name, delay_s, _mtu = argv[0], float(argv[1]), int(argv[2])
-    max_s = float(argv[3]) if len(argv) > 3 else 900.0
+    name, delay_s = argv[0], float(argv[1])
+    max_s = float(argv[2]) if len(argv) > 2 else 900.0
     fd = open_tun(name)
     print("ready", flush=True)
     n = serve(fd, delay_s, max_s)

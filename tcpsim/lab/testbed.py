@@ -240,8 +240,8 @@ class Testbed:
         _run(["ip", "-n", b, "route", "add", "default", "via", "10.254.2.254"])
         self._sysctl(m, "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0",
                      "net.ipv4.conf.all.send_redirects=0")
-        relay = self.spawn(m, [sys.executable, "-m", "tcpsim.lab.relay", self.dev_tun, f"{self.rtt_s / 2:.9f}",
-                               str(self.mtu_bytes)], "relay", stdout=subprocess.PIPE)
+        relay = self.spawn(m, [sys.executable, "-m", "tcpsim.lab.relay", self.dev_tun, f"{self.rtt_s / 2:.9f}"],
+                              "relay", stdout=subprocess.PIPE)
         line = relay.stdout.readline() if relay.stdout else ""
         if not line.startswith("ready"):
             raise LabUnavailable(f"the delay line did not start ({line.strip() or 'no output'})")
