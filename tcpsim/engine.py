@@ -305,7 +305,28 @@ class _Run:
                 return est.halfwidth
             lost_again = (last[4] - first[4]) * loss_frac
             share = lost_again * min_rto_s / span_s
-            return est.halfwidth + est.rate * (share if share < 1.0 else 1.0)
+            hw = est.halfwidth + est.rate * (share if share < 1.0 else 1.0)
+            return max(hw, loss_count_halfwidth(est, first, last))
+
+        def loss_count_halfwidth(est: steady.Estimate, first: tuple, last: tuple) -> float:
+            """Where the congestion window binds, the rate follows the losses the span happened to draw (about
+            1 / sqrt(loss rate), Mathis et al. 1997): a Poisson count k moves it by 1 / (2 sqrt(k)) (one sd).
+            Over a span of a few dozen losses the batch means, two or three loss cycles each, judge that spread
+            from too few cycles; this is the least the interval can be where the windows bind (they held the
+            senders half the time or more, the engine's binding rule, and the line was not saturated)."""
+            k = (last[3] - first[3]) * loss_frac
+            snap0 = state["snaps"][est.start]
+            if k <= 0 or snap0 is None:
+                return 0.0
+            now = kernel.now
+            blocks = self._block_times(now)
+            n_senders = len(self.flows) * (2 if self.rr else 1)
+            dt = now - snap0["t"]
+            held = sum(blocks[r] - snap0["block"][r] for r in ("cwnd", "recovery")) / (dt * n_senders)
+            line_busy = max((d.busy_until(now) - snap0["link"][name]) / dt for name, d in self.links.items())
+            if held < _HELD_BINDING_FRAC or line_busy >= _PHYSICAL_BINDING_FRAC:
+                return 0.0  # the line (or something else) sets the rate, not the losses drawn
+            return est.rate * 1.96 / (2.0 * math.sqrt(k))  # the normal 95 % quantile: the sd is the model's
 
         def decide(now: float) -> bool:
             """Stop when the steady-state estimate is precise enough (see :mod:`tcpsim.steady`)."""
