@@ -223,6 +223,44 @@ def test_calibrate_lab_reads_saved_runs_and_keeps_the_role_asked_for(tmp_path, c
     assert "tcpsim lab --json" in capsys.readouterr().err
 
 
+def _replayed_errors(out, cases):
+    """Each case predicted as ``tcpsim predict --platform FILE`` would, with the machine file calibrate wrote."""
+    from tcpsim.api import build_scenario, simulate
+    from tcpsim.profiles import load_platform
+
+    host = load_platform(out)
+    return [simulate(build_scenario(platform=host, **c.scenario.predict_kwargs())).goodput_bps / c.goodput_bps - 1
+            for c in cases]
+
+
+def test_a_calibrated_machine_file_predicts_what_the_fit_did(tmp_path, capsys):
+    """The file calibrate writes is the host it fitted: an iperf3 host keeps its own NIC (real NICs segment
+    aggregates on the wire), a lab host the veth path's whole aggregates; predicting each run again with the
+    file gives the errors the fit recorded (to the 4 significant digits the costs are written with)."""
+    from tcpsim.calibration.own import iperf3_cases, lab_cases
+    from tcpsim.cli import main
+    from tcpsim.profiles import load_platform
+
+    out = tmp_path / "real.toml"
+    assert main(["calibrate", "--iperf3", str(FIXTURE), str(FIXTURE), str(FIXTURE), "--rate", "1gbit", "--rtt", "1ms",
+                 "--max-evals", "3", "--workers", "1", "--out", str(out)]) == 0, capsys.readouterr().err
+    assert not load_platform(out).nic.gso_whole
+    cases = iperf3_cases([str(FIXTURE)], {"rate": "1gbit", "rtt": "1ms"}, False)
+    assert _replayed_errors(out, cases)[0] == pytest.approx(dict(load_platform(out).fit)["errors"][0], abs=0.01)
+
+    runs = [{"scenario": LabScenario(rate_bps=0, write_bytes=w, sndbuf_bytes=1 << 20, rcvbuf_bytes=1 << 20).to_dict(),
+             "measured": {"goodput_bps": g}, "sysctls": {}, "kind": "writes", "row": f"w{w}"}
+            for w, g in ((1024, 2e9), (16384, 6e9))]
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(runs))
+    out = tmp_path / "vm.toml"
+    assert main(["calibrate", "--lab", str(path), "--costs", "per_write_s", "--max-evals", "3", "--workers", "1",
+                 "--out", str(out)]) == 0, capsys.readouterr().err
+    assert load_platform(out).nic.gso_whole
+    assert _replayed_errors(out, lab_cases([str(path)])) == pytest.approx(list(dict(load_platform(out).fit)["errors"]),
+                                                                          abs=0.01)
+
+
 def test_plot_draws_measured_and_predicted(tmp_path):
     from tcpsim.lab.plot import plot_run
 

@@ -154,7 +154,8 @@ class Case:
     sysctls: dict
     goodput_bps: float
     delay_line: str = "none"
-    """The run's delay line (``tcpsim lab``'s ``delay_line``: "relay" is the TUN's, whose skbs are paged)."""
+    """The run's path: ``tcpsim lab``'s ``delay_line`` ("relay" is the TUN's, whose skbs are paged), or "nic"
+    for an iperf3 run between two real hosts (:func:`tcpsim.lab.predict.host_platform`)."""
 
 
 def _load_json(path: str) -> Any:
@@ -203,7 +204,7 @@ def iperf3_cases(paths: Sequence[str], path_kw: dict[str, Any], nodelay: bool) -
         sc = lab_scenario(rate=path_kw.get("rate", "1gbit"), rtt=path_kw.get("rtt"), mtu=path_kw.get("mtu", 1500),
                           sockbuf=run.sockbuf_bytes, write=run.write_bytes, nodelay=nodelay, streams=run.n_streams,
                           duration=min(max(run.duration_s, 0.5), 60.0))
-        out.append(Case(Path(path).name, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps))
+        out.append(Case(Path(path).name, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps, "nic"))
     return out
 
 
@@ -303,6 +304,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         host = c.set(host, float(f"{v:.4g}"))
     name = a.name or Path(a.out).stem
     host = replace(host, name=name)
+    if a.lab:  # the costs were fitted on the lab's veth path, which carries GSO aggregates whole: so is the file
+        host = replace(host, nic=replace(host.nic, gso_whole=True))
     for n, v0, v, lo, hi in zip(names, fit.start, fit.values, fit.lo95, fit.hi95):
         band = "not identified by these runs" if lo is None else f"95 % {lo:.3g} .. {hi:.3g}"
         print(f"  {n:14s} {v0:10.3g} -> {v:10.3g}   ({band})   {COSTS[n].meaning}")
@@ -321,7 +324,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"written {a.out} (use it with --platform {a.out})")
         return 0
     header = (f"Machine file fitted by tcpsim calibrate on {record['date']} from {len(cases)} measured runs.\n"
-              "Per-write, per-packet and per-byte CPU costs fitted; everything else from the base profile.")
+              "Per-write, per-packet and per-byte CPU costs fitted; everything else from the base profile"
+              + (", but for nic.gso_whole = true: the lab's veth path, on which the costs were fitted." if a.lab
+                 else "."))
     save_platform(host, a.out, fit=record, header=header)
     print(f"written {a.out} (use it with --platform {a.out})")
     return 0

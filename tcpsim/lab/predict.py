@@ -37,7 +37,9 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
     ``tcpsim validate``): a path fact, not the host's, so it holds whatever platform is named. Where the run
     went through the TUN delay line (``delay_line`` "relay", the measured run's), the receiver's skbs are
     the TUN driver's, paged as ``lab_vm``'s (``rx_skb_page_bytes`` = :data:`TUN_PAGE_BYTES`); without it (no
-    added delay, or netem) there is no TUN and a named platform's own value stands (:func:`path_note`)."""
+    added delay, or netem) there is no TUN and a named platform's own value stands (:func:`path_note`).
+    ``delay_line`` "nic" is no lab path at all but two real hosts' NICs (``tcpsim calibrate --iperf3``): the
+    NIC segments every aggregate on the wire, so the host's own NIC settings stand."""
     from dataclasses import replace
 
     from ..api import _platform
@@ -48,7 +50,8 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
     base = _platform(platform, None) or Platform()
     if platform is None and os_name:
         base = replace(base, os=os_version(os_name))
-    base = replace(base, nic=replace(base.nic, gso_whole=True))
+    if delay_line != "nic":
+        base = replace(base, nic=replace(base.nic, gso_whole=True))
     if delay_line == "relay" and base.os.family == "linux":
         base = replace(base, os=replace(base.os, rx_skb_page_bytes=TUN_PAGE_BYTES))
     text = "\n".join(f"{k} = {sysctls[k]}" for k in BUFFER_SYSCTLS if k in sysctls)
