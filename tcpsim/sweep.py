@@ -445,7 +445,12 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     firsts = tuple(grid[n][0] for n in names)
     for k, name in enumerate(names):
         for v in grid[name][1 if k else 0:]:
-            point(0, firsts[:k] + (v,) + firsts[k + 1:])
+            try:
+                point(0, firsts[:k] + (v,) + firsts[k + 1:])
+            except ConfigError as exc:
+                if exc.field == name and isinstance(v, float) and exc.value == v:  # 1e+14, not 100000000000000.0
+                    raise ConfigError(name, f"{v:g}", exc.allowed) from None
+                raise
 
     from .api import scenario_inputs
 

@@ -113,7 +113,7 @@ _BAD = [
     ("sweep --loss 0,inf", "loss"), ("sweep --loss 0,2", "loss"), ("sweep --seed 1,x", "seed"),
     ("sweep --rtt 1,10", "rtt"), ("sweep --rate 1g,fast", "rate"), ("sweep --sack on,maybe", "sack"),
     ("sweep --mtu 1500,9000 --mss 1460", "mss"), ("sweep --platform es40_tru64,cray1", "platform"),
-    ("sweep --mtu 1500,9000 --mtu 1500,4000", "mtu"),
+    ("sweep --mtu 1500,9000 --mtu 1500,4000", "mtu"), ("sweep --rate 100T,1G", "rate='1e+14'"),
     ("sweep --mtu 1500,9000 --csv /nonexistent/out.csv", "csv"), ("sweep --mtu 1500,9000 --csv {files}/folder", "csv"),
     ("sweep --mtu 1500,9000 --json /nonexistent/out.json", "json"),
     ("sweep --mtu 1500,9000 --json {files}/folder", "json"),
