@@ -261,6 +261,22 @@ def test_a_calibrated_machine_file_predicts_what_the_fit_did(tmp_path, capsys):
                                                                           abs=0.01)
 
 
+def test_the_text_says_how_many_writes_a_sent_unit_carried():
+    """Nagle and autocorking merge small writes behind a qdisc: the interface's units per second beside the
+    writes per second say how many (the quiet lab pass: 60-byte writes, about 330 a unit behind tbf)."""
+    from tcpsim.lab.cli import _text
+
+    sc = LabScenario(rate_bps=1e9, write_bytes=60).to_dict()
+    m = {"goodput_bps": 162.1e6, "tool": "iperf3", "duration_s": 2.0, "rtt_min_s": 2e-5, "rtt_mean_s": 3e-5,
+         "data_segments_per_s": None, "retransmits": 0, "cpu_busy_frac": 0.66, "cpu_tools_s_per_s": 1.1,
+         "tx_units_per_s": 1015.5}
+    p = {"goodput_bps": 43e6, "rtt_s": 4e-5, "data_packets_per_s": 3000.0, "retransmits": 0, "limited_by": "cpu_sender"}
+    text = _text({"scenario": sc, "measured": m, "predicted": p, "kernel": "6.x", "sysctls": {}, "delay_line": "none",
+                  "notes": []})
+    line = next(x for x in text.splitlines() if x.startswith("sent units"))
+    assert "1,016/s" in line and "332.6 writes each" in line
+
+
 def test_plot_draws_measured_and_predicted(tmp_path):
     from tcpsim.lab.plot import plot_run
 

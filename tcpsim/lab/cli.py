@@ -107,6 +107,13 @@ def _text(d: dict[str, Any]) -> str:
     lines.append(f"{'RTT min/mean':16s} {rtt_m:>16s} {(p['rtt_s'] or 0) * 1e3:>13.2f} ms")
     seg = "-" if m["data_segments_per_s"] is None else f"{m['data_segments_per_s']:,.0f}/s"
     lines.append(f"{'data segments':16s} {seg:>16s} {p['data_packets_per_s']:>14,.0f}/s")
+    units = m.get("tx_units_per_s") or 0.0
+    if units > 0 and not sc["rr_bytes"]:
+        # What the sender's interface counted: a GSO aggregate is one unit, so writes per unit show how many
+        # writes Nagle and autocorking merged (hundreds behind a qdisc; one a unit on a bare veth).
+        per = m["goodput_bps"] / 8 / sc["write_bytes"] / units
+        lines.append(f"{'sent units':16s} {units:>14,.0f}/s {'-':>16s}   (interface packets, a GSO aggregate "
+                     f"counting once: {per:,.1f} writes each)")
     if m.get("transactions_per_s") is not None and p.get("transactions_per_s") is not None:
         lines.append(f"{'transactions':16s} {m['transactions_per_s']:>14,.0f}/s {p['transactions_per_s']:>14,.0f}/s")
     lines.append(f"{'retransmits':16s} {m['retransmits']:>16d} {p['retransmits']:>16d}")
