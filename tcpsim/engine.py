@@ -1,13 +1,10 @@
 """Wire a :class:`~tcpsim.config.Scenario` into components, run it until the estimate converges, measure.
 
-After a short warm-up (the first RTTs) the run samples its counters at equal intervals. At growing
-intervals it asks :mod:`tcpsim.steady` where the transient ends (MSER-5) and how precise the mean since
-then is (batch means); it stops when the 95 % interval is within ``Budget.rel_tol`` of the mean (on a
-lossy link, only once the span has seen some twenty random losses and, where their timeouts matter, five
-retransmissions lost again), or when a budget (events, simulated
-time, wall time) is spent. The result says which, and measures from the
-end of the transient either way. A finite transfer (``Workload.total_bytes``) instead runs to its last
-byte and is measured whole.
+After a short warm-up (the first RTTs) the run samples its counters at equal intervals and hands them to
+:class:`~tcpsim.stopping.StopRule`, which says when the 95 % interval is within ``Budget.rel_tol`` of the
+mean (with the further conditions of a lossy link); a budget (events, simulated time, wall time) can end
+the run first. The result says which, and measures from the end of the transient either way. A finite
+transfer (``Workload.total_bytes``) instead runs to its last byte and is measured whole.
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ from collections import deque
 
 import numpy as np
 
-from . import steady
 from .config import Scenario
 from .errors import ConfigError
 from .components.app import Reader, RequestResponse, Writer
@@ -29,29 +25,14 @@ from .components.kernel import BudgetExhausted, Kernel
 from .components.resources import LinkDirection
 from .protocol import framing
 from .result import Result, StreamResult
+from .stopping import StopRule
 from .timeseries import Recorder
 
 __all__ = ["run"]
 
-_SWING_FACTOR = 4.0
-_MIN_SAMPLES = 40
-"""Samples before the first decision: eight MSER batches, the first half of which may be cut."""
-_MIN_KEPT = 2 * steady.N_BATCHES
 _MIN_SPAN_SAMPLES = 200
 """The sample spacing is at most the time after the warm-up over this many, so a long run has enough."""
-_MAX_SAMPLES = 2048
-_CHECK_GROWTH = 1.1
 _PHYSICAL_BINDING_FRAC = 0.95
-_MIN_LOSSES_KEPT = 2 * steady.N_BATCHES
-"""Random losses the measured span must expect before a lossy run may stop: one cycle of the congestion
-window's sawtooth per loss (Mathis et al. 1997), so each batch of the batch-means interval holds a few."""
-_TRANSIENT_LOSSES = 4
-"""Random losses per stream after which a lossy run's warm-up is over: slow start ends at the first, and each
-later one halves the congestion window, so after four the window is within a sixteenth of its sawtooth."""
-_MIN_LOST_RETRANSMITS = 5
-"""Retransmissions lost again (each one a retransmission timeout) the measured span must expect before a lossy
-run may stop, when such timeouts matter: one in half the batches of the interval, and none seen at all only
-once in 150 runs (Poisson)."""
 _HELD_BINDING_FRAC = 0.5
 """Senders held back for at least this share of the time by one TCP reason: that reason binds, whatever the
 busiest (unsaturated) resource is."""
@@ -255,131 +236,33 @@ class _Run:
         finite = self.sc.workload.total_bytes is not None and not self.rr
         loss_frac = self.sc.link.loss_frac
         min_rto_s = min(self.sc.sender.tcp.min_rto_s, self.sc.receiver.tcp.min_rto_s)
-        state = {"termination": None, "samples": [], "snaps": [], "gap": 0.0, "next_check": _MIN_SAMPLES,
-                 "cut": 0, "halfwidth": None}
+        state: dict = {"termination": None}
+        rule = StopRule(rel_tol=b.rel_tol, loss_frac=loss_frac, min_rto_s=min_rto_s, n_flows=len(self.flows),
+                        rr=bool(self.rr), window_bytes=self._window_bytes, window_binds=self._window_binds)
 
         def sample():
-            # Equally spaced samples of the cumulative counters; past _MAX_SAMPLES, keep every other one
-            # and double the spacing, so the record stays short however long the run (sample 2j becomes
-            # sample j, so a multiple of the MSER batch still has its snapshot).
+            # Equally spaced samples of the cumulative counters (the rule thins them past its bound and
+            # doubles the spacing); only a sample where the warm-up can end needs the full snapshot.
             kernel.check_wall()  # a sample of thousands of streams is slow work
             now = kernel.now
-            samples, snaps = state["samples"], state["snaps"]
-            samples.append((now, self._delivered(), self._sent(), self._segments(), self._retransmits()))
-            # Only a sample where the warm-up can end (a multiple of the MSER batch) needs the full state.
-            snaps.append(self._snapshot() if (len(samples) - 1) % steady.MSER_BATCH == 0 else None)
-            if len(samples) > _MAX_SAMPLES:
-                del samples[1::2], snaps[1::2]
-                state["gap"] *= 2
-                state["next_check"] = len(samples) + 1
-            if len(samples) >= state["next_check"] and decide(now):
+            rule.record((now, self._delivered(), self._sent(), self._segments(), self._retransmits()),
+                        self._snapshot)
+            if rule.due() and not finite and rule.converged(now):
+                state["termination"] = "converged"
+                kernel.stop()
                 return
             if now >= b.max_sim_time_s - 1e-12:
                 state["termination"] = "time_budget"
                 kernel.stop()
                 return
-            kernel.call_in(min(state["gap"], b.max_sim_time_s - now + 1e-12), sample)
-
-        def estimate() -> steady.Estimate:
-            samples = state["samples"]
-            max_cut = None
-            if loss_frac:
-                # Random loss: the windows forget slow start within a few loss cycles per stream; past that,
-                # a deep dip is a retransmission timeout of the steady state, not warm-up, and stays measured.
-                forgotten = _TRANSIENT_LOSSES * len(self.flows) / loss_frac  # data segments since the start
-                max_cut = next((i for i, s in enumerate(samples) if s[3] >= forgotten), len(samples))
-            return steady.estimate([s[0] for s in samples], [s[1] for s in samples], max_cut=max_cut)
-
-        def halfwidth(est: steady.Estimate) -> float:
-            """The stated half-width: the batch means', plus on a lossy path the stalls the span should expect
-            and may not have seen. A retransmission lost again waits for the timer (an RTO or more), rare and
-            costly: a span that saw none reads high by about their expected share of its time, a bias no
-            batch-means interval can show, so it is added to the half-width (not in quadrature: at 100 Mbit/s,
-            0.1 % loss, added it held the mean over seeds 18 times of 20, in quadrature 15)."""
-            samples = state["samples"]
-            if not loss_frac or len(samples) < 2:
-                return est.halfwidth
-            first, last = samples[est.start], samples[-1]
-            span_s = last[0] - first[0]
-            if span_s <= 0:
-                return est.halfwidth
-            lost_again = (last[4] - first[4]) * loss_frac
-            share = lost_again * min_rto_s / span_s
-            hw = est.halfwidth + est.rate * (share if share < 1.0 else 1.0)
-            return max(hw, loss_count_halfwidth(est, first, last))
-
-        def loss_count_halfwidth(est: steady.Estimate, first: tuple, last: tuple) -> float:
-            """Where the congestion window binds, the rate follows the losses the span happened to draw (about
-            1 / sqrt(loss rate), Mathis et al. 1997): a Poisson count k moves it by 1 / (2 sqrt(k)) (one sd).
-            Over a span of a few dozen losses the batch means, two or three loss cycles each, judge that spread
-            from too few cycles; this is the least the interval can be where the windows bind (they held the
-            senders half the time or more, the engine's binding rule, and the line was not saturated)."""
-            k = (last[3] - first[3]) * loss_frac
-            snap0 = state["snaps"][est.start]
-            if k <= 0 or snap0 is None:
-                return 0.0
-            now = kernel.now
-            blocks = self._block_times(now)
-            n_senders = len(self.flows) * (2 if self.rr else 1)
-            dt = now - snap0["t"]
-            held = sum(blocks[r] - snap0["block"][r] for r in ("cwnd", "recovery")) / (dt * n_senders)
-            line_busy = max((d.busy_until(now) - snap0["link"][name]) / dt for name, d in self.links.items())
-            if held < _HELD_BINDING_FRAC or line_busy >= _PHYSICAL_BINDING_FRAC:
-                return 0.0  # the line (or something else) sets the rate, not the losses drawn
-            return est.rate * 1.96 / (2.0 * math.sqrt(k))  # the normal 95 % quantile: the sd is the model's
-
-        def decide(now: float) -> bool:
-            """Stop when the steady-state estimate is precise enough (see :mod:`tcpsim.steady`)."""
-            if finite:
-                return False  # a finite transfer runs to its last byte
-            samples = state["samples"]
-            state["next_check"] = max(len(samples) + 1, int(len(samples) * _CHECK_GROWTH))
-            est = estimate()
-            n_rates = len(samples) - 1
-            if est.rate <= 0 or n_rates - est.start < _MIN_KEPT or est.start > n_rates // 2 - steady.MSER_BATCH:
-                return False  # nothing moves yet, or the transient may not be over
-            if est.halfwidth > b.rel_tol * est.rate:
-                return False
-            span_s = now - samples[est.start][0]
-            if not self.rr:
-                # Bytes in flight and in buffers can swing by up to the windows: the span must be long
-                # enough that such a swing moves the estimate by a few percent at most, and data sent
-                # and delivered over it must agree as closely as the interval asks, 2 % at least (the
-                # pipeline is not still filling or draining: interface-byte rates would read high).
-                if span_s * est.rate < _SWING_FACTOR * self._window_bytes():
-                    return False
-                sent_rate = (samples[-1][2] - samples[est.start][2]) / span_s
-                if abs(sent_rate - est.rate) > max(b.rel_tol, 0.02) * est.rate:
-                    return False
-            if loss_frac and span_s < steady.N_BATCHES * min_rto_s:
-                # A retransmission timeout stalls a stream for an RTO or more, rarely but at great cost: each
-                # batch of the interval must be long enough to hold one, or runs that happened to see none
-                # stop early with an interval that misses the long-run mean (issue 24).
-                return False
-            if loss_frac and (samples[-1][3] - samples[est.start][3]) * loss_frac < _MIN_LOSSES_KEPT:
-                # Random loss: between two losses the rate climbs steadily and looks converged; the
-                # average needs many loss cycles, however smooth the span without them.
-                return False
-            if loss_frac:
-                # A retransmission is lost again with the same probability, and without RACK (not modelled) only
-                # the retransmission timer finds that loss (RFC 6298 5.5; Linux tcp_retransmit_timer): a stall of
-                # an RTO or more, rare and costly. Where such stalls can move the mean by more than half the
-                # tolerance, the span must expect a few of them, or a run that happened to see none states a
-                # narrow interval above the long-run mean (issue 24: 11 of 20 intervals held it at 1 % loss).
-                lost_again = (samples[-1][4] - samples[est.start][4]) * loss_frac
-                if lost_again * min_rto_s > b.rel_tol / 2 * span_s and lost_again < _MIN_LOST_RETRANSMITS:
-                    return False
-            state["cut"], state["halfwidth"] = est.start, halfwidth(est)
-            state["termination"] = "converged"
-            kernel.stop()
-            return True
+            kernel.call_in(min(rule.gap_s, b.max_sim_time_s - now + 1e-12), sample)
 
         def begin():
             # At least five base round trips between samples, so the first decision (forty of them) looks
             # at two hundred or more. Sampling every round trip let MSER and the batch means stop inside a
             # drift of a tenth of a second while claiming +-3 % (tests/test_engine.py,
             # test_a_converged_answer_agrees_with_a_long_run).
-            state["gap"] = min(first_check_s / 4, (b.max_sim_time_s - warmup_s) / _MIN_SPAN_SAMPLES)
+            rule.gap_s = min(first_check_s / 4, (b.max_sim_time_s - warmup_s) / _MIN_SPAN_SAMPLES)
             sample()
 
         kernel.call_in(warmup_s, begin)
@@ -403,15 +286,24 @@ class _Run:
                 gc.enable()
         if state["termination"] is None:
             state["termination"] = "finished"
-        samples = state["samples"]
         if finite:
             # The whole transfer, slow start included, is the answer: what it took from first byte to last.
             return self._result(self._empty_snapshot(), state["termination"], None, time.perf_counter() - wall0)
-        if state["termination"] != "converged" and len(samples) >= 2:
-            est = estimate()
-            state["cut"], state["halfwidth"] = est.start, halfwidth(est)
-        snap0 = state["snaps"][state["cut"]] if samples else self._empty_snapshot()
-        return self._result(snap0, state["termination"], state["halfwidth"], time.perf_counter() - wall0)
+        if state["termination"] != "converged":
+            rule.settle()
+        snap0 = rule.snaps[rule.cut] if rule.samples else self._empty_snapshot()
+        return self._result(snap0, state["termination"], rule.halfwidth, time.perf_counter() - wall0)
+
+    def _window_binds(self, snap0: dict) -> bool:
+        """Since ``snap0``: the windows (cwnd, loss recovery) held the senders half the time or more and the line
+        was not saturated, so the losses drawn set the rate (:meth:`tcpsim.stopping.StopRule.halfwidth`)."""
+        now = self.kernel.now
+        blocks = self._block_times(now)
+        n_senders = len(self.flows) * (2 if self.rr else 1)
+        dt = now - snap0["t"]
+        held = sum(blocks[r] - snap0["block"][r] for r in ("cwnd", "recovery")) / (dt * n_senders)
+        line_busy = max((d.busy_until(now) - snap0["link"][name]) / dt for name, d in self.links.items())
+        return held >= _HELD_BINDING_FRAC and line_busy < _PHYSICAL_BINDING_FRAC
 
     def _empty_snapshot(self) -> dict:
         """The state at time zero (when a budget ends the run before the warm-up does)."""
