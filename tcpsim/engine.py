@@ -298,12 +298,21 @@ class _Run:
         """Since ``snap0``: the windows (cwnd, loss recovery) held the senders half the time or more and the line
         was not saturated, so the losses drawn set the rate (:meth:`tcpsim.stopping.StopRule.halfwidth`)."""
         now = self.kernel.now
-        blocks = self._block_times(now)
-        n_senders = len(self.flows) * (2 if self.rr else 1)
+        s1 = {"block": self._block_times(now), "link": {k: d.busy_until(now) for k, d in self.links.items()}}
         dt = now - snap0["t"]
-        held = sum(blocks[r] - snap0["block"][r] for r in ("cwnd", "recovery")) / (dt * n_senders)
-        line_busy = max((d.busy_until(now) - snap0["link"][name]) / dt for name, d in self.links.items())
-        return held >= _HELD_BINDING_FRAC and line_busy < _PHYSICAL_BINDING_FRAC
+        held = self._held_fracs(snap0, s1, dt)
+        return held["cwnd"] + held["recovery"] >= _HELD_BINDING_FRAC and \
+            self._line_frac(snap0, s1, dt) < _PHYSICAL_BINDING_FRAC
+
+    def _held_fracs(self, s0: dict, s1: dict, dt: float) -> dict[str, float]:
+        """Share of the time between two snapshots the senders were held, by reason (per sender)."""
+        n_senders = len(self.flows) * (2 if self.rr else 1)
+        return {k: (s1["block"][k] - s0["block"][k]) / (dt * n_senders) for k in BLOCK_REASONS}
+
+    def _line_frac(self, s0: dict, s1: dict, dt: float) -> float:
+        """Share of the time between two snapshots the line was busy (the forward one; either, both ways)."""
+        link_util = {k: min(max((s1["link"][k] - s0["link"][k]) / dt, 0.0), 1.0) for k in self.links}
+        return max(link_util.values()) if self.sc.workload.bidirectional else link_util["forward"]
 
     def _empty_snapshot(self) -> dict:
         """The state at time zero (when a budget ends the run before the warm-up does)."""
@@ -372,10 +381,8 @@ class _Run:
                 util[f"cpu_{role}"] = max(per_cpu)
             if host.bus is not None:
                 util[f"bus_{role}"] = min(max((s1["bus"][host.name] - s0["bus"][host.name]) / dt, 0.0), 1.0)
-        link_util = {k: min(max((s1["link"][k] - s0["link"][k]) / dt, 0.0), 1.0) for k in self.links}
-        util["line"] = max(link_util.values()) if sc.workload.bidirectional else link_util["forward"]
-        n_senders = len(self.flows) * (2 if self.rr else 1)
-        block = {k: (s1["block"][k] - s0["block"][k]) / (dt * n_senders) for k in BLOCK_REASONS}
+        util["line"] = self._line_frac(s0, s1, dt)
+        block = self._held_fracs(s0, s1, dt)
         util["window"] = min(max(block["window"], 0.0), 1.0)
         util["cwnd"] = min(max(block["cwnd"], 0.0), 1.0)
         util["sndbuf"] = min(max(block["sndbuf"], 0.0), 1.0)

@@ -286,6 +286,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if len(cases) < len(names):
         raise ConfigError("runs", len(cases), f"at least as many runs as costs fitted ({len(names)})")
     base = _base_platform(a.base, a.cpus)
+    if a.lab:  # lab runs took the veth path, which carries GSO aggregates whole: the fitted host is on it
+        base = replace(base, nic=replace(base.nic, gso_whole=True))
     costs = [COSTS[n] for n in names]
     from concurrent.futures import ProcessPoolExecutor
 
@@ -304,8 +306,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         host = c.set(host, float(f"{v:.4g}"))
     name = a.name or Path(a.out).stem
     host = replace(host, name=name)
-    if a.lab:  # the costs were fitted on the lab's veth path, which carries GSO aggregates whole: so is the file
-        host = replace(host, nic=replace(host.nic, gso_whole=True))
     for n, v0, v, lo, hi in zip(names, fit.start, fit.values, fit.lo95, fit.hi95):
         band = "not identified by these runs" if lo is None else f"95 % {lo:.3g} .. {hi:.3g}"
         print(f"  {n:14s} {v0:10.3g} -> {v:10.3g}   ({band})   {COSTS[n].meaning}")
