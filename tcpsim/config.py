@@ -36,6 +36,12 @@ class Link:
     on a veth, as ``tcpsim lab`` sets up): tokens fill at ``rate_bps`` up to this many bytes, and a frame
     leaves as soon as the bucket holds its size, at the veth's own speed, so a window smaller than the
     bucket arrives in one burst."""
+    rx_on_sending_cpu: bool = False
+    """A software path that hands each frame to the receiving stack in the sender's context, as a veth pair
+    does (``veth_xmit`` -> ``veth_forward_skb`` -> ``__netif_rx`` -> ``enqueue_to_backlog`` on the current
+    CPU, drivers/net/veth.c, net/core/dev.c): a frame's receive-side stack work runs on the CPU of the host
+    that sent it. What follows the hand-off to the socket (the reader's copy, the ACKs it sends) stays on
+    the receiver. False: a NIC, whose interrupt runs the receive work on the receiving host."""
 
     def __post_init__(self) -> None:
         _check_range("rate_bps", self.rate_bps, 1e3, 1e13, "in 1e3..1e13 bit/s")

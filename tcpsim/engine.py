@@ -116,6 +116,9 @@ class _Run:
         self.links = {"forward": fwd, "reverse": rev}
         self.snd_host.link_out, self.snd_host.peer = fwd, self.rcv_host
         self.rcv_host.link_out, self.rcv_host.peer = rev, self.snd_host
+        if link.rx_on_sending_cpu:
+            self.snd_host.receive_on_peer_cpus()
+            self.rcv_host.receive_on_peer_cpus()
         self.flows: list[tuple[str, int, TcpEndpoint, TcpEndpoint, Reader | None]] = []
         self.rr: list[RequestResponse] = []
         self.writers: list[Writer] = []

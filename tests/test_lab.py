@@ -224,13 +224,14 @@ def test_calibrate_lab_reads_saved_runs_and_keeps_the_role_asked_for(tmp_path, c
 
 
 def _replayed_errors(out, cases):
-    """Each case predicted as ``tcpsim predict --platform FILE`` would, with the machine file calibrate wrote."""
-    from tcpsim.api import build_scenario, simulate
+    """Each case predicted with the machine file calibrate wrote, on the case's path, as ``tcpsim lab --platform
+    FILE`` does (for iperf3 runs, path "nic", that is ``tcpsim predict --platform FILE``)."""
+    from tcpsim.api import simulate
+    from tcpsim.lab.predict import lab_simulation
     from tcpsim.profiles import load_platform
 
     host = load_platform(out)
-    return [simulate(build_scenario(platform=host, **c.scenario.predict_kwargs())).goodput_bps / c.goodput_bps - 1
-            for c in cases]
+    return [simulate(lab_simulation(c.scenario, host, c.delay_line)).goodput_bps / c.goodput_bps - 1 for c in cases]
 
 
 def test_a_calibrated_machine_file_predicts_what_the_fit_did(tmp_path, capsys):

@@ -224,11 +224,11 @@ def _scenario_file(path: str) -> dict[str, Any]:
 
 def _simulate_case(args: tuple) -> float:
     case, host = args
-    from ..api import build_scenario, simulate
-    from ..lab.predict import host_platform
+    from ..api import simulate
+    from ..lab.predict import host_platform, lab_simulation
 
     plat = host_platform(case.sysctls, platform=host, os_name=None, delay_line=case.delay_line)
-    return simulate(build_scenario(platform=plat, **case.scenario.predict_kwargs())).goodput_bps
+    return simulate(lab_simulation(case.scenario, plat, case.delay_line)).goodput_bps
 
 
 def _base_platform(spec: Optional[str], cpus: Optional[int]) -> Platform:

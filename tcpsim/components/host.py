@@ -69,6 +69,8 @@ class HostRuntime:
         self._idle_timer = nic.coalesce_idle_timer
         self._drain = nic.drain_ring
         self._handler_until = [0.0] * cpu.n_cpus
+        self._rx_on_peer = False
+        """Whether received frames' stack work runs on the sending host's CPUs (:meth:`receive_on_peer_cpus`)."""
         self._tx_order: dict[object, float] = {}
         self.tx_drop_filter: Callable[[Segment], bool] | None = None
         self.tx_watch: dict[object, Callable[[int], None]] = {}
@@ -78,6 +80,20 @@ class HostRuntime:
         """Fault injection (tests, teaching): a frame it returns True for is lost before the NIC takes it."""
 
     # --- placement -------------------------------------------------------------------------------
+    def receive_on_peer_cpus(self) -> None:
+        """Run the stack work of frames received here on the CPU of the host that sent them
+        (:attr:`tcpsim.config.Link.rx_on_sending_cpu`: a veth pair); an ideal peer has no CPU to run it on."""
+        self._rx_on_peer = self.peer.modelled
+
+    def _rx_server(self, seg: Segment, cpu_index: int) -> Server:
+        """The CPU that runs the receive work of ``seg``: this host's ``cpu_index``, or on a veth the sending
+        host's CPU that transmitted it (its application CPU for data, its interrupt CPU for an ACK)."""
+        if not self._rx_on_peer:
+            return self.cpus[cpu_index]
+        peer = self.peer
+        stream = seg.dst.stream
+        return peer.cpus[peer.app_cpu(stream) if seg.length else peer.irq_cpu(stream)]
+
     def irq_cpu(self, stream: int) -> int:
         """CPU that takes the NIC interrupts for ``stream``."""
         return 0 if self.irq_on_one else stream % len(self.cpus)
@@ -265,7 +281,7 @@ class HostRuntime:
         # inside a GSO aggregate taken whole the stack runs once, for its last segment (netif_receive_skb)
         cost = ((0.0 if seg.more else self.per_packet_rx_s) + seg.length * self.per_byte_csum_rx_s if seg.length
                 else self.per_ack_rx_s)
-        done = self.cpus[cpu_index].run(now, cost)
+        done = self._rx_server(seg, cpu_index).run(now, cost)
         self._handler_until[cpu_index] = done
         self.kernel.call_at(done, self._deliver, seg, cpu_index)
 

@@ -7,7 +7,7 @@ from typing import Any, Mapping, Optional
 from ..result import Result
 from .scenario import LabScenario
 
-__all__ = ["predict_lab", "host_platform", "path_note", "BUFFER_SYSCTLS", "DEFAULT_OS", "TUN_PAGE_BYTES"]
+__all__ = ["predict_lab", "host_platform", "lab_simulation", "receives_on_sending_cpu", "path_note", "BUFFER_SYSCTLS", "DEFAULT_OS", "TUN_PAGE_BYTES"]
 
 DEFAULT_OS = "linux"
 """tcpsim's Linux (``--os linux``, :data:`tcpsim.os_versions.DEFAULT_LINUX`): the prediction a user gets
@@ -60,6 +60,28 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
     return base
 
 
+def receives_on_sending_cpu(delay_line: str) -> bool:
+    """Whether the run's path hands each frame to the receiving stack on the sending CPU
+    (:attr:`tcpsim.config.Link.rx_on_sending_cpu`): a bare veth pair, shaped by ``tbf`` or delayed by
+    ``netem`` (both release frames from the sending CPU's qdisc), yes; through the TUN delay line
+    (``relay``) the receiver's stack runs in the relay's write, on neither host's CPU, so no; between real
+    hosts' NICs (``nic``), no."""
+    return delay_line in ("none", "netem")
+
+
+def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0):
+    """The :class:`tcpsim.config.Scenario` of lab scenario ``sc`` on ``host`` (a platform on the lab's path,
+    :func:`host_platform`), with the path's receive placement."""
+    from dataclasses import replace
+
+    from ..api import build_scenario
+
+    scenario = build_scenario(platform=host, seed=seed, **sc.predict_kwargs())
+    if receives_on_sending_cpu(delay_line):
+        scenario = replace(scenario, link=replace(scenario.link, rx_on_sending_cpu=True))
+    return scenario
+
+
 def path_note(delay_line: str) -> str:
     """One line for the output: how the predicted host's receive path compares with ``lab_vm``'s, the host
     ``tcpsim validate`` scores the lab rows on."""
@@ -74,7 +96,7 @@ def predict_lab(sc: LabScenario, sysctls: Mapping[str, str], platform: Optional[
                 os_name: Optional[str] = DEFAULT_OS, seed: int = 0, delay_line: str = "none") -> Result:
     """Simulate ``sc`` as ``tcpsim predict`` would, with the measured kernel's buffer limits, on the path the
     run took (``delay_line``: the measured run's, :func:`host_platform`)."""
-    from ..api import build_scenario, simulate
+    from ..api import simulate
 
     host = host_platform(sysctls, platform, os_name, delay_line)
-    return simulate(build_scenario(platform=host, seed=seed, **sc.predict_kwargs()))
+    return simulate(lab_simulation(sc, host, delay_line, seed))
