@@ -223,3 +223,31 @@ def test_a_transmit_ring_of_one_descriptor_serializes_dma_and_wire():
     assert r_one.data_packets_per_s <= 1.01 / (bus_s + wire_s)
     assert r_many.data_packets_per_s > 1.2 * r_one.data_packets_per_s
     assert r_many.data_packets_per_s <= 1.01 / max(bus_s, wire_s)
+
+
+def test_on_a_veth_the_receive_work_runs_on_the_sending_cpu():
+    """``Link.rx_on_sending_cpu`` (a veth pair: ``veth_xmit`` -> ``__netif_rx`` on the current CPU): the
+    data's receive stack work moves from the receiver's CPU to the sender's, so with costly receive work
+    the receiver idles more, the sender works more, and the same bytes arrive in order."""
+    rx_heavy = replace(COSTS, n_cpus=1, per_packet_tx_s=1e-6, per_packet_rx_s=20e-6, per_byte_copy_s=0.1e-9,
+                       per_interrupt_s=0.0)
+    platform = Platform(cpu=rx_heavy)
+    nic_path = scenario(platform, rate=10e9)
+    veth = replace(nic_path, link=replace(nic_path.link, rx_on_sending_cpu=True))
+    a, b = run(nic_path), run(veth)
+    assert a.limited_by == "cpu_receiver"
+    assert b.cpu_utilization_frac["receiver"][0] < a.cpu_utilization_frac["receiver"][0] - 0.3
+    assert b.limited_by == "cpu_sender"
+    for r in (a, b):
+        assert 0 < r.goodput_bps <= r.inputs.get("rate_bps", 10e9)
+        assert r.streams[0].goodput_bps == pytest.approx(r.goodput_bps, rel=1e-9)
+
+
+def test_rx_on_sending_cpu_changes_nothing_for_an_ideal_peer():
+    """An ideal host has no CPU to lend: its frames' receive work stays where it was."""
+    platform = Platform(cpu=replace(COSTS, n_cpus=1))
+    tcp = TcpOptions.for_os(platform.os, sockbuf_bytes=262144)
+    sc = Scenario(sender=Host(platform=Platform(), tcp=tcp), receiver=Host(platform=platform, tcp=tcp),
+                  link=Link(rate_bps=1e9, one_way_delay_s=5e-6), workload=Workload(write_bytes=65536))
+    veth = replace(sc, link=replace(sc.link, rx_on_sending_cpu=True))
+    assert run(veth).goodput_bps == run(sc).goodput_bps

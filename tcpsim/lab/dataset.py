@@ -134,6 +134,7 @@ def write_tables(runs: list[dict], out_dir: str, load_start: tuple, load_end: tu
         row = Row(d["kind"], LabScenario(**d["scenario"]))
         by_table.setdefault(table_of(row.kind, row.scenario), []).append(csv_row(row, d))
     written = []
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
     for table, records in by_table.items():
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=list(COLUMNS) + list(EXTRA_COLUMNS), lineterminator="\n")
@@ -155,14 +156,18 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("out", help="folder for the CSV tables")
     p.add_argument("--runs", default=None, help="also write every run's JSON (a list) here")
     p.add_argument("--from-runs", default=None, help="write the tables from this runs file, measure nothing")
-    p.add_argument("--load", default=None, help="with --from-runs: load averages 'a b c,d e f' at start and end")
+    p.add_argument("--load", default=None, help="with --from-runs: load averages 'a b c,d e f' at start and end "
+                   "(default: the first and last run's)")
     p.add_argument("--only", type=int, default=None, help="the first N rows only")
     p.add_argument("--duration", type=float, default=3.0)
     a = p.parse_args(argv)
     if a.from_runs:
         with open(a.from_runs) as fh:
             runs = json.load(fh)
-        l0, l1 = (tuple(float(x) for x in part.split()) for part in (a.load or "0 0 0,0 0 0").split(","))
+        if a.load:
+            l0, l1 = (tuple(float(x) for x in part.split()) for part in a.load.split(","))
+        else:
+            l0, l1 = tuple(runs[0]["load_avg"]), tuple(runs[-1]["load_avg"])
         print("\n".join(write_tables(runs, a.out, l0, l1)))
         return 0
     missing = missing_requirement()
