@@ -109,7 +109,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
                    receiver: Platform | str | None = None, tuning: Optional[str] = None,
                    cpus: Optional[int] = None, bus: Optional[str] = None, machine: Optional[str] = None,
                    cpu: Optional[str] = None, cpu_ghz: Any = None, memory_bw: Any = None, nic: Optional[str] = None,
-                   queue: Optional[int] = None, burst: Any = None,
+                   queue: Optional[int] = None, burst: Any = None, veth: bool = False,
                    loss: float = 0.0, message_rate: Any = None, sack: Optional[bool] = None,
                    limited_transmit: Optional[bool] = None, cc: Optional[str] = None, seed: int = 0,
                    budget: Optional[Budget] = None) -> Scenario:
@@ -122,7 +122,9 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     ``cpus``, ``memory_bw``, ``bus`` and ``nic`` change parts of both hosts' platforms, or build one from
     parts alone (:func:`tcpsim.machine.spec.platform_for` has the rules; ``tcpsim machine show`` explains
     a result). ``burst`` makes the rate a token bucket of that size (``tc tbf``, as ``tcpsim lab`` shapes;
-    :attr:`tcpsim.config.Link.burst_bytes`). ``sack`` turns
+    :attr:`tcpsim.config.Link.burst_bytes`). ``veth`` makes the path a veth pair between two namespaces, on
+    which each frame's receive work runs on the sending host's CPU (:attr:`tcpsim.config.Link.rx_on_sending_cpu`,
+    as on ``tcpsim lab``'s path without the delay line). ``sack`` turns
     selective acknowledgment (RFC 2018, with RFC 6675 recovery) on or off on both ends, ``limited_transmit``
     (RFC 3042) too, ``cc`` picks the congestion control (``reno`` or ``cubic``); None keeps each OS's default.
     """
@@ -134,7 +136,8 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
         link = Link(rate_bps=parse_link_rate(rate, "rate"), one_way_delay_s=delay_s,
                     mtu_bytes=parse_size(mtu, "mtu", decimal=True),
                     queue_packets=None if queue is None else parse_int(queue, "queue"),
-                    loss_frac=parse_fraction(loss, "loss"), burst_bytes=0 if burst is None else parse_size(burst, "burst"))
+                    loss_frac=parse_fraction(loss, "loss"), burst_bytes=0 if burst is None else parse_size(burst, "burst"),
+                    rx_on_sending_cpu=bool(veth))
     streams = parse_int(streams, "streams")
     if bidir and rr is not None:
         raise ConfigError("bidir", bidir, "left out with rr (a request/response stream already runs both ways)")

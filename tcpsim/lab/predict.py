@@ -72,14 +72,9 @@ def receives_on_sending_cpu(delay_line: str) -> bool:
 def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0):
     """The :class:`tcpsim.config.Scenario` of lab scenario ``sc`` on ``host`` (a platform on the lab's path,
     :func:`host_platform`), with the path's receive placement."""
-    from dataclasses import replace
-
     from ..api import build_scenario
 
-    scenario = build_scenario(platform=host, seed=seed, **sc.predict_kwargs())
-    if receives_on_sending_cpu(delay_line):
-        scenario = replace(scenario, link=replace(scenario.link, rx_on_sending_cpu=True))
-    return scenario
+    return build_scenario(platform=host, seed=seed, veth=receives_on_sending_cpu(delay_line), **sc.predict_kwargs())
 
 
 def path_note(delay_line: str) -> str:
