@@ -136,8 +136,8 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
         link = Link(rate_bps=parse_link_rate(rate, "rate"), one_way_delay_s=delay_s,
                     mtu_bytes=parse_size(mtu, "mtu", decimal=True),
                     queue_packets=None if queue is None else parse_int(queue, "queue"),
-                    loss_frac=parse_fraction(loss, "loss"), burst_bytes=0 if burst is None else parse_size(burst, "burst"),
-                    rx_on_sending_cpu=bool(veth))
+                    loss_frac=parse_fraction(loss, "loss"),
+                    burst_bytes=0 if burst is None else parse_size(burst, "burst"), rx_on_sending_cpu=bool(veth))
     streams = parse_int(streams, "streams")
     if bidir and rr is not None:
         raise ConfigError("bidir", bidir, "left out with rr (a request/response stream already runs both ways)")

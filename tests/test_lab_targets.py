@@ -18,8 +18,8 @@ WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
 
 AGGREGATES = ("with the kernel's GSO aggregates modelled (one skb each, at most half the cwnd, the first skb "
               "setting the ratio), the MTU 1500 rows at 4 ms stay 20-30 % high (the kernel offered a smaller window "
-              "to iperf3: 39,096 bytes for a 32 KiB buffer at 4 ms against 49,232 at 2 ms, TCP_INFO of 2026-11-27, where "
-              "the window probe's own reader got the full 47,784 at both: a reader waking late) and the "
+              "to iperf3: 39,096 bytes for a 32 KiB buffer at 4 ms against 49,232 at 2 ms, TCP_INFO of 2026-11-27, "
+              "where the window probe's own reader got the full 47,784 at both: a reader waking late) and the "
               "MTU 9000 32 KiB rows 17-36 % off (validation/README.md, the lab section)")
 KNOWN_MISSES = {
     "window-limited median": "6.6 % over 31 rows: " + AGGREGATES,

@@ -83,8 +83,9 @@ def path_note(delay_line: str) -> str:
     if delay_line == "relay":
         return ("predicted host on the lab's path as validate's lab_vm: GSO aggregates carried whole, the TUN "
                 f"delay line's paged skbs ({TUN_PAGE_BYTES}-byte pages)")
+    veth = "; the receiving stack runs on the sending CPU, as on a veth" if receives_on_sending_cpu(delay_line) else ""
     return (f"predicted host with GSO aggregates carried whole but no TUN paging: this run's path ({delay_line}) "
-            "has no TUN delay line; validate's lab_vm, measured through it, pages every lab row")
+            f"has no TUN delay line; validate's lab_vm, measured through it, pages every lab row{veth}")
 
 
 def predict_lab(sc: LabScenario, sysctls: Mapping[str, str], platform: Optional[Any] = None,
