@@ -24,11 +24,11 @@ AGGREGATES = ("with the kernel's GSO aggregates modelled (one skb each, at most 
 KNOWN_MISSES = {
     "window-limited median": "6.6 % over 31 rows: " + AGGREGATES,
     "window-limited max": "36.2 % (7 of 31 rows above 15 %): " + AGGREGATES,
-    "messages_nodelay": ("28.3 %: one TCP_NODELAY write is one unit, and the kernel's unit behind the tbf cost about "
-                         "3.6 us where on the bare veth (the write-size rows, fitted together) it cost 10-13 us; "
-                         "lab_vm's one per-packet cost (5.1 us, receive work on the sending CPU) sits between, so "
-                         "60- to 1000-byte messages come out 28-45 % low (validation/README.md, 'Receive work on the "
-                         "sending CPU')"),
+    "messages_nodelay": ("28.3 %: the write-size rows fitted with them are slowed on the bare veth by Nagle's hold "
+                         "(1 KiB writes 12.9 us each with Nagle on, 7.1 us with TCP_NODELAY, one unit a write either "
+                         "way), a wait tcpsim's CPU-bound sender does not show, so the fit put it into lab_vm's "
+                         "per-packet cost (5.1 us) and 60- to 1000-byte no-delay messages come out 28-45 % low "
+                         "(validation/README.md, 'The lab targets as tests')"),
     "tengig": ("22 %: the rows measure the user-space delay line (a Python TUN relay in a third namespace on the same "
                "2 vCPUs), which moved 2.8-9.1 Gbit/s on the quiet machine; tcpsim models the two hosts and a "
                "10 Gbit/s line, not the relay"),
