@@ -146,17 +146,38 @@ def bus_ceiling_bps(sc: Scenario, host: Host) -> float:
     return payload * 8.0 / per_segment_s
 
 
+def _rx_stack_per_byte(sc: Scenario, host: Host, role: str) -> float:
+    """CPU seconds per byte of goodput of the receive-side stack work of the frames ``host`` takes in (the
+    data on the receiver, the ACKs on the sender), at ``host``'s own cost rates: what a veth runs on the
+    sending host's CPU instead (``Link.rx_on_sending_cpu``, ``HostRuntime._rx_server``)."""
+    p = host.platform
+    c = p.cpu
+    payload = _payload(sc)
+    if role == "sender":
+        return c.per_ack_rx_s / acks_every(sc) / payload
+    k = 1.0 + c.per_stream_frac * (sc.workload.n_streams * _directions(sc) - 1)
+    csum = 0.0 if p.nic.rx_checksum_offload else c.per_byte_csum_s
+    return (k * c.per_packet_rx_s / segments_per_aggregate(sc) + payload * csum) / payload
+
+
 def cpu_ceiling_bps(sc: Scenario, host: Host, role: str) -> float:
     """Goodput the host's CPUs allow, from the cost contract of :mod:`tcpsim.platform` (all streams).
 
     Work is split into the application threads' part (system calls and copies, one thread per stream)
     and the interrupt part (per-packet and per-ACK processing), placed on CPUs as the engine places
     them; the bound is the first CPU to saturate. Per-packet work is counted once per GSO aggregate where
-    the simulation does (:func:`segments_per_aggregate`).
+    the simulation does (:func:`segments_per_aggregate`). On a veth (``Link.rx_on_sending_cpu``) each
+    frame's receive stack work runs on the CPU that sent it: the receiver's data work on the sender's
+    application CPU, the sender's ACK work on the receiver's interrupt CPU.
     """
     p = host.platform
     c = p.cpu
-    if c.is_free:
+    peer, peer_role = (sc.receiver, "receiver") if role == "sender" else (sc.sender, "sender")
+    veth = sc.link.rx_on_sending_cpu
+    lends = veth and peer.platform.host_model_on  # our frames' receive work runs here, not there
+    borrows = veth and p.host_model_on  # the peer's frames' receive work runs on our CPUs
+    moved_in = _rx_stack_per_byte(sc, peer, peer_role) if borrows else 0.0
+    if c.is_free and not moved_in:
         return math.inf
     wl = sc.workload
     payload = _payload(sc)
@@ -165,16 +186,16 @@ def cpu_ceiling_bps(sc: Scenario, host: Host, role: str) -> float:
     per_int = c.per_interrupt_s / p.nic.coalesce_packets
     ack_ratio = acks_every(sc)
     per_agg = segments_per_aggregate(sc)
+    own_rx = 0.0 if lends else _rx_stack_per_byte(sc, host, role)
     if role == "sender":
-        app_per_byte = c.per_syscall_s / wl.write_bytes + c.per_byte_copy_s
+        app_per_byte = c.per_syscall_s / wl.write_bytes + c.per_byte_copy_s + moved_in
         csum = 0.0 if p.nic.tx_checksum_offload else c.per_byte_csum_s
-        irq_per_byte = (k * c.per_packet_tx_s / per_agg + payload * csum + (c.per_ack_rx_s + per_int) / ack_ratio) / payload
+        irq_per_byte = (k * c.per_packet_tx_s / per_agg + payload * csum + per_int / ack_ratio) / payload + own_rx
     else:
         read = wl.read_bytes or max(host.tcp.rcvbuf_bytes // 2, payload)
         app_per_byte = c.per_syscall_s / read + c.copy_rx_s
-        csum = 0.0 if p.nic.rx_checksum_offload else c.per_byte_csum_s
-        irq_per_byte = (k * c.per_packet_rx_s / per_agg + per_int + payload * csum + c.per_ack_tx_s / ack_ratio
-                        + c.per_push_s / segments_per_hand_up(sc)) / payload
+        irq_per_byte = (per_int + c.per_ack_tx_s / ack_ratio + c.per_push_s / segments_per_hand_up(sc)) / payload \
+            + own_rx + moved_in
     n = c.n_cpus
     busy = [0.0] * n  # CPU-seconds per byte of total goodput, per CPU
     share = 1.0 / n_streams

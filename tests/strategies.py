@@ -64,4 +64,5 @@ def host_scenarios(draw, lossless: bool = False):
         if sc.sender.tcp.delack in ("bsd", "linux", "solaris") else "bsd"
     return Scenario(sender=Host(platform=draw(platforms(family)), tcp=sc.sender.tcp),
                     receiver=Host(platform=draw(platforms(family)), tcp=sc.receiver.tcp),
-                    link=sc.link, workload=sc.workload, seed=sc.seed, budget=sc.budget)
+                    link=replace(sc.link, rx_on_sending_cpu=draw(st.booleans())), workload=sc.workload, seed=sc.seed,
+                    budget=sc.budget)

@@ -62,6 +62,8 @@ def user_inputs(draw) -> dict:
     sack = draw(st.sampled_from([None, True, False]))
     if sack is not None:
         kw["sack"] = sack
+    if draw(st.integers(0, 3)) == 0:
+        kw["veth"] = True
     return kw
 
 

@@ -241,6 +241,16 @@ def test_on_a_veth_the_receive_work_runs_on_the_sending_cpu():
     for r in (a, b):
         assert 0 < r.goodput_bps <= r.inputs.get("rate_bps", 10e9)
         assert r.streams[0].goodput_bps == pytest.approx(r.goodput_bps, rel=1e-9)
+    from tcpsim.ceilings import cpu_ceiling_bps
+
+    def cpu(sc, role):
+        return cpu_ceiling_bps(sc, sc.sender if role == "sender" else sc.receiver, role)
+
+    # the closed-form bounds move the work the same way, and the simulated runs stay under them
+    assert cpu(veth, "sender") < cpu(nic_path, "sender") and cpu(veth, "receiver") > cpu(nic_path, "receiver")
+    for sc, r in ((nic_path, a), (veth, b)):
+        assert r.goodput_bps <= 1.02 * min(cpu(sc, "sender"), cpu(sc, "receiver"))
+        assert r.goodput_bps >= 0.8 * min(cpu(sc, "sender"), cpu(sc, "receiver"))
 
 
 def test_rx_on_sending_cpu_changes_nothing_for_an_ideal_peer():
