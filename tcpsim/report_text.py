@@ -113,6 +113,9 @@ def advice(sc: Scenario, r: Result) -> str:
             ideas.append("jumbo frames (--mtu 9000): fewer packets for the same bytes")
         if sc.workload.write_bytes < 65536 and lim == "cpu_sender":
             ideas.append("larger writes (--write 64k): fewer system calls")
+        if sc.link.rx_on_sending_cpu and lim == "cpu_sender":
+            ideas.append("on a veth the sending CPU also runs the receiver's stack: RPS on the receiving veth "
+                         "(queues/rx-0/rps_cpus) moves that work to another CPU")
         if not host.platform.nic.checksum_offload and host.platform.cpu.per_byte_csum_s > 0:
             ideas.append("checksum offload")
         if host.platform.cpu.interrupts_on_one_cpu and host.platform.cpu.n_cpus > 1:

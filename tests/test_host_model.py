@@ -261,3 +261,15 @@ def test_rx_on_sending_cpu_changes_nothing_for_an_ideal_peer():
                   link=Link(rate_bps=1e9, one_way_delay_s=5e-6), workload=Workload(write_bytes=65536))
     veth = replace(sc, link=replace(sc.link, rx_on_sending_cpu=True))
     assert run(veth).goodput_bps == run(sc).goodput_bps
+
+
+def test_advice_for_a_sender_cpu_on_a_veth_names_rps():
+    """On a veth the sending CPU runs the receiver's stack too; RPS on the receiving veth is what moves it."""
+    from tcpsim.api import build_scenario, simulate
+    from tcpsim.report_text import advice
+
+    kw = dict(platform="lab_vm", rate="10000gbit", rtt="40us", write="1k")
+    veth, nic = build_scenario(veth=True, **kw), build_scenario(**kw)
+    r = simulate(veth)
+    assert r.limited_by == "cpu_sender"
+    assert "rps_cpus" in advice(veth, r) and "rps_cpus" not in advice(nic, simulate(nic))
