@@ -137,7 +137,10 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
                     mtu_bytes=parse_size(mtu, "mtu", decimal=True),
                     queue_packets=None if queue is None else parse_int(queue, "queue"),
                     loss_frac=parse_fraction(loss, "loss"),
-                    burst_bytes=0 if burst is None else parse_size(burst, "burst"), rx_on_sending_cpu=bool(veth))
+                    burst_bytes=0 if burst is None else parse_size(burst, "burst"))
+    if not isinstance(veth, bool):
+        raise ConfigError("veth", veth, "True (the hosts are namespaces joined by a veth pair) or False")
+    link = replace(link, rx_on_sending_cpu=veth)
     streams = parse_int(streams, "streams")
     if bidir and rr is not None:
         raise ConfigError("bidir", bidir, "left out with rr (a request/response stream already runs both ways)")

@@ -54,6 +54,8 @@ class Link:
             _check_range("queue_packets", self.queue_packets, 1, 1 << 24)
         _check_range("loss_frac", self.loss_frac, 0.0, 0.5, "in 0..0.5")
         _check_range("switch_hops", self.switch_hops, 0, 64, "in 0..64")
+        if not isinstance(self.rx_on_sending_cpu, bool):
+            raise ConfigError("rx_on_sending_cpu", self.rx_on_sending_cpu, "True (a veth pair) or False (NICs)")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -414,7 +414,7 @@ _API_BAD = [
     dict(bus="warp"), dict(platform="rx2600_ixgb", bus="warp"), dict(cpus=0), dict(cpus=100000),
     dict(platform="rx2600_ixgb", cpus=100000), dict(platform="rx2600_ixgb", tuning="turbo"), dict(os="windows"),
     dict(platform="rx2600_ixgb", os="windows"), dict(cc="vegas"), dict(delack="sometimes"), dict(deferred_acks_max=0),
-    dict(sack="maybe"), dict(limited_transmit="x"), dict(seed=-1), dict(budget="60s"),
+    dict(sack="maybe"), dict(limited_transmit="x"), dict(seed=-1), dict(budget="60s"), dict(veth="no"),
 ]
 
 

@@ -14,6 +14,7 @@ from tcpsim.platform import CpuCost, OsTcp, os_defaults
     (lambda: Link(mtu_bytes=65536), "mtu_bytes"),
     (lambda: Link(rate_bps=0), "rate_bps"),
     (lambda: Link(one_way_delay_s=-1e-6), "one_way_delay_s"),
+    (lambda: Link(rx_on_sending_cpu="no"), "rx_on_sending_cpu"),
     (lambda: TcpOptions(sndbuf_bytes=0), "sndbuf_bytes"),
     (lambda: TcpOptions(rcvbuf_bytes=-5), "rcvbuf_bytes"),
     (lambda: TcpOptions(delack="sometimes"), "delack"),
