@@ -89,6 +89,8 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
                    help="link queue in frames (default unbounded)")
     g.add_argument("--loss", default="0", metavar="FRAC", help="random frame loss, 0..0.5 (default 0; 1e-3 or 0.1%% = "
                    "one frame in a thousand)")
+    g.add_argument("--veth", action="store_true", help="the hosts are two network namespaces joined by a veth pair "
+                   "(tcpsim lab's path without a delay line): each frame's receive stack runs on the sending CPU")
     g = p.add_argument_group("sockets and TCP")
     g.add_argument("-w", "--sockbuf", default=None, help="SO_SNDBUF and SO_RCVBUF on both ends (512k); the OS rules apply "
                    "(Linux doubles and caps at rmem_max)")
@@ -172,7 +174,8 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
                               sender=a.sender, receiver=a.receiver, tuning=a.tuning, cpus=a.cpus, bus=a.bus,
                               queue=a.queue, loss=a.loss, message_rate=a.message_rate, sack=a.sack,
                               limited_transmit=a.limited_transmit, cc=a.cc, seed=a.seed,
-                              machine=a.machine, cpu=a.cpu, cpu_ghz=a.cpu_ghz, memory_bw=a.memory_bw, nic=a.nic)
+                              machine=a.machine, cpu=a.cpu, cpu_ghz=a.cpu_ghz, memory_bw=a.memory_bw, nic=a.nic,
+                              veth=a.veth)
     if a.max_time is not None:
         try:
             kw["budget"] = Budget(max_sim_time_s=parse_duration(a.max_time, "max_time"))

@@ -1,5 +1,6 @@
 """The host model: CPU costs, interrupts, NIC backlog and the I/O bus bound what TCP can do."""
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -273,3 +274,17 @@ def test_advice_for_a_sender_cpu_on_a_veth_names_rps():
     r = simulate(veth)
     assert r.limited_by == "cpu_sender"
     assert "rps_cpus" in advice(veth, r) and "rps_cpus" not in advice(nic, simulate(nic))
+
+
+def test_predict_veth_flag_puts_the_receive_work_on_the_sending_cpu(capsys):
+    """``tcpsim predict --veth``: the lab's path from the shell; the answer says so and differs from NICs."""
+    from tcpsim.cli import main
+
+    args = ["predict", "--platform", "lab_vm", "--rate", "0", "--rtt", "40us", "--write", "1k", "--json"]
+    assert main(args) == 0
+    nic = json.loads(capsys.readouterr().out)
+    assert main(args + ["--veth"]) == 0
+    veth = json.loads(capsys.readouterr().out)
+    assert veth["goodput_bps"] < nic["goodput_bps"]
+    assert main(args[:-1] + ["--veth"]) == 0
+    assert "over a veth pair" in capsys.readouterr().out.splitlines()[0]
