@@ -131,16 +131,13 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     delay_given = ("rtt", rtt, "twice a one-way delay ") if rtt is not None else ("delay", delay, "")
     with _as_given({"one_way_delay_s": delay_given, "rate_bps": ("rate", rate, ""), "mtu_bytes": ("mtu", mtu, ""),
                     "queue_packets": ("queue", queue, ""), "loss_frac": ("loss", loss, ""),
-                    "burst_bytes": ("burst", burst, "")}):
+                    "burst_bytes": ("burst", burst, ""), "rx_on_sending_cpu": ("veth", veth, "")}):
         delay_s = parse_duration(rtt, "rtt") / 2 if rtt is not None else parse_duration(delay, "delay")
         link = Link(rate_bps=parse_link_rate(rate, "rate"), one_way_delay_s=delay_s,
                     mtu_bytes=parse_size(mtu, "mtu", decimal=True),
                     queue_packets=None if queue is None else parse_int(queue, "queue"),
                     loss_frac=parse_fraction(loss, "loss"),
-                    burst_bytes=0 if burst is None else parse_size(burst, "burst"))
-    if not isinstance(veth, bool):
-        raise ConfigError("veth", veth, "True (the hosts are namespaces joined by a veth pair) or False")
-    link = replace(link, rx_on_sending_cpu=veth)
+                    burst_bytes=0 if burst is None else parse_size(burst, "burst"), rx_on_sending_cpu=veth)
     streams = parse_int(streams, "streams")
     if bidir and rr is not None:
         raise ConfigError("bidir", bidir, "left out with rr (a request/response stream already runs both ways)")

@@ -265,7 +265,8 @@ def describe(sc: Scenario, r: Result) -> str:
     wl = sc.workload
     lines = [
         f"{sc.sender.platform.name} -> {sc.receiver.platform.name}: {format_rate(sc.link.rate_bps)}"
-        f"{' over a veth pair' if sc.link.rx_on_sending_cpu else ''}, MTU {sc.link.mtu_bytes}, RTT {format_duration(2 * sc.link.one_way_delay_s)}, "
+        f"{' over a veth pair' if sc.link.rx_on_sending_cpu else ''}, MTU {sc.link.mtu_bytes}, "
+        f"RTT {format_duration(2 * sc.link.one_way_delay_s)}, "
         f"sndbuf {_buffer(sc.sender.tcp.sndbuf_bytes, sc.sender.tcp.sndbuf_autotune_max_bytes)}, "
         f"rcvbuf {_buffer(sc.receiver.tcp.rcvbuf_bytes, sc.receiver.tcp.rcv_window_autotune_max_bytes, 'window ')}, "
         f"{workload_text(sc)}, {wl.n_streams} stream(s){' both ways' if wl.bidirectional else ''}"

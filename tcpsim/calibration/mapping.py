@@ -118,18 +118,18 @@ def _row_link(point: Point, link: Link) -> Link:
     A rate of 0 is an unshaped veth and an RTT of 0 is the veth's own round trip; both take the stand-ins
     ``tcpsim lab`` predicts with (:mod:`tcpsim.lab.scenario`). An RTT of 0 also means no delay line between
     the namespaces: the veth hands each frame to the receiver on the sending CPU
-    (:attr:`tcpsim.config.Link.rx_on_sending_cpu`, :func:`tcpsim.lab.predict.receives_on_sending_cpu`)."""
+    (:attr:`tcpsim.config.Link.rx_on_sending_cpu`; :func:`tcpsim.lab.predict.receives_on_sending_cpu` says the
+    same of a run's recorded path); any other RTT went through the TUN delay line, where it does not."""
     rate, rtt = point.get("rate_bps"), point.get("rtt_s")
     if rate is None and rtt is None:
         return link
-    from ..lab.predict import receives_on_sending_cpu
     from ..lab.scenario import UNSHAPED_STANDIN_BPS, VETH_RTT_S
 
     if rate is not None:
         link = replace(link, rate_bps=float(rate) or UNSHAPED_STANDIN_BPS)
     if rtt is not None:
         link = replace(link, one_way_delay_s=(float(rtt) or VETH_RTT_S) / 2,
-                       rx_on_sending_cpu=receives_on_sending_cpu("none" if not float(rtt) else "relay"))
+                       rx_on_sending_cpu=not float(rtt))
     return link
 
 
