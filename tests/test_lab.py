@@ -184,6 +184,27 @@ def test_lab_prediction_through_the_delay_line_has_validate_s_receive_path():
     assert "TUN" in path_note("relay") and "no TUN" not in path_note("relay")
 
 
+def test_the_prediction_reads_as_the_measuring_tool_reads():
+    """iperf3's receiver asks for its block per read (``-l`` sets it for both ends), the built-in generator
+    for 128 KiB; a lab row of the dataset and ``tcpsim lab``'s prediction take the tool's read size."""
+    from tcpsim.calibration.tables import load_points
+    from tcpsim.calibration.validate import platforms_for_point, scenario_for
+    from tcpsim.lab.predict import lab_simulation
+    from tcpsim.lab.scenario import GENERATOR_READ_BYTES, tool_read_bytes
+
+    assert tool_read_bytes("iperf3", 1024) == 1024
+    assert tool_read_bytes("builtin", 1024) == GENERATOR_READ_BYTES
+    assert tool_read_bytes("netperf", 1024) is None
+    sc = lab_scenario(rate=0, write="4k")
+    assert lab_simulation(sc, "lab_vm", "none", tool="iperf3").workload.read_bytes == 4096
+    assert lab_simulation(sc, "lab_vm", "none").workload.read_bytes is None
+    rr = lab_scenario(rate=0, rr=100)
+    assert lab_simulation(rr, "lab_vm", "none", tool="builtin").workload.read_bytes is None
+    point = next(p for p in load_points() if p.source_id == "lab" and p.table_id == "writes")
+    assert point.get("tool") == "iperf3"
+    assert scenario_for(point, platforms_for_point(point, None)).workload.read_bytes == point.get_int("write_bytes")
+
+
 def test_calibrate_iperf3_writes_a_loadable_machine_file(tmp_path, capsys):
     from tcpsim.cli import main
     from tcpsim.profiles import load_platform

@@ -152,6 +152,25 @@ def test_a_growing_window_is_acked_segment_by_segment():
     assert counts["6.12"] >= 75 and counts["plain"] <= 55
 
 
+def test_a_read_that_empties_the_queue_acks_pushed_data_at_once():
+    """tcp_cleanup_rbuf: 1000-byte writes every 0.5 ms with Nagle on. A versioned Linux receiver notes each
+    pushed segment (tcp_measure_rcv_mss) and the read that empties the queue ACKs it, so Nagle never holds
+    a write: every write is a segment, ACKed one by one. The unversioned model waits for a second segment
+    or the timer, so Nagle merges the writes into full segments and their remainders."""
+    plain_os = replace(os_version("linux-6.12"), version="")
+    seen = {}
+    for name, plat in (("6.12", Platform(os=os_version("linux-6.12"))), ("plain", Platform(os=plain_os))):
+        r = simulate(build_scenario(platform=plat, rtt="200us", message=1000, message_rate=2000,
+                                    budget=Budget(max_sim_time_s=0.2, record_trace=True, trace_limit=20000)))
+        data = [t for t in r.trace if t[2] == "data"]
+        acks = [t for t in r.trace if t[2] == "ack"]
+        seen[name] = (Counter(t[4] for t in data), len(data), len(acks))
+    sizes, n_data, n_acks = seen["6.12"]
+    assert set(sizes) == {1000} and n_acks >= n_data - 1
+    sizes, n_data, n_acks = seen["plain"]
+    assert sizes[1448] > n_data // 3 and n_acks < 0.7 * n_data
+
+
 def test_quickack_mode_only_ever_grows():
     from tcpsim.protocol.delack import LinuxDelayedAck
 

@@ -14,6 +14,7 @@ from ..config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from ..errors import ConfigError
 from ..platform import Platform
 from ..result import Result
+from ..lab.scenario import tool_read_bytes
 from .tables import Point
 
 __all__ = ["SOURCE_SETUPS", "SourceSetup", "scenario_for", "predicted_value", "platform_ids", "CALIBRATION_BUDGET",
@@ -174,7 +175,8 @@ def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Budget
     if point.metric == "transactions":
         workload = Workload(kind="rr", write_bytes=message or write, n_streams=streams)
     else:
-        workload = Workload(write_bytes=message or write, n_streams=streams, bidirectional=_both_ways(point))
+        workload = Workload(write_bytes=message or write, n_streams=streams, bidirectional=_both_ways(point),
+                            read_bytes=tool_read_bytes(point.get("tool"), message or write))
     return Scenario(sender=Host(platform=snd, tcp=tcp(snd)), receiver=Host(platform=rcv, tcp=tcp(rcv)),
                     link=link, workload=workload, budget=budget)
 

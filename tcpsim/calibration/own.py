@@ -156,6 +156,8 @@ class Case:
     delay_line: str = "none"
     """The run's path: ``tcpsim lab``'s ``delay_line`` ("relay" is the TUN's, whose skbs are paged), or "nic"
     for an iperf3 run between two real hosts (:func:`tcpsim.lab.predict.host_platform`)."""
+    tool: str = ""
+    """What measured it ("iperf3", "builtin"): how the receiver reads (:func:`tcpsim.lab.scenario.tool_read_bytes`)."""
 
 
 def _load_json(path: str) -> Any:
@@ -187,7 +189,8 @@ def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
             if role and run.get("kind") and role_of(run["kind"], sc) != role:
                 continue
             out.append(Case(run.get("row") or f"{path}[{i}]", sc, dict(run.get("sysctls", {})),
-                            float(run["measured"]["goodput_bps"]), str(run.get("delay_line") or "none")))
+                            float(run["measured"]["goodput_bps"]), str(run.get("delay_line") or "none"),
+                            str(run["measured"].get("tool") or "")))
     return out
 
 
@@ -204,7 +207,7 @@ def iperf3_cases(paths: Sequence[str], path_kw: dict[str, Any], nodelay: bool) -
         sc = lab_scenario(rate=path_kw.get("rate", "1gbit"), rtt=path_kw.get("rtt"), mtu=path_kw.get("mtu", 1500),
                           sockbuf=run.sockbuf_bytes, write=run.write_bytes, nodelay=nodelay, streams=run.n_streams,
                           duration=min(max(run.duration_s, 0.5), 60.0))
-        out.append(Case(Path(path).name, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps, "nic"))
+        out.append(Case(Path(path).name, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps, "nic", "iperf3"))
     return out
 
 
@@ -228,7 +231,7 @@ def _simulate_case(args: tuple) -> float:
     from ..lab.predict import host_platform, lab_simulation
 
     plat = host_platform(case.sysctls, platform=host, os_name=None, delay_line=case.delay_line)
-    return simulate(lab_simulation(case.scenario, plat, case.delay_line)).goodput_bps
+    return simulate(lab_simulation(case.scenario, plat, case.delay_line, tool=case.tool)).goodput_bps
 
 
 def _base_platform(spec: Optional[str], cpus: Optional[int]) -> Platform:

@@ -153,6 +153,25 @@ class TcpReceiver(EndpointState):
                 if self._drs:
                     self.rcv_window_limit = win_from_space(o.rcvbuf_autotune_max_bytes, self._adv_win_scale, ratio)
 
+    def _linux_mark_push(self, gso_size: int, push: bool) -> None:
+        """``tcp_measure_rcv_mss``'s marks for ``tcp_cleanup_rbuf``: an skb of at least ``rcv_mss`` with PSH is
+        pushed (``ICSK_ACK_PUSHED``); a smaller one is too (``PUSHED2`` if already), unless its size repeats the
+        last small segment's, which then becomes ``rcv_mss`` (a peer whose full frame is smaller)."""
+        lss = self._last_seg_size
+        self._last_seg_size = 0
+        if gso_size >= self._rcv_mss:
+            if push:
+                self._pushed |= 1
+            return
+        with_header = gso_size + 20 + self.option_bytes  # skb->data - skb_transport_header: the TCP header
+        if with_header >= 536 + 20 or (with_header >= 88 + 20 and not push):  # TCP_MSS_DEFAULT, TCP_MIN_MSS
+            self._last_seg_size = gso_size
+            if gso_size == lss:
+                self._truesize = self._truesize * gso_size // self._rcv_mss  # still charged per rcv_mss
+                self._rcv_mss = gso_size
+                return
+        self._pushed |= 3 if self._pushed else 1
+
     def _linux_free_space(self) -> int:
         """``tcp_space``: the window the free buffer holds; queued segments count with their truesize."""
         rmem = self.rcv_buffered * self._truesize // self._rcv_mss
@@ -216,9 +235,13 @@ class TcpReceiver(EndpointState):
         if self._drs:
             self._rcv_space_adjust()
         if self._linux_wnd:
-            # tcp_cleanup_rbuf: an ACK held back while more than a full frame arrived since the last window
-            # went out leaves now, and so does a window update the read makes worth sending.
-            if (self.delack.held_segments and self.rcv_nxt - self._rcv_wup > self._rcv_mss) \
+            # tcp_cleanup_rbuf: an ACK held back leaves now if more than a full frame arrived since the last
+            # window went out, or if this read emptied the queue of pushed data (PUSHED2, or PUSHED outside
+            # ping-pong mode); so does a window update the read makes worth sending.
+            if self.delack.held_segments and (
+                    self.rcv_nxt - self._rcv_wup > self._rcv_mss
+                    or (self._pushed and (self._pushed & 2 or not self._pingpong)
+                        and self.rcv_buffered <= 0 and not self.ooo)) \
                     or self._linux_read_update_due():
                 self._send_ack(cpu)
             return
@@ -264,6 +287,8 @@ class TcpReceiver(EndpointState):
                     self._agg_bytes = self._agg_arrived = 0
                 if gso_size > self._rcv_mss:
                     self._linux_measure_rcv_mss(gso_size, whole)  # tcp_event_data_recv -> tcp_measure_rcv_mss
+                self._linux_mark_push(gso_size, seg.push)
+                self._lrcv_s = self.kernel.now_s
                 if whole >= 128:
                     self._grow_window(whole)
             if self._drs:
@@ -301,6 +326,7 @@ class TcpReceiver(EndpointState):
             self.on_readable()
 
     def _delack_expired(self) -> None:
+        self._pingpong = False  # tcp_delack_timer_handler: a delayed ACK missed, leave ping-pong mode
         if self.delack.held_segments:
             self._send_ack(self.host.irq_cpu(self.stream))
 

@@ -155,6 +155,13 @@ class EndpointState:
         self._agg_bytes = 0  # receiver: bytes of an aggregate whose end has not arrived
         self._agg_arrived = 0
         self._agg_seg = 0  # receiver: the gso_size of that aggregate (its first segment)
+        # tcp_measure_rcv_mss / tcp_cleanup_rbuf (versioned Linux): ICSK_ACK_PUSHED (1) and PUSHED2 (2) marks
+        # since the last ACK, the last small segment's size (icsk_ack.last_seg_size), ping-pong mode and the
+        # time data last arrived (icsk_ack.lrcvtime).
+        self._pushed = 0
+        self._last_seg_size = 0
+        self._pingpong = False
+        self._lrcv_s = -1.0
         # A versioned Linux sizes its quick-ACK run from the window at connect (tcp_incr_quickack).
         self.delack = make_delack(opts.delack, self.mss, opts.delack_timeout_s, opts.deferred_acks_max,
                                   0 if self._linux_wnd else opts.quickack_segments)
@@ -231,8 +238,11 @@ class EndpointState:
         if self.delack.held_segments:
             self.delack.on_ack_sent()
         self._delack_timer.deadline = None  # Timer.cancel(), inlined: every segment passes here
+        self._pushed = 0  # tcp_event_ack_sent -> inet_csk_clear_xmit_timer(ICSK_TIME_DACK): pending = 0
         self.last_adv = self.rcv_nxt + wnd
         if length:
+            if self._linux_wnd and now - self._lrcv_s < self.delack.timeout_s:
+                self._pingpong = True  # tcp_event_data_sent: data sent within ato of data received
             if self._autocork or self._tsq_cap:
                 self._tx_unfreed += 1
                 self._tsq_bytes += length

@@ -145,7 +145,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           rr=a.rr, response=a.response, duration=a.duration, cc=a.cc)
         install_signal_handlers()
         run = run_lab(sc, tool=a.tool, delay_line=a.delay_line)
-        result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os, delay_line=run.delay_line)
+        result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os, delay_line=run.delay_line,
+                             tool=run.measured.tool)
     except (TcpsimError, ValueError) as exc:
         return fail(str(exc).splitlines()[0])
     d = to_json(run, result, a.platform, a.os)

@@ -181,7 +181,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     for i, row in enumerate(rows):
         try:
             run = run_lab(row.scenario)
-            res = predict_lab(row.scenario, run.sysctls, delay_line=run.delay_line)
+            res = predict_lab(row.scenario, run.sysctls, delay_line=run.delay_line, tool=run.measured.tool)
         except Exception as exc:  # one failed row is recorded as missing, the sweep goes on
             print(f"[{i + 1}/{len(rows)}] {row.label}: FAILED {exc}", file=sys.stderr, flush=True)
             continue

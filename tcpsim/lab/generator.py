@@ -20,6 +20,7 @@ import time
 from typing import Optional
 
 from ._proc import die_with_parent
+from .scenario import GENERATOR_READ_BYTES
 from .tcpinfo import tcp_info
 
 __all__ = ["main"]
@@ -195,7 +196,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--nodelay", action="store_true")
     p.add_argument("--cc", default="", help="TCP_CONGESTION of every socket")
     p.add_argument("--write", type=int, default=65536)
-    p.add_argument("--read", type=int, default=131072)
+    p.add_argument("--read", type=int, default=GENERATOR_READ_BYTES)
     p.add_argument("--rr", type=int, default=0, help="request size (request/response mode)")
     p.add_argument("--response", type=int, default=0)
     p.add_argument("--duration", type=float, default=3.0)

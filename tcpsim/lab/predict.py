@@ -70,12 +70,13 @@ def receives_on_sending_cpu(delay_line: str) -> bool:
     return delay_line in ("none", "netem")
 
 
-def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0):
+def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0, tool: Optional[str] = None):
     """The :class:`tcpsim.config.Scenario` of lab scenario ``sc`` on ``host`` (a platform on the lab's path,
-    :func:`host_platform`), with the path's receive placement."""
+    :func:`host_platform`), with the path's receive placement and ``tool``'s read size."""
     from ..api import build_scenario
 
-    return build_scenario(platform=host, seed=seed, veth=receives_on_sending_cpu(delay_line), **sc.predict_kwargs())
+    return build_scenario(platform=host, seed=seed, veth=receives_on_sending_cpu(delay_line),
+                          **sc.predict_kwargs(tool))
 
 
 def path_note(delay_line: str) -> str:
@@ -90,10 +91,11 @@ def path_note(delay_line: str) -> str:
 
 
 def predict_lab(sc: LabScenario, sysctls: Mapping[str, str], platform: Optional[Any] = None,
-                os_name: Optional[str] = DEFAULT_OS, seed: int = 0, delay_line: str = "none") -> Result:
+                os_name: Optional[str] = DEFAULT_OS, seed: int = 0, delay_line: str = "none",
+                tool: Optional[str] = None) -> Result:
     """Simulate ``sc`` as ``tcpsim predict`` would, with the measured kernel's buffer limits, on the path the
-    run took (``delay_line``: the measured run's, :func:`host_platform`)."""
+    run took (``delay_line``: the measured run's, :func:`host_platform`), read as the run's ``tool`` reads."""
     from ..api import simulate
 
     host = host_platform(sysctls, platform, os_name, delay_line)
-    return simulate(lab_simulation(sc, host, delay_line, seed))
+    return simulate(lab_simulation(sc, host, delay_line, seed, tool))

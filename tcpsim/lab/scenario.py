@@ -8,7 +8,8 @@ from typing import Any, Optional
 from ..errors import ConfigError
 from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_rate, parse_size
 
-__all__ = ["LabScenario", "lab_scenario", "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "MAX_DURATION_S"]
+__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "MAX_DURATION_S",
+           "GENERATOR_READ_BYTES"]
 
 UNSHAPED_STANDIN_BPS = UNSHAPED_RATE_BPS
 """The line rate tcpsim is given for an unshaped veth (``--rate 0``): what ``tcpsim predict --rate 0`` means
@@ -21,6 +22,20 @@ TCP_INFO min_rtt on a 2-core VM), kept fixed so a prediction does not depend on 
 
 MAX_DURATION_S = 60.0
 MAX_RTT_S = 0.2
+
+GENERATOR_READ_BYTES = 131072
+"""The built-in generator's ``recv`` size (``python -m tcpsim.lab.generator --read``)."""
+
+
+def tool_read_bytes(tool: Optional[str], write_bytes: int) -> Optional[int]:
+    """Bytes the measuring tool's receiver asks for per ``read``: iperf3 reads its block (``-l``, the same
+    length as its writes; ``iperf_tcp_recv`` reads ``blksize``), the built-in generator
+    :data:`GENERATOR_READ_BYTES`; None (read whatever is queued) for any other tool."""
+    if tool == "iperf3":
+        return write_bytes
+    if tool == "builtin":
+        return GENERATOR_READ_BYTES
+    return None
 
 
 @dataclass(frozen=True)
@@ -74,13 +89,16 @@ class LabScenario:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def predict_kwargs(self) -> dict[str, Any]:
-        """Keywords of :func:`tcpsim.api.build_scenario` for the same scenario (platform and OS left out)."""
+    def predict_kwargs(self, tool: Optional[str] = None) -> dict[str, Any]:
+        """Keywords of :func:`tcpsim.api.build_scenario` for the same scenario (platform and OS left out), its
+        receiver reading as ``tool`` does (:func:`tool_read_bytes`)."""
         kw: dict[str, Any] = dict(rate=self.rate_bps or UNSHAPED_STANDIN_BPS, rtt=self.rtt_s or VETH_RTT_S,
                                   mtu=self.mtu_bytes, sndbuf=self.sndbuf_bytes, rcvbuf=self.rcvbuf_bytes,
                                   write=self.write_bytes, nodelay=self.nodelay, streams=self.n_streams)
         if self.rr_bytes:
             kw.update(rr=self.rr_bytes, response=self.response_bytes or self.rr_bytes)
+        else:
+            kw.update(read=tool_read_bytes(tool, self.write_bytes))
         return kw
 
 
