@@ -22,15 +22,10 @@ AGGREGATES = ("with the kernel's GSO aggregates modelled (one skb each, at most 
               "where the window probe's own reader got the full 47,784 at both: a reader waking late) and the "
               "MTU 9000 32 KiB rows 17-36 % off (validation/README.md, the lab section)")
 KNOWN_MISSES = {
-    "window-limited median": ("7.6 % over 31 rows (6.6 % before the reader's ACK of pushed data, which ACKs the "
-                              "16 KiB MTU 1500 rows' bursts sooner and lifts them 2-10 points): " + AGGREGATES),
-    "window-limited max": "36.2 % (7 of 31 rows above 15 %): " + AGGREGATES,
-    "messages_nodelay": ("28.3 %: the write-size rows fitted with them are slowed on the bare veth by Nagle's hold "
-                         "(1 KiB writes 12.9 us each with Nagle on, 7.1 us with TCP_NODELAY, one unit a write either "
-                         "way), a wait tcpsim's CPU-bound sender does not show, so the fit put it into lab_vm's "
-                         "per-packet cost (5.1 us) and 60- to 1000-byte no-delay messages come out 28-45 % low "
-                         "(validation/README.md, 'The lab targets as tests')"),
-    "tengig": ("22 %: the rows measure the user-space delay line (a Python TUN relay in a third namespace on the same "
+    "window-limited median": ("6.6 % over 31 rows (the reader's ACK of pushed data ACKs the 16 KiB MTU 1500 rows' "
+                              "bursts sooner and lifts them 2-10 points): " + AGGREGATES),
+    "window-limited max": "36.2 % (8 of 31 rows above 15 %): " + AGGREGATES,
+    "tengig": ("22.1 %: the rows measure the user-space delay line (a Python TUN relay in a third namespace on the same "
                "2 vCPUs), which moved 2.8-9.1 Gbit/s on the quiet machine; tcpsim models the two hosts and a "
                "10 Gbit/s line, not the relay"),
 }
