@@ -62,8 +62,8 @@ _EXAMPLES = {
     "lab": "Example:\n  sudo tcpsim lab --rate 1gbit --rtt 1ms --sockbuf 64k",
 }
 
-_SWEEPABLE = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "write", "message", "rr", "response",
-              "streams", "cpus", "bus", "platform", "sender", "receiver", "tuning", "os", "delack",
+_SWEEPABLE = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "write", "message", "read", "rr",
+              "response", "streams", "cpus", "bus", "platform", "sender", "receiver", "tuning", "os", "delack",
               "deferred_acks_max", "message_rate", "loss", "queue", "sack", "limited_transmit", "cc", "seed",
               "machine", "cpu", "cpu_ghz", "memory_bw", "nic")
 
@@ -116,6 +116,9 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("workload")
     g.add_argument("-l", "--write", default="64k", help="application write size (default 64k; iperf3 -l)")
     g.add_argument("--message", default=None, help="small messages of this size instead of bulk writes")
+    g.add_argument("--read", default=None,
+                   help="bytes the receiving application asks for per read (default: all that is queued; iperf3 "
+                        "reads its -l block)")
     g.add_argument("--message-rate", default=None, metavar="HZ",
                    help="messages per second per stream (default: back to back)")
     g.add_argument("--rr", default=None, help="request/response transactions of this request size (netperf TCP_RR)")
@@ -169,7 +172,7 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
     kw: dict[str, Any] = dict(rate=a.rate, delay="50us" if a.delay is None else a.delay, rtt=a.rtt,
                               mtu=1500 if mtu is None else mtu,
                               sockbuf=a.sockbuf, sndbuf=a.sndbuf, rcvbuf=a.rcvbuf, write=a.write, message=a.message,
-                              rr=a.rr, response=a.response, streams=a.streams, bidir=a.bidir, nodelay=a.nodelay,
+                              read=a.read, rr=a.rr, response=a.response, streams=a.streams, bidir=a.bidir, nodelay=a.nodelay,
                               delack=a.delack, deferred_acks_max=a.deferred_acks_max, os=a.os, platform=a.platform,
                               sender=a.sender, receiver=a.receiver, tuning=a.tuning, cpus=a.cpus, bus=a.bus,
                               queue=a.queue, loss=a.loss, message_rate=a.message_rate, sack=a.sack,

@@ -53,6 +53,7 @@ _BAD = [
     ("predict --mtu ''", "mtu"), ("predict --mtu ' '", "mtu"), ("predict --mtu 70000", "mtu"),
     ("predict --mtu inf", "mtu"), ("predict --mtu 9.5", "mtu"), ("predict --mtu ٩٠٠٠", "mtu"),
     ("predict --mss ''", "mss"), ("predict --mss 10", "mss"), ("predict -M 1460 --mtu 1500", "mss"),
+    ("predict --read 0", "read"), ("predict --read lots", "read"), ("predict --read ''", "read"),
     ("predict --queue ''", "queue"), ("predict --queue 0", "queue"), ("predict --queue -1", "queue"),
     ("predict --queue ١٠", "queue"), ("predict --queue 1.5", "queue"),
     ("predict --loss ''", "loss"), ("predict --loss inf", "loss"), ("predict --loss nan", "loss"),

@@ -204,6 +204,17 @@ def test_sweep_csv_has_one_row_per_point(capsys):
     assert all(float(r["goodput_bps"]) > 0 for r in rows)
 
 
+def test_read_size_is_a_flag_and_a_sweep_axis(capsys):
+    """``--read`` sets what the receiving application asks for per read (iperf3 reads its -l block)."""
+    code, out, _ = _run(capsys, ["predict", "--read", "1k", "--write", "1k"])
+    assert code == 0 and "Mbit/s" in out
+    code, out, _ = _run(capsys, ["sweep", "--read", "1k,64k", "--rtt", "1ms", "--workers", "1", "--csv", "-"])
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [int(r["read_bytes"]) for r in rows] == [1024, 65536]
+    assert all(float(r["goodput_bps"]) > 0 for r in rows)
+
+
 def test_sweep_json_and_table(tmp_path, capsys):
     out_file = tmp_path / "points.json"
     code, out, _ = _run(capsys, ["sweep", "--streams", "1..3", "--workers", "1", "--json", str(out_file)])
