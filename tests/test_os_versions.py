@@ -171,6 +171,18 @@ def test_a_read_that_empties_the_queue_acks_pushed_data_at_once():
     assert sizes[1448] > n_data // 3 and n_acks < 0.7 * n_data
 
 
+def test_in_ping_pong_mode_the_answer_carries_the_ack():
+    """Request/response on a versioned Linux: each end sends data within the delayed-ACK timeout of data
+    received (tcp_event_data_sent), so it is in ping-pong mode and a read that empties the queue of one
+    pushed request does not send a pure ACK (tcp_cleanup_rbuf): the response carries it. Only the first
+    exchanges (quick-ACK mode) have pure ACKs of their own."""
+    r = simulate(build_scenario(os="linux-6.12", rr=100, rtt="200us",
+                                budget=Budget(max_sim_time_s=0.05, record_trace=True, trace_limit=20000)))
+    data = sum(1 for t in r.trace if t[2] == "data")
+    acks = sum(1 for t in r.trace if t[2] == "ack")
+    assert data > 100 and acks < 0.25 * data
+
+
 def test_quickack_mode_only_ever_grows():
     from tcpsim.protocol.delack import LinuxDelayedAck
 
