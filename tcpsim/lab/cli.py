@@ -75,15 +75,14 @@ def _predicted_dict(result: Any) -> dict[str, Any]:
 def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dict[str, Any]:
     """The ``--json`` object (also what ``tcpsim calibrate --lab`` reads)."""
     from .predict import path_note
-    from .scenario import tool_read_bytes
 
     sc = run.scenario
-    read = None if sc.rr_bytes else tool_read_bytes(run.measured.tool, sc.write_bytes)
     return {"scenario": sc.to_dict(), "kernel": run.kernel, "sysctls": run.sysctls, "cpu": run.cpu,
             "load_avg": list(run.load_avg), "delay_line": run.delay_line,
             "notes": list(run.notes) + [path_note(run.delay_line)],
             "measured": run.measured.to_dict(),
-            "predicted": {**_predicted_dict(result), "os": os_name, "platform": platform, "read_bytes": read}}
+            "predicted": {**_predicted_dict(result), "os": os_name, "platform": platform,
+                          "read_bytes": sc.read_bytes(run.measured.tool)}}
 
 
 def _mbit(bps: Optional[float]) -> str:

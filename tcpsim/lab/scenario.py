@@ -89,6 +89,11 @@ class LabScenario:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def read_bytes(self, tool: Optional[str]) -> Optional[int]:
+        """What the receiving application asks for per read when ``tool`` measures this scenario (None: all
+        that is queued; a request/response run reads whole messages)."""
+        return None if self.rr_bytes else tool_read_bytes(tool, self.write_bytes)
+
     def predict_kwargs(self, tool: Optional[str] = None) -> dict[str, Any]:
         """Keywords of :func:`tcpsim.api.build_scenario` for the same scenario (platform and OS left out), its
         receiver reading as ``tool`` does (:func:`tool_read_bytes`)."""
@@ -97,9 +102,7 @@ class LabScenario:
                                   write=self.write_bytes, nodelay=self.nodelay, streams=self.n_streams)
         if self.rr_bytes:
             kw.update(rr=self.rr_bytes, response=self.response_bytes or self.rr_bytes)
-        else:
-            kw.update(read=tool_read_bytes(tool, self.write_bytes))
-        return kw
+        return dict(kw, read=self.read_bytes(tool))
 
 
 def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu: Any = 1500, sockbuf: Any = None,
