@@ -117,17 +117,19 @@ def _row_link(point: Point, link: Link) -> Link:
     """A row's own rate and RTT where its table varies them (the lab sweep's ``rate_bps``, ``rtt_s`` columns).
 
     A rate of 0 is an unshaped veth and an RTT of 0 is the veth's own round trip; both take the stand-ins
-    ``tcpsim lab`` predicts with (:mod:`tcpsim.lab.scenario`). An RTT of 0 also means no delay line between
+    ``tcpsim lab`` predicts with (:mod:`tcpsim.lab.scenario`). Any other rate is the lab's ``tbf``, a token
+    bucket (:func:`tcpsim.lab.scenario.tbf_burst_bytes`). An RTT of 0 also means no delay line between
     the namespaces: the veth hands each frame to the receiver on the sending CPU
     (:attr:`tcpsim.config.Link.rx_on_sending_cpu`; :func:`tcpsim.lab.predict.receives_on_sending_cpu` says the
     same of a run's recorded path); any other RTT went through the TUN delay line, where it does not."""
     rate, rtt = point.get("rate_bps"), point.get("rtt_s")
     if rate is None and rtt is None:
         return link
-    from ..lab.scenario import UNSHAPED_STANDIN_BPS, VETH_RTT_S
+    from ..lab.scenario import UNSHAPED_STANDIN_BPS, VETH_RTT_S, tbf_burst_bytes
 
     if rate is not None:
-        link = replace(link, rate_bps=float(rate) or UNSHAPED_STANDIN_BPS)
+        link = replace(link, rate_bps=float(rate) or UNSHAPED_STANDIN_BPS,
+                       burst_bytes=tbf_burst_bytes(float(rate), link.mtu_bytes) if float(rate) else 0)
     if rtt is not None:
         link = replace(link, one_way_delay_s=(float(rtt) or VETH_RTT_S) / 2,
                        rx_on_sending_cpu=not float(rtt))
@@ -148,10 +150,11 @@ def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Budget
         snd = replace(snd, cpu=replace(snd.cpu, n_cpus=n_cpus))
     if n_cpus is not None and on in ("receiver", "both"):
         rcv = replace(rcv, cpu=replace(rcv.cpu, n_cpus=n_cpus))
-    link = _row_link(point, setup.link)
+    link = setup.link
     mtu = point.get_int("mtu_bytes")
     if mtu is not None:
         link = replace(link, mtu_bytes=mtu)
+    link = _row_link(point, link)
     sockbuf = point.get_int("sockbuf_bytes", setup.default_sockbuf_bytes)
     nagle = (point.get("nagle") or "").lower()
     nodelay = nagle in _FALSE

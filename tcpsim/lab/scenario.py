@@ -8,8 +8,8 @@ from typing import Any, Optional
 from ..errors import ConfigError
 from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_rate, parse_size
 
-__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "MAX_DURATION_S",
-           "GENERATOR_READ_BYTES"]
+__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tbf_burst_bytes", "UNSHAPED_STANDIN_BPS", "VETH_RTT_S",
+           "MAX_DURATION_S", "GENERATOR_READ_BYTES"]
 
 UNSHAPED_STANDIN_BPS = UNSHAPED_RATE_BPS
 """The line rate tcpsim is given for an unshaped veth (``--rate 0``): what ``tcpsim predict --rate 0`` means
@@ -25,6 +25,13 @@ MAX_RTT_S = 0.2
 
 GENERATOR_READ_BYTES = 131072
 """The built-in generator's ``recv`` size (``python -m tcpsim.lab.generator --read``)."""
+
+
+def tbf_burst_bytes(rate_bps: float, mtu_bytes: int) -> int:
+    """The bucket of the ``tbf`` a lab run shapes with (``testbed``): 1 ms of the rate, at least 64 KiB and two
+    frames. tcpsim predicts a shaped run on that bucket (:attr:`tcpsim.config.Link.burst_bytes`): a window
+    smaller than it crosses at the veth's speed, and the rate binds only over longer spans."""
+    return max(65536, int(rate_bps / 8 * 1e-3), 2 * mtu_bytes)
 
 
 def tool_read_bytes(tool: Optional[str], write_bytes: int) -> Optional[int]:
@@ -100,6 +107,8 @@ class LabScenario:
         kw: dict[str, Any] = dict(rate=self.rate_bps or UNSHAPED_STANDIN_BPS, rtt=self.rtt_s or VETH_RTT_S,
                                   mtu=self.mtu_bytes, sndbuf=self.sndbuf_bytes, rcvbuf=self.rcvbuf_bytes,
                                   write=self.write_bytes, nodelay=self.nodelay, streams=self.n_streams)
+        if self.rate_bps:
+            kw["burst"] = tbf_burst_bytes(self.rate_bps, self.mtu_bytes)
         if self.rr_bytes:
             kw.update(rr=self.rr_bytes, response=self.response_bytes or self.rr_bytes)
         return dict(kw, read=self.read_bytes(tool))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from ..errors import TcpsimError
+from .scenario import tbf_burst_bytes
 
 __all__ = ["Testbed", "LabUnavailable", "tbf_burst_bytes", "missing_requirement", "has_netem", "install_signal_handlers",
            "NS_PREFIX", "list_namespaces", "stale_namespaces", "remove_stale", "SENDER_ADDR"]
@@ -45,12 +46,6 @@ def _run(args: Sequence[str], check: bool = True, timeout: float = _CMD_TIMEOUT_
     if check and proc.returncode != 0:
         raise LabUnavailable(f"{' '.join(args)} failed: {(proc.stderr or proc.stdout).strip().splitlines()[:1]}")
     return proc
-
-
-def tbf_burst_bytes(rate_bps: float, mtu_bytes: int) -> int:
-    """The bucket of the ``tbf`` a lab run shapes with: 1 ms of the rate, at least 64 KiB and two frames
-    (:attr:`tcpsim.config.Link.burst_bytes` of the same scenario in tcpsim)."""
-    return max(65536, int(rate_bps / 8 * 1e-3), 2 * mtu_bytes)
 
 
 def missing_requirement() -> Optional[str]:
