@@ -327,6 +327,49 @@ def test_builtin_generator_measures_an_unshaped_veth():
     assert "net.ipv4.tcp_rmem" in run.sysctls and run.kernel
 
 
+def test_a_shaped_lab_path_is_the_testbed_s_token_bucket():
+    """The lab shapes with ``tbf`` and a bucket of 1 ms of the rate (at least 64 KiB): a shaped prediction,
+    ``tcpsim lab``'s and validate's, has that bucket; an unshaped one has none."""
+    from tcpsim.calibration.tables import load_points
+    from tcpsim.calibration.validate import platforms_for_point, scenario_for
+    from tcpsim.lab.predict import lab_simulation
+    from tcpsim.lab.scenario import tbf_burst_bytes
+
+    assert tbf_burst_bytes(1e9, 1500) == 125000 and tbf_burst_bytes(100e6, 9000) == 65536
+    assert lab_simulation(lab_scenario(rate="1gbit", mtu=9000), "lab_vm", "none").link.burst_bytes == 125000
+    assert lab_simulation(lab_scenario(rate=0), "lab_vm", "none").link.burst_bytes == 0
+    for point in load_points():
+        if point.source_id == "lab":
+            link = scenario_for(point, platforms_for_point(point, None)).link
+            rate = float(point.get("rate_bps"))
+            assert link.burst_bytes == (tbf_burst_bytes(rate, link.mtu_bytes) if rate else 0), point.row
+
+
+def test_the_delay_line_s_own_latency_is_the_path_probe_s_fit():
+    """A run through the user-space relay is predicted on the nominal RTT plus what the relay adds, whose two
+    constants are the least-squares fit of the committed path probe (validation/lab_path_probe.json);
+    netem and the bare veth add nothing."""
+    from tcpsim.calibration.tables import load_points
+    from tcpsim.calibration.validate import platforms_for_point, scenario_for
+    from tcpsim.lab.pathprobe import relay_excess_fit
+    from tcpsim.lab.scenario import RELAY_EXCESS_FIXED_S, RELAY_EXCESS_FRACTION, path_rtt_s
+
+    sets = json.loads((Path(__file__).parents[1] / "validation" / "lab_path_probe.json").read_text())
+    fixed_s, fraction = relay_excess_fit(sets)
+    assert fixed_s == pytest.approx(RELAY_EXCESS_FIXED_S, abs=0.1e-6)
+    assert fraction == pytest.approx(RELAY_EXCESS_FRACTION, abs=1e-4)
+    assert path_rtt_s(1e-3, "relay") == pytest.approx(1e-3 + fixed_s + fraction * 1e-3, abs=1e-7)
+    assert path_rtt_s(1e-3, "netem") == path_rtt_s(1e-3, "none") == 1e-3
+    sc = lab_scenario(rate="1gbit", rtt="2ms")
+    assert sc.predict_kwargs(delay_line="relay")["rtt"] == path_rtt_s(2e-3, "relay")
+    assert sc.predict_kwargs(delay_line="netem")["rtt"] == 2e-3
+    relayed = [p for p in load_points() if p.source_id == "lab" and p.get("delay_line") == "relay"]
+    assert relayed and all(float(p.get("rtt_s")) > 0 for p in relayed)
+    for point in relayed:
+        delay_s = scenario_for(point, platforms_for_point(point, None)).link.one_way_delay_s
+        assert delay_s == pytest.approx(path_rtt_s(float(point.get("rtt_s")), "relay") / 2)
+
+
 @needs_lab
 def test_window_probe_reads_the_kernel_s_clamp_and_ratio():
     """The kernel's window clamp is SO_RCVBUF's doubled buffer times the ratio it measured (6.11+), and
@@ -348,6 +391,15 @@ def test_the_delay_line_adds_the_round_trip_asked_for():
     assert run.delay_line in ("netem", "relay")
     # the relay sends early by its mean wake-up lateness, so single packets may come a little early
     assert 1.5e-3 <= run.measured.rtt_min_s <= 10e-3
+
+
+@needs_lab
+def test_the_path_probe_times_the_delay_line_and_leaves_nothing_behind():
+    from tcpsim.lab.pathprobe import probe_path
+
+    bare, relayed = probe_path(0.0, 1500, count=60), probe_path(1e-3, 1500, count=60)
+    assert bare["delay_line"] == "none" and bare["n"] >= 30 and bare["median_s"] < 1e-3
+    assert relayed["n"] >= 30 and relayed["median_s"] > 0.8e-3 + bare["median_s"]
 
 
 @needs_lab

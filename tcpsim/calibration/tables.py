@@ -29,7 +29,7 @@ UNSCORED_FLAGS = frozenset({"invalid_measurement", "not_a_measurement", "duplica
 number the source prints twice (``duplicate``: the other printing, in a table, is the one scored)."""
 
 EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min",
-                 "n_cpus_host")
+                 "delay_line", "n_cpus_host")
 """Columns a table may add after :data:`COLUMNS` (the lab sweep: its path varies by row; Sun TABLE 4:
 which host ``n_cpus`` applies to). Lines starting
 with ``#`` before the header are comments (the lab sweep records its kernel, sysctls and CPU there)."""

@@ -109,7 +109,7 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
         "rate_bps": f"{sc.rate_bps:g}", "rtt_s": f"{sc.rtt_s:g}",
         "rtt_min_measured_s": "" if m["rtt_min_s"] is None else f"{m['rtt_min_s']:.6f}",
         "rtt_mean_measured_s": "" if m["rtt_mean_s"] is None else f"{m['rtt_mean_s']:.6f}",
-        "tool": m["tool"], "load_avg_1min": f"{run['load_avg'][0]:.2f}",
+        "tool": m["tool"], "load_avg_1min": f"{run['load_avg'][0]:.2f}", "delay_line": run["delay_line"],
     }
 
 

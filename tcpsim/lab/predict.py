@@ -72,11 +72,11 @@ def receives_on_sending_cpu(delay_line: str) -> bool:
 
 def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0, tool: Optional[str] = None):
     """The :class:`tcpsim.config.Scenario` of lab scenario ``sc`` on ``host`` (a platform on the lab's path,
-    :func:`host_platform`), with the path's receive placement and ``tool``'s read size."""
+    :func:`host_platform`), with the path's receive placement and round trip and ``tool``'s read size."""
     from ..api import build_scenario
 
     return build_scenario(platform=host, seed=seed, veth=receives_on_sending_cpu(delay_line),
-                          **sc.predict_kwargs(tool))
+                          **sc.predict_kwargs(tool, delay_line))
 
 
 def path_note(delay_line: str) -> str:

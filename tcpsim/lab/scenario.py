@@ -8,8 +8,8 @@ from typing import Any, Optional
 from ..errors import ConfigError
 from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_rate, parse_size
 
-__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tbf_burst_bytes", "UNSHAPED_STANDIN_BPS", "VETH_RTT_S",
-           "MAX_DURATION_S", "GENERATOR_READ_BYTES"]
+__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tbf_burst_bytes", "path_rtt_s", "UNSHAPED_STANDIN_BPS",
+           "VETH_RTT_S", "RELAY_EXCESS_FIXED_S", "RELAY_EXCESS_FRACTION", "MAX_DURATION_S", "GENERATOR_READ_BYTES"]
 
 UNSHAPED_STANDIN_BPS = UNSHAPED_RATE_BPS
 """The line rate tcpsim is given for an unshaped veth (``--rate 0``): what ``tcpsim predict --rate 0`` means
@@ -19,6 +19,14 @@ speed, so a link far faster than the hosts leaves the CPU costs as the limit."""
 VETH_RTT_S = 40e-6
 """The round trip tcpsim is given when no delay is added: a veth pair's own (25-50 us measured with
 TCP_INFO min_rtt on a 2-core VM), kept fixed so a prediction does not depend on one run's noise."""
+
+RELAY_EXCESS_FIXED_S = 49.1e-6
+RELAY_EXCESS_FRACTION = 0.0270
+"""What the user-space delay line (:mod:`tcpsim.lab.relay`) adds to a round trip beyond its nominal RTT:
+``RELAY_EXCESS_FIXED_S + RELAY_EXCESS_FRACTION x RTT``. The relay counts each packet's delay from when it
+reads it, so its wake-up from ``select`` and its loop come on top, and it wakes later the longer it slept.
+Least squares over the path probe's medians (:mod:`tcpsim.lab.pathprobe`: ICMP echoes, no TCP, 0.2-4 ms,
+MTU 1500 and 9000, less the bare veth's; validation/lab_path_probe.json, 2026-11-27)."""
 
 MAX_DURATION_S = 60.0
 MAX_RTT_S = 0.2
@@ -32,6 +40,14 @@ def tbf_burst_bytes(rate_bps: float, mtu_bytes: int) -> int:
     frames. tcpsim predicts a shaped run on that bucket (:attr:`tcpsim.config.Link.burst_bytes`): a window
     smaller than it crosses at the veth's speed, and the rate binds only over longer spans."""
     return max(65536, int(rate_bps / 8 * 1e-3), 2 * mtu_bytes)
+
+
+def path_rtt_s(rtt_s: float, delay_line: Optional[str]) -> float:
+    """The round trip of a lab path with nominal ``rtt_s``: the relay's adds its own latency (see
+    :data:`RELAY_EXCESS_FIXED_S`); ``netem`` and the bare veth (``none``) add nothing measured here."""
+    if delay_line == "relay" and rtt_s > 0:
+        return rtt_s + RELAY_EXCESS_FIXED_S + RELAY_EXCESS_FRACTION * rtt_s
+    return rtt_s
 
 
 def tool_read_bytes(tool: Optional[str], write_bytes: int) -> Optional[int]:
@@ -101,10 +117,12 @@ class LabScenario:
         that is queued; a request/response run reads whole messages)."""
         return None if self.rr_bytes else tool_read_bytes(tool, self.write_bytes)
 
-    def predict_kwargs(self, tool: Optional[str] = None) -> dict[str, Any]:
+    def predict_kwargs(self, tool: Optional[str] = None, delay_line: Optional[str] = None) -> dict[str, Any]:
         """Keywords of :func:`tcpsim.api.build_scenario` for the same scenario (platform and OS left out), its
-        receiver reading as ``tool`` does (:func:`tool_read_bytes`)."""
-        kw: dict[str, Any] = dict(rate=self.rate_bps or UNSHAPED_STANDIN_BPS, rtt=self.rtt_s or VETH_RTT_S,
+        receiver reading as ``tool`` does (:func:`tool_read_bytes`), its RTT the path's through ``delay_line``
+        (:func:`path_rtt_s`)."""
+        kw: dict[str, Any] = dict(rate=self.rate_bps or UNSHAPED_STANDIN_BPS,
+                                  rtt=path_rtt_s(self.rtt_s, delay_line) or VETH_RTT_S,
                                   mtu=self.mtu_bytes, sndbuf=self.sndbuf_bytes, rcvbuf=self.rcvbuf_bytes,
                                   write=self.write_bytes, nodelay=self.nodelay, streams=self.n_streams)
         if self.rate_bps:

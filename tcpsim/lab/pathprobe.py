@@ -1,0 +1,130 @@
+"""Path probe: the round trip of the lab's path itself, without TCP.
+
+``python -m tcpsim.lab.pathprobe --rtt 0,0.2ms,1ms --mtu 1500,9000`` (root) builds a
+:class:`~tcpsim.lab.testbed.Testbed` per RTT and MTU and times ICMP echoes from the sender's namespace to the
+receiver's, in a closed loop: each request leaves as soon as the last reply is in, the client spins on a
+non-blocking raw socket so its own wake-up stays out of the figure, and the receiver's kernel answers in
+its softirq (no process wakes there). It prints, as JSON, the median and spread of each set; the median
+less the nominal RTT and less the bare veth's median is what the delay line adds to a round trip
+(validation/README.md, "The delay line's own latency"; ``tcpsim.lab.scenario.relay_excess_s``).
+Traffic stays between the namespaces the run creates; every set is bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import time
+from typing import Optional
+
+from ..units import parse_duration, parse_size
+from ._proc import die_with_parent
+
+__all__ = ["probe_path", "relay_excess_fit", "main"]
+
+MAX_EXCHANGES = 10_000
+_WAIT_S = 0.5
+"""An echo not answered within this is counted lost, and the set goes on."""
+_WARMUP = 20
+
+
+def _checksum(data: bytes) -> int:
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    total = (total >> 16) + (total & 0xFFFF)
+    total += total >> 16
+    return ~total & 0xFFFF
+
+
+def _echoes(addr: str, size_bytes: int, count: int) -> list[float]:
+    """Round trips (s) of ``count`` ICMP echoes of ``size_bytes`` to ``addr``, one at a time, spinning."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    sock.setblocking(False)
+    ident = os.getpid() & 0xFFFF
+    payload = b"x" * size_bytes
+    out = []
+    for seq in range(count):
+        head = struct.pack("!BBHHH", 8, 0, 0, ident, seq)
+        packet = struct.pack("!BBHHH", 8, 0, _checksum(head + payload), ident, seq) + payload
+        t0 = time.perf_counter()
+        sock.sendto(packet, (addr, 0))
+        while time.perf_counter() - t0 < _WAIT_S:
+            try:
+                reply = sock.recv(65536)
+            except BlockingIOError:
+                continue
+            ihl = (reply[0] & 15) * 4
+            if reply[ihl] == 0 and struct.unpack("!HH", reply[ihl + 4:ihl + 8]) == (ident, seq):
+                out.append(time.perf_counter() - t0)
+                break
+    sock.close()
+    return out[_WARMUP:]
+
+
+def _summary(rtts: list[float]) -> dict:
+    if not rtts:
+        return {"n": 0}
+    s = sorted(rtts)
+    return {"n": len(s), "median_s": statistics.median(s), "p10_s": s[len(s) // 10], "p90_s": s[9 * len(s) // 10]}
+
+
+def probe_path(rtt_s: float, mtu_bytes: int, size_bytes: int = 56, count: int = 400, rate_bps: float = 1e9) -> dict:
+    """One set (needs root): the echo round trips through a testbed with this RTT and MTU."""
+    from .testbed import Testbed
+
+    with Testbed(rate_bps, rtt_s, mtu_bytes) as tb:
+        client = tb.spawn(tb.ns_a, [sys.executable, "-m", "tcpsim.lab.pathprobe", "--role", "client", "--connect",
+                                    tb.receiver_addr, "--size", str(size_bytes), "--count", str(count)],
+                          "pathprobe", stdout=subprocess.PIPE)
+        got = json.loads(client.communicate(timeout=count * _WAIT_S + 30)[0] or "{}")
+        return {"rtt_s": rtt_s, "mtu_bytes": mtu_bytes, "size_bytes": size_bytes, "delay_line": tb.delay_line, **got}
+
+
+def relay_excess_fit(sets: list[dict]) -> tuple[float, float]:
+    """``(fixed_s, fraction)`` of the delay line's excess round trip, ``fixed_s + fraction x RTT``: least
+    squares over the relayed sets' medians less the nominal RTT and less the mean bare-veth median of the
+    same MTU (what :data:`tcpsim.lab.scenario.RELAY_EXCESS_FIXED_S` and ``RELAY_EXCESS_FRACTION`` are)."""
+    bare: dict[int, list[float]] = {}
+    for s in sets:
+        if s["rtt_s"] == 0 and s.get("n"):
+            bare.setdefault(s["mtu_bytes"], []).append(s["median_s"])
+    points = [(s["rtt_s"], s["median_s"] - s["rtt_s"] - statistics.mean(bare[s["mtu_bytes"]]))
+              for s in sets if s["rtt_s"] > 0 and s.get("n") and s["mtu_bytes"] in bare]
+    if len({x for x, _ in points}) < 2:
+        raise ValueError("the fit needs relayed sets at two RTTs or more and a bare set of the same MTU")
+    fraction, fixed_s = statistics.linear_regression([x for x, _ in points], [y for _, y in points])
+    return fixed_s, fraction
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tcpsim.lab.pathprobe", description=__doc__.splitlines()[0])
+    p.add_argument("--role", choices=("probe", "client"), default="probe")
+    p.add_argument("--rtt", default="0,0.2ms,0.5ms,1ms,2ms,4ms", help="comma-separated RTTs (0: the bare veth)")
+    p.add_argument("--mtu", default="1500,9000", help="comma-separated MTUs")
+    p.add_argument("--size", type=int, default=56, help="ICMP payload bytes")
+    p.add_argument("--count", type=int, default=400, help=f"echoes per set, at most {MAX_EXCHANGES}")
+    p.add_argument("--passes", type=int, default=1, help="sets per RTT and MTU, at most 10")
+    p.add_argument("--connect", default="")
+    a = p.parse_args(argv)
+    if not 1 <= a.count <= MAX_EXCHANGES or not 1 <= a.passes <= 10 or not 0 <= a.size <= 60000:
+        p.error(f"--count in 1..{MAX_EXCHANGES}, --passes in 1..10, --size in 0..60000")
+    if a.role == "client":
+        die_with_parent()
+        print(json.dumps(_summary(_echoes(a.connect, a.size, a.count))), flush=True)
+        return 0
+    rtts = [parse_duration(x, "rtt") for x in a.rtt.split(",")]
+    mtus = [parse_size(x, "mtu", decimal=True) for x in a.mtu.split(",")]
+    sets = [probe_path(rtt, mtu, a.size, a.count) for _ in range(a.passes) for mtu in mtus for rtt in rtts]
+    print(json.dumps(sets, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
