@@ -108,20 +108,22 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--role", choices=("probe", "client"), default="probe")
     p.add_argument("--rtt", default="0,0.2ms,0.5ms,1ms,2ms,4ms", help="comma-separated RTTs (0: the bare veth)")
     p.add_argument("--mtu", default="1500,9000", help="comma-separated MTUs")
-    p.add_argument("--size", type=int, default=56, help="ICMP payload bytes")
+    p.add_argument("--size", default="56", help="comma-separated ICMP payload bytes (one set each)")
     p.add_argument("--count", type=int, default=400, help=f"echoes per set, at most {MAX_EXCHANGES}")
     p.add_argument("--passes", type=int, default=1, help="sets per RTT and MTU, at most 10")
     p.add_argument("--connect", default="")
     a = p.parse_args(argv)
-    if not 1 <= a.count <= MAX_EXCHANGES or not 1 <= a.passes <= 10 or not 0 <= a.size <= 60000:
+    sizes = [parse_size(x, "size", decimal=True) for x in a.size.split(",")]
+    if not 1 <= a.count <= MAX_EXCHANGES or not 1 <= a.passes <= 10 or not all(0 <= x <= 60000 for x in sizes):
         p.error(f"--count in 1..{MAX_EXCHANGES}, --passes in 1..10, --size in 0..60000")
     if a.role == "client":
         die_with_parent()
-        print(json.dumps(_summary(_echoes(a.connect, a.size, a.count))), flush=True)
+        print(json.dumps(_summary(_echoes(a.connect, sizes[0], a.count))), flush=True)
         return 0
     rtts = [parse_duration(x, "rtt") for x in a.rtt.split(",")]
     mtus = [parse_size(x, "mtu", decimal=True) for x in a.mtu.split(",")]
-    sets = [probe_path(rtt, mtu, a.size, a.count) for _ in range(a.passes) for mtu in mtus for rtt in rtts]
+    sets = [probe_path(rtt, mtu, size, a.count) for _ in range(a.passes) for mtu in mtus for rtt in rtts
+            for size in sizes]
     print(json.dumps(sets, indent=1))
     return 0
 
