@@ -29,7 +29,7 @@ import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["EPOCH_S", "SERVER_PORT", "CLIENT_PORT_BASE", "write_pcap", "frames"]
+__all__ = ["EPOCH_S", "SERVER_PORT", "CLIENT_PORT_BASE", "write_pcap", "frames", "internet_checksum"]
 
 EPOCH_S = 1_700_000_000
 """Capture time of simulated time zero (2023-11-14 22:13:20 UTC): any fixed time, so files are deterministic."""
@@ -44,7 +44,7 @@ _TS_OFFSET = {"sender": 100_000, "receiver": 200_000}
 _FIN, _SYN, _PSH, _ACK = 0x01, 0x02, 0x08, 0x10
 
 
-def _checksum(data: bytes) -> int:
+def internet_checksum(data: bytes) -> int:
     """RFC 1071 Internet checksum."""
     if len(data) % 2:
         data += b"\0"
@@ -81,9 +81,9 @@ def _frame(src: str, dst: str, sport: int, dport: int, seq: int, ack: int, flags
     tcp = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF, offset << 4, flags,
                       window_field, 0, 0) + options
     pseudo = src_ip + dst_ip + struct.pack("!BBH", 0, 6, tcp_len)
-    tcp = tcp[:16] + struct.pack("!H", _checksum(pseudo + tcp)) + tcp[18:]  # zero payload adds nothing
+    tcp = tcp[:16] + struct.pack("!H", internet_checksum(pseudo + tcp)) + tcp[18:]  # zero payload adds nothing
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + tcp_len, ip_id & 0xFFFF, 0x4000, 64, 6, 0, src_ip, dst_ip)
-    ip = ip[:10] + struct.pack("!H", _checksum(ip)) + ip[12:]
+    ip = ip[:10] + struct.pack("!H", internet_checksum(ip)) + ip[12:]
     eth = dst_mac + src_mac + b"\x08\x00"
     return eth + ip + tcp, 14 + 20 + tcp_len
 

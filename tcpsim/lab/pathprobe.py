@@ -23,6 +23,7 @@ import sys
 import time
 from typing import Optional
 
+from ..pcap import internet_checksum
 from ..units import parse_duration, parse_size
 from ._proc import die_with_parent
 
@@ -34,15 +35,6 @@ _WAIT_S = 0.5
 _WARMUP = 20
 
 
-def _checksum(data: bytes) -> int:
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    total = (total >> 16) + (total & 0xFFFF)
-    total += total >> 16
-    return ~total & 0xFFFF
-
-
 def _echoes(addr: str, size_bytes: int, count: int) -> list[float]:
     """Round trips (s) of ``count`` ICMP echoes of ``size_bytes`` to ``addr``, one at a time, spinning."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
@@ -52,7 +44,7 @@ def _echoes(addr: str, size_bytes: int, count: int) -> list[float]:
     out = []
     for seq in range(count):
         head = struct.pack("!BBHHH", 8, 0, 0, ident, seq)
-        packet = struct.pack("!BBHHH", 8, 0, _checksum(head + payload), ident, seq) + payload
+        packet = struct.pack("!BBHHH", 8, 0, internet_checksum(head + payload), ident, seq) + payload
         t0 = time.perf_counter()
         sock.sendto(packet, (addr, 0))
         while time.perf_counter() - t0 < _WAIT_S:
