@@ -23,6 +23,8 @@ must also be below the BDP calculator's median."""
 
 _QUIET = "the quiet pass's rows scored (2026-11-27) before it replaced the busy sweep as the scored dataset"
 _VETH = "receive work on the sending CPU (veth), drawn from the quiet pass's counters on these rows"
+_PATH = ("the delay line's latency, ruled on with the tbf bucket's scores of every lab row in view (2026-11-27, "
+         "fourth session)")
 
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
@@ -36,11 +38,12 @@ SEEN: dict[str, tuple[str, ...]] = {
     "vbox/text": ("Linux buffer autotuning", "Solaris receive list", "Linux writer wake"),
     "gignic/text": ("Linux buffer autotuning", "Linux writer wake"),
     "lab/window": ("Linux 6.6+ receive path truesize and half-window MSS (its figures printed before the rule)",
-                   "tbf token bucket withdrawn after its score", _QUIET),
-    "lab/streams": ("tbf token bucket withdrawn after its score", _QUIET),
-    "lab/tengig": ("tbf token bucket withdrawn after its score", _QUIET),
-    "lab/unshaped": ("tbf token bucket withdrawn after its score", _VETH, _QUIET),
-    "lab/messages_nagle": ("tbf token bucket withdrawn after its score", _VETH, _QUIET),
+                   "tbf token bucket withdrawn after its score", _QUIET,
+                   "the tbf bucket brought back after a kernel trace of five of its scenarios", _PATH),
+    "lab/streams": ("tbf token bucket withdrawn after its score", _QUIET, _PATH),
+    "lab/tengig": ("tbf token bucket withdrawn after its score", _QUIET, _PATH),
+    "lab/unshaped": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH),
+    "lab/messages_nagle": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH),
 }
 """Holdout tables that a model decision had in view (validation/README.md, "Held out, seen, and the rule
 from now on"): reported as seen, not as held out."""
