@@ -36,6 +36,13 @@ class Link:
     on a veth, as ``tcpsim lab`` sets up): tokens fill at ``rate_bps`` up to this many bytes, and a frame
     leaves as soon as the bucket holds its size, at the veth's own speed, so a window smaller than the
     bucket arrives in one burst."""
+    relay_packet_s: float = 0.0
+    relay_byte_s: float = 0.0
+    relay_latency_byte_s: float = 0.0
+    """A user-space relay on the path (``tcpsim lab``'s delay line, :mod:`tcpsim.lab.relay`): one FIFO stage
+    shared by both directions that serves each packet (a GSO aggregate is one) in ``relay_packet_s`` plus
+    ``relay_byte_s`` a byte, after which the packet takes ``relay_latency_byte_s`` a byte more to come out.
+    All 0: no relay."""
     rx_on_sending_cpu: bool = False
     """A software path that hands each frame to the receiving stack in the sender's context, as a veth pair
     does (``veth_xmit`` -> ``veth_forward_skb`` -> ``__netif_rx`` -> ``enqueue_to_backlog`` on the current
@@ -54,6 +61,9 @@ class Link:
             _check_range("queue_packets", self.queue_packets, 1, 1 << 24)
         _check_range("loss_frac", self.loss_frac, 0.0, 0.5, "in 0..0.5")
         _check_range("switch_hops", self.switch_hops, 0, 64, "in 0..64")
+        _check_range("relay_packet_s", self.relay_packet_s, 0.0, 1.0, "in 0..1 s")
+        _check_range("relay_byte_s", self.relay_byte_s, 0.0, 1e-6, "in 0..1e-6 s a byte")
+        _check_range("relay_latency_byte_s", self.relay_latency_byte_s, 0.0, 1e-6, "in 0..1e-6 s a byte")
         if not isinstance(self.rx_on_sending_cpu, bool):
             raise ConfigError("rx_on_sending_cpu", self.rx_on_sending_cpu, "True (a veth pair) or False (NICs)")
 

@@ -22,7 +22,7 @@ from .components.app import Reader, RequestResponse, Writer
 from .components.endpoint import BLOCK_REASONS, TcpEndpoint
 from .components.host import HostRuntime
 from .components.kernel import BudgetExhausted, Kernel
-from .components.resources import LinkDirection
+from .components.resources import LinkDirection, Server
 from .protocol import framing
 from .result import Result, StreamResult
 from .stopping import StopRule
@@ -109,10 +109,10 @@ class _Run:
         self.snd_host = HostRuntime(self.kernel, sc.sender.platform, "sender", streams_per_host)
         self.rcv_host = HostRuntime(self.kernel, sc.receiver.platform, "receiver", streams_per_host)
         link = sc.link
-        fwd = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng,
-                            link.switch_hops, link.burst_bytes)
-        rev = LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng,
-                            link.switch_hops, link.burst_bytes)
+        relay = Server("relay") if link.relay_packet_s or link.relay_byte_s or link.relay_latency_byte_s else None
+        fwd, rev = (LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng,
+                                  link.switch_hops, link.burst_bytes, relay, link.relay_packet_s, link.relay_byte_s,
+                                  link.relay_latency_byte_s) for _ in range(2))
         self.links = {"forward": fwd, "reverse": rev}
         self.snd_host.link_out, self.snd_host.peer = fwd, self.rcv_host
         self.rcv_host.link_out, self.rcv_host.peer = rev, self.snd_host

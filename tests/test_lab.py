@@ -345,29 +345,62 @@ def test_a_shaped_lab_path_is_the_testbed_s_token_bucket():
             assert link.burst_bytes == (tbf_burst_bytes(rate, link.mtu_bytes) if rate else 0), point.row
 
 
-def test_the_delay_line_s_own_latency_is_the_path_probe_s_fit():
-    """A run through the user-space relay is predicted on the nominal RTT plus what the relay adds, whose two
-    constants are the least-squares fit of the committed path probe (validation/lab_path_probe.json);
-    netem and the bare veth add nothing."""
+def test_the_delay_line_s_constants_are_the_path_probe_s_fit():
+    """A run through the user-space relay is predicted on the nominal RTT plus what the relay adds and through
+    its relay stage, whose five constants are the least-squares fit of the committed path probe
+    (validation/lab_path_probe*.json); netem and the bare veth add nothing."""
     from tcpsim.calibration.tables import load_points
     from tcpsim.calibration.validate import platforms_for_point, scenario_for
-    from tcpsim.lab.pathprobe import relay_excess_fit
-    from tcpsim.lab.scenario import RELAY_EXCESS_FIXED_S, RELAY_EXCESS_FRACTION, path_rtt_s
+    from tcpsim.lab import scenario as lab
+    from tcpsim.lab.pathprobe import ip_packets, relay_fit
+    from tcpsim.lab.predict import lab_simulation
 
-    sets = json.loads((Path(__file__).parents[1] / "validation" / "lab_path_probe.json").read_text())
-    fixed_s, fraction = relay_excess_fit(sets)
-    assert fixed_s == pytest.approx(RELAY_EXCESS_FIXED_S, abs=0.1e-6)
-    assert fraction == pytest.approx(RELAY_EXCESS_FRACTION, abs=1e-4)
-    assert path_rtt_s(1e-3, "relay") == pytest.approx(1e-3 + fixed_s + fraction * 1e-3, abs=1e-7)
-    assert path_rtt_s(1e-3, "netem") == path_rtt_s(1e-3, "none") == 1e-3
+    assert ip_packets(56, 1500) == [84] and ip_packets(16000, 9000) == [8996, 7052]
+    assert sum(p - 20 for p in ip_packets(8000, 1500)) == 8008 and len(ip_packets(8000, 1500)) == 6
+    here = Path(__file__).parents[1] / "validation"
+    sets = [s for f in ("lab_path_probe.json", "lab_path_probe_sizes.json") for s in json.loads((here / f).read_text())]
+    fit = relay_fit(sets)
+    assert fit["fixed_s"] == pytest.approx(lab.RELAY_EXCESS_FIXED_S, abs=0.1e-6)
+    assert fit["fraction"] == pytest.approx(lab.RELAY_EXCESS_FRACTION, abs=1e-4)
+    assert fit["packet_s"] == pytest.approx(lab.RELAY_PACKET_S, abs=0.01e-6)
+    assert fit["byte_s"] == pytest.approx(lab.RELAY_BYTE_S, abs=0.001e-9)
+    assert fit["latency_byte_s"] == pytest.approx(lab.RELAY_LATENCY_BYTE_S, abs=0.001e-9)
+    assert lab.path_rtt_s(1e-3, "relay") == pytest.approx(1e-3 + fit["fixed_s"] + fit["fraction"] * 1e-3, abs=1e-7)
+    assert lab.path_rtt_s(1e-3, "netem") == lab.path_rtt_s(1e-3, "none") == 1e-3
     sc = lab_scenario(rate="1gbit", rtt="2ms")
-    assert sc.predict_kwargs(delay_line="relay")["rtt"] == path_rtt_s(2e-3, "relay")
+    assert sc.predict_kwargs(delay_line="relay")["rtt"] == lab.path_rtt_s(2e-3, "relay")
     assert sc.predict_kwargs(delay_line="netem")["rtt"] == 2e-3
+    assert lab_simulation(sc, "lab_vm", "relay").link.relay_packet_s == lab.RELAY_PACKET_S
+    assert lab_simulation(sc, "lab_vm", "netem").link.relay_packet_s == 0.0
     relayed = [p for p in load_points() if p.source_id == "lab" and p.get("delay_line") == "relay"]
     assert relayed and all(float(p.get("rtt_s")) > 0 for p in relayed)
     for point in relayed:
-        delay_s = scenario_for(point, platforms_for_point(point, None)).link.one_way_delay_s
-        assert delay_s == pytest.approx(path_rtt_s(float(point.get("rtt_s")), "relay") / 2)
+        link = scenario_for(point, platforms_for_point(point, None)).link
+        assert link.one_way_delay_s == pytest.approx(lab.path_rtt_s(float(point.get("rtt_s")), "relay") / 2)
+        assert (link.relay_packet_s, link.relay_byte_s, link.relay_latency_byte_s) == \
+            (lab.RELAY_PACKET_S, lab.RELAY_BYTE_S, lab.RELAY_LATENCY_BYTE_S)
+
+
+def test_the_relay_serves_one_packet_at_a_time_for_both_directions():
+    """An aggregate pays the relay's per-packet time once and its bytes; an ACK the other way waits behind
+    it; the last frame of the aggregate comes out after its whole packet's latency."""
+    from tcpsim.components.resources import LinkDirection, Server
+
+    relay = Server("relay")
+    fwd, rev = (LinkDirection(1e13, 0.0, None, relay=relay, relay_packet_s=10e-6, relay_byte_s=1e-9,
+                              relay_latency_byte_s=2e-9) for _ in range(2))
+    outs = [fwd.send(0.0, 0.0, 1e-12, 1000, 0, 948, cont=i > 0) for i in range(3)]
+    assert relay.free_at == pytest.approx(10e-6 + 3000e-9)
+    assert outs[-1] == pytest.approx(10e-6 + 3000e-9 + 3000 * 2e-9, abs=1e-9)
+    ack = rev.send(0.0, 0.0, 1e-12, 66)
+    assert ack == pytest.approx(relay.free_at + 66 * 2e-9, abs=1e-9) and ack > 10e-6 + 3000e-9
+
+
+def test_a_relay_stage_out_of_range_is_one_line():
+    from tcpsim.config import Link
+
+    with pytest.raises(ConfigError, match="relay_byte_s"):
+        Link(relay_byte_s=1.0)
 
 
 @needs_lab

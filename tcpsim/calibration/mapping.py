@@ -119,7 +119,8 @@ def _row_link(point: Point, link: Link) -> Link:
     A rate of 0 is an unshaped veth and an RTT of 0 is the veth's own round trip; both take the stand-ins
     ``tcpsim lab`` predicts with (:mod:`tcpsim.lab.scenario`). Any other rate is the lab's ``tbf``, a token
     bucket (:func:`tcpsim.lab.scenario.tbf_burst_bytes`), and a row through the user-space delay line (its
-    ``delay_line`` column) has that line's own latency on top of its RTT (:func:`tcpsim.lab.scenario.path_rtt_s`).
+    ``delay_line`` column) has that line's own latency on top of its RTT (:func:`tcpsim.lab.scenario.path_rtt_s`)
+    and its relay stage (:func:`tcpsim.lab.scenario.relay_link_fields`).
     An RTT of 0 also means no delay line between
     the namespaces: the veth hands each frame to the receiver on the sending CPU
     (:attr:`tcpsim.config.Link.rx_on_sending_cpu`; :func:`tcpsim.lab.predict.receives_on_sending_cpu` says the
@@ -127,14 +128,14 @@ def _row_link(point: Point, link: Link) -> Link:
     rate, rtt = point.get("rate_bps"), point.get("rtt_s")
     if rate is None and rtt is None:
         return link
-    from ..lab.scenario import UNSHAPED_STANDIN_BPS, VETH_RTT_S, path_rtt_s, tbf_burst_bytes
+    from ..lab.scenario import UNSHAPED_STANDIN_BPS, VETH_RTT_S, path_rtt_s, relay_link_fields, tbf_burst_bytes
 
     if rate is not None:
         link = replace(link, rate_bps=float(rate) or UNSHAPED_STANDIN_BPS,
                        burst_bytes=tbf_burst_bytes(float(rate), link.mtu_bytes) if float(rate) else 0)
     if rtt is not None:
         link = replace(link, one_way_delay_s=(path_rtt_s(float(rtt), point.get("delay_line")) or VETH_RTT_S) / 2,
-                       rx_on_sending_cpu=not float(rtt))
+                       rx_on_sending_cpu=not float(rtt), **relay_link_fields(point.get("delay_line")))
     return link
 
 

@@ -190,7 +190,8 @@ class HostRuntime:
             ready = self.bus.run(now, self._bus_per_transfer_s + seg.frame_bytes * self._bus_per_byte_s)
         link = self.link_out
         busy_s = link.busy_s
-        arrival = link.send(now, ready, seg.wire_s, seg.frame_bytes, seg.dst.stream if seg.length else -1, seg.length)
+        arrival = link.send(now, ready, seg.wire_s, seg.frame_bytes, seg.dst.stream if seg.length else -1, seg.length,
+                            seg.cont)
         if self.modelled and link.busy_s != busy_s:
             # On the wire; a frame the full link queue refused frees its descriptor at once.
             self._tx_posted.append(link.free_at)

@@ -41,10 +41,20 @@ class LinkDirection:
 
     __slots__ = ("rate_bps", "delay_s", "queue_packets", "free_at", "busy_s", "departures", "drops", "loss_frac",
                  "rng", "iface_bytes", "hops", "_hop_free_at", "_on_wire", "sent_iface_bytes", "sent_data_frames",
-                 "sent_payloads", "burst_bytes", "_tokens", "_tokens_at")
+                 "sent_payloads", "burst_bytes", "_tokens", "_tokens_at", "relay", "relay_packet_s", "relay_byte_s",
+                 "relay_latency_byte_s", "_relay_bytes")
 
     def __init__(self, rate_bps: float, delay_s: float, queue_packets: int | None, loss_frac: float = 0.0,
-                 rng=None, hops: int = 0, burst_bytes: int = 0) -> None:
+                 rng=None, hops: int = 0, burst_bytes: int = 0, relay: Server | None = None,
+                 relay_packet_s: float = 0.0, relay_byte_s: float = 0.0, relay_latency_byte_s: float = 0.0) -> None:
+        self.relay = relay
+        """The user-space relay's stage, shared with the other direction (None: no relay); see
+        :attr:`tcpsim.config.Link.relay_packet_s`."""
+        self.relay_packet_s = relay_packet_s
+        self.relay_byte_s = relay_byte_s
+        self.relay_latency_byte_s = relay_latency_byte_s
+        self._relay_bytes = 0
+        """Bytes of the packet the relay is taking in: a GSO aggregate's segments so far."""
         self.burst_bytes = float(burst_bytes)
         """Token bucket (``tbf``): 0 = none; see :attr:`tcpsim.config.Link.burst_bytes`."""
         self._tokens = float(burst_bytes)
@@ -74,10 +84,14 @@ class LinkDirection:
         self.drops = 0
 
     def send(self, now: float, ready_s: float, wire_s: float, frame_bytes: int = 0, stream: int = -1,
-             payload_bytes: int = 0) -> float | None:
+             payload_bytes: int = 0, cont: bool = False) -> float | None:
         """Serialize a frame ready at ``ready_s``; returns its arrival time at the far end, or None if dropped.
 
-        ``stream``: the connection a data frame belongs to (-1 for a pure ACK), for :meth:`sent_by`."""
+        ``stream``: the connection a data frame belongs to (-1 for a pure ACK), for :meth:`sent_by`; ``cont``:
+        the frame continues a GSO aggregate, one packet for a relay on the path."""
+        relay = self.relay
+        if relay is not None:
+            ready_s = self._through_relay(relay, ready_s, frame_bytes, cont)
         if self.queue_packets is not None:
             q = self.departures
             while q and q[0] <= now:
@@ -110,6 +124,18 @@ class LinkDirection:
             start = hop_free_at[i] if hop_free_at[i] > out else out
             out = hop_free_at[i] = start + wire_s
         return out + self.delay_s
+
+    def _through_relay(self, relay: Server, ready_s: float, frame_bytes: int, cont: bool) -> float:
+        """When the frame leaves the relay: it is served once the relay is free (``relay_packet_s`` for a packet,
+        the first frame of an aggregate, plus ``relay_byte_s`` a byte), then takes ``relay_latency_byte_s`` a
+        byte of its packet so far. The receiver takes an aggregate at its last frame, so the whole packet's."""
+        if cont:
+            self._relay_bytes += frame_bytes
+            cost_s = frame_bytes * self.relay_byte_s
+        else:
+            self._relay_bytes = frame_bytes
+            cost_s = self.relay_packet_s + frame_bytes * self.relay_byte_s
+        return relay.run(ready_s, cost_s) + self._relay_bytes * self.relay_latency_byte_s
 
     def _take_tokens(self, start: float, wire_s: float) -> tuple[float, float]:
         """Linux ``tbf_dequeue``: the frame leaves once the bucket (filling at the rate, up to the burst) holds

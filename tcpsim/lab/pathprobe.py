@@ -27,12 +27,13 @@ from ..pcap import internet_checksum
 from ..units import parse_duration, parse_size
 from ._proc import die_with_parent
 
-__all__ = ["probe_path", "relay_excess_fit", "main"]
+__all__ = ["probe_path", "ip_packets", "relay_fit", "main"]
 
 MAX_EXCHANGES = 10_000
 _WAIT_S = 0.5
 """An echo not answered within this is counted lost, and the set goes on."""
 _WARMUP = 20
+_IP_HEADER, _ICMP_HEADER = 20, 8
 
 
 def _echoes(addr: str, size_bytes: int, count: int) -> list[float]:
@@ -79,20 +80,41 @@ def probe_path(rtt_s: float, mtu_bytes: int, size_bytes: int = 56, count: int = 
         return {"rtt_s": rtt_s, "mtu_bytes": mtu_bytes, "size_bytes": size_bytes, "delay_line": tb.delay_line, **got}
 
 
-def relay_excess_fit(sets: list[dict]) -> tuple[float, float]:
-    """``(fixed_s, fraction)`` of the delay line's excess round trip, ``fixed_s + fraction x RTT``: least
-    squares over the relayed sets' medians less the nominal RTT and less the mean bare-veth median of the
-    same MTU (what :data:`tcpsim.lab.scenario.RELAY_EXCESS_FIXED_S` and ``RELAY_EXCESS_FRACTION`` are)."""
-    bare: dict[int, list[float]] = {}
+def ip_packets(size_bytes: int, mtu_bytes: int) -> list[int]:
+    """IP packet lengths of an ICMP echo of ``size_bytes`` at ``mtu_bytes``: fragments carry a multiple of 8
+    bytes of data each but the last (``ip_fragment``)."""
+    data, step = size_bytes + _ICMP_HEADER, (mtu_bytes - _IP_HEADER) // 8 * 8
+    out = []
+    while data > mtu_bytes - _IP_HEADER:
+        out.append(_IP_HEADER + step)
+        data -= step
+    return out + [_IP_HEADER + data]
+
+
+def relay_fit(sets: list[dict]) -> dict[str, float]:
+    """The delay line's constants (:mod:`tcpsim.lab.scenario`, ``RELAY_*``), fitted together by least squares
+    to the probe's sets (validation/README.md, "The relay as a stage of its own"): the relay's share of a
+    round trip, a set's median less its RTT and less the bare veth's of the same MTU and size, modelled as
+    ``fixed + fraction x RTT + 2 x (n x packet + byte x total bytes + latency_byte x last packet's bytes)``
+    for an echo of ``n`` IP packets each way."""
+    import numpy as np
+
+    bare: dict[tuple[int, int], list[float]] = {}
     for s in sets:
         if s["rtt_s"] == 0 and s.get("n"):
-            bare.setdefault(s["mtu_bytes"], []).append(s["median_s"])
-    points = [(s["rtt_s"], s["median_s"] - s["rtt_s"] - statistics.mean(bare[s["mtu_bytes"]]))
-              for s in sets if s["rtt_s"] > 0 and s.get("n") and s["mtu_bytes"] in bare]
-    if len({x for x, _ in points}) < 2:
-        raise ValueError("the fit needs relayed sets at two RTTs or more and a bare set of the same MTU")
-    fraction, fixed_s = statistics.linear_regression([x for x, _ in points], [y for _, y in points])
-    return fixed_s, fraction
+            bare.setdefault((s["mtu_bytes"], s["size_bytes"]), []).append(s["median_s"])
+    rows, y = [], []
+    for s in sets:
+        key = (s["mtu_bytes"], s["size_bytes"])
+        if s["rtt_s"] > 0 and s.get("n") and key in bare:
+            packets = ip_packets(s["size_bytes"], s["mtu_bytes"])
+            rows.append([1.0, s["rtt_s"], 2.0 * len(packets), 2.0 * sum(packets), 2.0 * packets[-1]])
+            y.append(s["median_s"] - s["rtt_s"] - statistics.mean(bare[key]))
+    if np.linalg.matrix_rank(np.array(rows)) < 5 if rows else True:
+        raise ValueError("the fit needs relayed sets at two RTTs or more, of single packets of two sizes and of "
+                         "fragment trains at two MTUs, each with a bare set of the same MTU and size")
+    coef = np.linalg.lstsq(np.array(rows), np.array(y), rcond=None)[0]
+    return dict(zip(("fixed_s", "fraction", "packet_s", "byte_s", "latency_byte_s"), (float(c) for c in coef)))
 
 
 def main(argv: Optional[list[str]] = None) -> int:

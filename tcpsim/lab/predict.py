@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Optional
 
 from ..result import Result
-from .scenario import LabScenario
+from .scenario import LabScenario, relay_link_fields
 
 __all__ = ["predict_lab", "host_platform", "lab_simulation", "receives_on_sending_cpu", "path_note", "BUFFER_SYSCTLS",
            "DEFAULT_OS", "TUN_PAGE_BYTES"]
@@ -75,8 +76,10 @@ def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0, t
     :func:`host_platform`), with the path's receive placement and round trip and ``tool``'s read size."""
     from ..api import build_scenario
 
-    return build_scenario(platform=host, seed=seed, veth=receives_on_sending_cpu(delay_line),
-                          **sc.predict_kwargs(tool, delay_line))
+    built = build_scenario(platform=host, seed=seed, veth=receives_on_sending_cpu(delay_line),
+                           **sc.predict_kwargs(tool, delay_line))
+    relay = relay_link_fields(delay_line)
+    return replace(built, link=replace(built.link, **relay)) if relay else built
 
 
 def path_note(delay_line: str) -> str:

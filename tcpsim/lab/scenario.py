@@ -8,8 +8,9 @@ from typing import Any, Optional
 from ..errors import ConfigError
 from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_rate, parse_size
 
-__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tbf_burst_bytes", "path_rtt_s", "UNSHAPED_STANDIN_BPS",
-           "VETH_RTT_S", "RELAY_EXCESS_FIXED_S", "RELAY_EXCESS_FRACTION", "MAX_DURATION_S", "GENERATOR_READ_BYTES"]
+__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tbf_burst_bytes", "path_rtt_s", "relay_link_fields",
+           "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "RELAY_EXCESS_FIXED_S", "RELAY_EXCESS_FRACTION", "RELAY_PACKET_S",
+           "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "MAX_DURATION_S", "GENERATOR_READ_BYTES"]
 
 UNSHAPED_STANDIN_BPS = UNSHAPED_RATE_BPS
 """The line rate tcpsim is given for an unshaped veth (``--rate 0``): what ``tcpsim predict --rate 0`` means
@@ -20,13 +21,21 @@ VETH_RTT_S = 40e-6
 """The round trip tcpsim is given when no delay is added: a veth pair's own (25-50 us measured with
 TCP_INFO min_rtt on a 2-core VM), kept fixed so a prediction does not depend on one run's noise."""
 
-RELAY_EXCESS_FIXED_S = 49.1e-6
-RELAY_EXCESS_FRACTION = 0.0270
-"""What the user-space delay line (:mod:`tcpsim.lab.relay`) adds to a round trip beyond its nominal RTT:
-``RELAY_EXCESS_FIXED_S + RELAY_EXCESS_FRACTION x RTT``. The relay counts each packet's delay from when it
-reads it, so its wake-up from ``select`` and its loop come on top, and it wakes later the longer it slept.
-Least squares over the path probe's medians (:mod:`tcpsim.lab.pathprobe`: ICMP echoes, no TCP, 0.2-4 ms,
-MTU 1500 and 9000, less the bare veth's; validation/lab_path_probe.json, 2026-11-27)."""
+RELAY_EXCESS_FIXED_S = 32.6e-6
+RELAY_EXCESS_FRACTION = 0.0273
+"""What the user-space delay line (:mod:`tcpsim.lab.relay`) adds to a round trip beyond its nominal RTT and
+its work on the packets (below): ``RELAY_EXCESS_FIXED_S + RELAY_EXCESS_FRACTION x RTT``. The relay counts
+each packet's delay from when it reads it, so its wake-up from ``select`` comes on top, and it wakes later
+the longer it slept."""
+
+RELAY_PACKET_S = 8.20e-6
+RELAY_BYTE_S = 0.694e-9
+RELAY_LATENCY_BYTE_S = 0.865e-9
+"""The relay's work on each packet it passes (a GSO aggregate is one): served in ``RELAY_PACKET_S`` plus
+``RELAY_BYTE_S`` a byte by the one relay process both directions share, then ``RELAY_LATENCY_BYTE_S`` a byte
+more before it comes out (:attr:`tcpsim.config.Link.relay_packet_s`). These five constants are one
+least-squares fit to the path probe (:func:`tcpsim.lab.pathprobe.relay_fit`: ICMP echoes, no TCP, 0.2-4 ms,
+MTU 1500 and 9000, 56 B to 32 KB; validation/lab_path_probe*.json, 2026-11-27)."""
 
 MAX_DURATION_S = 60.0
 MAX_RTT_S = 0.2
@@ -44,10 +53,19 @@ def tbf_burst_bytes(rate_bps: float, mtu_bytes: int) -> int:
 
 def path_rtt_s(rtt_s: float, delay_line: Optional[str]) -> float:
     """The round trip of a lab path with nominal ``rtt_s``: the relay's adds its own latency (see
-    :data:`RELAY_EXCESS_FIXED_S`); ``netem`` and the bare veth (``none``) add nothing measured here."""
+    :data:`RELAY_EXCESS_FIXED_S`; its work per packet is :func:`relay_link_fields`); ``netem`` and the bare
+    veth (``none``) add nothing measured here."""
     if delay_line == "relay" and rtt_s > 0:
         return rtt_s + RELAY_EXCESS_FIXED_S + RELAY_EXCESS_FRACTION * rtt_s
     return rtt_s
+
+
+def relay_link_fields(delay_line: Optional[str]) -> dict[str, float]:
+    """:class:`tcpsim.config.Link` fields of the relay stage on a path through ``delay_line`` (none but the
+    user-space relay's)."""
+    if delay_line != "relay":
+        return {}
+    return {"relay_packet_s": RELAY_PACKET_S, "relay_byte_s": RELAY_BYTE_S, "relay_latency_byte_s": RELAY_LATENCY_BYTE_S}
 
 
 def tool_read_bytes(tool: Optional[str], write_bytes: int) -> Optional[int]:
