@@ -87,7 +87,8 @@ def path_note(delay_line: str) -> str:
     ``tcpsim validate`` scores the lab rows on."""
     if delay_line == "relay":
         return ("predicted host on the lab's path as validate's lab_vm: GSO aggregates carried whole, the TUN "
-                f"delay line's paged skbs ({TUN_PAGE_BYTES}-byte pages)")
+                f"delay line's paged skbs ({TUN_PAGE_BYTES}-byte pages), its measured latency and relay stage "
+                "(python -m tcpsim.lab.pathprobe)")
     veth = "; the receiving stack runs on the sending CPU, as on a veth" if receives_on_sending_cpu(delay_line) else ""
     return (f"predicted host with GSO aggregates carried whole but no TUN paging: this run's path ({delay_line}) "
             f"has no TUN delay line; validate's lab_vm, measured through it, pages every lab row{veth}")
