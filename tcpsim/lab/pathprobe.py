@@ -1,13 +1,14 @@
 """Path probe: the round trip of the lab's path itself, without TCP.
 
-``python -m tcpsim.lab.pathprobe --rtt 0,0.2ms,1ms --mtu 1500,9000`` (root) builds a
-:class:`~tcpsim.lab.testbed.Testbed` per RTT and MTU and times ICMP echoes from the sender's namespace to the
-receiver's, in a closed loop: each request leaves as soon as the last reply is in, the client spins on a
-non-blocking raw socket so its own wake-up stays out of the figure, and the receiver's kernel answers in
-its softirq (no process wakes there). It prints, as JSON, the median and spread of each set; the median
-less the nominal RTT and less the bare veth's median is what the delay line adds to a round trip
-(validation/README.md, "The delay line's own latency"; ``tcpsim.lab.scenario.relay_excess_s``).
-Traffic stays between the namespaces the run creates; every set is bounded in count and time.
+``python -m tcpsim.lab.pathprobe --rtt 0,0.2ms,1ms --mtu 1500,9000 --size 56,8000`` (root) builds a
+:class:`~tcpsim.lab.testbed.Testbed` per RTT, MTU and size and times ICMP echoes from the sender's namespace
+to the receiver's, in a closed loop: each request leaves as soon as the last reply is in, the client spins
+on a non-blocking raw socket so its own wake-up stays out of the figure, and the receiver's kernel answers
+in its softirq (no process wakes there). It prints, as JSON, the median and spread of each set; the median
+less the nominal RTT and less the bare veth's median of the same MTU and size is what the delay line adds
+to a round trip, which :func:`relay_fit` turns into ``tcpsim.lab.scenario``'s ``RELAY_*`` constants
+(validation/README.md, "The delay line's own latency" and "The relay as a stage of its own").
+Traffic stays between the namespaces the run creates; every set is bounded in count and wall time.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from ._proc import die_with_parent
 __all__ = ["probe_path", "ip_packets", "relay_fit", "main"]
 
 MAX_EXCHANGES = 10_000
+MAX_SET_S = 60.0
+"""Wall-clock budget of one set: it stops with the echoes it has when this runs out."""
 _WAIT_S = 0.5
 """An echo not answered within this is counted lost, and the set goes on."""
 _WARMUP = 20
@@ -42,8 +45,11 @@ def _echoes(addr: str, size_bytes: int, count: int) -> list[float]:
     sock.setblocking(False)
     ident = os.getpid() & 0xFFFF
     payload = b"x" * size_bytes
-    out = []
+    out: list[float] = []
+    end = time.perf_counter() + MAX_SET_S
     for seq in range(count):
+        if time.perf_counter() > end:
+            break
         head = struct.pack("!BBHHH", 8, 0, 0, ident, seq)
         packet = struct.pack("!BBHHH", 8, 0, internet_checksum(head + payload), ident, seq) + payload
         t0 = time.perf_counter()
@@ -76,7 +82,7 @@ def probe_path(rtt_s: float, mtu_bytes: int, size_bytes: int = 56, count: int = 
         client = tb.spawn(tb.ns_a, [sys.executable, "-m", "tcpsim.lab.pathprobe", "--role", "client", "--connect",
                                     tb.receiver_addr, "--size", str(size_bytes), "--count", str(count)],
                           "pathprobe", stdout=subprocess.PIPE)
-        got = json.loads(client.communicate(timeout=count * _WAIT_S + 30)[0] or "{}")
+        got = json.loads(client.communicate(timeout=MAX_SET_S + 30)[0] or "{}")
         return {"rtt_s": rtt_s, "mtu_bytes": mtu_bytes, "size_bytes": size_bytes, "delay_line": tb.delay_line, **got}
 
 
