@@ -126,6 +126,11 @@ class TcpOptions:
     """A writer blocked on a full send buffer wakes once a third of it is free (Linux
     ``sk_stream_write_space``: free space at least half of what is queued), and until then copies
     nothing; False = once ``SO_SNDLOWAT`` (2048 bytes) is free (4.4BSD ``sowriteable``)."""
+    writer_copies_whole_skbs: bool = False
+    """A ``send`` fills the last unsent skb to the size goal whatever the buffer holds and starts a new skb
+    only while the buffer has room (Linux ``tcp_sendmsg_locked``: ``tcp_xmit_size_goal``,
+    ``sk_stream_memory_free``), so the queue overshoots the buffer by less than one skb; False = it copies
+    exactly the free bytes. Set for a versioned Linux."""
     sndbuf_autotune_max_bytes: Optional[int] = None
     """Linux send-buffer autotuning (``tcp_wmem[2]``): the buffer of a socket whose application set no
     SO_SNDBUF grows with the congestion window up to this. None = the buffer is fixed."""
@@ -291,7 +296,8 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
     if v >= (6, 6):
         ratio0 = DEFAULT_RATIO_6_8 if v >= (6, 8) else DEFAULT_RATIO_6_6
     return dict(
-        rcv_window_rule="linux", adv_win_scale=os.adv_win_scale, scaling_ratio_default=ratio0,
+        rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
+        scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
         rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rx_skb_page_bytes=os.rx_skb_page_bytes,
         tso_rule=3 if v >= (6, 11) else 2 if v >= (5, 18) else 1 if v >= (3, 12) else 0, tso_half_cwnd=v >= (3, 19),

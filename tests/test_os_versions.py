@@ -171,6 +171,28 @@ def test_a_read_that_empties_the_queue_acks_pushed_data_at_once():
     assert sizes[1448] > n_data // 3 and n_acks < 0.7 * n_data
 
 
+def test_a_blocked_linux_writer_copies_whole_skbs():
+    """tcp_sendmsg_locked fills the last unsent skb to the size goal whatever the buffer holds and starts a
+    new one only while there is room: with 128 KiB writes into a 16 KiB buffer a versioned Linux sends a
+    partial segment only where a write ends (and not always there: the next write fills the tail if it is
+    still queued); copying exactly the free bytes leaves a partial segment at the tail of most copies."""
+    counts = {}
+    for whole in (True, False):  # lab_vm: a versioned Linux whose calls cost time, so a blocked write resumes
+        sc = build_scenario(platform="lab_vm", rtt="200us", sockbuf="16k", write="128k", read="128k",
+                            budget=Budget(max_sim_time_s=0.1, record_trace=True, trace_limit=50000))
+        sc = replace(sc, sender=replace(sc.sender, tcp=replace(sc.sender.tcp, writer_copies_whole_skbs=whole)))
+        assert sc.sender.tcp.writer_copies_whole_skbs is whole
+        r = simulate(sc)
+        data = [t for t in r.trace if t[1].startswith("sender") and t[2] == "data"]
+        written = sum(t[4] for t in data)
+        counts[whole] = (sum(1 for t in data if t[4] < 1448), written // 131072 + 1, len(data))
+    assert load_platform("lab_vm").os.version
+    partial, writes, n = counts[True]
+    assert n > 1000 and partial <= writes
+    partial, writes, n = counts[False]
+    assert partial > 3 * writes
+
+
 def test_in_ping_pong_mode_the_answer_carries_the_ack():
     """Request/response on a versioned Linux: each end sends data within the delayed-ACK timeout of data
     received (tcp_event_data_sent), so it is in ping-pong mode and a read that empties the queue of one
@@ -246,7 +268,9 @@ def test_a_path_that_carries_gso_aggregates_whole_is_acked_once_per_aggregate():
         return data / acks
 
     assert per_ack(whole) > 2.5 and per_ack(split) < 2.2
-    assert whole.goodput_bps > 1.3 * split.goodput_bps
+    # three a round trip against two and a held third (89 against 69 Mbit/s with whole-skb copies; 1.3x and
+    # more before them, when the split case's partial segments left the third held longer)
+    assert whole.goodput_bps > 1.2 * split.goodput_bps
 
 
 def test_tso_goal_by_version():

@@ -41,6 +41,7 @@ class Writer:
         self.busy = False
         self.lowat = min(SEND_LOWAT_BYTES, max(ep.sndbuf // 2, 1))
         self.wake_at_third = ep.opts.writer_wakes_at_third
+        self.whole_skbs = ep.opts.writer_copies_whole_skbs
         self.pass_bytes = ep.opts.maxpsz_segments * ep.mss
         self.next_call_s = 0.0
         self.calls = 0
@@ -127,7 +128,10 @@ class Writer:
                 self.next_call_s = max(now, self.next_call_s) + self.interval_s
             new_call = True
         space = ep.send_space()
-        chunk = self.remaining if self.remaining < space else space
+        if self.whole_skbs:
+            chunk = self._whole_skbs(space)
+        else:
+            chunk = self.remaining if self.remaining < space else space
         if self.wake_at_third:
             blocked = chunk <= 0 or (ep.writer_blocked and 3 * space < ep.sndbuf)
         else:
@@ -139,6 +143,18 @@ class Writer:
             return None
         ep.set_writer_blocked(False)
         return chunk, new_call
+
+    def _whole_skbs(self, space: int) -> int:
+        """Bytes one Linux ``send`` copies now (``tcp_sendmsg_locked``): the last unsent skb filled to the size
+        goal whatever the buffer holds, then whole new skbs of it while the buffer has room."""
+        ep = self.ep
+        goal = ep.skb_size_goal()
+        tail = (ep.written - ep.snd_nxt) % goal
+        chunk = goal - tail if tail else 0
+        room = space - chunk
+        if room > 0:
+            chunk += -(-room // goal) * goal
+        return chunk if chunk < self.remaining else self.remaining
 
     def _paced(self) -> None:
         self.busy = False

@@ -224,13 +224,13 @@ class TcpSender(TcpReceiver):
                     self._agg_goal = half
             if self._agg_first_write:
                 self._agg_first_write = False
-                half = self._size_goal()
+                half = self.skb_size_goal()
                 if half < self._agg_goal:
                     self._agg_goal = half
             self._agg_sent = length
         self._agg_prev = self._emit(seq, length, cpu, False, push, cont)
 
-    def _size_goal(self) -> int:
+    def skb_size_goal(self) -> int:
         """``tcp_xmit_size_goal``: the skbs a write builds hold at most half the peer's largest window
         (``tcp_bound_to_half_wnd`` of 64 KiB less headers), at least one MSS."""
         mss = self.mss
@@ -262,7 +262,7 @@ class TcpSender(TcpReceiver):
             segs = min(segs, auto if auto > 2 else 2)
         goal = (segs if segs > 1 else 1) * mss
         if rule < 3:
-            half = self._size_goal()
+            half = self.skb_size_goal()
             if half < goal:
                 goal = half
         return goal
