@@ -23,8 +23,8 @@ must also be below the BDP calculator's median."""
 
 _QUIET = "the quiet pass's rows scored (2026-11-27) before it replaced the busy sweep as the scored dataset"
 _VETH = "receive work on the sending CPU (veth), drawn from the quiet pass's counters on these rows"
-_PATH = ("the delay line's latency and its relay stage, ruled on with the earlier path rules' scores of every lab "
-         "row in view (2026-11-27, fourth session)")
+_PATH = ("the delay line's latency, its relay stage and a blocked writer's whole-skb copies, ruled on with the "
+         "earlier rules' scores of every lab row in view (2026-11-27, fourth session)")
 
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
