@@ -118,11 +118,11 @@ def _row_link(point: Point, link: Link) -> Link:
 
     A rate of 0 is an unshaped veth and an RTT of 0 is the veth's own round trip; both take the stand-ins
     ``tcpsim lab`` predicts with (:mod:`tcpsim.lab.scenario`). Any other rate is the lab's ``tbf``, a token
-    bucket (:func:`tcpsim.lab.scenario.tbf_burst_bytes`), and a row through the user-space delay line (its
-    ``delay_line`` column) has that line's own latency on top of its RTT (:func:`tcpsim.lab.scenario.path_rtt_s`)
-    and its relay stage (:func:`tcpsim.lab.scenario.relay_link_fields`).
-    An RTT of 0 also means no delay line between
-    the namespaces: the veth hands each frame to the receiver on the sending CPU
+    bucket (:func:`~tcpsim.lab.scenario.tbf_burst_bytes`), and a row through the user-space delay line (its
+    ``delay_line`` column) has that line's latency on top of its RTT (:func:`~tcpsim.lab.scenario.path_rtt_s`)
+    and its relay stage (:func:`~tcpsim.lab.scenario.relay_link_fields`), as ``tcpsim lab``'s own prediction
+    (:func:`tcpsim.lab.predict.lab_simulation`). An RTT of 0 also means no delay line between the
+    namespaces: the veth hands each frame to the receiver on the sending CPU
     (:attr:`tcpsim.config.Link.rx_on_sending_cpu`; :func:`tcpsim.lab.predict.receives_on_sending_cpu` says the
     same of a run's recorded path); any other RTT went through the TUN delay line, where it does not."""
     rate, rtt = point.get("rate_bps"), point.get("rtt_s")

@@ -116,7 +116,7 @@ def relay_fit(sets: list[dict]) -> dict[str, float]:
             packets = ip_packets(s["size_bytes"], s["mtu_bytes"])
             rows.append([1.0, s["rtt_s"], 2.0 * len(packets), 2.0 * sum(packets), 2.0 * packets[-1]])
             y.append(s["median_s"] - s["rtt_s"] - statistics.mean(bare[key]))
-    if np.linalg.matrix_rank(np.array(rows)) < 5 if rows else True:
+    if not rows or np.linalg.matrix_rank(np.array(rows)) < 5:
         raise ValueError("the fit needs relayed sets at two RTTs or more, of single packets of two sizes and of "
                          "fragment trains at two MTUs, each with a bare set of the same MTU and size")
     coef = np.linalg.lstsq(np.array(rows), np.array(y), rcond=None)[0]
