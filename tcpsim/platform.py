@@ -59,15 +59,30 @@ class CpuCost:
     """Extra fraction of per-packet cost for each additional active stream (cache and lock contention)."""
     interrupts_on_one_cpu: bool = True
     """All NIC interrupts go to CPU 0 (the Itanium boxes' asymmetric I/O); else spread over CPUs."""
+    wake_latency_s: tuple[tuple[float, float], ...] = ()
+    """How late a blocked application runs after the event that makes it runnable, by how long it idled:
+    (idle gap s, latency s) points, linear between them from (0, 0) and flat after the last; empty, on
+    time. A virtual machine's halted vCPU wakes later the longer it slept (``python -m
+    tcpsim.lab.wakeprobe`` measures it). Not CPU time: the CPU is free meanwhile."""
 
     def __post_init__(self) -> None:
         _check_range("n_cpus", self.n_cpus, 1, 1024)
+        object.__setattr__(self, "wake_latency_s", _wake_points(self.wake_latency_s))
         for name in ("per_syscall_s", "per_byte_copy_s", "per_byte_csum_s", "per_packet_tx_s",
                      "per_packet_rx_s", "per_ack_tx_s", "per_ack_rx_s", "per_interrupt_s", "per_push_s"):
             _check_range(name, getattr(self, name), 0.0, 1.0)
         _check_range("per_stream_frac", self.per_stream_frac, 0.0, 10.0)
         if self.per_byte_copy_rx_s is not None:
             _check_range("per_byte_copy_rx_s", self.per_byte_copy_rx_s, 0.0, 1.0)
+
+    def wake_latency_after_s(self, idle_s: float) -> float:
+        """The wake-up latency after ``idle_s`` of idling (:attr:`wake_latency_s`)."""
+        prev_gap, prev_late = 0.0, 0.0
+        for gap, late in self.wake_latency_s:
+            if idle_s < gap:
+                return prev_late + (late - prev_late) * (idle_s - prev_gap) / (gap - prev_gap)
+            prev_gap, prev_late = gap, late
+        return prev_late
 
     @property
     def copy_rx_s(self) -> float:
@@ -78,7 +93,20 @@ class CpuCost:
         """True when every cost is zero: the engine then skips the host model entirely."""
         return not any((self.per_syscall_s, self.per_byte_copy_s, self.copy_rx_s, self.per_byte_csum_s, self.per_packet_tx_s,
                         self.per_packet_rx_s, self.per_ack_tx_s, self.per_ack_rx_s, self.per_interrupt_s,
-                        self.per_push_s))
+                        self.per_push_s, self.wake_latency_s))
+
+
+def _wake_points(points) -> tuple[tuple[float, float], ...]:
+    """``CpuCost.wake_latency_s`` checked: pairs of numbers, gaps rising in (0, 1] s, latencies in 0..1 s."""
+    allowed = "a list of [idle_s, latency_s] pairs, idle_s rising in (0, 1], latency_s in 0..1"
+    try:
+        out = tuple((float(gap), float(late)) for gap, late in points)
+    except (TypeError, ValueError):
+        raise ConfigError("wake_latency_s", points, allowed) from None
+    gaps = [gap for gap, _ in out]
+    if any(not (0 < gap <= 1) or not (0 <= late <= 1) for gap, late in out) or gaps != sorted(set(gaps)):
+        raise ConfigError("wake_latency_s", points, allowed)
+    return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

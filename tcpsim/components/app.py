@@ -45,6 +45,8 @@ class Writer:
         self.pass_bytes = ep.opts.maxpsz_segments * ep.mss
         self.next_call_s = 0.0
         self.calls = 0
+        self.blocked_since_s = -1.0
+        """When the writer blocked for room (-1: it is not blocked); it wakes late (:meth:`HostRuntime.wake_delay_s`)."""
         ep.on_writable = self.kick
 
     def start(self) -> None:
@@ -136,11 +138,21 @@ class Writer:
             blocked = chunk <= 0 or (ep.writer_blocked and 3 * space < ep.sndbuf)
         else:
             blocked = chunk < self.remaining and chunk < self.lowat
+        now = self.kernel.now_s
         if blocked:
             ep.set_writer_blocked(True)
+            if self.blocked_since_s < 0.0:
+                self.blocked_since_s = now
             if new_call:
                 self.host.syscall(self.cpu, 0, True)
             return None
+        if self.blocked_since_s >= 0.0:
+            late = self.host.wake_delay_s(now - self.blocked_since_s)
+            self.blocked_since_s = -1.0
+            if late > 0.0:
+                self.busy = True
+                self.kernel.call_at(now + late, self._paced)
+                return None
         ep.set_writer_blocked(False)
         return chunk, new_call
 
@@ -185,6 +197,9 @@ class Reader:
         self.reads = 0
         self.last_read_s = 0.0
         """When the application last got data (the engine aligns the measurement window on it)."""
+        self.blocked_since_s = 0.0
+        """When the reader last found nothing to read (-1: it has not since it woke); it wakes late
+        (:meth:`HostRuntime.wake_delay_s`)."""
         self.on_data = on_data
         ep.on_readable = self.kick
 
@@ -193,7 +208,17 @@ class Reader:
         while not self.busy:
             avail = self.ep.rcv_readable
             if avail <= 0:
+                if self.blocked_since_s < 0.0:
+                    self.blocked_since_s = self.kernel.now_s
                 return
+            if self.blocked_since_s >= 0.0:
+                now = self.kernel.now_s
+                late = self.host.wake_delay_s(now - self.blocked_since_s)
+                self.blocked_since_s = -1.0
+                if late > 0.0:
+                    self.busy = True
+                    self.kernel.call_at(now + late, self._resume)
+                    return
             chunk = avail if avail < self.read_bytes else self.read_bytes
             done = self.host.syscall(self.cpu, chunk, True, receive=True)
             if done > self.kernel.now_s:

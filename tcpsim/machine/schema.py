@@ -110,15 +110,15 @@ def line_of(text: str, dotted: str) -> int:
     return best
 
 
-_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}
+_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,), "pairs": (list,)}
 
 
 def field_types(cls) -> dict[str, str]:
     """Field name -> the plain type of a dataclass field (int, float, bool, str; Optional[...] stripped)."""
     out = {}
     for f in fields(cls):
-        t = str(f.type).replace("Optional[", "").replace("]", "").replace(" | None", "")
-        out[f.name] = t
+        t = str(f.type)
+        out[f.name] = "pairs" if t.startswith("tuple[tuple[") else t.replace("Optional[", "").replace("]", "").replace(" | None", "")
     return out
 
 
@@ -129,11 +129,15 @@ def type_ok(value: Any, type_name: str) -> bool:
         return False
     if isinstance(value, bool):
         return type_name == "bool"
+    if type_name == "pairs":
+        return isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in p) for p in value)
     return isinstance(value, kinds)
 
 
 def _describe(type_name: str) -> str:
-    return {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string"}[type_name]
+    return {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string",
+            "pairs": "a list of [number, number] pairs"}[type_name]
 
 
 def check_table(f: TomlFile, where: str, table: Any, types: Mapping[str, str],

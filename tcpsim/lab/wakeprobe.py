@@ -1,0 +1,133 @@
+"""Wake-up probe: how late a blocked process runs after it idled, without TCP.
+
+``python -m tcpsim.lab.wakeprobe --gap 0.1ms,1ms,4ms`` forks a process that blocks in ``read`` on a pipe,
+pinned to one CPU, and from another CPU writes it a timestamp after each idle gap; the reader's return
+from ``read`` less the timestamp is its wake-up latency (the writer stamps after its own wake-up, so that
+stays out). It prints, as JSON, the median and spread of each gap's set; :func:`wake_table` turns them
+into a platform's ``CpuCost.wake_latency_s`` (validation/README.md, "A process wakes late after idling").
+No root and no network: only two local processes, every set bounded in count and wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import struct
+import sys
+import time
+from typing import Optional
+
+from ..units import parse_duration
+
+__all__ = ["probe_wake", "wake_table", "main", "MAX_SET_S"]
+
+MAX_SET_S = 30.0
+"""Wall-clock budget of one set: it stops with the wake-ups it has when this runs out."""
+MAX_COUNT = 10_000
+_STAMP = struct.Struct("q")
+_WARMUP_S = 0.05
+
+
+def _reader(fd_in: int, fd_out: int, cpu: int) -> None:
+    """The child: block in ``read``, time each wake-up, send the latencies (ns) back at end of input."""
+    os.sched_setaffinity(0, {cpu})
+    out: list[int] = []
+    while True:
+        data = os.read(fd_in, _STAMP.size)
+        woke = time.perf_counter_ns()
+        if len(data) < _STAMP.size:
+            break
+        out.append(woke - _STAMP.unpack(data)[0])
+    payload = struct.pack(f"{len(out)}q", *out)
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd_out, view):]
+
+
+def probe_wake(gap_s: float, count: int = 200, cpus: tuple[int, int] = (0, 1)) -> dict:
+    """Wake-up latencies of a process on ``cpus[1]`` woken from ``cpus[0]`` after ``gap_s`` of idling.
+
+    At most ``count`` wake-ups and :data:`MAX_SET_S` of wall time; returns the set's summary."""
+    count = max(1, min(int(count), MAX_COUNT))
+    r, w = os.pipe()
+    back_r, back_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        try:
+            os.close(w)
+            os.close(back_r)
+            _reader(r, back_w, cpus[1])
+        finally:
+            os._exit(0)
+    os.close(r)
+    os.close(back_w)
+    own = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {cpus[0]})
+        time.sleep(_WARMUP_S)
+        end = time.monotonic() + MAX_SET_S
+        for _ in range(count):
+            if time.monotonic() + gap_s > end:
+                break
+            time.sleep(gap_s)
+            os.write(w, _STAMP.pack(time.perf_counter_ns()))
+    finally:
+        os.close(w)
+        os.sched_setaffinity(0, own)
+        chunks = []
+        while chunk := os.read(back_r, 1 << 16):
+            chunks.append(chunk)
+        os.close(back_r)
+        os.waitpid(pid, 0)
+    raw = b"".join(chunks)
+    latencies = sorted(x / 1e9 for x in struct.unpack(f"{len(raw) // 8}q", raw))
+    if not latencies:
+        raise RuntimeError("the wake-up probe's reader returned no measurement")
+    n = len(latencies)
+    return {"gap_s": gap_s, "cpus": list(cpus), "n": n, "median_s": statistics.median(latencies),
+            "p10_s": latencies[n // 10], "p90_s": latencies[9 * n // 10]}
+
+
+def wake_table(sets: list[dict]) -> list[list[float]]:
+    """``CpuCost.wake_latency_s`` from probe sets: (gap, median latency) of each cross-CPU gap, in order of gap
+    (several sets of one gap: the median of their medians)."""
+    by_gap: dict[float, list[float]] = {}
+    for s in sets:
+        if s["cpus"][0] != s["cpus"][1]:
+            by_gap.setdefault(float(s["gap_s"]), []).append(float(s["median_s"]))
+    return [[gap, statistics.median(meds)] for gap, meds in sorted(by_gap.items())]
+
+
+def _cpu_pair() -> tuple[int, int]:
+    cpus = sorted(os.sched_getaffinity(0))
+    return (cpus[0], cpus[1]) if len(cpus) > 1 else (cpus[0], cpus[0])
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tcpsim.lab.wakeprobe", description=__doc__.splitlines()[0])
+    ap.add_argument("--gap", default="0.1ms,0.2ms,0.5ms,1ms,2ms,4ms,8ms", help="idle gaps, comma-separated")
+    ap.add_argument("--count", type=int, default=300, help=f"wake-ups per gap (at most {MAX_COUNT})")
+    ap.add_argument("--same-cpu", action="store_true", help="waker and sleeper on one CPU")
+    ap.add_argument("--passes", type=int, default=1, help="repeat the whole list this many times")
+    args = ap.parse_args(argv)
+    try:
+        gaps = [parse_duration(g.strip(), "gap") for g in args.gap.split(",") if g.strip()]
+        if not all(0 < g <= 0.1 for g in gaps):
+            raise ValueError("gap: each must be in 0..100 ms")
+        if not 1 <= args.count <= MAX_COUNT or not 1 <= args.passes <= 10:
+            raise ValueError(f"count: 1..{MAX_COUNT}, passes: 1..10")
+    except ValueError as exc:
+        print(f"wakeprobe: {exc}", file=sys.stderr)
+        return 2
+    pair = _cpu_pair()
+    cpus = (pair[0], pair[0]) if args.same_cpu else pair
+    sets = [probe_wake(g, args.count, cpus) for _ in range(args.passes) for g in gaps]
+    print(json.dumps({"kernel": os.uname().release, "load_avg": os.getloadavg(), "sets": sets,
+                      "wake_latency_s": wake_table(sets)}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
