@@ -49,6 +49,18 @@ BEFORE = set() if LAB_MISSING else set(__import__("tcpsim.lab.testbed", fromlist
 
 # ---------------------------------------------------------------- iperf3 JSON
 
+def test_iperf3_runs_at_least_the_duration_asked_in_whole_seconds():
+    """iperf3 reads -t with atoi: "0.5" would be 0, a run without end."""
+    from tcpsim.lab.iperf3 import client_args
+
+    def t(duration_s):
+        args = client_args("10.0.0.1", 5201, duration_s, sockbuf=None, write_bytes=1024, nodelay=False,
+                           n_streams=1, interval_s=0.1)
+        return args[args.index("-t") + 1]
+
+    assert (t(0.5), t(2.0), t(2.5)) == ("1", "2", "3")
+
+
 def test_iperf3_fixture_parses_to_si_units():
     run = read_iperf3(FIXTURE)
     assert run.goodput_bps == pytest.approx(12658198743.7232)
@@ -493,6 +505,21 @@ def test_cleanup_removes_only_namespaces_of_dead_runs():
     finally:
         for name in (stale, live):
             subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+@needs_lab
+@pytest.mark.skipif(not Path("/sys/kernel/tracing/events/sched/sched_waking").exists(),
+                    reason="no tracefs with the sched events here")
+def test_the_scheduler_trace_times_iperf3s_wake_ups_in_a_short_run(capsys):
+    from tcpsim.lab import schedtrace
+
+    if shutil.which("iperf3") is None:
+        pytest.skip("iperf3 is not installed: the trace times iperf3's processes")
+    assert schedtrace.main(["--rtt", "1ms", "--mtu", "1500", "--duration", "0.5s"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["runs"][0]["wakes"] > 10
+    assert all(0 < late < 0.05 for _, late in out["wake_latency_s"])
+    assert Path("/sys/kernel/tracing/events/sched/sched_switch/enable").read_text().strip() == "0"
 
 
 def test_zz_no_namespace_of_this_session_is_left_behind():

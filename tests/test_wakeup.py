@@ -96,3 +96,40 @@ def test_the_probe_command_prints_json_and_refuses_a_bad_gap(capsys):
     assert len(out["sets"]) == 1 and out["sets"][0]["n"] >= 1
     assert wakeprobe.main(["--gap", "1s"]) == 2
     assert "gap" in capsys.readouterr().err
+
+
+TRACE = """\
+# tracer: nop
+          iperf3-101     [000] d..2.    9.999000: sched_switch: prev_comm=iperf3 prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+          <idle>-0       [001] d.s4.   10.004000: sched_waking: comm=iperf3 pid=101 prio=120 target_cpu=000
+          <idle>-0       [001] d.s4.   10.004010: sched_waking: comm=iperf3 pid=101 prio=120 target_cpu=000
+          <idle>-0       [000] d..2.   10.004030: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=101 next_prio=120
+          iperf3-101     [000] d..2.   10.004100: sched_switch: prev_comm=iperf3 prev_pid=101 prev_prio=120 prev_state=R+ ==> next_comm=python next_pid=7 next_prio=120
+          python-7       [000] d..2.   10.004200: sched_switch: prev_comm=python prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=iperf3 next_pid=101 next_prio=120
+          iperf3-101     [000] d..2.   10.004300: sched_switch: prev_comm=iperf3 prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+          <idle>-0       [001] d.s4.   10.004350: sched_waking: comm=iperf3 pid=101 prio=120 target_cpu=000
+          <idle>-0       [000] d..2.   10.004360: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=101 next_prio=120
+          <idle>-0       [001] d.s4.   10.005000: sched_waking: comm=iperf3 pid=202 prio=120 target_cpu=001
+          <idle>-0       [001] d..2.   10.005020: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=202 next_prio=120
+"""
+
+
+def test_a_trace_gives_each_wake_up_its_idle_gap_and_latency():
+    """The first waking counts, a preemption is no block, and a process whose block was not seen is left out."""
+    from tcpsim.lab.schedtrace import parse_wakes, wake_buckets, wake_table
+
+    wakes = parse_wakes(TRACE.splitlines())
+    assert [(round(g * 1e6), round(l * 1e6)) for g, l in wakes] == [(5000, 30), (50, 10)]
+    buckets = wake_buckets(wakes)
+    assert [(b["gap_max_s"], b["n"]) for b in buckets] == [(1e-4, 1), (None, 1)]
+    assert wake_table(wakes) == [[5e-05, 1e-05], [0.005, 3e-05]]
+    CpuCost(wake_latency_s=wake_table(wakes))
+
+
+def test_the_trace_command_refuses_bad_arguments_in_one_line(capsys):
+    from tcpsim.lab import schedtrace
+
+    assert schedtrace.main(["--duration", "60s"]) == 2
+    assert schedtrace.main(["--rtt", "soon"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "duration" in err[0] and "rtt" in err[1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -101,8 +102,9 @@ def read_iperf3(path: str | Path) -> Iperf3Run:
 
 def client_args(server: str, port: int, duration_s: float, *, sockbuf: Optional[int], write_bytes: int,
                 nodelay: bool, n_streams: int, interval_s: float, cc: Optional[str] = None) -> list[str]:
-    """The iperf3 client command line of a lab run."""
-    args = ["iperf3", "-c", server, "-p", str(port), "-J", "-t", f"{duration_s:g}", "-l", str(write_bytes),
+    """The iperf3 client command line of a lab run. iperf3 reads ``-t`` as whole seconds (``atoi``: "0.5" is 0,
+    which runs for ever), so a fractional duration is rounded up; the measured seconds come from its JSON."""
+    args = ["iperf3", "-c", server, "-p", str(port), "-J", "-t", str(max(1, math.ceil(duration_s))), "-l", str(write_bytes),
             "-P", str(n_streams), "-i", f"{interval_s:g}", "--connect-timeout", "5000"]
     if sockbuf:
         args += ["-w", str(sockbuf)]

@@ -117,6 +117,16 @@ def _wait_ready(proc: subprocess.Popen, what: str, timeout_s: float = 15.0) -> N
         raise LabUnavailable(f"the {what} server did not start within {timeout_s:.0f} s")
 
 
+def _communicate(proc: subprocess.Popen, timeout_s: float, what: str) -> str:
+    """``proc``'s output once it ends; killed, and one line raised, if it runs past ``timeout_s``."""
+    try:
+        return proc.communicate(timeout=timeout_s)[0]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise LabUnavailable(f"{what} did not finish within {timeout_s:.0f} s") from None
+
+
 def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:
     common = ["--port", str(_PORT), "--streams", str(sc.n_streams), "--interval", str(_INTERVAL_S),
               "--cc", sc.congestion_control]
@@ -133,8 +143,8 @@ def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:
     cli = tb.spawn(tb.ns_a, [*py, "client", "--connect", tb.receiver_addr, *common, *bufs, *mode,
                              "--write", str(sc.write_bytes), "--duration", str(sc.duration_s)]
                    + (["--nodelay"] if sc.nodelay else []), "client", stdout=subprocess.PIPE)
-    out_c, _ = cli.communicate(timeout=sc.duration_s + 30)
-    out_s, _ = srv.communicate(timeout=30)
+    out_c = _communicate(cli, sc.duration_s + 30, "the built-in generator's client")
+    out_s = _communicate(srv, 30, "the built-in generator's server")
     try:
         return json.loads(out_c.strip().splitlines()[-1]), json.loads(out_s.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -150,7 +160,7 @@ def _run_iperf3(tb: Testbed, sc: LabScenario) -> dict:
     doc: dict = {}
     for _attempt in range(20):  # the server may still be starting
         cli = tb.spawn(tb.ns_a, args, "iperf3 client", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        out, _ = cli.communicate(timeout=sc.duration_s + 30)
+        out = _communicate(cli, sc.duration_s + 30, "the iperf3 client")
         try:
             doc = json.loads(out)
         except ValueError:

@@ -1,0 +1,169 @@
+"""Scheduler trace: how late the measuring tool's own processes run while a lab scenario streams.
+
+``python -m tcpsim.lab.schedtrace --rtt 0.2ms,1ms,4ms --mtu 1500,9000 --sockbuf 32k`` (root, tracefs) runs
+``tcpsim lab`` for each scenario with the ``sched:sched_waking`` and ``sched:sched_switch`` events on, and
+times every wake-up of the iperf3 processes: from ``sched_waking`` to the process's ``sched_switch`` in (its
+latency), after the time since it blocked (``sched_switch`` out in state S: its idle gap). It prints, as
+JSON, each run's wake-ups in gap buckets and the pooled table :func:`wake_table` makes of them, a
+platform's ``CpuCost.wake_latency_s`` (validation/README.md, "The streaming processes' own wake-ups").
+Only the scheduler's timestamps are used, never a run's throughput. The events are switched off and the
+buffer cleared on every exit; each ``tcpsim lab`` run is bounded and cleans up after itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterable, Iterator, Optional
+
+from ..units import parse_duration, parse_size
+
+__all__ = ["parse_wakes", "wake_buckets", "wake_table", "traced", "main", "GAP_EDGES_S"]
+
+TRACEFS = Path("/sys/kernel/tracing")
+EVENTS = ("sched/sched_waking", "sched/sched_switch")
+GAP_EDGES_S = (1e-4, 3e-4, 1e-3, 2e-3, 4e-3)
+"""Upper edges of the idle-gap buckets (the last bucket is everything above the last edge)."""
+MAX_TRACE_BYTES = 512 << 20
+"""The most of one run's trace read back (a 2 s run writes a few MB)."""
+RUN_TIMEOUT_S = 120.0
+
+_LINE = re.compile(r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+\S+\s+(?P<t>[\d.]+): (?P<ev>sched_\w+): (?P<rest>.*)$")
+_WAKING = re.compile(r"comm=(?P<comm>\S+) pid=(?P<pid>\d+)")
+_SWITCH = re.compile(r"prev_comm=(?P<pc>\S+) prev_pid=(?P<pp>\d+) prev_prio=\d+ prev_state=(?P<st>\S+) ==> "
+                     r"next_comm=(?P<nc>\S+) next_pid=(?P<np>\d+)")
+
+
+def parse_wakes(lines: Iterable[str], comm: str = "iperf3") -> list[tuple[float, float]]:
+    """(idle gap s, latency s) of every wake-up of a process named ``comm`` in a tracefs text trace; a
+    process whose block was not seen (its first wake-up) is left out."""
+    waking: dict[int, float] = {}
+    blocked: dict[int, float] = {}
+    out: list[tuple[float, float]] = []
+    for line in lines:
+        m = _LINE.match(line)
+        if not m:
+            continue
+        t = float(m["t"])
+        if m["ev"] == "sched_waking":
+            w = _WAKING.search(m["rest"])
+            if w and w["comm"] == comm:
+                waking.setdefault(int(w["pid"]), t)
+        elif m["ev"] == "sched_switch":
+            s = _SWITCH.search(m["rest"])
+            if not s:
+                continue
+            if s["pc"] == comm:
+                pid = int(s["pp"])
+                if s["st"].startswith("S"):
+                    blocked[pid] = t
+                else:
+                    blocked.pop(pid, None)
+            if s["nc"] == comm:
+                pid = int(s["np"])
+                woke = waking.pop(pid, None)
+                since = blocked.pop(pid, None)
+                if woke is not None and since is not None and since <= woke:
+                    out.append((woke - since, t - woke))
+    return out
+
+
+def wake_buckets(wakes: list[tuple[float, float]], edges_s: tuple[float, ...] = GAP_EDGES_S) -> list[dict]:
+    """Wake-ups in idle-gap buckets: each bucket's count, median gap and median latency (empty ones left out)."""
+    buckets: list[list[tuple[float, float]]] = [[] for _ in range(len(edges_s) + 1)]
+    for gap, late in wakes:
+        buckets[sum(gap > e for e in edges_s)].append((gap, late))
+    return [{"gap_max_s": edges_s[i] if i < len(edges_s) else None, "n": len(b),
+             "gap_s": statistics.median(g for g, _ in b), "latency_s": statistics.median(l for _, l in b)}
+            for i, b in enumerate(buckets) if b]
+
+
+def wake_table(wakes: list[tuple[float, float]]) -> list[list[float]]:
+    """``CpuCost.wake_latency_s`` from pooled wake-ups: each bucket's median latency at its median gap."""
+    return [[float(f"{b['gap_s']:.3g}"), float(f"{b['latency_s']:.3g}")] for b in wake_buckets(wakes)]
+
+
+class traced:
+    """Context: the sched events on in tracefs with an empty buffer; off, and the buffer emptied, on exit."""
+
+    def __init__(self, buffer_kb: int = 16384) -> None:
+        self.buffer_kb = buffer_kb
+
+    def _write(self, name: str, value: str) -> None:
+        (TRACEFS / name).write_text(value)
+
+    def __enter__(self) -> "traced":
+        self._write("tracing_on", "0")
+        self._write("trace", "")
+        self._write("buffer_size_kb", str(self.buffer_kb))
+        for e in EVENTS:
+            self._write(f"events/{e}/enable", "1")
+        self._write("tracing_on", "1")
+        return self
+
+    def lines(self) -> Iterator[str]:
+        """The trace so far (tracing paused while it is read), at most :data:`MAX_TRACE_BYTES`."""
+        self._write("tracing_on", "0")
+        with open(TRACEFS / "trace", encoding="utf-8", errors="replace") as f:
+            yield from f.read(MAX_TRACE_BYTES).splitlines()
+
+    def __exit__(self, *exc) -> None:
+        self._write("tracing_on", "0")
+        for e in EVENTS:
+            self._write(f"events/{e}/enable", "0")
+        self._write("trace", "")
+
+
+def _lab_run(rtt: str, mtu: int, sockbuf: str, duration_s: float) -> dict:
+    cmd = [sys.executable, "-m", "tcpsim", "lab", "--rate", "1gbit", "--rtt", rtt, "--mtu", str(mtu),
+           "--sockbuf", sockbuf, "--duration", f"{duration_s}s", "--json"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    if done.returncode != 0:
+        raise RuntimeError(f"tcpsim lab exited {done.returncode}: {done.stderr.strip()[-300:]}")
+    return json.loads(done.stdout)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tcpsim.lab.schedtrace", description=__doc__.splitlines()[0])
+    ap.add_argument("--rtt", default="0.2ms,1ms,4ms", help="RTTs, comma-separated")
+    ap.add_argument("--mtu", default="1500,9000", help="MTUs, comma-separated")
+    ap.add_argument("--sockbuf", default="32k")
+    ap.add_argument("--duration", default="2s", help="each run's length (at most 10 s)")
+    args = ap.parse_args(argv)
+    try:
+        rtts = [r.strip() for r in args.rtt.split(",") if r.strip()]
+        for r in rtts:
+            parse_duration(r, "rtt")
+        mtus = [parse_size(m.strip(), "mtu") for m in args.mtu.split(",") if m.strip()]
+        parse_size(args.sockbuf, "sockbuf")
+        duration_s = parse_duration(args.duration, "duration")
+        if not 0.5 <= duration_s <= 10:
+            raise ValueError("duration: 0.5..10 s")
+    except ValueError as exc:
+        print(f"schedtrace: {exc}", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0 or not (TRACEFS / "events/sched/sched_waking").exists():
+        print(f"schedtrace: needs root and tracefs at {TRACEFS} with the sched events", file=sys.stderr)
+        return 2
+    runs, pooled = [], []
+    for mtu in mtus:
+        for rtt in rtts:
+            with traced() as tr:
+                lab = _lab_run(rtt, mtu, args.sockbuf, duration_s)
+                wakes = parse_wakes(tr.lines())
+            pooled += wakes
+            runs.append({"rtt": rtt, "mtu_bytes": mtu, "sockbuf": args.sockbuf, "wakes": len(wakes),
+                         "buckets": wake_buckets(wakes), "kernel": lab.get("kernel")})
+    print(json.dumps({"load_avg": os.getloadavg(), "runs": runs, "pooled": wake_buckets(pooled),
+                      "wake_latency_s": wake_table(pooled)}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
