@@ -29,7 +29,7 @@ from ..cliutil import OneLineParser
 from ..errors import ConfigError
 from ..platform import Platform
 
-__all__ = ["Cost", "COSTS", "OwnFit", "fit_costs", "lab_cases", "iperf3_cases", "main"]
+__all__ = ["Cost", "COSTS", "OwnFit", "fit_costs", "robust_cost", "ROBUST_SCALE", "lab_cases", "iperf3_cases", "main"]
 
 
 @dataclass(frozen=True)
@@ -81,10 +81,27 @@ class OwnFit:
         return (e[n // 2] if n % 2 else (e[n // 2 - 1] + e[n // 2]) / 2) if n else math.nan
 
 
+ROBUST_SCALE = 0.1
+"""The log error (about 10 %) beyond which :func:`fit_costs` weighs a run's error about linearly, not squared."""
+
+
+def robust_cost(log_errors) -> float:
+    """:func:`fit_costs`' objective: scipy's ``soft_l1`` loss, sum of 2 s^2 (sqrt(1 + (e/s)^2) - 1), s =
+    :data:`ROBUST_SCALE` (twice scipy's ``cost``)."""
+    import numpy as np
+
+    z = (np.asarray(log_errors, dtype=float) / ROBUST_SCALE) ** 2
+    return float(np.sum(2 * ROBUST_SCALE ** 2 * (np.sqrt(1 + z) - 1)))
+
+
 def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Sequence[float], start: Sequence[float],
               bounds: Sequence[tuple[float, float]], names: Sequence[str], max_nfev: int = 30,
               progress: Optional[Callable[[str], None]] = None) -> OwnFit:
-    """Fit ``model(values) -> predictions`` to ``measured`` in log space within ``bounds``.
+    """Fit ``model(values) -> predictions`` to ``measured`` in log space within ``bounds``, robustly.
+
+    The loss is scipy's ``soft_l1`` of the log errors with scale :data:`ROBUST_SCALE` (about 10 %): errors
+    well inside it count as their squares, larger ones about linearly, so a run the model cannot reach (a
+    structural miss) does not pull the shared costs away from the runs it can.
 
     ``max_nfev`` bounds the model evaluations roughly (each least-squares step costs one per cost plus one).
     ``model`` is the simulator over the runs in :func:`main`; any callable works (the tests use a closed
@@ -92,7 +109,7 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
     in that direction (the runs do not tell the cost).
 
     The result is the best point evaluated (the start, every trial step and every Jacobian probe alike), by
-    the fit's own objective, the sum of squared log errors: the optimizer's last iterate can be worse than a
+    the fit's own objective, the sum of that loss: the optimizer's last iterate can be worse than a
     point it passed (a budget that ends mid-search, a probe that landed lower on a simulator that is not
     smooth), and an evaluated point's errors are the simulator's own, so nothing is extrapolated.
     """
@@ -113,7 +130,7 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
         res = np.log(np.maximum(pred, 1e-9) / meas)
         n_eval[0] += 1
         res = np.where(np.isfinite(res), res, 3.0)
-        cost = float(np.sum(res ** 2))
+        cost = robust_cost(res)
         if cost < best[0]:
             best[:] = [cost, np.array(x, dtype=float), res.copy(), n_eval[0]]
         if progress is not None:
@@ -122,7 +139,7 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
 
     # least_squares counts neither Jacobian evaluations nor the start: budget the model runs themselves
     sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.05, max_nfev=max(1, max_nfev // (len(x0) + 1)),
-                        method="trf")
+                        method="trf", loss="soft_l1", f_scale=ROBUST_SCALE)
     x_best, res = best[1], best[2]
     dof = max(len(res) - len(x0), 1)
     s2 = float(np.sum(res ** 2)) / dof
