@@ -114,29 +114,19 @@ def _both_ways(point: Point) -> bool:
 
 
 def _row_link(point: Point, link: Link) -> Link:
-    """A row's own rate and RTT where its table varies them (the lab sweep's ``rate_bps``, ``rtt_s`` columns).
-
-    A rate of 0 is an unshaped veth and an RTT of 0 is the veth's own round trip; both take the stand-ins
-    ``tcpsim lab`` predicts with (:mod:`tcpsim.lab.scenario`). Any other rate is the lab's ``tbf``, a token
-    bucket (:func:`~tcpsim.lab.scenario.tbf_burst_bytes`), and a row through the user-space delay line (its
-    ``delay_line`` column) has that line's latency on top of its RTT (:func:`~tcpsim.lab.scenario.path_rtt_s`)
-    and its relay stage (:func:`~tcpsim.lab.scenario.relay_link_fields`), as ``tcpsim lab``'s own prediction
-    (:func:`tcpsim.lab.predict.lab_simulation`). An RTT of 0 also means no delay line between the
-    namespaces: the veth hands each frame to the receiver on the sending CPU
-    (:attr:`tcpsim.config.Link.rx_on_sending_cpu`; :func:`tcpsim.lab.predict.receives_on_sending_cpu` says the
-    same of a run's recorded path); any other RTT went through the TUN delay line, where it does not."""
+    """A row's own rate and RTT where its table varies them (the lab sweep's ``rate_bps``, ``rtt_s`` columns),
+    on the path its ``delay_line`` column names: the same Link fields ``tcpsim lab`` predicts with
+    (:func:`tcpsim.lab.scenario.lab_link_fields`: the ``tbf`` bucket, the delay line's latency and relay
+    stage, the veth's receive placement and stand-ins for rate 0 and RTT 0). A row without the column is on
+    the bare veth when its RTT is 0."""
     rate, rtt = point.get("rate_bps"), point.get("rtt_s")
     if rate is None and rtt is None:
         return link
-    from ..lab.scenario import UNSHAPED_STANDIN_BPS, VETH_RTT_S, path_rtt_s, relay_link_fields, tbf_burst_bytes
+    from ..lab.scenario import lab_link_fields
 
-    if rate is not None:
-        link = replace(link, rate_bps=float(rate) or UNSHAPED_STANDIN_BPS,
-                       burst_bytes=tbf_burst_bytes(float(rate), link.mtu_bytes) if float(rate) else 0)
-    if rtt is not None:
-        link = replace(link, one_way_delay_s=(path_rtt_s(float(rtt), point.get("delay_line")) or VETH_RTT_S) / 2,
-                       rx_on_sending_cpu=not float(rtt), **relay_link_fields(point.get("delay_line")))
-    return link
+    line = point.get("delay_line") or ("none" if rtt is not None and not float(rtt) else None)
+    return replace(link, **lab_link_fields(None if rate is None else float(rate), None if rtt is None else float(rtt),
+                                           link.mtu_bytes, line))
 
 
 def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Budget = CALIBRATION_BUDGET) -> Scenario:

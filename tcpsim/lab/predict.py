@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Optional
 
 from ..result import Result
-from .scenario import LabScenario, relay_link_fields
+from .scenario import LabScenario, receives_on_sending_cpu
 
 __all__ = ["predict_lab", "host_platform", "lab_simulation", "receives_on_sending_cpu", "path_note", "BUFFER_SYSCTLS",
            "DEFAULT_OS", "TUN_PAGE_BYTES"]
@@ -62,24 +62,13 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
     return base
 
 
-def receives_on_sending_cpu(delay_line: str) -> bool:
-    """Whether the run's path hands each frame to the receiving stack on the sending CPU
-    (:attr:`tcpsim.config.Link.rx_on_sending_cpu`): a bare veth pair, shaped by ``tbf`` or delayed by
-    ``netem`` (both release frames from the sending CPU's qdisc), yes; through the TUN delay line
-    (``relay``) the receiver's stack runs in the relay's write, on neither host's CPU, so no; between real
-    hosts' NICs (``nic``), no."""
-    return delay_line in ("none", "netem")
-
-
 def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0, tool: Optional[str] = None):
     """The :class:`tcpsim.config.Scenario` of lab scenario ``sc`` on ``host`` (a platform on the lab's path,
     :func:`host_platform`), with the path's receive placement and round trip and ``tool``'s read size."""
     from ..api import build_scenario
 
-    built = build_scenario(platform=host, seed=seed, veth=receives_on_sending_cpu(delay_line),
-                           **sc.predict_kwargs(tool, delay_line))
-    relay = relay_link_fields(delay_line)
-    return replace(built, link=replace(built.link, **relay)) if relay else built
+    built = build_scenario(platform=host, seed=seed, **sc.predict_kwargs(tool, delay_line))
+    return replace(built, link=replace(built.link, **sc.link_fields(delay_line)))
 
 
 def path_note(delay_line: str) -> str:

@@ -9,6 +9,7 @@ from ..errors import ConfigError
 from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_rate, parse_size
 
 __all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tbf_burst_bytes", "path_rtt_s", "relay_link_fields",
+           "lab_link_fields", "receives_on_sending_cpu",
            "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "RELAY_EXCESS_FIXED_S", "RELAY_EXCESS_FRACTION", "RELAY_PACKET_S",
            "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "MAX_DURATION_S", "GENERATOR_READ_BYTES"]
 
@@ -66,6 +67,33 @@ def relay_link_fields(delay_line: Optional[str]) -> dict[str, float]:
     if delay_line != "relay":
         return {}
     return {"relay_packet_s": RELAY_PACKET_S, "relay_byte_s": RELAY_BYTE_S, "relay_latency_byte_s": RELAY_LATENCY_BYTE_S}
+
+
+def receives_on_sending_cpu(delay_line: Optional[str]) -> bool:
+    """Whether the run's path hands each frame to the receiving stack on the sending CPU
+    (:attr:`tcpsim.config.Link.rx_on_sending_cpu`): a bare veth pair, shaped by ``tbf`` or delayed by
+    ``netem`` (both release frames from the sending CPU's qdisc), yes; through the TUN delay line
+    (``relay``) the receiver's stack runs in the relay's write, on neither host's CPU, so no; between real
+    hosts' NICs (``nic``), no."""
+    return delay_line in ("none", "netem")
+
+
+def lab_link_fields(rate_bps: Optional[float], rtt_s: Optional[float], mtu_bytes: int,
+                    delay_line: Optional[str]) -> dict[str, Any]:
+    """:class:`tcpsim.config.Link` fields of a lab path, the one place a dataset row and ``tcpsim lab``'s
+    prediction both take them from. A rate of 0 is an unshaped veth (:data:`UNSHAPED_STANDIN_BPS`), any other
+    the ``tbf`` with its bucket (:func:`tbf_burst_bytes`); the RTT is the path's through ``delay_line``
+    (:func:`path_rtt_s`; 0 is the veth's own, :data:`VETH_RTT_S`), with the receive placement
+    (:func:`receives_on_sending_cpu`) and the relay stage (:func:`relay_link_fields`). A side given as None
+    is left out (the link keeps its own)."""
+    fields: dict[str, Any] = {}
+    if rate_bps is not None:
+        fields.update(rate_bps=rate_bps or UNSHAPED_STANDIN_BPS,
+                      burst_bytes=tbf_burst_bytes(rate_bps, mtu_bytes) if rate_bps else 0)
+    if rtt_s is not None:
+        fields.update(one_way_delay_s=(path_rtt_s(rtt_s, delay_line) or VETH_RTT_S) / 2,
+                      rx_on_sending_cpu=receives_on_sending_cpu(delay_line), **relay_link_fields(delay_line))
+    return fields
 
 
 def tool_read_bytes(tool: Optional[str], write_bytes: int) -> Optional[int]:
@@ -135,16 +163,20 @@ class LabScenario:
         that is queued; a request/response run reads whole messages)."""
         return None if self.rr_bytes else tool_read_bytes(tool, self.write_bytes)
 
+    def link_fields(self, delay_line: Optional[str] = None) -> dict[str, Any]:
+        """The path's :class:`tcpsim.config.Link` fields through ``delay_line`` (:func:`lab_link_fields`)."""
+        return lab_link_fields(self.rate_bps, self.rtt_s, self.mtu_bytes, delay_line)
+
     def predict_kwargs(self, tool: Optional[str] = None, delay_line: Optional[str] = None) -> dict[str, Any]:
         """Keywords of :func:`tcpsim.api.build_scenario` for the same scenario (platform and OS left out), its
-        receiver reading as ``tool`` does (:func:`tool_read_bytes`), its RTT the path's through ``delay_line``
-        (:func:`path_rtt_s`)."""
-        kw: dict[str, Any] = dict(rate=self.rate_bps or UNSHAPED_STANDIN_BPS,
-                                  rtt=path_rtt_s(self.rtt_s, delay_line) or VETH_RTT_S,
+        receiver reading as ``tool`` does (:func:`tool_read_bytes`), its path the one through ``delay_line``
+        (:meth:`link_fields`; the relay stage has no keyword, :func:`tcpsim.lab.predict.lab_simulation` adds it)."""
+        link = self.link_fields(delay_line)
+        kw: dict[str, Any] = dict(rate=link["rate_bps"], rtt=2 * link["one_way_delay_s"], veth=link["rx_on_sending_cpu"],
                                   mtu=self.mtu_bytes, sndbuf=self.sndbuf_bytes, rcvbuf=self.rcvbuf_bytes,
                                   write=self.write_bytes, nodelay=self.nodelay, streams=self.n_streams)
-        if self.rate_bps:
-            kw["burst"] = tbf_burst_bytes(self.rate_bps, self.mtu_bytes)
+        if link["burst_bytes"]:
+            kw["burst"] = link["burst_bytes"]
         if self.rr_bytes:
             kw.update(rr=self.rr_bytes, response=self.response_bytes or self.rr_bytes)
         return dict(kw, read=self.read_bytes(tool))
