@@ -46,7 +46,9 @@ class Writer:
         self.next_call_s = 0.0
         self.calls = 0
         self.blocked_since_s = -1.0
-        """When the writer blocked for room (-1: it is not blocked); it wakes late (:meth:`HostRuntime.wake_delay_s`)."""
+        """When the writer blocked for room (-1: it is not blocked, or its host wakes it on time); it wakes late
+        (:meth:`HostRuntime.wake_delay_s`)."""
+        self.wakes_late = self.host.wakes_late
         ep.on_writable = self.kick
 
     def start(self) -> None:
@@ -141,7 +143,7 @@ class Writer:
         now = self.kernel.now_s
         if blocked:
             ep.set_writer_blocked(True)
-            if self.blocked_since_s < 0.0:
+            if self.wakes_late and self.blocked_since_s < 0.0:
                 self.blocked_since_s = now
             if new_call:
                 self.host.syscall(self.cpu, 0, True)
@@ -197,9 +199,10 @@ class Reader:
         self.reads = 0
         self.last_read_s = 0.0
         """When the application last got data (the engine aligns the measurement window on it)."""
-        self.blocked_since_s = 0.0
-        """When the reader last found nothing to read (-1: it has not since it woke); it wakes late
-        (:meth:`HostRuntime.wake_delay_s`)."""
+        self.wakes_late = self.host.wakes_late
+        self.blocked_since_s = 0.0 if self.wakes_late else -1.0
+        """When the reader last found nothing to read (-1: it has not since it woke, or its host wakes it on
+        time); it wakes late (:meth:`HostRuntime.wake_delay_s`)."""
         self.on_data = on_data
         ep.on_readable = self.kick
 
@@ -208,7 +211,7 @@ class Reader:
         while not self.busy:
             avail = self.ep.rcv_readable
             if avail <= 0:
-                if self.blocked_since_s < 0.0:
+                if self.wakes_late and self.blocked_since_s < 0.0:
                     self.blocked_since_s = self.kernel.now_s
                 return
             if self.blocked_since_s >= 0.0:

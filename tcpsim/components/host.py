@@ -49,7 +49,8 @@ class HostRuntime:
         self.per_byte_copy_s = cpu.per_byte_copy_s
         self.per_byte_copy_rx_s = cpu.copy_rx_s
         self.irq_on_one = cpu.interrupts_on_one_cpu
-        self._wakes_late = bool(cpu.wake_latency_s)
+        self.wakes_late = bool(cpu.wake_latency_s)
+        """Whether a blocked application here runs late once it can (:meth:`wake_delay_s`)."""
         nic = platform.nic
         self.backlog_limit = nic.backlog_packets
         self.rx_ring = nic.rx_ring_packets
@@ -302,7 +303,7 @@ class HostRuntime:
     # --- application system calls ------------------------------------------------------------------
     def wake_delay_s(self, idle_s: float) -> float:
         """How late an application that blocked ``idle_s`` ago runs once it can (``CpuCost.wake_latency_s``)."""
-        return self.platform.cpu.wake_latency_after_s(idle_s) if self._wakes_late else 0.0
+        return self.platform.cpu.wake_latency_after_s(idle_s) if self.wakes_late else 0.0
 
     def syscall(self, cpu: int, size_bytes: int, new_call: bool, extra_passes: int = 0,
                 receive: bool = False) -> float:
