@@ -133,3 +133,12 @@ def test_the_trace_command_refuses_bad_arguments_in_one_line(capsys):
     assert schedtrace.main(["--rtt", "soon"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "duration" in err[0] and "rtt" in err[1]
+
+
+def test_the_window_probe_refuses_a_bad_read_delay_in_one_line(capsys):
+    from tcpsim.lab import winprobe
+
+    assert winprobe.main(["--read-delay", "1s"]) == 2
+    assert winprobe.main(["--read-delay", "soon"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all("read-delay" in line for line in err)

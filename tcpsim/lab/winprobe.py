@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import select
 import socket
 import statistics
 import subprocess
@@ -30,7 +31,7 @@ _TCP_WINDOW_CLAMP = getattr(socket, "TCP_WINDOW_CLAMP", 10)
 _PORT = 5299
 
 
-def _receiver(rcvbuf: int, duration_s: float) -> dict:
+def _receiver(rcvbuf: int, duration_s: float, read_delay_s: float = 0.0) -> dict:
     ls = socket.socket()
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if rcvbuf:
@@ -45,10 +46,21 @@ def _receiver(rcvbuf: int, duration_s: float) -> dict:
     t0 = time.monotonic()
     nxt = t0 + 0.25  # after slow start
     rows = []
+    got = counted = 0
     while time.monotonic() - t0 < duration_s:
+        if read_delay_s > 0:  # a reader that runs late: wait until readable, then spin before reading
+            if not select.select([c], [], [], 0.5)[0]:
+                continue
+            until = time.perf_counter() + read_delay_s
+            while time.perf_counter() < until:
+                pass
         try:
-            if c.recv_into(buf) == 0:
+            n = c.recv_into(buf)
+            if n == 0:
                 break
+            got += n
+            if time.monotonic() - t0 >= 0.25:
+                counted += n
         except socket.timeout:
             pass
         if time.monotonic() >= nxt:
@@ -57,7 +69,8 @@ def _receiver(rcvbuf: int, duration_s: float) -> dict:
             rows.append({"clamp": c.getsockopt(socket.IPPROTO_TCP, _TCP_WINDOW_CLAMP),
                          "sk_rcvbuf": c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
                          **{k: ti.get(k, 0) for k in ("rcv_ssthresh", "rcv_wnd", "rcv_mss")}})
-    return _medians(rows)
+    elapsed = time.monotonic() - t0 - 0.25
+    return {**_medians(rows), "goodput_bps": counted * 8 / elapsed if elapsed > 0 else 0.0, "read_delay_s": read_delay_s}
 
 
 def _sender(addr: str, duration_s: float) -> dict:
@@ -83,13 +96,15 @@ def _medians(rows: list[dict]) -> dict:
 
 
 def probe_window(rate_bps: float, rtt_s: float, mtu_bytes: int, rcvbuf_bytes: int,
-                 duration_s: float = 1.5) -> dict:
-    """One probe run (needs root): the kernel's window state as medians over the run after 0.25 s."""
+                 duration_s: float = 1.5, read_delay_s: float = 0.0) -> dict:
+    """One probe run (needs root): the kernel's window state as medians over the run after 0.25 s, and the
+    goodput the receiver read then; with ``read_delay_s`` its reader runs that late after each wake-up."""
     from .testbed import Testbed
 
     with Testbed(rate_bps, rtt_s, mtu_bytes) as tb:
         me = [sys.executable, "-m", "tcpsim.lab.winprobe"]
-        rcv = tb.spawn(tb.ns_b, [*me, "--role", "recv", "--rcvbuf", str(rcvbuf_bytes), "--duration", str(duration_s)],
+        rcv = tb.spawn(tb.ns_b, [*me, "--role", "recv", "--rcvbuf", str(rcvbuf_bytes), "--duration", str(duration_s),
+                                 "--read-delay", f"{read_delay_s:g}s"],
                        "winprobe-recv", stdout=subprocess.PIPE)
         if not rcv.stdout or not rcv.stdout.readline().startswith("ready"):
             raise RuntimeError("the probe's receiver did not start")
@@ -113,17 +128,25 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--rcvbuf", default="16384")
     p.add_argument("--duration", type=float, default=1.5)
     p.add_argument("--connect", default="")
+    p.add_argument("--read-delay", default="0", help="the reader spins this long after each wake-up (0..10 ms)")
     a = p.parse_args(argv)
+    try:
+        read_delay_s = parse_duration(a.read_delay, "read-delay")
+        if not 0 <= read_delay_s <= 0.01:
+            raise ValueError("read-delay: 0..10 ms")
+    except ValueError as exc:
+        print(f"winprobe: {exc}", file=sys.stderr)
+        return 2
     if a.role == "recv":
         die_with_parent()
-        print(json.dumps(_receiver(parse_size(a.rcvbuf, "rcvbuf"), a.duration)), flush=True)
+        print(json.dumps(_receiver(parse_size(a.rcvbuf, "rcvbuf"), a.duration, read_delay_s)), flush=True)
     elif a.role == "send":
         die_with_parent()
         print(json.dumps(_sender(a.connect, a.duration)), flush=True)
     else:
         print(json.dumps(probe_window(parse_link_rate(a.rate, "rate"), parse_duration(a.rtt, "rtt"),
                                       parse_size(a.mtu, "mtu", decimal=True), parse_size(a.rcvbuf, "rcvbuf"),
-                                      a.duration)))
+                                      a.duration, read_delay_s)))
     return 0
 
 
