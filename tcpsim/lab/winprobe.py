@@ -31,6 +31,23 @@ _TCP_WINDOW_CLAMP = getattr(socket, "TCP_WINDOW_CLAMP", 10)
 _PORT = 5299
 
 
+_COUNTERS = ("TCPRcvCoalesce", "TCPBacklogCoalesce", "TCPRcvCollapsed")
+
+
+def _tcp_ext() -> dict[str, int]:
+    """This namespace's ``TcpExt`` counters named in :data:`_COUNTERS` (/proc/net/netstat)."""
+    try:
+        with open("/proc/self/net/netstat", encoding="ascii") as f:
+            lines = f.read(1 << 16).splitlines()
+    except OSError:
+        return {}
+    for names, values in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:"):
+            table = dict(zip(names.split()[1:], values.split()[1:]))
+            return {k: int(table[k]) for k in _COUNTERS if k in table}
+    return {}
+
+
 def _receiver(rcvbuf: int, duration_s: float, read_delay_s: float = 0.0) -> dict:
     ls = socket.socket()
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -47,6 +64,7 @@ def _receiver(rcvbuf: int, duration_s: float, read_delay_s: float = 0.0) -> dict
     nxt = t0 + 0.25  # after slow start
     rows = []
     got = counted = 0
+    before = _tcp_ext()
     while time.monotonic() - t0 < duration_s:
         if read_delay_s > 0:  # a reader that runs late: wait until readable, then spin before reading
             if not select.select([c], [], [], 0.5)[0]:
@@ -70,7 +88,9 @@ def _receiver(rcvbuf: int, duration_s: float, read_delay_s: float = 0.0) -> dict
                          "sk_rcvbuf": c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
                          **{k: ti.get(k, 0) for k in ("rcv_ssthresh", "rcv_wnd", "rcv_mss")}})
     elapsed = time.monotonic() - t0 - 0.25
-    return {**_medians(rows), "goodput_bps": counted * 8 / elapsed if elapsed > 0 else 0.0, "read_delay_s": read_delay_s}
+    after = _tcp_ext()
+    return {**_medians(rows), "goodput_bps": counted * 8 / elapsed if elapsed > 0 else 0.0, "read_delay_s": read_delay_s,
+            **{k: after[k] - before[k] for k in after if k in before}}
 
 
 def _sender(addr: str, duration_s: float) -> dict:
