@@ -189,9 +189,9 @@ class EndpointState:
         o = self.opts
         if o.congestion_control == "cubic":
             return Cubic(self.mss, o.initial_cwnd_segments, validate=o.cwnd_validation, sack=self.sack_ok,
-                         limited_transmit=o.limited_transmit)
+                         limited_transmit=o.limited_transmit, twice_out=o.slow_start_to_twice_out)
         return NewReno(self.mss, o.initial_cwnd_segments, validate=o.cwnd_validation, sack=self.sack_ok,
-                       limited_transmit=o.limited_transmit)
+                       limited_transmit=o.limited_transmit, twice_out=o.slow_start_to_twice_out)
 
     # --- helpers ----------------------------------------------------------------------------------
     def _wire(self, length: int) -> tuple[int, float]:

@@ -23,15 +23,23 @@ class NewReno:
     """Congestion window state of one sender, in bytes."""
 
     __slots__ = ("mss", "cwnd", "ssthresh", "in_recovery", "recover", "dupacks", "abc_limit", "_ca_acc",
-                 "validate", "sack", "limited_transmit", "extra", "now_s")
+                 "validate", "sack", "limited_transmit", "extra", "now_s", "twice_out", "_max_out", "_usage_seq")
 
     MAX_BURST_SEGMENTS = 3
     """Linux ``tcp_max_burst``: a window within this many segments of the flight still counts as used."""
 
     def __init__(self, mss_bytes: int, initial_window_segments: int = 2, abc_limit_segments: int = 2,
-                 validate: bool = False, sack: bool = False, limited_transmit: bool = False) -> None:
+                 validate: bool = False, sack: bool = False, limited_transmit: bool = False,
+                 twice_out: bool = False) -> None:
         self.mss = mss_bytes
         self.validate = validate
+        self.twice_out = twice_out
+        """With ``validate``: slow start grows cwnd while it is below twice the most data out in the current
+        window, used or not (Linux 4.3+ ``tcp_is_cwnd_limited``)."""
+        self._max_out = 0
+        """``tp->max_packets_out`` in bytes: the most data out in the current window (``tcp_cwnd_validate``)."""
+        self._usage_seq = 0
+        """``tp->cwnd_usage_seq``: the window that :attr:`_max_out` describes ends when this is acknowledged."""
         self.sack = sack
         self.limited_transmit = limited_transmit
         self.extra = 0
@@ -64,13 +72,28 @@ class NewReno:
             # Partial ACK: deflate by the amount acked, add back one SMSS, retransmit the next hole.
             self.cwnd = max(self.cwnd - acked_bytes + mss, mss)
             return True
-        if self.validate and flight_bytes + acked_bytes + self.MAX_BURST_SEGMENTS * mss < self.cwnd:
+        if self.validate and not self._cwnd_limited(acked_bytes, ack, flight_bytes):
             return False  # application- or buffer-limited: the window was not used, so it does not grow
         if self.cwnd < self.ssthresh:
             self.cwnd += min(acked_bytes, self.abc_limit)
         else:
             self.avoid_congestion(acked_bytes)
         return False
+
+    def _cwnd_limited(self, acked_bytes: int, ack: int, flight_bytes: int) -> bool:
+        """``tcp_is_cwnd_limited``: the flight before this ACK came within ``tcp_max_burst`` segments of cwnd
+        (the pre-4.3 test, and tcpsim's proxy for ``is_cwnd_limited`` after it); with :attr:`twice_out`, also
+        slow start below twice ``max_packets_out``, which ``tcp_cwnd_validate`` keeps per window: raised by
+        a larger flight within it, reset to the flight once the window it began with is acknowledged."""
+        before = flight_bytes + acked_bytes
+        if before + self.MAX_BURST_SEGMENTS * self.mss >= self.cwnd:
+            return True
+        if not self.twice_out:
+            return False
+        if ack >= self._usage_seq or before > self._max_out:
+            self._max_out = before
+            self._usage_seq = ack + flight_bytes
+        return self.cwnd < self.ssthresh and self.cwnd < 2 * self._max_out
 
     def avoid_congestion(self, acked_bytes: int) -> None:
         """RFC 5681 eq. 3, in byte-counting form: one SMSS per cwnd of data acked."""

@@ -200,6 +200,26 @@ def test_cwnd_validation(validate, flight_segments, grows):
     assert (cc.cwnd > before) is grows
 
 
+@pytest.mark.parametrize("twice_out", [False, True])
+def test_a_window_limited_slow_start_grows_cwnd_to_twice_what_is_out_since_linux_4_3(twice_out):
+    """A receiver's window holds the flight at 10 segments, each round trip ACKed a segment at a time: before
+    4.3 cwnd stops within ``tcp_max_burst`` of the flight; from 4.3 slow start takes it to twice the flight
+    (``tcp_is_cwnd_limited``: cwnd < 2 x max_packets_out), and congestion avoidance does not grow it."""
+    cc = NewReno(MSS, initial_window_segments=10, validate=True, twice_out=twice_out)
+    ack = 0
+    for _ in range(20):  # 20 round trips of 10 segments, the flight refilled after each ACK
+        for _ in range(10):
+            ack += MSS
+            cc.on_new_ack(MSS, ack, 9 * MSS)
+    assert cc.cwnd == (20 if twice_out else 14) * MSS
+    cc.ssthresh = cc.cwnd  # congestion avoidance: a window the flight does not fill stays put
+    before = cc.cwnd
+    for _ in range(30):
+        ack += MSS
+        cc.on_new_ack(MSS, ack, 9 * MSS)
+    assert cc.cwnd == before
+
+
 def test_rto_rfc6298():
     r = RtoEstimator(min_rto_s=0.2)
     r.sample(0.1)
