@@ -142,3 +142,13 @@ def test_the_window_probe_refuses_a_bad_read_delay_in_one_line(capsys):
     assert winprobe.main(["--read-delay", "soon"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all("read-delay" in line for line in err)
+
+
+def test_machine_show_reads_a_wake_up_table_in_plain_units(tmp_path, capsys):
+    from tcpsim.cli import main
+
+    path = tmp_path / "vm.toml"
+    path.write_text('name = "vm"\nbase = "rx2600_ixgb"\n[fixed.cpu]\nwake_latency_s = [[0.001, 5e-5], [0.004, 1.5e-4]]\n')
+    assert main(["machine", "show", str(path)]) == 0
+    line = next(l for l in capsys.readouterr().out.splitlines() if "cpu.wake_latency_s" in l)
+    assert "after 1 ms: 50 us, after 4 ms: 150 us" in line

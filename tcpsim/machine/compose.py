@@ -43,6 +43,7 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
     trace["cpu.n_cpus"] = "= cpu.sockets x cpu.cores_per_socket x cpu.threads_per_core"
     trace["cpu.per_byte_copy_rx_s"] = "= cpu.per_byte_copy_s (None)"
     trace["cpu.interrupts_on_one_cpu"] = "= not nic.interrupts_spread"
+    trace["cpu.wake_latency_s"] = "on time: no part gives it (a file may set it; python -m tcpsim.lab.wakeprobe)"
     per_packet = nic.coalesce_style == "per-packet"
     runtime_nic = Nic(tx_ring_packets=nic.tx_ring_packets, rx_ring_packets=nic.rx_ring_packets,
                       backlog_packets=os_.backlog_packets,

@@ -33,6 +33,8 @@ _UNITS = (("_Bps", "B/s"), ("_bps", "bit/s"), ("_hz", "Hz"), ("_s", "s"), ("_byt
 def _fmt(name: str, value: Any) -> str:
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return "-" if value is None else str(value).lower() if isinstance(value, bool) else value
+    if isinstance(value, tuple):  # pairs of seconds (CpuCost.wake_latency_s): "after 1 ms: 50 us, ..."
+        return ", ".join(f"after {gap * 1e3:g} ms: {late * 1e6:.3g} us" for gap, late in value) or "none"
     text = f"{value:.6g}" if isinstance(value, float) else str(value)
     for suffix, unit in _UNITS:
         if name.endswith(suffix):
