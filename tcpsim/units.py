@@ -132,8 +132,10 @@ def parse_link_rate(value: object, field: str = "rate_bps") -> float:
     return UNSHAPED_RATE_BPS if rate == 0 else rate
 
 
-def parse_duration(value: object, field: str = "duration_s") -> float:
-    """Seconds from ``100us``, ``1.5ms`` or ``0.2s`` (text needs its unit); a Python number is seconds."""
+def parse_duration(value: object, field: str = "duration_s", lo_s: float | None = None,
+                   hi_s: float | None = None) -> float:
+    """Seconds from ``100us``, ``1.5ms`` or ``0.2s`` (text needs its unit); a Python number is seconds;
+    optionally within ``lo_s..hi_s``."""
     how = "a duration such as 100us, 1.5ms or 0.2s"
     seconds = _number(value, field, how)
     if seconds is None:
@@ -144,6 +146,11 @@ def parse_duration(value: object, field: str = "duration_s") -> float:
         seconds = float(m.group(1)) * _SECONDS[m.group(2)]
     if not math.isfinite(seconds):
         raise ConfigError(field, value, "a finite duration")
+    if (lo_s is not None and seconds < lo_s) or (hi_s is not None and seconds > hi_s):
+        low = "0" if lo_s is not None and lo_s <= 0 else format_duration(lo_s) if lo_s is not None else None
+        high = format_duration(hi_s) if hi_s is not None else None
+        span = f"in {low}..{high}" if low and high else f">= {low}" if low else f"<= {high}"
+        raise ConfigError(field, value, f"a duration {span}")
     return seconds
 
 

@@ -127,3 +127,14 @@ def test_int_ranges_are_named():
                                            (3e-8, "30 ns")])
 def test_durations_print_in_their_natural_unit(seconds, text):
     assert format_duration(seconds) == text
+
+
+def test_a_duration_out_of_its_range_is_one_error_naming_field_and_range():
+    from tcpsim.errors import ConfigError
+    from tcpsim.units import parse_duration
+
+    assert parse_duration("1ms", "gap", 0.0, 1e-3) == 1e-3
+    with pytest.raises(ConfigError, match=r"gap='2ms': must be a duration in 0\.\.1 ms"):
+        parse_duration("2ms", "gap", 0.0, 1e-3)
+    with pytest.raises(ConfigError, match=r"must be a duration >= 500 ms"):
+        parse_duration("1ms", "duration", lo_s=0.5)

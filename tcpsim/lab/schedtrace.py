@@ -142,9 +142,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             parse_duration(r, "rtt")
         mtus = [parse_size(m.strip(), "mtu") for m in args.mtu.split(",") if m.strip()]
         parse_size(args.sockbuf, "sockbuf")
-        duration_s = parse_duration(args.duration, "duration")
-        if not 0.5 <= duration_s <= 10:
-            raise ValueError("duration: 0.5..10 s")
+        duration_s = parse_duration(args.duration, "duration", 0.5, 10.0)
     except ValueError as exc:
         print(f"schedtrace: {exc}", file=sys.stderr)
         return 2
