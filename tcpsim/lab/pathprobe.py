@@ -28,7 +28,7 @@ from ..pcap import internet_checksum
 from ..units import parse_duration, parse_size
 from ._proc import die_with_parent
 
-__all__ = ["probe_path", "ip_packets", "relay_fit", "main"]
+__all__ = ["probe_path", "ip_packets", "relay_fit", "spread", "main"]
 
 MAX_EXCHANGES = 10_000
 MAX_SET_S = 60.0
@@ -67,10 +67,11 @@ def _echoes(addr: str, size_bytes: int, count: int) -> list[float]:
     return out[_WARMUP:]
 
 
-def _summary(rtts: list[float]) -> dict:
-    if not rtts:
+def spread(samples_s: list[float]) -> dict:
+    """A set's count, median and 10th/90th percentiles (seconds), as the probes report them."""
+    if not samples_s:
         return {"n": 0}
-    s = sorted(rtts)
+    s = sorted(samples_s)
     return {"n": len(s), "median_s": statistics.median(s), "p10_s": s[len(s) // 10], "p90_s": s[9 * len(s) // 10]}
 
 
@@ -138,7 +139,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         p.error(f"--count in 1..{MAX_EXCHANGES}, --passes in 1..10, --size in 0..60000")
     if a.role == "client":
         die_with_parent()
-        print(json.dumps(_summary(_echoes(a.connect, sizes[0], a.count))), flush=True)
+        print(json.dumps(spread(_echoes(a.connect, sizes[0], a.count))), flush=True)
         return 0
     rtts = [parse_duration(x, "rtt") for x in a.rtt.split(",")]
     mtus = [parse_size(x, "mtu", decimal=True) for x in a.mtu.split(",")]

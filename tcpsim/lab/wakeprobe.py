@@ -20,6 +20,7 @@ import time
 from typing import Optional
 
 from ..units import parse_duration
+from .pathprobe import spread
 
 __all__ = ["probe_wake", "wake_table", "main", "MAX_SET_S"]
 
@@ -82,12 +83,10 @@ def probe_wake(gap_s: float, count: int = 200, cpus: tuple[int, int] = (0, 1)) -
         os.close(back_r)
         os.waitpid(pid, 0)
     raw = b"".join(chunks)
-    latencies = sorted(x / 1e9 for x in struct.unpack(f"{len(raw) // 8}q", raw))
+    latencies = [x / 1e9 for x in struct.unpack(f"{len(raw) // 8}q", raw)]
     if not latencies:
         raise RuntimeError("the wake-up probe's reader returned no measurement")
-    n = len(latencies)
-    return {"gap_s": gap_s, "cpus": list(cpus), "n": n, "median_s": statistics.median(latencies),
-            "p10_s": latencies[n // 10], "p90_s": latencies[9 * n // 10]}
+    return {"gap_s": gap_s, "cpus": list(cpus), **spread(latencies)}
 
 
 def wake_table(sets: list[dict]) -> list[list[float]]:
