@@ -14,7 +14,7 @@ import math
 from .config import Host, Scenario
 from .protocol import framing
 
-__all__ = ["window_limit_bps", "base_rtt_s", "line_ceiling_bps", "bus_ceiling_bps", "cpu_ceiling_bps",
+__all__ = ["window_limit_bps", "base_rtt_s", "handshake_rtt_s", "line_ceiling_bps", "bus_ceiling_bps", "cpu_ceiling_bps",
            "nagle_interlock_bps", "nagle_pair_bytes", "naive_bdp_bps", "loss_estimate_bps", "acks_every", "segments_per_hand_up",
            "segments_per_aggregate", "ceilings", "binding_ceiling"]
 
@@ -122,6 +122,25 @@ def base_rtt_s(sc: Scenario) -> float:
     for p in (s, r):
         bus += p.bus.transfer_s(framing.frame_bytes(payload, opt)) + p.bus.transfer_s(framing.frame_bytes(0, opt))
     return 2 * link.one_way_delay_s + ser * (1 + link.switch_hops) + host + bus
+
+
+def handshake_rtt_s(sc: Scenario) -> float:
+    """Idle round trip of a header-only segment and its reply (a SYN and its SYN-ACK): each connection's first
+    RTT sample, taken before data flows (Linux ``tcp_ack_update_rtt`` when the SYN-ACK acknowledges the SYN,
+    ``tcp_synack_rtt_meas`` on the passive side; 4.4BSD ``tcp_xmit_timer`` on the SYN-ACK; RFC 6298 §2.2).
+    Propagation, serialization (and switch hops) and the relay stage both ways; on each host the send and
+    receive costs of a header-only segment, an interrupt, its coalescing delay and the bus transfers."""
+    link = sc.link
+    opt = framing.tcp_option_bytes(_timestamps(sc))
+    frame = framing.frame_bytes(0, opt)
+    ser = 2 * framing.wire_bytes(0, opt) * 8.0 / link.rate_bps * (1 + link.switch_hops)
+    relay = 2 * (link.relay_packet_s + (link.relay_byte_s + link.relay_latency_byte_s) * frame)
+    host = 0.0
+    for p in (sc.sender.platform, sc.receiver.platform):
+        c = p.cpu
+        host += (c.per_ack_tx_s + c.per_ack_rx_s + c.per_interrupt_s + p.nic.coalesce_delay_s
+                 + 2 * p.bus.transfer_s(frame))
+    return 2 * link.one_way_delay_s + ser + relay + host
 
 
 def line_ceiling_bps(sc: Scenario) -> float:

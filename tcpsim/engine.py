@@ -16,6 +16,7 @@ from collections import deque
 
 import numpy as np
 
+from . import ceilings
 from .config import Scenario
 from .errors import ConfigError
 from .components.app import Reader, RequestResponse, Writer
@@ -120,6 +121,7 @@ class _Run:
             self.snd_host.receive_on_peer_cpus()
             self.rcv_host.receive_on_peer_cpus()
         self.flows: list[tuple[str, int, TcpEndpoint, TcpEndpoint, Reader | None]] = []
+        self.handshake_rtt_s = ceilings.handshake_rtt_s(sc)
         self.rr: list[RequestResponse] = []
         self.writers: list[Writer] = []
         for i in range(wl.n_streams):
@@ -148,6 +150,8 @@ class _Run:
                         self.trace, f"{dst_host.name}#{stream}")
         a.connect(b)
         b.connect(a)
+        a.handshake_sample(self.handshake_rtt_s)
+        b.handshake_sample(self.handshake_rtt_s)
         src_cpu, dst_cpu = src_host.app_cpu(stream), dst_host.app_cpu(stream)
         if wl.kind == "rr":
             rr = RequestResponse(a, b, wl.write_bytes, wl.response_bytes or wl.write_bytes, src_cpu, dst_cpu)

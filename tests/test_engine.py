@@ -426,8 +426,9 @@ def test_a_retransmission_lost_after_a_timeout_is_sent_again():
 @pytest.mark.parametrize("limited_transmit", [False, True])
 def test_limited_transmit_turns_a_lost_first_segment_into_a_fast_retransmit(limited_transmit):
     """Linux's initial window of two: when the first segment is lost, the second brings one duplicate ACK.
-    Without limited transmit (RFC 3042) nothing more can go and the sender waits for the 1 s initial
-    timer; with it, each duplicate ACK lets a new segment out, and the third starts a fast retransmit."""
+    Without limited transmit (RFC 3042) nothing more can go and the sender waits for its retransmission
+    timer (the handshake's round trip set it: Linux's 200 ms floor); with it, each duplicate ACK lets a new
+    segment out, and the third starts a fast retransmit."""
     from tcpsim.engine import _Run
 
     opts = TcpOptions.for_os("linux", sockbuf_bytes=1 << 20, limited_transmit=limited_transmit)
@@ -436,7 +437,7 @@ def test_limited_transmit_turns_a_lost_first_segment_into_a_fast_retransmit(limi
     lose_one_segment(run_, times=1, from_seq=0)
     r = run_.run()
     assert r.termination == "finished" and r.retransmits == 1
-    assert (r.sim_time_s < 0.1) is limited_transmit and (r.sim_time_s > 1.0) is not limited_transmit
+    assert (r.sim_time_s < 0.1) is limited_transmit and (r.sim_time_s > 0.2) is not limited_transmit
 
 
 def test_time_waiting_on_a_retransmission_timer_counts_as_loss_recovery():
@@ -601,3 +602,39 @@ def test_sack_is_used_only_when_both_ends_permit_it():
     assert not any(ep.sack_ok for flow in run_.flows for ep in flow[2:4])
     both = Scenario(sender=Host(tcp=TcpOptions(sack=True)), receiver=Host(tcp=TcpOptions(sack=True)))
     assert all(ep.sack_ok for flow in _Run(both).flows for ep in flow[2:4])
+
+
+def test_the_handshake_round_trip_is_each_connections_first_rtt_sample():
+    """Before data flows each end has timed its SYN (Linux ``tcp_ack_update_rtt`` on the SYN-ACK,
+    ``tcp_synack_rtt_meas``; RFC 6298 §2.2): srtt and the minimum RTT are the idle round trip of a
+    header-only segment, shorter than a full segment's and longer than the propagation alone."""
+    from tcpsim import ceilings
+    from tcpsim.engine import _Run
+
+    sc = Scenario(link=Link(one_way_delay_s=2e-3))
+    run_ = _Run(sc)
+    syn = ceilings.handshake_rtt_s(sc)
+    assert 4e-3 < syn < ceilings.base_rtt_s(sc)
+    for ep in run_.flows[0][2:4]:
+        assert ep.rto.srtt_s == syn and ep.rto.rttvar_s == syn / 2 and ep.rtt_n == 0
+
+
+@pytest.mark.parametrize("rtt_s, ratio", [(4e-3, 164), (1e-3, 205)])
+def test_the_first_aggregate_follows_the_handshake_and_sets_the_scaling_ratio(rtt_s, ratio):
+    """The kernel trace in validation/README.md ("The handshake's round trip is the first RTT sample"): on the
+    lab path at 4 ms, ``tcp_tso_autosize`` sizes the first skb from the SYN's round trip (2 x 10 x 1448 bytes
+    / 4.2 ms >> 10, plus 64 KiB >> 8): four segments, 5792 bytes in two pages, and the receiver's
+    ``tcp_measure_rcv_mss`` takes its ratio from it, 5792 x 256 / 9024 = 164; at 1 ms half of cwnd (five
+    segments, 7240 bytes in the same two pages) binds first: 205."""
+    from dataclasses import replace
+
+    from tcpsim.api import build_scenario
+    from tcpsim.engine import _Run
+    from tcpsim.lab.scenario import lab_link_fields
+
+    sc = build_scenario(platform="lab_vm", rate="1gbit", rtt=f"{rtt_s * 1e3:g}ms", sockbuf="32k",
+                        budget=Budget(max_sim_time_s=0.03))
+    sc = replace(sc, link=replace(sc.link, **lab_link_fields(1e9, rtt_s, 1500, "relay")))
+    run_ = _Run(sc)
+    run_.run()
+    assert run_.flows[0][3]._ratio == ratio

@@ -184,6 +184,15 @@ class EndpointState:
         self.rtt_n = 0
         self._min_rtt_s = 0.0  # tcp_min_rtt: the smallest RTT sample (tcp_tso_autosize, 5.18 on)
 
+    def handshake_sample(self, rtt_s: float) -> None:
+        """The handshake's round trip as the first RTT sample (Linux ``tcp_ack_update_rtt`` on the SYN-ACK,
+        ``tcp_synack_rtt_meas``): it sets srtt, rttvar and the RTO (RFC 6298 §2.2) and the minimum RTT, so
+        the pacing rate and ``tcp_tso_autosize`` have a round trip at the first write; the reported mean RTT
+        counts data segments only."""
+        if rtt_s > 0.0:
+            self.rto.sample(rtt_s)
+            self._min_rtt_s = rtt_s
+
     def _new_cc(self) -> NewReno:
         """The congestion control the options name, for the current MSS."""
         o = self.opts
