@@ -638,3 +638,12 @@ def test_the_first_aggregate_follows_the_handshake_and_sets_the_scaling_ratio(rt
     run_ = _Run(sc)
     run_.run()
     assert run_.flows[0][3]._ratio == ratio
+
+
+def test_a_handshake_longer_than_the_initial_timeout_gives_no_sample():
+    """A SYN whose answer takes longer than the 1 s initial timer was sent again, and a retransmitted
+    segment is not timed (Karn's rule, RFC 6298 §3): the first data segment starts on the initial RTO."""
+    from tcpsim.engine import _Run
+
+    run_ = _Run(Scenario(link=Link(one_way_delay_s=0.6)))
+    assert all(ep.rto.srtt_s is None and ep.rto.rto_s == 1.0 for ep in run_.flows[0][2:4])

@@ -188,8 +188,9 @@ class EndpointState:
         """The handshake's round trip as the first RTT sample (Linux ``tcp_ack_update_rtt`` on the SYN-ACK,
         ``tcp_synack_rtt_meas``): it sets srtt, rttvar and the RTO (RFC 6298 §2.2) and the minimum RTT, so
         the pacing rate and ``tcp_tso_autosize`` have a round trip at the first write; the reported mean RTT
-        counts data segments only."""
-        if rtt_s > 0.0:
+        counts data segments only. A round trip past the initial timeout gives none: the SYN went out again
+        and Karn's rule (RFC 6298 §3) forbids timing it."""
+        if 0.0 < rtt_s < self.rto.timeout_s():
             self.rto.sample(rtt_s)
             self._min_rtt_s = rtt_s
 
