@@ -14,9 +14,9 @@ import math
 from .config import Host, Scenario
 from .protocol import framing
 
-__all__ = ["window_limit_bps", "base_rtt_s", "handshake_rtt_s", "line_ceiling_bps", "bus_ceiling_bps", "cpu_ceiling_bps",
-           "nagle_interlock_bps", "nagle_pair_bytes", "naive_bdp_bps", "loss_estimate_bps", "acks_every", "segments_per_hand_up",
-           "segments_per_aggregate", "ceilings", "binding_ceiling"]
+__all__ = ["window_limit_bps", "base_rtt_s", "handshake_rtt_s", "line_ceiling_bps", "bus_ceiling_bps",
+           "cpu_ceiling_bps", "nagle_interlock_bps", "nagle_pair_bytes", "naive_bdp_bps", "loss_estimate_bps",
+           "acks_every", "segments_per_hand_up", "segments_per_aggregate", "ceilings", "binding_ceiling"]
 
 
 def _timestamps(sc: Scenario) -> bool:
