@@ -640,10 +640,19 @@ def test_the_first_aggregate_follows_the_handshake_and_sets_the_scaling_ratio(rt
     assert run_.flows[0][3]._ratio == ratio
 
 
-def test_a_handshake_longer_than_the_initial_timeout_gives_no_sample():
-    """A SYN whose answer takes longer than the 1 s initial timer was sent again, and a retransmitted
-    segment is not timed (Karn's rule, RFC 6298 §3): the first data segment starts on the initial RTO."""
+@pytest.mark.parametrize("timestamps", [False, True])
+def test_a_handshake_longer_than_the_initial_timeout(timestamps):
+    """A SYN whose answer takes longer than the 1 s initial timer was sent again. Without timestamps a
+    retransmitted segment is not timed (Karn's rule, RFC 6298 §3) and data starts on a 3 s timeout (§5.7);
+    with them the echo times it anyway (RFC 7323 §4.1), so the first sample is the round trip."""
+    from tcpsim import ceilings
     from tcpsim.engine import _Run
 
-    run_ = _Run(Scenario(link=Link(one_way_delay_s=0.6)))
-    assert all(ep.rto.srtt_s is None and ep.rto.rto_s == 1.0 for ep in run_.flows[0][2:4])
+    opts = TcpOptions(timestamps=timestamps)
+    sc = Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts), link=Link(one_way_delay_s=0.6))
+    run_ = _Run(sc)
+    for ep in run_.flows[0][2:4]:
+        if timestamps:
+            assert ep.rto.srtt_s == ceilings.handshake_rtt_s(sc) > 1.2
+        else:
+            assert ep.rto.srtt_s is None and ep.rto.rto_s == 3.0

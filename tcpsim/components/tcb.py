@@ -188,11 +188,16 @@ class EndpointState:
         """The handshake's round trip as the first RTT sample (Linux ``tcp_ack_update_rtt`` on the SYN-ACK,
         ``tcp_synack_rtt_meas``): it sets srtt, rttvar and the RTO (RFC 6298 §2.2) and the minimum RTT, so
         the pacing rate and ``tcp_tso_autosize`` have a round trip at the first write; the reported mean RTT
-        counts data segments only. A round trip past the initial timeout gives none: the SYN went out again
-        and Karn's rule (RFC 6298 §3) forbids timing it."""
-        if 0.0 < rtt_s < self.rto.timeout_s():
+        counts data segments only. A round trip past the initial timeout means the SYN went out again: with
+        timestamps the echo still times it (RFC 7323 §4.1, Linux ``tcp_rtt_tsopt_us``); without them Karn's
+        rule forbids the sample (RFC 6298 §3) and data starts on a timeout of at least 3 s (§5.7)."""
+        if rtt_s <= 0.0:
+            return
+        if rtt_s < self.rto.timeout_s() or self.option_bytes:
             self.rto.sample(rtt_s)
             self._min_rtt_s = rtt_s
+        elif self.rto.rto_s < 3.0:
+            self.rto.rto_s = min(3.0, self.rto.max_rto_s)
 
     def _new_cc(self) -> NewReno:
         """The congestion control the options name, for the current MSS."""
