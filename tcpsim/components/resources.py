@@ -8,18 +8,22 @@ from __future__ import annotations
 
 from collections import deque
 
+from .kernel import Fifo
+
 __all__ = ["Server", "LinkDirection"]
 
 
 class Server:
-    """A non-preemptive FIFO server (a CPU or a shared bus) with busy-time accounting."""
+    """A non-preemptive FIFO server (a CPU or a shared bus) with busy-time accounting; ``fifo`` schedules the
+    calls its completions lead to (:class:`~tcpsim.components.kernel.Fifo`), where a host model gives one."""
 
-    __slots__ = ("name", "free_at", "busy_s")
+    __slots__ = ("name", "free_at", "busy_s", "fifo")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, fifo: Fifo | None = None) -> None:
         self.name = name
         self.free_at = 0.0
         self.busy_s = 0.0
+        self.fifo = fifo
 
     def run(self, now: float, cost_s: float) -> float:
         """Queue ``cost_s`` of work at ``now``; returns when it completes."""
