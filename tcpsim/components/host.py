@@ -11,7 +11,7 @@ from collections import deque
 from typing import Callable
 
 from ..platform import Platform
-from .kernel import Fifo, Kernel
+from .kernel import Kernel
 from .resources import LinkDirection, Server
 from .segment import Segment
 
@@ -31,10 +31,9 @@ class HostRuntime:
         self.platform = platform
         cpu = platform.cpu
         self.modelled = platform.host_model_on
-        self.cpus = [Server(f"{name}.cpu{i}", Fifo(kernel)) for i in range(cpu.n_cpus)]
+        self.cpus = [Server(f"{name}.cpu{i}") for i in range(cpu.n_cpus)]
         bus = platform.bus
-        self.bus = Server(f"{name}.bus", Fifo(kernel)) if bus.clock_hz > 0 else None
-        self._arrivals = Fifo(kernel)  # frames this host puts on its outgoing link, in arrival order
+        self.bus = Server(f"{name}.bus") if bus.clock_hz > 0 else None
         self._bus_per_transfer_s = bus.transfer_s(0)
         self._bus_per_byte_s = bus.transfer_s(1) - self._bus_per_transfer_s
         contention = 1.0 + cpu.per_stream_frac * max(n_streams_here - 1, 0)
@@ -122,8 +121,7 @@ class HostRuntime:
             cost = self.per_ack_tx_s
         kernel = self.kernel
         now = kernel.now_s
-        server = self.cpus[cpu]
-        done = server.run(now, cost) if cost > 0.0 else now
+        done = self.cpus[cpu].run(now, cost) if cost > 0.0 else now
         # One connection's segments reach the driver queue in the order TCP sent them: the socket lock
         # serializes its output even when the work of two segments runs on two CPUs at once.
         order = self._tx_order
@@ -133,9 +131,7 @@ class HostRuntime:
             done = last
         order[dst] = done
         if done > now or last >= now:  # an earlier segment may still wait to be released at ``now``
-            fifo = server.fifo
-            assert fifo is not None
-            fifo.call_at(done, self._to_wire, seg)
+            kernel.call_at(done, self._to_wire, seg)
         else:
             self._to_wire(seg)
 
@@ -205,9 +201,9 @@ class HostRuntime:
             self._tx_completed(seg, link.free_at if link.busy_s != busy_s else now)
         if arrival is not None:
             if self.peer.modelled:
-                self._arrivals.call_at(arrival, self.peer.receive, seg)
+                kernel.call_at(arrival, self.peer.receive, seg)
             else:  # an ideal receiver hands the segment straight to TCP
-                self._arrivals.call_at(arrival, seg.dst.on_segment, seg, 0)
+                kernel.call_at(arrival, seg.dst.on_segment, seg, 0)
 
     def _tx_completed(self, seg: Segment, at_s: float) -> None:
         """Tell a watching sender that a data segment of its has left the host at ``at_s``."""
@@ -227,12 +223,10 @@ class HostRuntime:
             self.ring_drops += 1
             return
         self._ring_dma += 1
-        bus = self.bus
-        if bus is not None:
-            done = bus.run(self.kernel.now_s, self._bus_per_transfer_s + seg.frame_bytes * self._bus_per_byte_s)
-            fifo = bus.fifo
-            assert fifo is not None
-            fifo.call_at(done, self._dma_done, seg)
+        if self.bus is not None:
+            kernel = self.kernel
+            done = self.bus.run(kernel.now_s, self._bus_per_transfer_s + seg.frame_bytes * self._bus_per_byte_s)
+            kernel.call_at(done, self._dma_done, seg)
         else:
             self._dma_done(seg)
 
@@ -290,12 +284,9 @@ class HostRuntime:
         # inside a GSO aggregate taken whole the stack runs once, for its last segment (netif_receive_skb)
         cost = ((0.0 if seg.more else self.per_packet_rx_s) + seg.length * self.per_byte_csum_rx_s if seg.length
                 else self.per_ack_rx_s)
-        server = self._rx_server(seg, cpu_index)
-        done = server.run(now, cost)
+        done = self._rx_server(seg, cpu_index).run(now, cost)
         self._handler_until[cpu_index] = done
-        fifo = server.fifo
-        assert fifo is not None
-        fifo.call_at(done, self._deliver, seg, cpu_index)
+        self.kernel.call_at(done, self._deliver, seg, cpu_index)
 
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
         self.backlog -= 1

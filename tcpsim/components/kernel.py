@@ -10,14 +10,13 @@ by simpy's insertion counter, so runs are deterministic.
 from __future__ import annotations
 
 import time
-from collections import deque
 from heapq import heappop, heappush
 from typing import Any, Callable
 
 import simpy
 from simpy.events import NORMAL
 
-__all__ = ["Kernel", "BudgetExhausted", "Timer", "Fifo"]
+__all__ = ["Kernel", "BudgetExhausted", "Timer"]
 
 _WALL_CHECK_EVERY = 0x100
 """Most events between two reads of the clock for the wall-time budget (and calls to :attr:`Kernel.poll`).
@@ -184,49 +183,3 @@ class Timer:
             return
         self.deadline = None
         self._callback()
-
-
-class Fifo:
-    """The calls of one FIFO stage (a CPU, the bus, a link direction), which come due in the order they are
-    queued: one heap entry, for the earliest, while the rest wait beside the heap, so a stage holding
-    thousands of segments (a saturated CPU) does not make every heap operation of the run slower.
-
-    Exact: each call keeps the insertion number it was given when queued, so events run in the same order
-    as with every call in the heap; a call due before the last one queued goes to the heap itself.
-    """
-
-    __slots__ = ("_kernel", "_calls", "_last_s", "_fire_cb")
-
-    def __init__(self, kernel: Kernel) -> None:
-        self._kernel = kernel
-        self._calls: deque[tuple[float, int, Any, tuple]] = deque()
-        self._last_s = 0.0
-        self._fire_cb = self._fire
-
-    def call_at(self, time_s: float, fn, *args) -> None:
-        """:meth:`Kernel.call_at`, for a call of this stage."""
-        k = self._kernel
-        if time_s < k.now_s:
-            time_s = k.now_s
-        n = k.n_events = k.n_events + 1
-        if n >= k._check_at:
-            k._check_budgets(n)
-        eid = next(k._eid)
-        calls = self._calls
-        if not calls:
-            calls.append((time_s, eid, fn, args))
-            self._last_s = time_s
-            heappush(k._queue, (time_s, NORMAL, eid, self._fire_cb, ()))
-        elif time_s >= self._last_s:
-            calls.append((time_s, eid, fn, args))
-            self._last_s = time_s
-        else:
-            heappush(k._queue, (time_s, NORMAL, eid, fn, args))
-
-    def _fire(self) -> None:
-        calls = self._calls
-        entry = calls.popleft()
-        if calls:
-            head = calls[0]
-            heappush(self._kernel._queue, (head[0], NORMAL, head[1], self._fire_cb, ()))
-        entry[2](*entry[3])

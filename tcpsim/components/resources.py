@@ -8,22 +8,18 @@ from __future__ import annotations
 
 from collections import deque
 
-from .kernel import Fifo
-
 __all__ = ["Server", "LinkDirection"]
 
 
 class Server:
-    """A non-preemptive FIFO server (a CPU or a shared bus) with busy-time accounting; ``fifo`` schedules the
-    calls its completions lead to (:class:`~tcpsim.components.kernel.Fifo`), where a host model gives one."""
+    """A non-preemptive FIFO server (a CPU or a shared bus) with busy-time accounting."""
 
-    __slots__ = ("name", "free_at", "busy_s", "fifo")
+    __slots__ = ("name", "free_at", "busy_s")
 
-    def __init__(self, name: str, fifo: Fifo | None = None) -> None:
+    def __init__(self, name: str) -> None:
         self.name = name
         self.free_at = 0.0
         self.busy_s = 0.0
-        self.fifo = fifo
 
     def run(self, now: float, cost_s: float) -> float:
         """Queue ``cost_s`` of work at ``now``; returns when it completes."""
