@@ -20,8 +20,8 @@ PATH = ("with the handshake's round trip as the first RTT sample (sixth session)
         "to -1..+1 % from +18..+34 %, but the 16 KiB one to -17 % (the kernel offered the same 13-segment window "
         "as tcpsim when re-measured on 2026-11-27, 34.5 Mbit/s against the dataset's 43.8: that row's measurement "
         "is high); MTU 9000 with 16 KiB at 0.2 ms -22 %, and the MTU 9000 32 KiB rows at 0.2 and 0.5 ms 16-30 % "
-        "low (the kernel's window grows from three segments to four once the 5800-byte tail of a 128 KiB write "
-        "goes out alone, the writer late, after a tenth of a second or more; tcpsim's writer is never that late)")
+        "low (the kernel's window grows from three segments to four once a small skb arrives alone after iperf3's "
+        "writer stalls, 0.32 s into the traced run after a 2 ms stall; tcpsim's writer never stalls)")
 KNOWN_MISSES = {
     "window-limited max": "30.2 % (4 of 31 rows above 15 %): " + PATH,
     "messages_nodelay": ("37.2 %: lab_vm's costs were fitted with each frame serialized at 1 Gbit/s; behind the tbf "
