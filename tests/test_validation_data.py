@@ -1,6 +1,7 @@
 """The validation data holds every number of the sources, with the fixed calibration / holdout split."""
 
 import csv
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,22 @@ def test_every_number_printed_twice_is_flagged_duplicate_once():
                     "sunfire/text#RR 1460-byte rate, low end:transactions",
                     "tengbe/text#max one direction:throughput", "tengbe/text#max both directions:throughput",
                     "tengbe/text#max Linux64 -> Linux32:throughput", "tengbe/text#max Linux32 -> Linux64:throughput"}
+
+
+def test_a_lab_sweep_run_writes_a_table_validate_reads(tmp_path):
+    """``python -m tcpsim.lab.dataset`` turns its runs into CSV tables (its last step, after every measurement:
+    it once failed there on the delay-line column its rows carry and its header left out); the table reads
+    back as the same row with its path."""
+    from tcpsim.lab import dataset
+
+    row = dataset.sweep_rows()[0]
+    run = {"kind": row.kind, "scenario": dataclasses.asdict(row.scenario), "kernel": "6.18.0", "cpu": "test CPU",
+           "sysctls": {"net.ipv4.tcp_rmem": "4096 131072 6291456"}, "load_avg": [0.5, 0.5, 0.5],
+           "delay_line": "relay",
+           "measured": {"goodput_bps": 6.0e8, "tool": "iperf3", "duration_s": 2.0, "retransmits": 0,
+                        "rtt_min_s": 2.8e-4, "rtt_mean_s": 3.1e-4}}
+    (path,) = dataset.write_tables([run], str(tmp_path / "lab"), (0.5, 0.5, 0.5), (0.6, 0.6, 0.6))
+    assert set(dataset.EXTRA_COLUMNS) <= set(EXTRA_COLUMNS)
+    (point,) = load_points(tmp_path)
+    assert point.row == row.label and point.value_si == 6.0e8 and point.get("delay_line") == "relay"
+    assert point.role == "holdout" and "# tcpsim lab sweep of 1 rows" in Path(path).read_text()

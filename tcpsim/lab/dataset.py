@@ -27,8 +27,10 @@ from .scenario import LabScenario
 
 __all__ = ["Row", "sweep_rows", "role_of", "csv_row", "EXTRA_COLUMNS"]
 
-EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min")
-"""Columns the lab rows add after the common ones (the path varies by row; the measured RTT shows the delay line)."""
+EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min",
+                 "delay_line")
+"""Columns the lab rows add after the common ones (the path varies by row; the measured RTT and the delay line
+say what the path gave); each is one of :data:`tcpsim.calibration.tables.EXTRA_COLUMNS`."""
 
 _K = 1024
 
