@@ -196,8 +196,8 @@ class EndpointState:
         if rtt_s < self.rto.timeout_s() or self.option_bytes:
             self.rto.sample(rtt_s)
             self._min_rtt_s = rtt_s
-        elif self.rto.rto_s < 3.0:
-            self.rto.rto_s = min(3.0, self.rto.max_rto_s)
+        else:
+            self.rto.after_lost_syn()
 
     def _new_cc(self) -> NewReno:
         """The congestion control the options name, for the current MSS."""

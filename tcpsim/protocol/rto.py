@@ -35,6 +35,12 @@ class RtoEstimator:
         rto = self.srtt_s + max(self.granularity_s, 4 * self.rttvar_s)
         self.rto_s = min(max(rto, self.min_rto_s), self.max_rto_s)
 
+    def after_lost_syn(self) -> None:
+        """Data starts on a timeout of at least 3 s when the SYN had to be sent again and was not timed
+        (RFC 6298 §5.7)."""
+        if self.srtt_s is None and self.rto_s < 3.0:
+            self.rto_s = min(3.0, self.max_rto_s)
+
     def timeout_s(self) -> float:
         """The current timeout including exponential back-off."""
         return min(self.rto_s * self.backoff, self.max_rto_s)
