@@ -115,3 +115,40 @@ def test_a_lab_sweep_run_writes_a_table_validate_reads(tmp_path):
     (point,) = load_points(tmp_path)
     assert point.row == row.label and point.value_si == 6.0e8 and point.get("delay_line") == "relay"
     assert point.role == "holdout" and "# tcpsim lab sweep of 1 rows" in Path(path).read_text()
+
+
+def _lab_run(row, goodput_bps, rtt_mean_s):
+    return {"kind": row.kind, "row": row.label, "scenario": dataclasses.asdict(row.scenario), "kernel": "6.18.0",
+            "cpu": "test CPU", "sysctls": {}, "load_avg": [0.5, 0.5, 0.5], "delay_line": "relay",
+            "measured": {"goodput_bps": goodput_bps, "tool": "iperf3", "duration_s": 2.0, "retransmits": 0,
+                         "rtt_min_s": 2.8e-4, "rtt_mean_s": rtt_mean_s}}
+
+
+def test_a_lab_row_of_several_passes_is_its_median_run(tmp_path):
+    """validation/README.md, "Each row the median of three quiet passes": the scored row is a real run (its RTT
+    beside its goodput), the median of the passes, of an even count the lower middle one; the note keeps every
+    pass's figure and a row missing from a pass is the median of the rest."""
+    from tcpsim.lab import dataset
+
+    a, b = dataset.sweep_rows()[:2]
+    passes = [[_lab_run(a, 6.0e8, 1e-3), _lab_run(b, 9.0e8, 4e-3)],
+              [_lab_run(a, 2.0e8, 2e-3)],
+              [_lab_run(a, 4.0e8, 3e-3), _lab_run(b, 8.0e8, 5e-3)]]
+    first, second = dataset.median_runs(passes)
+    assert first["measured"]["goodput_bps"] == 4.0e8 and first["measured"]["rtt_mean_s"] == 3e-3
+    assert first["passes_goodput_bps"] == [6.0e8, 2.0e8, 4.0e8]
+    assert second["measured"]["goodput_bps"] == 8.0e8 and second["measured"]["rtt_mean_s"] == 5e-3
+    paths = dataset.write_tables([first, second], str(tmp_path / "lab"), (0.5,) * 3, (0.6,) * 3)
+    points = {p.row: p for p in load_points(tmp_path)}
+    assert points[a.label].value_si == 4.0e8 and "median of 3 passes (600.0, 200.0, 400.0 Mbit/s)" in points[a.label].note
+    assert all("median goodput of 3 passes" in Path(p).read_text() for p in paths)
+
+
+def test_the_dataset_tool_refuses_a_runs_file_in_one_line(tmp_path, capsys):
+    from tcpsim.lab import dataset
+
+    bad = tmp_path / "runs.json"
+    bad.write_bytes(b"\0" * 10)
+    assert dataset.main([str(tmp_path / "out"), "--median-of", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "runs file" in err

@@ -4,7 +4,9 @@
 :func:`sweep_rows` once with ``tcpsim lab`` (iperf3 where installed) and writes one validation CSV per
 kind of row into OUT_DIR (the columns of :mod:`tcpsim.calibration.tables` plus ``rate_bps``, ``rtt_s``
 and the measured RTT), with the kernel, sysctls, CPU and load average in ``#`` header lines.
-``--from-runs RUNS.json`` writes the tables again from saved runs without measuring.
+``--from-runs RUNS.json`` writes the tables again from saved runs without measuring; ``--median-of A B C``
+writes them from several passes' runs files, each row the run whose goodput is the median of its passes
+(validation/README.md, "Each row the median of three quiet passes").
 
 The role of a table follows from its kind alone, fixed before any fit (validation/README.md):
 calibration = ``writes`` (unshaped, MTU 1500, write sizes) and ``messages_nodelay`` (small messages with
@@ -23,9 +25,11 @@ import sys
 from dataclasses import dataclass
 from typing import Optional
 
+from ..errors import ConfigError
+from ..fileio import read_text_limited
 from .scenario import LabScenario
 
-__all__ = ["Row", "sweep_rows", "role_of", "csv_row", "EXTRA_COLUMNS"]
+__all__ = ["Row", "sweep_rows", "role_of", "csv_row", "median_runs", "EXTRA_COLUMNS"]
 
 EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min",
                  "delay_line")
@@ -33,6 +37,8 @@ EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s
 say what the path gave); each is one of :data:`tcpsim.calibration.tables.EXTRA_COLUMNS`."""
 
 _K = 1024
+RUNS_LIMIT_BYTES = 16 << 20
+"""A sweep's runs file is about 0.3 MB; this bounds what ``--from-runs`` and ``--median-of`` read."""
 
 
 @dataclass(frozen=True)
@@ -94,9 +100,33 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
     return rows
 
 
+def median_runs(passes: list[list[dict]]) -> list[dict]:
+    """Per row (its label), the run whose goodput is the median of that row's runs in ``passes``.
+
+    A run, not an average, so the columns beside the goodput (measured RTT, delay line, counters) are the ones
+    that went with it; of an even count the lower middle one. The chosen run gains ``passes_goodput_bps``, every
+    pass's goodput in pass order. Rows keep the order of their first appearance.
+    """
+    by_row: dict[str, list[dict]] = {}
+    for runs in passes:
+        for d in runs:
+            by_row.setdefault(d["row"], []).append(d)
+    chosen = []
+    for runs in by_row.values():
+        ranked = sorted(runs, key=lambda d: d["measured"]["goodput_bps"])
+        pick = dict(ranked[(len(ranked) - 1) // 2])
+        pick["passes_goodput_bps"] = [d["measured"]["goodput_bps"] for d in runs]
+        chosen.append(pick)
+    return chosen
+
+
 def csv_row(row: Row, run: dict) -> dict[str, str]:
     """One CSV record from a row and its ``tcpsim lab --json`` object."""
     sc, m = row.scenario, run["measured"]
+    note = f"{m['tool']}, {m['duration_s']:.1f} s, {m['retransmits']} retransmits, delay line {run['delay_line']}"
+    if "passes_goodput_bps" in run:
+        rates = ", ".join(f"{g / 1e6:.1f}" for g in run["passes_goodput_bps"])
+        note += f"; the median of {len(run['passes_goodput_bps'])} passes ({rates} Mbit/s)"
     return {
         "source": "tcpsim lab on this project's VM", "table": f"Linux lab sweep: {table_of(row.kind, sc)}",
         "row": row.label,
@@ -107,7 +137,7 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
         "message_bytes": str(sc.write_bytes) if row.kind == "messages" else "", "n_streams": str(sc.n_streams),
         "direction": "a->b", "nagle": "off" if sc.nodelay else "on", "delack": "on", "deferred_acks_max": "",
         "n_cpus": "", "role": role_of(row.kind, sc), "page_hint": row.kind, "flags": "",
-        "note": f"{m['tool']}, {m['duration_s']:.1f} s, {m['retransmits']} retransmits, delay line {run['delay_line']}",
+        "note": note,
         "rate_bps": f"{sc.rate_bps:g}", "rtt_s": f"{sc.rtt_s:g}",
         "rtt_min_measured_s": "" if m["rtt_min_s"] is None else f"{m['rtt_min_s']:.6f}",
         "rtt_mean_measured_s": "" if m["rtt_mean_s"] is None else f"{m['rtt_mean_s']:.6f}",
@@ -122,7 +152,9 @@ def header_lines(first: dict, load_start: tuple, load_end: tuple, n: int) -> lis
             f"# load average at start {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f}, at end "
             f"{load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}: a shared 2-core VM; rows limited by the CPU "
             "(unshaped, 10 Gbit/s, small messages) are noisy",
-            "# delay: netem if the kernel has it, else tcpsim's user-space TUN relay (rtt_*_measured_s show what it gave)"]
+            "# delay: netem if the kernel has it, else tcpsim's user-space TUN relay (rtt_*_measured_s show what it gave)"
+            ] + ([f"# each row is the run with the median goodput of {len(first['passes_goodput_bps'])} passes "
+                  "(every pass's figure in its note)"] if "passes_goodput_bps" in first else [])
 
 
 def write_tables(runs: list[dict], out_dir: str, load_start: tuple, load_end: tuple) -> list[str]:
@@ -148,6 +180,22 @@ def write_tables(runs: list[dict], out_dir: str, load_start: tuple, load_end: tu
     return written
 
 
+def _tables_from_runs(a: argparse.Namespace) -> int:
+    """``--from-runs`` or ``--median-of``: the tables from saved runs, measuring nothing."""
+    passes = [json.loads(read_text_limited(path, "runs file", RUNS_LIMIT_BYTES))
+              for path in ([a.from_runs] if a.from_runs else a.median_of)]
+    runs = passes[0] if a.from_runs else median_runs(passes)
+    if a.median_of and a.runs:
+        with open(a.runs, "w") as fh:
+            json.dump(runs, fh, indent=0, default=float)
+    if a.load:
+        l0, l1 = (tuple(float(x) for x in part.split()) for part in a.load.split(","))
+    else:
+        l0, l1 = tuple(runs[0]["load_avg"]), tuple(runs[-1]["load_avg"])
+    print("\n".join(write_tables(runs, a.out, l0, l1)))
+    return 0
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     from .measure import run_lab
     from .predict import predict_lab
@@ -158,20 +206,19 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("out", help="folder for the CSV tables")
     p.add_argument("--runs", default=None, help="also write every run's JSON (a list) here")
     p.add_argument("--from-runs", default=None, help="write the tables from this runs file, measure nothing")
-    p.add_argument("--load", default=None, help="with --from-runs: load averages 'a b c,d e f' at start and end "
-                   "(default: the first and last run's)")
+    p.add_argument("--median-of", nargs="+", default=None, metavar="RUNS",
+                   help="write the tables from these passes' runs files, each row its median run (--runs saves them)")
+    p.add_argument("--load", default=None, help="with --from-runs or --median-of: load averages 'a b c,d e f' at "
+                   "start and end (default: the first and last run's)")
     p.add_argument("--only", type=int, default=None, help="the first N rows only")
     p.add_argument("--duration", type=float, default=3.0)
     a = p.parse_args(argv)
-    if a.from_runs:
-        with open(a.from_runs) as fh:
-            runs = json.load(fh)
-        if a.load:
-            l0, l1 = (tuple(float(x) for x in part.split()) for part in a.load.split(","))
-        else:
-            l0, l1 = tuple(runs[0]["load_avg"]), tuple(runs[-1]["load_avg"])
-        print("\n".join(write_tables(runs, a.out, l0, l1)))
-        return 0
+    if a.from_runs or a.median_of:
+        try:
+            return _tables_from_runs(a)
+        except ConfigError as exc:
+            print(exc, file=sys.stderr)
+            return 2
     missing = missing_requirement()
     if missing:
         print(missing, file=sys.stderr)
