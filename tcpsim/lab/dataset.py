@@ -154,7 +154,7 @@ def header_lines(first: dict, load_start: tuple, load_end: tuple, n: int) -> lis
             "(unshaped, 10 Gbit/s, small messages) are noisy",
             "# delay: netem if the kernel has it, else tcpsim's user-space TUN relay (rtt_*_measured_s show what it gave)"
             ] + ([f"# each row is the run with the median goodput of {len(first['passes_goodput_bps'])} passes "
-                  "(every pass's figure in its note)"] if "passes_goodput_bps" in first else [])
+                  "(every pass's figure in its note; the load averages are the highest of the passes')"] if "passes_goodput_bps" in first else [])
 
 
 def write_tables(runs: list[dict], out_dir: str, load_start: tuple, load_end: tuple) -> list[str]:
@@ -190,8 +190,8 @@ def _tables_from_runs(a: argparse.Namespace) -> int:
             json.dump(runs, fh, indent=0, default=float)
     if a.load:
         l0, l1 = (tuple(float(x) for x in part.split()) for part in a.load.split(","))
-    else:
-        l0, l1 = tuple(runs[0]["load_avg"]), tuple(runs[-1]["load_avg"])
+    else:  # of several passes, the highest (the least quiet) of their starts and ends
+        l0, l1 = (tuple(max(values) for values in zip(*(p[i]["load_avg"] for p in passes))) for i in (0, -1))
     print("\n".join(write_tables(runs, a.out, l0, l1)))
     return 0
 
