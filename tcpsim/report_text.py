@@ -46,9 +46,23 @@ def _bus_advice(sc: Scenario, bus: Bus) -> str:
     return "; ".join(ideas)
 
 
+IDEAL_UNSHAPED = ("ideal hosts (no CPU, NIC or bus costs) on an unshaped link: nothing but the window limits them, so "
+                  "the figure says nothing about a machine; name the hosts (--platform NAME, --machine FILE, or the "
+                  "file tcpsim calibrate --lab fits for yours) to ask how fast they go")
+"""What an unshaped run on ideal hosts means, instead of advice sized from a 10 Tbit/s line."""
+
+
+def ideal_unshaped(sc: Scenario) -> bool:
+    """An unshaped link between two ideal hosts: only the protocol's window limits the run."""
+    return (sc.link.rate_bps == UNSHAPED_RATE_BPS and not sc.sender.platform.host_model_on
+            and not sc.receiver.platform.host_model_on)
+
+
 def advice(sc: Scenario, r: Result) -> str:
     """The single change most likely to raise goodput, phrased as a tcpsim flag where there is one."""
     lim = r.limited_by
+    if ideal_unshaped(sc):
+        return IDEAL_UNSHAPED
     if lim == "cwnd" and sc.link.loss_frac > 0:
         ideas = "a cleaner path or a shorter round trip"
         if sc.link.mtu_bytes < 9000:
@@ -251,7 +265,8 @@ def _goodput_line(sc: Scenario, r: Result) -> str:
     each = " each way" if ways == 2 else ""
     head = f"goodput      {r.goodput_bps / 1e6:9.1f} Mbit/s  "  # bit/s like every rate tcpsim prints
     if sc.link.rate_bps == UNSHAPED_RATE_BPS:
-        return head + "(unshaped link: the hosts' own limit)"
+        return head + ("(unshaped link, ideal hosts: the window's limit only)" if ideal_unshaped(sc)
+                       else "(unshaped link: the hosts' own limit)")
     full = ways * line
     if r.goodput_bps > full:
         noise = r.goodput_halfwidth_bps or 0.0

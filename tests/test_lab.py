@@ -563,3 +563,26 @@ def test_zz_no_namespace_of_this_session_is_left_behind():
 
     left = [n for n in set(list_namespaces()) - BEFORE if n.startswith(NS_PREFIX) and not owner_alive(n)]
     assert not left, f"namespaces left behind: {left}"
+
+
+def test_an_unshaped_run_predicted_on_ideal_hosts_says_so():
+    """``tcpsim lab --rate 0`` without ``--platform`` predicts tcpsim's ideal hosts, whose only limit on a bare veth
+    is the window (hundreds of Gbit/s): the output's notes say so and name what to give instead."""
+    from types import SimpleNamespace
+
+    from tcpsim.lab.cli import to_json
+    from tcpsim.lab.scenario import LabScenario
+
+    result = SimpleNamespace(goodput_bps=5.8e11, data_packets_per_s=0.0, ack_packets_per_s=0.0, rtt_s=4e-5,
+                             limited_by="window", retransmits=0, transactions_per_s=None, cpu_utilization_frac={},
+                             streams=[])
+
+    def run(rate_bps):
+        return SimpleNamespace(scenario=LabScenario(rate_bps=rate_bps), kernel="6.18", sysctls={}, cpu="test",
+                               load_avg=(0.1, 0.1, 0.1), delay_line="none", notes=[],
+                               measured=SimpleNamespace(tool="iperf3", to_dict=lambda: {}))
+
+    notes = to_json(run(0.0), result, None, "linux")["notes"]
+    assert any("ideal hosts" in n and "--platform NAME|FILE" in n for n in notes)
+    assert not any("ideal hosts" in n for n in to_json(run(0.0), result, "lab_vm", "linux")["notes"])
+    assert not any("ideal hosts" in n for n in to_json(run(1e9), result, None, "linux")["notes"])

@@ -38,3 +38,15 @@ def test_cli_accepts_rate_zero(capsys):
     assert main(["predict", "--rate", "0", "--max-time", "20ms"]) == 0
     out = capsys.readouterr().out
     assert "unshaped" in out.splitlines()[0] and "unshaped link" in out
+
+
+def test_ideal_hosts_on_an_unshaped_link_say_the_figure_is_the_windows(capsys):
+    """With no host model nothing but the window limits an unshaped run: the advice is to describe the hosts,
+    not socket buffers sized from a 10 Tbit/s line; a named platform gets the usual report."""
+    assert main(["predict", "--rate", "0", "--rtt", "40us", "--max-time", "20ms"]) == 0
+    out = capsys.readouterr().out
+    assert "ideal hosts: the window's limit only" in out and "--sockbuf" not in out
+    assert "name the hosts (--platform NAME, --machine FILE" in out
+    assert main(["predict", "--rate", "0", "--rtt", "40us", "--platform", "lab_vm", "--max-time", "20ms"]) == 0
+    out = capsys.readouterr().out
+    assert "the hosts' own limit" in out and "ideal hosts" not in out
