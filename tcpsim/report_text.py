@@ -46,10 +46,12 @@ def _bus_advice(sc: Scenario, bus: Bus) -> str:
     return "; ".join(ideas)
 
 
-IDEAL_UNSHAPED = ("ideal hosts (no CPU, NIC or bus costs) on an unshaped link: nothing but the window limits them, so "
-                  "the figure says nothing about a machine; name the hosts (--platform NAME, --machine FILE, or the "
-                  "file tcpsim calibrate --lab fits for yours) to ask how fast they go")
-"""What an unshaped run on ideal hosts means, instead of advice sized from a 10 Tbit/s line."""
+def ideal_unshaped_note(flags: str = "--platform NAME, --machine FILE") -> str:
+    """What an unshaped run on ideal hosts means, instead of advice sized from a 10 Tbit/s line; ``flags``: how
+    the command at hand names a host."""
+    return ("ideal hosts (no CPU, NIC or bus costs) on an unshaped link: nothing but the window limits them, so the "
+            f"figure says nothing about a machine; name the hosts ({flags}, or the file tcpsim calibrate --lab fits "
+            "for yours) to ask how fast they go")
 
 
 def ideal_unshaped(sc: Scenario) -> bool:
@@ -62,7 +64,7 @@ def advice(sc: Scenario, r: Result) -> str:
     """The single change most likely to raise goodput, phrased as a tcpsim flag where there is one."""
     lim = r.limited_by
     if ideal_unshaped(sc):
-        return IDEAL_UNSHAPED
+        return ideal_unshaped_note()
     if lim == "cwnd" and sc.link.loss_frac > 0:
         ideas = "a cleaner path or a shorter round trip"
         if sc.link.mtu_bytes < 9000:

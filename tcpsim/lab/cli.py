@@ -74,12 +74,11 @@ def _predicted_dict(result: Any) -> dict[str, Any]:
 
 def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dict[str, Any]:
     """The ``--json`` object (also what ``tcpsim calibrate --lab`` reads)."""
-    from ..report_text import IDEAL_UNSHAPED
+    from ..report_text import ideal_unshaped_note
     from .predict import path_note
 
     sc = run.scenario
-    ideal = [IDEAL_UNSHAPED.replace("--platform NAME, --machine FILE", "--platform NAME|FILE")] \
-        if platform is None and not sc.rate_bps else []
+    ideal = [ideal_unshaped_note("--platform NAME|FILE")] if platform is None and not sc.rate_bps else []
     return {"scenario": sc.to_dict(), "kernel": run.kernel, "sysctls": run.sysctls, "cpu": run.cpu,
             "load_avg": list(run.load_avg), "delay_line": run.delay_line,
             "notes": list(run.notes) + [path_note(run.delay_line)] + ideal,
