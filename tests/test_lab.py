@@ -179,6 +179,30 @@ def test_fitter_says_when_the_runs_do_not_tell_a_cost():
     assert fit.values[2] == pytest.approx(1e-9)  # left where it started, not invented
 
 
+def test_a_prior_keeps_a_cost_the_runs_cannot_tell_near_its_start():
+    """Messages of one segment each: a write's and a segment's costs only count as their sum, so the runs fix the
+    sum and nothing else. Without a prior the split is wherever the search stopped; with ``prior_factor`` each
+    cost stays near its start (of the splits that fit, the nearest) and the sum still fits the runs; neither cost
+    is called identified."""
+    def one_segment_writes(values):
+        return [m * 8 / (values[0] + values[1]) for m in (60, 200, 1000)]
+
+    bounds = [(0.05e-6, 50e-6), (0.05e-6, 50e-6)]
+    meas = one_segment_writes([1e-6, 5e-6])  # the sum, 6 us, is what the runs know
+    start = [2e-6, 6e-6]
+    free = fit_costs(one_segment_writes, meas, start, bounds, ["w", "p"], max_nfev=60)
+    held = fit_costs(one_segment_writes, meas, start, bounds, ["w", "p"], max_nfev=60, prior_factor=3.0)
+    assert sum(held.values) == pytest.approx(6e-6, rel=0.05) and held.median_abs_rel_error < 0.05
+    def moved(fit):  # squared distance from the start in log space
+        return sum(math.log(v / s0) ** 2 for v, s0 in zip(fit.values, start))
+
+    assert all(abs(math.log(v / s0)) < math.log(1.5) for v, s0 in zip(held.values, start))
+    assert moved(held) < moved(free)  # of the splits that fit, the one nearest the start
+    assert held.lo95 == (None, None) and free.lo95 == (None, None)
+    with pytest.raises(ConfigError, match="prior"):
+        fit_costs(one_segment_writes, meas, start, bounds, ["w", "p"], prior_factor=1.0)
+
+
 def test_fitter_keeps_the_best_point_it_evaluated_not_its_last():
     """A model that is not smooth: only a narrow dip near the start fits, which the first Jacobian probe
     (``diff_step``: 5 % of log(start)) lands on; the optimizer's steps miss it and stay at the start."""
@@ -276,6 +300,12 @@ def test_calibrate_lab_reads_saved_runs_and_keeps_the_role_asked_for(tmp_path, c
     assert main(["calibrate", "--lab", str(path), "--costs", "per_write_s", "--max-evals", "2", "--workers", "1",
                  "--out", str(out)]) == 0, capsys.readouterr().err
     assert dict(load_platform(out).fit)["runs"] == ("writes", "window", "messages")
+    assert "prior_factor" not in dict(load_platform(out).fit)
+    assert main(["calibrate", "--lab", str(path), "--costs", "per_write_s", "--max-evals", "2", "--workers", "1",
+                 "--prior", "3", "--out", str(out)]) == 0, capsys.readouterr().err
+    assert dict(load_platform(out).fit)["prior_factor"] == 3.0
+    assert main(["calibrate", "--lab", str(path), "--costs", "per_write_s", "--prior", "0.5", "--out", str(out)]) == 2
+    assert "prior" in capsys.readouterr().err
     (tmp_path / "bad.json").write_text('{"x": 1}')
     assert main(["calibrate", "--lab", str(tmp_path / "bad.json"), "--out", str(out)]) == 2
     assert "tcpsim lab --json" in capsys.readouterr().err

@@ -96,8 +96,15 @@ def robust_cost(log_errors) -> float:
 
 def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Sequence[float], start: Sequence[float],
               bounds: Sequence[tuple[float, float]], names: Sequence[str], max_nfev: int = 30,
-              progress: Optional[Callable[[str], None]] = None) -> OwnFit:
+              progress: Optional[Callable[[str], None]] = None, prior_factor: Optional[float] = None) -> OwnFit:
     """Fit ``model(values) -> predictions`` to ``measured`` in log space within ``bounds``, robustly.
+
+    ``prior_factor`` (None: no prior): the start values are believed within this factor, one standard deviation
+    in log space, and each cost's distance from its start, ``ROBUST_SCALE x log(value / start) / log(factor)``,
+    joins the residuals (a maximum a posteriori fit). Where the runs weigh a cost the data decide; where they
+    cannot (a direction along which the predictions do not change, such as a per-write and a per-unit cost when
+    every write is one segment) the cost stays near its start instead of wandering to wherever the optimizer
+    stopped. The intervals then include the prior; "not identified" still says the runs alone do not tell.
 
     The loss is scipy's ``soft_l1`` of the log errors with scale :data:`ROBUST_SCALE` (about 10 %): errors
     well inside it count as their squares, larger ones about linearly, so a run the model cannot reach (a
@@ -119,6 +126,9 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
     meas = np.asarray(measured, dtype=float)
     if len(meas) == 0 or np.any(~np.isfinite(meas)) or np.any(meas <= 0):
         raise ConfigError("measured", list(measured), "positive finite goodputs, at least one run")
+    _check_prior(prior_factor)
+    prior_weight = 0.0 if prior_factor is None else ROBUST_SCALE / math.log(prior_factor)
+    n_runs = len(meas)
     lo = np.log([b[0] for b in bounds])
     hi = np.log([b[1] for b in bounds])
     x0 = np.clip(np.log(np.maximum(np.asarray(start, dtype=float), 1e-30)), lo + 1e-9, hi - 1e-9)
@@ -130,34 +140,48 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
         res = np.log(np.maximum(pred, 1e-9) / meas)
         n_eval[0] += 1
         res = np.where(np.isfinite(res), res, 3.0)
+        if prior_weight:
+            res = np.concatenate([res, prior_weight * (np.asarray(x, dtype=float) - x0)])
         cost = robust_cost(res)
         if cost < best[0]:
             best[:] = [cost, np.array(x, dtype=float), res.copy(), n_eval[0]]
         if progress is not None:
-            progress(f"  eval {n_eval[0]:3d}: median |err| {np.median(np.abs(np.expm1(res))):.1%}")
+            progress(f"  eval {n_eval[0]:3d}: median |err| {np.median(np.abs(np.expm1(res[:n_runs]))):.1%}")
         return res
 
     # least_squares counts neither Jacobian evaluations nor the start: budget the model runs themselves
     sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.05, max_nfev=max(1, max_nfev // (len(x0) + 1)),
                         method="trf", loss="soft_l1", f_scale=ROBUST_SCALE)
     x_best, res = best[1], best[2]
-    dof = max(len(res) - len(x0), 1)
-    s2 = float(np.sum(res ** 2)) / dof
+    runs_res = res[:n_runs]
+    dof = max(n_runs - len(x0), 1)
+    s2 = float(np.sum(runs_res ** 2)) / dof
     lo95: list[Optional[float]] = [None] * len(x0)
     hi95: list[Optional[float]] = [None] * len(x0)
     jac = np.asarray(sol.jac, dtype=float)
-    if jac.size and len(res) > len(x0):
-        jtj = jac.T @ jac
-        if np.linalg.matrix_rank(jtj) == len(x0) and np.linalg.cond(jtj) < 1e12:
-            cov = np.linalg.inv(jtj) * s2
-            for i in range(len(x0)):
-                half = 1.96 * math.sqrt(max(cov[i, i], 0.0))
-                if half < 5.0:  # a factor e^5 ~ 150 either way says nothing
-                    lo95[i], hi95[i] = float(np.exp(x_best[i] - half)), float(np.exp(x_best[i] + half))
+    if jac.size and n_runs > len(x0) and _identified(jac[:n_runs]):
+        cov = np.linalg.inv(jac.T @ jac) * s2  # with a prior its rows are in ``jac``: the interval includes it
+        for i in range(len(x0)):
+            half = 1.96 * math.sqrt(max(cov[i, i], 0.0))
+            if half < 5.0:  # a factor e^5 ~ 150 either way says nothing
+                lo95[i], hi95[i] = float(np.exp(x_best[i] - half)), float(np.exp(x_best[i] + half))
     message = f"{sol.message} Best of {n_eval[0]} evaluations: number {best[3]}" + (" (the start)" if best[3] == 1 else "")
     return OwnFit(names=tuple(names), values=tuple(float(v) for v in np.exp(x_best)),
                   start=tuple(float(v) for v in np.exp(x0)), lo95=tuple(lo95), hi95=tuple(hi95),
-                  errors=tuple(float(v) for v in np.expm1(res)), n_evaluations=n_eval[0], message=message)
+                  errors=tuple(float(v) for v in np.expm1(runs_res)), n_evaluations=n_eval[0], message=message)
+
+
+def _check_prior(factor: Optional[float]) -> None:
+    if factor is not None and not (math.isfinite(factor) and factor > 1.0):
+        raise ConfigError("prior", factor, "a factor above 1 (3: the start values are right within 3x)")
+
+
+def _identified(jac_runs) -> bool:
+    """Whether the runs alone tell every cost: their Jacobian has full column rank and is not near-singular."""
+    import numpy as np
+
+    jtj = jac_runs.T @ jac_runs
+    return bool(np.linalg.matrix_rank(jtj) == jac_runs.shape[1] and np.linalg.cond(jtj) < 1e12)
 
 
 # ---------------------------------------------------------------- runs -> (scenario builder, measured)
@@ -283,10 +307,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--costs", default="per_write_s,per_packet_s,per_byte_s",
                    help="costs to fit, of " + ", ".join(COSTS))
     p.add_argument("--max-evals", type=int, default=30, help="simulator evaluations of all runs (default 30)")
+    p.add_argument("--prior", type=float, default=None, metavar="FACTOR",
+                   help="keep each cost near the base profile's unless the runs say otherwise: the base values are "
+                        "believed within FACTOR (3, say); default none")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--name", default=None, help="name of the machine in the file (default: from --out)")
     p.add_argument("--out", required=True, metavar="FILE.toml", help="the machine file to write")
     a = p.parse_args(list(argv or []))
+    _check_prior(a.prior)
     names = [n.strip() for n in a.costs.split(",") if n.strip()]
     for n in names:
         if n not in COSTS:
@@ -320,7 +348,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return list(ex.map(_simulate_case, [(case, host) for case in cases]))
 
         fit = fit_costs(model, [c.goodput_bps for c in cases], [c.get(base) for c in costs],
-                        [(c.lo, c.hi) for c in costs], names, max_nfev=a.max_evals, progress=print)
+                        [(c.lo, c.hi) for c in costs], names, max_nfev=a.max_evals, progress=print,
+                        prior_factor=a.prior)
     host = base
     for c, v in zip(costs, fit.values):
         host = c.set(host, float(f"{v:.4g}"))
@@ -330,6 +359,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         band = "not identified by these runs" if lo is None else f"95 % {lo:.3g} .. {hi:.3g}"
         print(f"  {n:14s} {v0:10.3g} -> {v:10.3g}   ({band})   {COSTS[n].meaning}")
     print(f"median |error| {fit.median_abs_rel_error:.1%} over {len(cases)} runs ({fit.message})")
+    if a.prior is None and None in fit.lo95:
+        print("  (a cost these runs do not identify went wherever the search stopped: add runs that weigh it, or "
+              "--prior 3 to keep it near the base profile's value)")
     record = {"date": _dt.date.today().isoformat(), "runs": [c.label for c in cases],
               "inputs": [str(x) for x in (a.lab or a.iperf3)], "params": names,
               "values": [float(f"{v:.4g}") for v in fit.values], "start": [float(f"{v:.4g}") for v in fit.start],
@@ -337,6 +369,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               "hi95": [("" if v is None else float(f"{v:.4g}")) for v in fit.hi95],
               "errors": [round(e, 4) for e in fit.errors], "median_abs_rel_error": round(fit.median_abs_rel_error, 4),
               "evaluations": fit.n_evaluations, "optimizer": fit.message}
+    if a.prior is not None:
+        record["prior_factor"] = a.prior
     from ..profiles import profile_path, save_platform, update_profile
 
     if a.base and Path(a.out).resolve() == profile_path(a.base).resolve():  # refit in place: keep its comments
