@@ -104,7 +104,8 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
     joins the residuals (a maximum a posteriori fit). Where the runs weigh a cost the data decide; where they
     cannot (a direction along which the predictions do not change, such as a per-write and a per-unit cost when
     every write is one segment) the cost stays near its start instead of wandering to wherever the optimizer
-    stopped. The intervals then include the prior; "not identified" still says the runs alone do not tell.
+    stopped. The intervals then include the prior (weighed as if the runs scattered by ``ROBUST_SCALE``);
+    "not identified" still says the runs alone do not tell.
 
     The loss is scipy's ``soft_l1`` of the log errors with scale :data:`ROBUST_SCALE` (about 10 %): errors
     well inside it count as their squares, larger ones about linearly, so a run the model cannot reach (a
