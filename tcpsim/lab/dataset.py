@@ -153,8 +153,15 @@ def header_lines(first: dict, load_start: tuple, load_end: tuple, n: int) -> lis
             f"{load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}: a shared 2-core VM; rows limited by the CPU "
             "(unshaped, 10 Gbit/s, small messages) are noisy",
             "# delay: netem if the kernel has it, else tcpsim's user-space TUN relay (rtt_*_measured_s show what it gave)"
-            ] + ([f"# each row is the run with the median goodput of {len(first['passes_goodput_bps'])} passes "
-                  "(every pass's figure in its note; the load averages are the highest of the passes')"] if "passes_goodput_bps" in first else [])
+            ] + _median_line(first)
+
+
+def _median_line(first: dict) -> list[str]:
+    """The header line of tables written from several passes (:func:`median_runs`); none for one pass."""
+    if "passes_goodput_bps" not in first:
+        return []
+    return [f"# each row is the run with the median goodput of {len(first['passes_goodput_bps'])} passes (every "
+            "pass's figure in its note; the load averages are the highest of the passes')"]
 
 
 def write_tables(runs: list[dict], out_dir: str, load_start: tuple, load_end: tuple) -> list[str]:
@@ -205,11 +212,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tcpsim.lab.dataset")
     p.add_argument("out", help="folder for the CSV tables")
     p.add_argument("--runs", default=None, help="also write every run's JSON (a list) here")
-    p.add_argument("--from-runs", default=None, help="write the tables from this runs file, measure nothing")
-    p.add_argument("--median-of", nargs="+", default=None, metavar="RUNS",
-                   help="write the tables from these passes' runs files, each row its median run (--runs saves them)")
+    saved = p.add_mutually_exclusive_group()
+    saved.add_argument("--from-runs", default=None, help="write the tables from this runs file, measure nothing")
+    saved.add_argument("--median-of", nargs="+", default=None, metavar="RUNS",
+                       help="write the tables from these passes' runs files, each row its median run (--runs saves "
+                            "them)")
     p.add_argument("--load", default=None, help="with --from-runs or --median-of: load averages 'a b c,d e f' at "
-                   "start and end (default: the first and last run's)")
+                   "start and end (default: the first and last run's; of several passes, the highest)")
     p.add_argument("--only", type=int, default=None, help="the first N rows only")
     p.add_argument("--duration", type=float, default=3.0)
     a = p.parse_args(argv)
