@@ -90,10 +90,13 @@ def wake_table(wakes: list[tuple[float, float]]) -> list[list[float]]:
 
 
 class traced:
-    """Context: the sched events on in tracefs with an empty buffer; off, and the buffer emptied, on exit."""
+    """Context: ``events`` (default the sched events) on in tracefs with an empty buffer, each with ``filter``
+    if given; off, their filters cleared and the buffer emptied, on exit."""
 
-    def __init__(self, buffer_kb: int = 16384) -> None:
+    def __init__(self, buffer_kb: int = 16384, events: tuple[str, ...] = EVENTS, filter: Optional[str] = None) -> None:
         self.buffer_kb = buffer_kb
+        self.events = events
+        self.filter = filter
 
     def _write(self, name: str, value: str) -> None:
         (TRACEFS / name).write_text(value)
@@ -102,7 +105,9 @@ class traced:
         self._write("tracing_on", "0")
         self._write("trace", "")
         self._write("buffer_size_kb", str(self.buffer_kb))
-        for e in EVENTS:
+        for e in self.events:
+            if self.filter:
+                self._write(f"events/{e}/filter", self.filter)
             self._write(f"events/{e}/enable", "1")
         self._write("tracing_on", "1")
         return self
@@ -115,8 +120,10 @@ class traced:
 
     def __exit__(self, *exc) -> None:
         self._write("tracing_on", "0")
-        for e in EVENTS:
+        for e in self.events:
             self._write(f"events/{e}/enable", "0")
+            if self.filter:
+                self._write(f"events/{e}/filter", "0")
         self._write("trace", "")
 
 
