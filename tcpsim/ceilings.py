@@ -108,20 +108,26 @@ def window_limit_bps(window_bytes: float, rtt_s: float) -> float:
     return math.inf if rtt_s <= 0 else window_bytes * 8.0 / rtt_s
 
 
+def _frames_path_s(sc: Scenario, payload_out: int, payload_back: int) -> float:
+    """Propagation both ways, the two frames' serialization (and switch hops), and their bus transfers on
+    both hosts: the part of a round trip the hosts' CPUs do not add."""
+    link = sc.link
+    opt = framing.tcp_option_bytes(_timestamps(sc))
+    ser = (framing.wire_bytes(payload_out, opt) + framing.wire_bytes(payload_back, opt)) * 8.0 / link.rate_bps
+    bus = 0.0
+    for p in (sc.sender.platform, sc.receiver.platform):
+        bus += (p.bus.transfer_s(framing.frame_bytes(payload_out, opt))
+                + p.bus.transfer_s(framing.frame_bytes(payload_back, opt)))
+    return 2 * link.one_way_delay_s + ser * (1 + link.switch_hops) + bus
+
+
 def base_rtt_s(sc: Scenario) -> float:
     """Unloaded round trip of a full segment and its ACK: propagation, serialization (and switch hops),
     the per-packet and per-ACK CPU costs on the path, bus transfers and interrupt delays."""
-    link = sc.link
-    opt = framing.tcp_option_bytes(_timestamps(sc))
-    payload = _payload(sc)
-    ser = (framing.wire_bytes(payload, opt) + framing.wire_bytes(0, opt)) * 8.0 / link.rate_bps
     s, r = sc.sender.platform, sc.receiver.platform
     host = (s.cpu.per_packet_tx_s + r.cpu.per_packet_rx_s + r.cpu.per_ack_tx_s + s.cpu.per_ack_rx_s
             + s.cpu.per_interrupt_s + r.cpu.per_interrupt_s + r.nic.coalesce_delay_s + s.nic.coalesce_delay_s)
-    bus = 0.0
-    for p in (s, r):
-        bus += p.bus.transfer_s(framing.frame_bytes(payload, opt)) + p.bus.transfer_s(framing.frame_bytes(0, opt))
-    return 2 * link.one_way_delay_s + ser * (1 + link.switch_hops) + host + bus
+    return _frames_path_s(sc, _payload(sc), 0) + host
 
 
 def handshake_rtt_s(sc: Scenario) -> float:
@@ -131,16 +137,13 @@ def handshake_rtt_s(sc: Scenario) -> float:
     Propagation, serialization (and switch hops) and the relay stage both ways; on each host the send and
     receive costs of a header-only segment, an interrupt, its coalescing delay and the bus transfers."""
     link = sc.link
-    opt = framing.tcp_option_bytes(_timestamps(sc))
-    frame = framing.frame_bytes(0, opt)
-    ser = 2 * framing.wire_bytes(0, opt) * 8.0 / link.rate_bps * (1 + link.switch_hops)
+    frame = framing.frame_bytes(0, framing.tcp_option_bytes(_timestamps(sc)))
     relay = 2 * (link.relay_packet_s + (link.relay_byte_s + link.relay_latency_byte_s) * frame)
     host = 0.0
     for p in (sc.sender.platform, sc.receiver.platform):
         c = p.cpu
-        host += (c.per_ack_tx_s + c.per_ack_rx_s + c.per_interrupt_s + p.nic.coalesce_delay_s
-                 + 2 * p.bus.transfer_s(frame))
-    return 2 * link.one_way_delay_s + ser + relay + host
+        host += c.per_ack_tx_s + c.per_ack_rx_s + c.per_interrupt_s + p.nic.coalesce_delay_s
+    return _frames_path_s(sc, 0, 0) + relay + host
 
 
 def line_ceiling_bps(sc: Scenario) -> float:
