@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..errors import AuditError
 from ..protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
 from ..protocol.push import sender_sets_push
+from ..protocol.tso_defer import tso_should_defer
 from .receiver import TcpReceiver
 from .tcb import AUDIT
 
@@ -167,9 +168,30 @@ class TcpSender(TcpReceiver):
                     else:
                         self._block_for_window(cwnd, peer_wnd, in_flight)
                     return
+                if self._defer_rule and unsent > mss and usable >= mss and self._tso_defers(length, unsent, usable,
+                                                                                             cwnd, peer_wnd):
+                    self._block_for_window(cwnd, peer_wnd, in_flight)
+                    return
             if self._tsq_cap and self._tsq_holds():
                 return
             self._send_new(length, cpu, usable)
+
+    def _tso_defers(self, length: int, unsent: int, usable: int, cwnd: int, peer_wnd: int) -> bool:
+        """``tcp_write_xmit`` asks ``tcp_tso_should_defer`` before it starts an skb of more than one segment,
+        except for ``tcp_push_one`` (a write's first full skb on an empty queue) and in recovery. The write
+        queue's skbs are not tracked: its head is one size goal of the unsent data, the tail if no more is queued."""
+        if self._agg_prev is not None and self._agg_sent + length <= self._agg_goal:
+            return False  # the aggregate this pass is building goes on
+        if self._agg_first_write or self.cc.in_recovery or self._sack_rec:
+            return False
+        sent = self.sent
+        if not sent:
+            return False
+        skb = self._tso_goal()
+        srtt = self.rto.srtt_s
+        return tso_should_defer(self._defer_rule, self.kernel.now_s, sent[-1][2], sent[0][2],
+                                srtt if srtt is not None else 0.0, usable, self._tso_goal(False),
+                                skb if skb < unsent else unsent, unsent <= skb, peer_wnd, cwnd)
 
     def _block_for_window(self, cwnd: int, peer_wnd: int, in_flight: int) -> None:
         self._set_block("cwnd" if cwnd < peer_wnd else "window")
@@ -240,13 +262,14 @@ class TcpSender(TcpReceiver):
         segs = limit // mss
         return (segs if segs > 1 else 1) * mss
 
-    def _tso_goal(self) -> int:
+    def _tso_goal(self, half_wnd: bool = True) -> int:
         """Bytes one TSO/GSO aggregate may carry (``tcp_xmit_size_goal``, ``tcp_tso_autosize``, by
         :attr:`tcpsim.config.TcpOptions.tso_rule`; the caller also applies ``tcp_cwnd_test``'s half cwnd,
         :attr:`~tcpsim.config.TcpOptions.tso_half_cwnd`): from 3.12 the pacing rate (``tcp_update_pacing_rate``:
         max(cwnd, in flight) x MSS / srtt, x2 while cwnd < ssthresh / 2, else x1.2) >> 10, plus from 5.18
         64 KiB >> (min RTT in us >> 9), at least two segments; at most 64 KiB; before 6.11 at most half the
-        peer's largest window (``tcp_bound_to_half_wnd``; 6.11's ``tcp_grow_skb`` grows past it)."""
+        peer's largest window (``tcp_bound_to_half_wnd``; 6.11's ``tcp_grow_skb`` grows past it) unless ``half_wnd``
+        is false (``tcp_tso_segs``, the ``max_segs`` of ``tcp_tso_should_defer``)."""
         mss = self.mss
         rule = self.opts.tso_rule
         limit = 65536 - 320  # sk_gso_max_size less MAX_TCP_HEADER
@@ -261,7 +284,7 @@ class TcpSender(TcpReceiver):
             auto = int(pace_goal) // mss
             segs = min(segs, auto if auto > 2 else 2)
         goal = (segs if segs > 1 else 1) * mss
-        if rule < 3:
+        if rule < 3 and half_wnd:
             half = self.skb_size_goal()
             if half < goal:
                 goal = half

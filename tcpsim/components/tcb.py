@@ -152,6 +152,7 @@ class EndpointState:
         self._agg_sent = 0  # its bytes so far
         self._agg_goal = 0  # tcp_tso_autosize's goal for this pass, bytes
         self._agg_first_write = False  # a write found the send queue empty: its first skb is pushed when full
+        self._defer_rule = opts.tso_defer_rule if self._gso else 0  # tcp_tso_should_defer (tcpsim.protocol.tso_defer)
         self._agg_bytes = 0  # receiver: bytes of an aggregate whose end has not arrived
         self._agg_arrived = 0
         self._agg_seg = 0  # receiver: the gso_size of that aggregate (its first segment)
