@@ -379,7 +379,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"written {a.out} (use it with --platform {a.out})")
         return 0
     header = (f"Machine file fitted by tcpsim calibrate on {record['date']} from {len(cases)} measured runs.\n"
-              "Per-write, per-packet and per-byte CPU costs fitted; everything else from the base profile"
+              + ", ".join(n.removesuffix("_s").replace("_", "-") for n in names).capitalize()
+              + " CPU costs fitted; everything else from the base profile"
               + (", but for nic.gso_whole = true: the lab's veth path, on which the costs were fitted." if a.lab
                  else "."))
     save_platform(host, a.out, fit=record, header=header)
