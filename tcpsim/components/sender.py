@@ -180,8 +180,8 @@ class TcpSender(TcpReceiver):
         """``tcp_write_xmit`` asks ``tcp_tso_should_defer`` before it starts an skb of more than one segment,
         except for ``tcp_push_one`` (a write's first full skb on an empty queue) and in recovery. The write
         queue's skbs are not tracked: its head is one size goal of the unsent data, the tail if no more is queued."""
-        if self._agg_prev is not None and self._agg_sent + length <= self._agg_goal:
-            return False  # the aggregate this pass is building goes on
+        if self._extends_aggregate(length):
+            return False
         if self._agg_first_write or self.cc.in_recovery or self._sack_rec:
             return False
         sent = self.sent
@@ -233,7 +233,7 @@ class TcpSender(TcpReceiver):
             self._emit(seq, length, cpu, False, push)
             return
         prev = self._agg_prev
-        cont = prev is not None and self._agg_sent + length <= self._agg_goal
+        cont = self._extends_aggregate(length)
         if prev is not None and cont:
             prev.more = True
             self._agg_sent += length
@@ -251,6 +251,10 @@ class TcpSender(TcpReceiver):
                     self._agg_goal = half
             self._agg_sent = length
         self._agg_prev = self._emit(seq, length, cpu, False, push, cont)
+
+    def _extends_aggregate(self, length: int) -> bool:
+        """``length`` more bytes go on the aggregate this ``tcp_write_xmit`` pass is building (it has room)."""
+        return self._agg_prev is not None and self._agg_sent + length <= self._agg_goal
 
     def skb_size_goal(self) -> int:
         """``tcp_xmit_size_goal``: the skbs a write builds hold at most half the peer's largest window
