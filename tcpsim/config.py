@@ -183,6 +183,8 @@ class TcpOptions:
     of GSO aggregates holds a partial one for the next ACK; 0 = never (before 4.1: a deferral bounded by two
     jiffies, not modelled); 1 (4.1 on) = unless the oldest unacknowledged skb left less than half an srtt ago;
     2 (6.18 on) = unless its ACK is due in more than min(1 ms, half the srtt)."""
+    tso_win_divisor: int = 3
+    """``linux`` rule: ``tcp_tso_win_divisor`` of the TSO Nagle test (:attr:`tcpsim.platform.OsTcp.tso_win_divisor`)."""
     tsq_limit_bytes: int = 0
     """``linux`` rule, TCP small queues (3.6 on; 0 = none): ``tcp_limit_output_bytes``, the cap of the bytes
     a sender may have in its host's transmit path (``tcp_small_queue_check``; :attr:`tsq_rule`)."""
@@ -216,6 +218,7 @@ class TcpOptions:
         _check_range("tsq_limit_bytes", self.tsq_limit_bytes, 0, (1 << 31) - 1)
         _check_range("tsq_rule", self.tsq_rule, 0, 2)
         _check_range("tso_defer_rule", self.tso_defer_rule, 0, 2)
+        _check_range("tso_win_divisor", self.tso_win_divisor, 0, (1 << 31) - 1)
         _check_range("init_rcv_wnd_segments", self.init_rcv_wnd_segments, 0, 1000)
         if self.window_update_rule not in WINDOW_UPDATE_RULES:
             raise ConfigError("window_update_rule", self.window_update_rule, "one of " + ", ".join(WINDOW_UPDATE_RULES))
@@ -312,7 +315,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         clamp_follows_ratio=v >= (6, 11), init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
         rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rx_skb_page_bytes=os.rx_skb_page_bytes,
         tso_rule=3 if v >= (6, 11) else 2 if v >= (5, 18) else 1 if v >= (3, 12) else 0, tso_half_cwnd=v >= (3, 19),
-        tso_defer_rule=2 if v >= (6, 18) else 1 if v >= (4, 1) else 0,
+        tso_defer_rule=2 if v >= (6, 18) else 1 if v >= (4, 1) else 0, tso_win_divisor=os.tso_win_divisor,
         tsq_limit_bytes=os.limit_output_bytes if v >= (3, 6) else 0,
         tsq_rule=2 if v >= (6, 7) else 1 if v >= (3, 12) else 0,
         rcvbuf_autotune_max_bytes=rmem2,

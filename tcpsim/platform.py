@@ -321,6 +321,11 @@ class OsTcp:
     have in the host's transmit path (``tcp_small_queue_check``); 0 = no TSQ. Used only with a :attr:`version`
     (defaults by version: :func:`tcpsim.os_versions.tsq_default_bytes`)."""
 
+    tso_win_divisor: int = 3
+    """Linux ``net.ipv4.tcp_tso_win_divisor``: a sender holding a partial TSO skb for the next ACK sends it once
+    1/N of min(window, cwnd) may go (``tcp_tso_should_defer``); 0 = once more than three segments may. Used
+    only with a :attr:`version` of 4.1 on (:mod:`tcpsim.protocol.tso_defer`)."""
+
     def __post_init__(self) -> None:
         if self.family not in OS_FAMILIES:
             raise ConfigError("os.family", self.family, "one of " + ", ".join(OS_FAMILIES))
@@ -330,6 +335,7 @@ class OsTcp:
             raise ConfigError("os.version", self.version, 'a Linux kernel version such as "6.12" (family linux)')
         _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
         _check_range("limit_output_bytes", self.limit_output_bytes, 0, (1 << 31) - 1)
+        _check_range("tso_win_divisor", self.tso_win_divisor, 0, (1 << 31) - 1)
         if self.rx_skb_page_bytes not in (0, 4096, 16384, 65536):
             raise ConfigError("rx_skb_page_bytes", self.rx_skb_page_bytes, "0 (no paging) or a page size: 4096, 16384, 65536")
         if self.delack not in DELACK_RULES:

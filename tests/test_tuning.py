@@ -469,7 +469,7 @@ def test_a_modern_linux_sysctl_dump_is_accepted_and_each_knob_says_what_it_did()
     text = ("net.ipv4.tcp_rmem = 4096 131072 33554432\nnet.ipv4.tcp_adv_win_scale = 1\n"
             "net.ipv4.tcp_autocorking = 1\nnet.ipv4.tcp_limit_output_bytes = 4194304\n"
             "net.ipv4.tcp_notsent_lowat = 4294967295\nnet.ipv4.tcp_slow_start_after_idle = 1\n"
-            "net.core.default_qdisc = fq\nnet.ipv4.tcp_ecn = 2\n")
+            "net.core.default_qdisc = fq\nnet.ipv4.tcp_ecn = 2\nnet.ipv4.tcp_tso_win_divisor = 4\n")
 
     def effects(version, autocorking):
         p = replace(Platform(), os=replace(os_version(version), autocorking=autocorking))
@@ -481,9 +481,12 @@ def test_a_modern_linux_sysctl_dump_is_accepted_and_each_knob_says_what_it_did()
     assert e["net.ipv4.tcp_adv_win_scale"].startswith("ignored: Linux 6.12")
     assert e["net.ipv4.tcp_limit_output_bytes"] == "os.limit_output_bytes = 4194304"
     assert new.platform.os.limit_output_bytes == 4194304
+    assert e["net.ipv4.tcp_tso_win_divisor"] == "os.tso_win_divisor = 4"
+    assert TcpOptions.for_os(new.platform.os).tso_win_divisor == 4
     old, e = effects("linux-2.6", False)
     assert not old.platform.os.autocorking
     assert e["net.ipv4.tcp_autocorking"] == "ignored: Linux 2.6.32 has no tcp_autocorking (3.14 on)"
     assert e["net.ipv4.tcp_limit_output_bytes"] == "ignored: Linux 2.6.32 has no TCP small queues (3.6 on)"
     assert e["net.ipv4.tcp_adv_win_scale"] == "os.adv_win_scale = 1"
+    assert e["net.ipv4.tcp_tso_win_divisor"].startswith("ignored (not modelled)")
     assert {k.name for k in old.ignored} >= {"net.ipv4.tcp_notsent_lowat", "net.core.default_qdisc", "net.ipv4.tcp_ecn"}

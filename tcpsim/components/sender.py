@@ -191,7 +191,8 @@ class TcpSender(TcpReceiver):
         srtt = self.rto.srtt_s
         return tso_should_defer(self._defer_rule, self.kernel.now_s, sent[-1][2], sent[0][2],
                                 srtt if srtt is not None else 0.0, usable, self._tso_goal(False),
-                                skb if skb < unsent else unsent, unsent <= skb, peer_wnd, cwnd)
+                                skb if skb < unsent else unsent, unsent <= skb, peer_wnd, cwnd, self.mss,
+                                self.opts.tso_win_divisor)
 
     def _block_for_window(self, cwnd: int, peer_wnd: int, in_flight: int) -> None:
         self._set_block("cwnd" if cwnd < peer_wnd else "window")

@@ -24,7 +24,7 @@ SYSCTLS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.c
            "net.ipv4.tcp_congestion_control", "net.ipv4.tcp_autocorking", "net.ipv4.tcp_limit_output_bytes",
            "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack", "net.ipv4.tcp_window_scaling",
            "net.ipv4.tcp_slow_start_after_idle", "net.ipv4.tcp_no_metrics_save", "net.ipv4.tcp_notsent_lowat",
-           "net.core.default_qdisc")
+           "net.core.default_qdisc", "net.ipv4.tcp_tso_win_divisor")
 """The sysctls recorded with every run (as the sender's namespace sees them)."""
 
 _PORT = 5301

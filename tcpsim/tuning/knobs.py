@@ -176,6 +176,13 @@ def _tsq(p: Platform, value: int) -> tuple[Platform, str]:
     return _os("limit_output_bytes")(p, value)
 
 
+def _tso_win_divisor(p: Platform, value: int) -> tuple[Platform, str]:
+    """The TSO Nagle test is modelled for a versioned Linux from 4.1 (:attr:`tcpsim.config.TcpOptions.tso_defer_rule`)."""
+    if not p.os.version or p.os.version_tuple < (4, 1):
+        return p, "ignored (not modelled): tcpsim defers partial TSO skbs for a versioned Linux of 4.1 on only"
+    return _os("tso_win_divisor")(p, value)
+
+
 def _congestion_control(p: Platform, value: str) -> tuple[Platform, str]:
     if value in CONGESTION_CONTROLS:
         return _os("congestion_control")(p, value)
@@ -278,6 +285,9 @@ _SPECS = [
     _S("net.ipv4.tcp_limit_output_bytes", "sysctl", "", "linux", "os.limit_output_bytes",
        "TCP small queues: bytes a socket may have in the qdisc and device (3.6 on)", _int(0, (1 << 31) - 1),
        _since((3, 6), "TCP small queues", _tsq)),
+    _S("net.ipv4.tcp_tso_win_divisor", "sysctl", "", "linux", "os.tso_win_divisor",
+       "a partial TSO skb waits for the next ACK until 1/N of the window may go (tcp_tso_should_defer; 0: more "
+       "than three segments)", _int(0, (1 << 31) - 1), _tso_win_divisor),
     _S("net.ipv4.tcp_notsent_lowat", "sysctl", "", "linux", "ignored",
        "unsent bytes above which the writer is not woken (3.12 on; 4294967295 = no limit)", _int(0, (1 << 32) - 1),
        _since((3, 12), "tcp_notsent_lowat", unmodelled="the writer wakes when a third of the send "

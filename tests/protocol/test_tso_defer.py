@@ -14,7 +14,7 @@ from tcpsim.protocol.tso_defer import tso_should_defer
 MSS = 1448
 # a 16-segment window, cwnd larger, an skb of 30 segments queued behind the head, srtt 1 ms
 BASE = dict(now_s=1.0, last_send_s=0.9998, head_sent_s=0.9994, srtt_s=1e-3, limit_bytes=3 * MSS,
-            max_bytes=30 * MSS, skb_bytes=30 * MSS, is_tail=False, snd_wnd_bytes=16 * MSS, cwnd_bytes=40 * MSS)
+            max_bytes=30 * MSS, skb_bytes=30 * MSS, is_tail=False, snd_wnd_bytes=16 * MSS, cwnd_bytes=40 * MSS, mss_bytes=MSS)
 
 
 @pytest.mark.parametrize("rule", [1, 2])
@@ -33,6 +33,12 @@ def test_a_small_opening_with_an_ack_due_soon_waits(rule):
 def test_the_kernel_s_reasons_to_send_now(change):
     assert not tso_should_defer(1, **{**BASE, **change})
     assert not tso_should_defer(2, **{**BASE, **change})
+
+
+def test_the_divisor_sets_the_share_and_0_means_more_than_three_segments():
+    assert not tso_should_defer(1, **{**BASE, "win_divisor": 6})  # 16 / 6 -> 2.67 segments: 3 may go
+    assert tso_should_defer(1, **{**BASE, "win_divisor": 0})  # 3 segments, not more than 3
+    assert not tso_should_defer(1, **{**BASE, "win_divisor": 0, "limit_bytes": 4 * MSS})
 
 
 def test_the_tail_waits_for_more_data_even_when_all_of_it_fits():
