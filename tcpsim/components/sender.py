@@ -168,8 +168,8 @@ class TcpSender(TcpReceiver):
                     else:
                         self._block_for_window(cwnd, peer_wnd, in_flight)
                     return
-                if self._defer_rule and unsent > mss and usable >= mss and self._tso_defers(length, unsent, usable,
-                                                                                             cwnd, peer_wnd):
+                if self._defer_rule and unsent > mss and usable >= mss \
+                        and self._tso_defers(length, unsent, usable, cwnd, peer_wnd):
                     self._block_for_window(cwnd, peer_wnd, in_flight)
                     return
             if self._tsq_cap and self._tsq_holds():
@@ -187,12 +187,12 @@ class TcpSender(TcpReceiver):
         sent = self.sent
         if not sent:
             return False
-        skb = self._tso_goal()
+        max_bytes = self._tso_goal(False)
+        skb = self._tso_goal() if self.opts.tso_rule < 3 else max_bytes
         srtt = self.rto.srtt_s
         return tso_should_defer(self._defer_rule, self.kernel.now_s, sent[-1][2], sent[0][2],
-                                srtt if srtt is not None else 0.0, usable, self._tso_goal(False),
-                                skb if skb < unsent else unsent, unsent <= skb, peer_wnd, cwnd, self.mss,
-                                self.opts.tso_win_divisor)
+                                srtt if srtt is not None else 0.0, usable, max_bytes, skb if skb < unsent else unsent,
+                                unsent <= skb, peer_wnd, cwnd, self.mss, self.opts.tso_win_divisor)
 
     def _block_for_window(self, cwnd: int, peer_wnd: int, in_flight: int) -> None:
         self._set_block("cwnd" if cwnd < peer_wnd else "window")
