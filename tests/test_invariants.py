@@ -7,7 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tcpsim.components import endpoint
+from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from tcpsim.engine import _Run, run
+from tcpsim.errors import AuditError
+from tcpsim.os_versions import os_version
+from tcpsim.platform import Platform
 
 from bounds import check_physical_bounds
 from strategies import host_scenarios, scenarios
@@ -105,3 +109,19 @@ def test_nothing_lost_nothing_reordered_nothing_retransmitted(sc):
         assert sum(f[2].out_of_order_segments + f[3].out_of_order_segments for f in r.flows) == 0
         assert result.retransmits == 0
         assert result.utilization_frac["loss_recovery"] == 0.0  # no repair, so no time spent on one
+
+
+@pytest.mark.xfail(strict=True, raises=AuditError, reason=(
+    "found by a versioned-Linux strategy (2026-11-27, eighth session): tcpsim's Linux writer fills the unsent "
+    "tail skb to the size goal without the send-buffer check (tcp_sendmsg_locked checks sk_stream_memory_free "
+    "only before a new skb), so with IW10 and 8 KiB writes the queued bytes pass sndbuf (32768 > 26844); "
+    "whether the audit's bound or the writer should give, by the kernel's own accounting, is not settled"))
+def test_a_versioned_linux_writer_keeps_within_its_send_buffer():
+    """The send-buffer audit on a versioned Linux (Linux's window, TSO sizing and TSQ rules): the hypothesis
+    strategies above draw only the unversioned families, which is why this was not seen before."""
+    os = os_version("linux-6.12")
+    host = Host(platform=Platform(os=os), tcp=TcpOptions.for_os(os))
+    sc = Scenario(sender=host, receiver=host, link=Link(rate_bps=1e8, one_way_delay_s=1e-6, mtu_bytes=9000),
+                  workload=Workload(kind="bulk", write_bytes=8192),
+                  budget=Budget(max_sim_time_s=0.02, min_sim_time_s=0.001, max_events=150_000))
+    _Run(sc).run()
