@@ -5,6 +5,7 @@ from dataclasses import replace
 from hypothesis import strategies as st
 
 from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
+from tcpsim.os_versions import os_version
 from tcpsim.platform import CpuCost, Nic, Platform, bus_preset, os_defaults
 
 
@@ -66,3 +67,19 @@ def host_scenarios(draw, lossless: bool = False):
                     receiver=Host(platform=draw(platforms(family)), tcp=sc.receiver.tcp),
                     link=replace(sc.link, rx_on_sending_cpu=draw(st.booleans())), workload=sc.workload, seed=sc.seed,
                     budget=sc.budget)
+
+
+@st.composite
+def linux_versioned_scenarios(draw):
+    """:func:`scenarios` on a versioned Linux (its own window rules, TSO sizing and deferral, TCP small queues,
+    autocorking, the whole-skb writer), maybe with aggregates carried whole to the peer (``nic.gso_whole``, as
+    on a veth). Writes of at least 100 bytes: a 1-byte writer on a host that charges nothing never blocks while
+    an unsent skb has room, and writes are not events, so such a run spends its whole wall budget."""
+    sc = draw(scenarios(lossless=False))
+    os = os_version(draw(st.sampled_from(["linux-4.19", "linux-6.1", "linux-6.12"])))
+    buf = draw(st.sampled_from([None, 8192, 16384, 65536, 262144]))
+    tcp = replace(TcpOptions.for_os(os, sockbuf_bytes=buf, nodelay=sc.sender.tcp.nodelay), sack=sc.sender.tcp.sack,
+                  min_rto_s=sc.sender.tcp.min_rto_s)
+    host = Host(platform=Platform(nic=Nic(gso_whole=draw(st.booleans())), os=os), tcp=tcp)
+    write = draw(st.sampled_from([100, 1460, 8192, 65536]))
+    return replace(sc, sender=host, receiver=host, workload=replace(sc.workload, write_bytes=write))

@@ -34,12 +34,14 @@ data while the host's transmit path drains (the line or the host binds, not TCP)
 _HELD_BY_WINDOW = frozenset(("window", "cwnd", "sndbuf"))
 
 
-AUDIT = {"on": False}
+AUDIT = {"on": False, "sndbuf": True}
 
 
-def audit(on: bool = True) -> None:
-    """Check window invariants on every segment sent (for tests; slows runs down a little)."""
+def audit(on: bool = True, sndbuf: bool = True) -> None:
+    """Check window invariants on every segment sent (for tests; slows runs down a little); ``sndbuf`` also
+    checks that the send buffer never holds more than its size."""
     AUDIT["on"] = on
+    AUDIT["sndbuf"] = sndbuf
 
 
 class EndpointState:
