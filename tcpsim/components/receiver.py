@@ -16,6 +16,8 @@ from .tcb import EndpointState
 
 __all__ = ["TcpReceiver"]
 
+_NONE_FILLED: list[int] = []  # no out-of-order skbs joined the queue (never appended to)
+
 
 class TcpReceiver(EndpointState):
     """Receive window, receive buffer and the hand-off of in-order data to the reader."""
@@ -120,7 +122,6 @@ class TcpReceiver(EndpointState):
         # (TCP_MIN_MSS); tcp_incr_quickack on the first data: rcv_wnd / (2 x that guess), 2..16 segments.
         guess = max(min(advmss, rcv_wnd // 2, 536), 88)
         self._rcv_mss = guess
-        self._truesize = guess + o.rx_skb_overhead_bytes  # until a segment is measured
         quick = rcv_wnd // (2 * guess)
         self.delack.set_quickack(min(quick if quick > 0 else 2, 16))
 
@@ -135,7 +136,6 @@ class TcpReceiver(EndpointState):
         truesize = rx_truesize(skb_bytes, skb_bytes + self.option_bytes + IP_TCP_HEADER_BYTES, o.rx_skb_overhead_bytes,
                                o.rx_skb_page_bytes)
         self._rcv_mss = length if length < self._advmss else self._advmss
-        self._truesize = truesize * self._rcv_mss // skb_bytes  # charged per rcv_mss of payload
         if self._ratio:
             ratio = scaling_ratio(skb_bytes, truesize)
             if ratio != self._ratio:
@@ -167,15 +167,35 @@ class TcpReceiver(EndpointState):
         if with_header >= 536 + 20 or (with_header >= 88 + 20 and not push):  # TCP_MSS_DEFAULT, TCP_MIN_MSS
             self._last_seg_size = gso_size
             if gso_size == lss:
-                self._truesize = self._truesize * gso_size // self._rcv_mss  # still charged per rcv_mss
                 self._rcv_mss = gso_size
                 return
         self._pushed |= 3 if self._pushed else 1
 
     def _linux_free_space(self) -> int:
-        """``tcp_space``: the window the free buffer holds; queued segments count with their truesize."""
-        rmem = self.rcv_buffered * self._truesize // self._rcv_mss
-        return win_from_space(self._rcvbuf - rmem, self._adv_win_scale, self._ratio)
+        """``tcp_space``: the window the free buffer holds; each queued skb counts with its own truesize
+        (``sk_rmem_alloc``)."""
+        return win_from_space(self._rcvbuf - self._rmem, self._adv_win_scale, self._ratio)
+
+    def _queue_skb(self, skb_bytes: int) -> None:
+        """An in-order skb of ``skb_bytes`` (a segment, or a GSO aggregate taken whole) joins the receive
+        queue, charged the truesize the receive path gave it (``tcp_queue_rcv`` -> ``skb_set_owner_r``;
+        not modelled: ``tcp_try_coalesce`` merging it into the queue's last skb)."""
+        o = self.opts
+        truesize = rx_truesize(skb_bytes, skb_bytes + self.option_bytes + IP_TCP_HEADER_BYTES,
+                               o.rx_skb_overhead_bytes, o.rx_skb_page_bytes)
+        self._rq_bytes.append(skb_bytes)
+        self._rq_truesize.append(truesize)
+        self._rmem += truesize
+
+    def _dequeue_read(self, size_bytes: int) -> None:
+        """The reader took ``size_bytes``: an skb is freed once all of it is read (``tcp_recvmsg_locked`` ->
+        ``tcp_eat_recv_skb``); one read in part stays charged in full."""
+        read = self._rq_read + size_bytes
+        sizes = self._rq_bytes
+        while sizes and read >= sizes[0]:
+            read -= sizes.popleft()
+            self._rmem -= self._rq_truesize.popleft()
+        self._rq_read = read if sizes else 0
 
     def _linux_advertise(self) -> int:
         """``tcp_select_window``: the window for the segment being sent, at most ``rcv_ssthresh``."""
@@ -235,6 +255,7 @@ class TcpReceiver(EndpointState):
         if self._drs:
             self._rcv_space_adjust()
         if self._linux_wnd:
+            self._dequeue_read(size_bytes)
             # tcp_cleanup_rbuf: an ACK held back leaves now if more than a full frame arrived since the last
             # window went out, or if this read emptied the queue of pushed data (PUSHED2, or PUSHED outside
             # ping-pong mode); so does a window update the read makes worth sending.
@@ -258,10 +279,14 @@ class TcpReceiver(EndpointState):
             filled_hole = bool(self.ooo)
             rcv_nxt += length
             ooo = self.ooo
+            filled = _NONE_FILLED
+            if filled_hole:
+                filled = []
             while rcv_nxt in ooo:
                 more = ooo.pop(rcv_nxt)
                 self.rcv_buffered += more
                 rcv_nxt += more
+                filled.append(more)
             arrived = rcv_nxt - self.rcv_nxt
             self.rcv_nxt = rcv_nxt
             if self._sack_blocks:
@@ -274,6 +299,8 @@ class TcpReceiver(EndpointState):
                         self._agg_seg = length  # its gso_size
                     self._agg_bytes += length
                     self._agg_arrived += arrived
+                    for more in filled:  # queued as they were received, ahead of the aggregate's skb
+                        self._queue_skb(more)
                     self.delack.on_segment(length, True)
                     if self._delack_timer.deadline is None:
                         self._delack_timer.arm(self.delack.deadline_s(self.kernel.now_s))
@@ -285,6 +312,9 @@ class TcpReceiver(EndpointState):
                     whole += self._agg_bytes
                     gso_size = self._agg_seg
                     self._agg_bytes = self._agg_arrived = 0
+                self._queue_skb(whole)
+                for more in filled:
+                    self._queue_skb(more)
                 if gso_size > self._rcv_mss:
                     self._linux_measure_rcv_mss(gso_size, whole)  # tcp_event_data_recv -> tcp_measure_rcv_mss
                 self._linux_mark_push(gso_size, seg.push)

@@ -134,7 +134,12 @@ class EndpointState:
         self._rcv_room = window_max  # bytes the receive queue takes in: the window (plain), the buffer (linux)
         self._rcvbuf = opts.rcvbuf_bytes  # sk_rcvbuf
         self._ratio = 0  # scaling_ratio in 1/256 (0: tcp_adv_win_scale sizes the window)
-        self._truesize = 0  # skb->truesize of a full-sized received segment
+        # the receive queue's skbs (payload bytes, truesize) in order, their truesize summed (sk_rmem_alloc)
+        # and the bytes already read from the first
+        self._rq_bytes: deque[int] = deque()
+        self._rq_truesize: deque[int] = deque()
+        self._rmem = 0
+        self._rq_read = 0
         self._rcv_ssthresh = 0
         self._autocork = opts.autocork
         self._tx_unfreed = 0  # data segments handed to the host and not yet off the wire (Linux sk_wmem_alloc)

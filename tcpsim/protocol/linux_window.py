@@ -23,7 +23,7 @@ versioned Linux (:attr:`tcpsim.config.TcpOptions.rcv_window_rule` ``"linux"``).
 
 from __future__ import annotations
 
-__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "PAGED_HEAD_BYTES", "IP_TCP_HEADER_BYTES", "rx_truesize", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio",
+__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "PAGED_HEAD_BYTES", "IP_TCP_HEADER_BYTES", "TUN_PAD_BYTES", "linear_truesize", "rx_truesize", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio",
            "win_from_space", "space_from_win", "window_clamp", "initial_window", "select_window", "grow_ssthresh"]
 
 TCP_RMEM_TO_WIN_SCALE = 8
@@ -33,9 +33,13 @@ SKB_STRUCT_BYTES = 576
 """``SKB_TRUESIZE(0)`` on x86-64: ``SKB_DATA_ALIGN(sizeof(struct sk_buff))`` (256) plus
 ``SKB_DATA_ALIGN(sizeof(struct skb_shared_info))`` (320), charged to the socket for every skb."""
 
+_SKB_BYTES = 256  # SKB_DATA_ALIGN(sizeof(struct sk_buff))
+_SHINFO_BYTES = SKB_STRUCT_BYTES - _SKB_BYTES
+
 PAGED_HEAD_BYTES = SKB_STRUCT_BYTES + 256
 """Truesize of a paged skb beyond its pages: the skb and shared-info structures and a small kmalloc'd
-linear head (``sock_alloc_send_pskb`` with the headroom alone). On the lab VM the window-clamp probe
+linear head (``sock_alloc_send_pskb`` with the headroom and headers alone, the small-head cache's
+576-byte object). On the lab VM the window-clamp probe
 (:mod:`tcpsim.lab.winprobe`) measured 826-876 bytes through the TUN delay line."""
 
 IP_TCP_HEADER_BYTES = 40
@@ -53,16 +57,43 @@ def scaling_ratio(payload_bytes: int, truesize_bytes: int) -> int:
     return min(max(val, 1), 255)
 
 
+TUN_PAD_BYTES = 64
+"""``NET_SKB_PAD`` on x86-64: the headroom ``tun_get_user`` reserves in front of a packet (``tun->align``)."""
+
+
+def _kmalloc_bytes(size_bytes: int) -> int:
+    """``kmalloc_size_roundup``: the slab size class that holds ``size_bytes`` (powers of two from 256 to 8 KiB),
+    whole pages in a power-of-two block above that (the page allocator)."""
+    cls = 256
+    while cls < size_bytes:
+        cls <<= 1
+    return cls
+
+
+def linear_truesize(header_bytes: int) -> int:
+    """``skb->truesize`` of an skb ``__alloc_skb`` gives a linear head of ``header_bytes``: the head rounded to
+    cache lines with the shared info after it, as the slab holds it (``kmalloc_reserve``: a head of at most
+    the small-head cache's size takes that cache's object, 6.3 on; a larger one its ``kmalloc`` size class),
+    plus the ``sk_buff`` (``SKB_TRUESIZE`` of the head's usable size)."""
+    obj = (header_bytes + 63) // 64 * 64 + _SHINFO_BYTES
+    small = PAGED_HEAD_BYTES - _SKB_BYTES
+    return (small if obj <= small else _kmalloc_bytes(obj)) + _SKB_BYTES
+
+
 def rx_truesize(payload_bytes: int, packet_bytes: int, overhead_bytes: int, page_bytes: int) -> int:
     """``skb->truesize`` of a received segment of ``payload_bytes`` in an IP packet of ``packet_bytes``.
 
     ``page_bytes`` = 0: a buffer sized to the segment, ``overhead_bytes`` beyond its payload (a driver's
-    page fragment or ``build_skb`` buffer). ``page_bytes`` > 0: a packet that does not fit one page with the
-    headroom and shared info (``tun_can_build_skb``: 64 + 320 bytes) is held in whole pages, as
-    ``tun_get_user`` -> ``tun_alloc_skb`` -> ``alloc_skb_with_frags`` does (``skb->truesize += PAGE_SIZE <<
-    order`` per chunk, which sums to the packet rounded up to pages), plus :data:`PAGED_HEAD_BYTES`.
+    page fragment or ``build_skb`` buffer). ``page_bytes`` > 0: the TUN driver's allocation
+    (``tun_get_user`` -> ``tun_alloc_skb``): a packet that fits a page with its headroom ("Under a page?
+    Don't bother with paged skb": :data:`TUN_PAD_BYTES` plus the packet below ``PAGE_SIZE``) is copied whole
+    into a linear head (:func:`linear_truesize`); a larger one keeps only its headers linear and the rest in
+    whole pages (``alloc_skb_with_frags``: ``skb->truesize += PAGE_SIZE`` per chunk, which sums to the packet
+    rounded up to pages), plus :data:`PAGED_HEAD_BYTES`.
     """
-    if page_bytes > 0 and packet_bytes + 384 > page_bytes:
+    if page_bytes > 0:
+        if TUN_PAD_BYTES + packet_bytes < page_bytes:
+            return linear_truesize(TUN_PAD_BYTES + packet_bytes)
         return (packet_bytes + page_bytes - 1) // page_bytes * page_bytes + PAGED_HEAD_BYTES
     return payload_bytes + overhead_bytes
 

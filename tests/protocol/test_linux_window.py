@@ -20,8 +20,8 @@ def test_scaling_ratio_is_payload_over_truesize_in_256ths():
 
 
 def test_truesize_of_a_paged_receive_path_is_whole_pages_and_a_head():
-    """tun_alloc_skb -> alloc_skb_with_frags: a packet that does not fit a page (with 64 bytes of headroom
-    and 320 of shared info) is held in page chunks summing to the packet rounded up to pages. The ratios
+    """tun_alloc_skb -> alloc_skb_with_frags: a packet that with its 64 bytes of headroom does not fit a page
+    is held in page chunks summing to the packet rounded up to pages. The ratios
     are the ones the lab VM's kernel showed through its TUN delay line (TCP_WINDOW_CLAMP = SO_RCVBUF x
     ratio / 256: 44544 of 65536 at MTU 9000, 16128 of 32768 with 4474-byte segments)."""
     assert rx_truesize(8948, 9000, 832, 4096) == 12288 + PAGED_HEAD_BYTES
@@ -30,8 +30,18 @@ def test_truesize_of_a_paged_receive_path_is_whole_pages_and_a_head():
     # the MTU-1500 ratio, 205 (26240 of 32768), is the connection's first skb: a GSO aggregate of five
     # segments (7240 bytes in one 7292-byte packet, two pages)
     assert scaling_ratio(7240, rx_truesize(7240, 7292, 832, 4096)) == 205
-    assert rx_truesize(1448, 1500, 832, 4096) == 1448 + 832           # fits one page: the driver's buffer
     assert rx_truesize(8948, 9000, 832, 0) == 8948 + 832             # no paging: payload and overhead
+
+
+def test_truesize_of_a_packet_under_a_page_is_its_kmalloc_size_class():
+    """tun_alloc_skb copies a packet that fits a page with its 64 bytes of headroom into one kmalloc'd head:
+    the lab VM's trace (2026-11-27, netif_receive_skb) showed 2,304 bytes for a 1,500-byte packet and 4,352
+    for a 2,948-byte one (2 KiB and 4 KiB classes, plus the 256-byte sk_buff)."""
+    assert rx_truesize(1448, 1500, 832, 4096) == 2304
+    assert rx_truesize(2896, 2948, 832, 4096) == 4352
+    assert rx_truesize(3900, 3952, 832, 4096) == 8192 + 256           # 4,032 + 320 bytes of shared info: the 8 KiB class
+    assert rx_truesize(3980, 4032, 832, 4096) == 4096 + PAGED_HEAD_BYTES  # 64 + 4,032 = PAGE_SIZE: paged
+    assert rx_truesize(8, 60, 832, 4096) == PAGED_HEAD_BYTES          # a small head: the small-head cache
 
 
 def test_default_ratios_of_6_6_and_6_8():
