@@ -16,14 +16,8 @@ from tcpsim.calibration.validate import evaluate
 
 WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
 
-MEDIAN = ("since the seventh session each row is the median run of three quiet passes (validation/README.md, \"Each "
-          "row the median of three quiet passes\")")
 KNOWN_MISSES = {
-    "window-limited median": ("5.04 % over 30 rows: " + MEDIAN + "; with tcp_tso_should_defer (eighth session) the "
-                              "MTU 1500, 16 KiB rows at 0.2-2 ms are 8-11 % high with lab_vm's costs (the kernel "
-                              "offers 16 segments in its traces; tcpsim's window there depends on when its reader "
-                              "frees the buffer, so on the CPU costs: 13 segments with the 61 ns write, 12-14 % low)"),
-    "window-limited max": ("23.1 % (1 of 30 rows above 15 %): MTU 9000, 32 KiB at 0.5 ms is 23 % low; the "
+    "window-limited max": ("22.6 % (1 of 30 rows above 15 %): MTU 9000, 32 KiB at 0.5 ms is 23 % low; the "
                            "kernel's window grows from three segments to four once a small skb arrives alone "
                            "after iperf3's writer stalls (traced, 0.32 s into a run after a 2 ms stall); "
                            "tcpsim's writer never stalls"),
