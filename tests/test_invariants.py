@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from tcpsim.components import endpoint
 from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from tcpsim.engine import _Run, run
-from tcpsim.errors import AuditError
 from tcpsim.os_versions import os_version
 from tcpsim.platform import Platform
 
@@ -50,9 +49,8 @@ def _run_conserving(sc):
 @settings(deadline=None, max_examples=60)
 @given(linux_versioned_scenarios())
 def test_a_versioned_linux_keeps_the_window_the_bytes_and_the_link(sc):
-    """The window, conservation and rate invariants where Linux's own rules run. The send-buffer check is off
-    here: its known miss is the strict xfail below."""
-    endpoint.audit(True, sndbuf=False)
+    """The window, conservation, send-buffer and rate invariants where Linux's own rules run."""
+    endpoint.audit(True)
     check_physical_bounds(sc, _run_conserving(sc))
 
 
@@ -127,17 +125,19 @@ def test_nothing_lost_nothing_reordered_nothing_retransmitted(sc):
         assert result.utilization_frac["loss_recovery"] == 0.0  # no repair, so no time spent on one
 
 
-@pytest.mark.xfail(strict=True, raises=AuditError, reason=(
-    "found by a versioned-Linux strategy (2026-11-27, eighth session): tcpsim's Linux writer fills the unsent "
-    "tail skb to the size goal without the send-buffer check (tcp_sendmsg_locked checks sk_stream_memory_free "
-    "only before a new skb), so with IW10 and 8 KiB writes the queued bytes pass sndbuf (32768 > 26844); "
-    "whether the audit's bound or the writer should give, by the kernel's own accounting, is not settled"))
-def test_a_versioned_linux_writer_keeps_within_its_send_buffer():
-    """The send-buffer audit on a versioned Linux (Linux's window, TSO sizing and TSQ rules): the hypothesis
-    strategies above draw only the unversioned families, which is why this was not seen before."""
+def test_a_versioned_linux_writer_keeps_within_its_send_buffer_and_one_skb():
+    """The send-buffer audit on a versioned Linux (Linux's window, TSO sizing and TSQ rules), the case a
+    versioned-Linux strategy found (2026-11-27, eighth session): with IW10 and 8 KiB writes the writer fills
+    the unsent tail skb to the size goal past the buffer's size (32,768 bytes queued against 26,844), as
+    ``tcp_sendmsg_locked`` does (it asks ``sk_stream_memory_free`` only before a new skb, and refills a tail
+    ``tso_fragment`` sent part of); the audit bounds what the kernel bounds, the unsent bytes, by the buffer
+    and one skb less a byte."""
     os = os_version("linux-6.12")
     host = Host(platform=Platform(os=os), tcp=TcpOptions.for_os(os))
     sc = Scenario(sender=host, receiver=host, link=Link(rate_bps=1e8, one_way_delay_s=1e-6, mtu_bytes=9000),
                   workload=Workload(kind="bulk", write_bytes=8192),
                   budget=Budget(max_sim_time_s=0.02, min_sim_time_s=0.001, max_events=150_000))
-    _Run(sc).run()
+    endpoint.audit(True)
+    r = _Run(sc)
+    r.run()
+    assert r.flows[0][2].opts.writer_copies_whole_skbs  # the writer whose bound this is

@@ -310,8 +310,24 @@ class TcpSender(TcpReceiver):
             raise AuditError(f"{self.name}: sending byte {seq + length} never written ({self.written})")
         if length > self.mss:
             raise AuditError(f"{self.name}: segment of {length} bytes > MSS {self.mss}")
-        if AUDIT["sndbuf"] and self.written - self.snd_una > self.sndbuf:
-            raise AuditError(f"{self.name}: send buffer holds {self.written - self.snd_una} > {self.sndbuf}")
+        if AUDIT["sndbuf"]:
+            self._audit_sndbuf()
+
+    def _audit_sndbuf(self) -> None:
+        """The send buffer never holds more than its size. A Linux writer of whole skbs begins an skb only while
+        the buffer has room but fills the unsent tail skb to the size goal without asking (``tcp_sendmsg_locked``
+        calls ``sk_stream_memory_free`` only at ``new_segment``), also after ``tso_fragment`` sent part of it, so
+        what it bounds is the unsent data: less than the buffer and one skb."""
+        if self.opts.writer_copies_whole_skbs:
+            held = self.written - self.snd_nxt
+            limit = self.sndbuf + self.skb_size_goal() - 1
+            what = "unsent"
+        else:
+            held = self.written - self.snd_una
+            limit = self.sndbuf
+            what = "queued"
+        if held > limit:
+            raise AuditError(f"{self.name}: send buffer holds {held} bytes {what} > {limit} (sndbuf {self.sndbuf})")
 
     def _audit_timer(self) -> None:
         if self.snd_max > self.snd_una and self._rto_timer.deadline is None:

@@ -39,7 +39,8 @@ AUDIT = {"on": False, "sndbuf": True}
 
 def audit(on: bool = True, sndbuf: bool = True) -> None:
     """Check window invariants on every segment sent (for tests; slows runs down a little); ``sndbuf`` also
-    checks that the send buffer never holds more than its size."""
+    checks that the send buffer never holds more than its size (a Linux writer of whole skbs: no more unsent
+    than its size and one skb, :meth:`~tcpsim.components.sender.TcpSender._audit_sndbuf`)."""
     AUDIT["on"] = on
     AUDIT["sndbuf"] = sndbuf
 
