@@ -38,6 +38,23 @@ def test_writes_the_window_only_queues_are_handed_over_at_once_and_counted():
     assert snd.written >= snd.sndbuf - 2 * snd.mss  # the buffer was filled, within 200 events
 
 
+@pytest.mark.parametrize("kw", [dict(os="linux", write="10"), dict(os="linux-6.12", write="7", mtu=9000),
+                                dict(os="linux-4.19", write="10", sockbuf="16k")])
+def test_handing_writes_over_at_once_changes_nothing_but_the_wall_time(kw, monkeypatch):
+    """A Linux writer of whole skbs fills the unsent tail skb past the free space; its writes in a row are
+    handed over as one batch too (``Writer._whole_skb_room``). Against the same run with every call made
+    one by one (and no yield between calls, which would reorder events at one instant): the same answer."""
+    from tcpsim.components import app
+
+    sc = build_scenario(budget=Budget(max_sim_time_s=0.004, min_sim_time_s=0.004), **kw)
+    monkeypatch.setattr(app, "MAX_CALLS_PER_INSTANT", 10**9)
+    batched = simulate(sc)
+    monkeypatch.setattr(app.Writer, "_absorb_writes", lambda self: None)
+    one_by_one = simulate(sc)
+    assert (batched.goodput_bps, batched.sim_time_s, batched.payload_histogram) == \
+        (one_by_one.goodput_bps, one_by_one.sim_time_s, one_by_one.payload_histogram)
+
+
 def test_a_burst_of_calls_at_one_instant_yields_to_the_event_loop():
     """Solaris keeps each message whole, so its writes are not batched: they yield to the loop instead."""
     sc = build_scenario(message=1, sockbuf="1M", os="solaris", budget=Budget(max_events=100))

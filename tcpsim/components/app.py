@@ -91,17 +91,22 @@ class Writer:
 
         After a write that sent nothing, with a full segment or more unsent, ``tcp_output`` (RFC 1122
         §4.2.3.4 as :func:`~tcpsim.protocol.nagle.may_send_bytes` writes it) sends nothing for further
-        bytes either: the window, not the queue, holds it. So the calls that fit the free space, each
-        costing nothing, end exactly as they would one by one; they are counted as calls all the same.
-        Not for Solaris's whole-message queue, nor during retransmission or SACK recovery.
+        bytes either: the window, not the queue, holds it. So the calls that fit (the free space; for a
+        Linux writer of whole skbs, what :meth:`_whole_skb_room` says it copies), each costing nothing, end
+        exactly as they would one by one; they are counted as calls all the same. Not for Solaris's
+        whole-message queue, nor during retransmission or SACK recovery, nor where ``tcp_tso_should_defer``
+        may be what holds the data (more of it could let a full aggregate go).
         """
         ep = self.ep
         host = self.host
         if (host.per_syscall_s or host.per_byte_copy_s or ep.whole_messages or ep._sack_rec
                 or ep.snd_nxt != ep.snd_max or ep.written - ep.snd_nxt < ep.mss or self.interval_s is not None):
             return
+        if ep._defer_rule and min(ep.peer_wnd, ep.cc.cwnd) - (ep.snd_nxt - ep.snd_una) >= ep.mss:
+            return
         w = self.write_bytes
-        n = ep.send_space() // w
+        space = ep.send_space()
+        n = (self._whole_skb_room(space) if self.whole_skbs else space) // w
         if n > self.calls_left:
             n = int(self.calls_left)
         if n * w > self.left_total:
@@ -159,8 +164,14 @@ class Writer:
         return chunk, new_call
 
     def _whole_skbs(self, space: int) -> int:
-        """Bytes one Linux ``send`` copies now (``tcp_sendmsg_locked``): the last unsent skb filled to the size
-        goal whatever the buffer holds, then whole new skbs of it while the buffer has room."""
+        """Bytes one Linux ``send`` of the remaining bytes copies now (:meth:`_whole_skb_room`)."""
+        chunk = self._whole_skb_room(space)
+        return chunk if chunk < self.remaining else self.remaining
+
+    def _whole_skb_room(self, space: int) -> int:
+        """Bytes a Linux writer may copy now (``tcp_sendmsg_locked``): the last unsent skb filled to the size
+        goal whatever the buffer holds, then whole new skbs of it while the buffer has room. Each byte copied
+        takes one from this, so writes in a row copy it down to the end."""
         ep = self.ep
         goal = ep.skb_size_goal()
         tail = (ep.written - ep.snd_nxt) % goal
@@ -168,7 +179,7 @@ class Writer:
         room = space - chunk
         if room > 0:
             chunk += -(-room // goal) * goal
-        return chunk if chunk < self.remaining else self.remaining
+        return chunk
 
     def _paced(self) -> None:
         self.busy = False
