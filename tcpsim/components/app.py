@@ -197,7 +197,9 @@ class Writer:
 
 
 class Reader:
-    """Calls ``recv(read_bytes)`` whenever data is waiting; counts what the application got."""
+    """Calls ``recv(read_bytes)`` whenever data is waiting; counts what the application got. Without
+    ``read_bytes`` a read asks for the receive window as it stands when the reader is built (before a Linux
+    receiver measures its ratio, so possibly less than the window it offers later)."""
 
     def __init__(self, ep: TcpEndpoint, read_bytes: int | None, cpu: int, on_data=None) -> None:
         self.ep = ep

@@ -99,7 +99,9 @@ def lab_link_fields(rate_bps: Optional[float], rtt_s: Optional[float], mtu_bytes
 def tool_read_bytes(tool: Optional[str], write_bytes: int) -> Optional[int]:
     """Bytes the measuring tool's receiver asks for per ``read``: iperf3 reads its block (``-l``, the same
     length as its writes; ``iperf_tcp_recv`` reads ``blksize``), the built-in generator
-    :data:`GENERATOR_READ_BYTES`; None (read whatever is queued) for any other tool."""
+    :data:`GENERATOR_READ_BYTES`; None for any other tool: the reader's default, reads of the receive window
+    as it stood when the connection was built (:class:`tcpsim.components.app.Reader`; netperf's receive size is
+    its socket buffer)."""
     if tool == "iperf3":
         return write_bytes
     if tool == "builtin":
