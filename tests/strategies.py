@@ -73,8 +73,9 @@ def host_scenarios(draw, lossless: bool = False):
 def linux_versioned_scenarios(draw):
     """:func:`scenarios` on a versioned Linux (its own window rules, TSO sizing and deferral, TCP small queues,
     autocorking, the whole-skb writer), maybe with aggregates carried whole to the peer (``nic.gso_whole``, as
-    on a veth). Writes of at least 100 bytes: a 1-byte writer on a host that charges nothing never blocks while
-    an unsent skb has room, and writes are not events, so such a run spends its whole wall budget."""
+    on a veth). Writes of at least 100 bytes: on a host that charges nothing, a 1-byte writer's calls are handed
+    over one by one while less than a segment is unsent (each may let Nagle send), tens of thousands of calls a
+    simulated millisecond, so such a run takes seconds to minutes of wall time."""
     sc = draw(scenarios(lossless=False))
     os = os_version(draw(st.sampled_from(["linux-4.19", "linux-6.1", "linux-6.12"])))
     buf = draw(st.sampled_from([None, 8192, 16384, 65536, 262144]))
