@@ -125,7 +125,7 @@ class TcpReceiver(EndpointState):
         quick = rcv_wnd // (2 * guess)
         self.delack.set_quickack(min(quick if quick > 0 else 2, 16))
 
-    def _linux_measure_rcv_mss(self, length: int, skb_bytes: int) -> None:
+    def _linux_measure_rcv_mss(self, length: int, skb_bytes: int, truesize: int) -> None:
         """``tcp_measure_rcv_mss`` for an in-order skb whose segments (``gso_size``, or its length) are at least
         ``rcv_mss``: when that length differs from ``rcv_mss`` (from 6.6) it measures ``scaling_ratio`` as
         ``skb->len / skb->truesize`` of the whole skb (``skb_bytes``: a GSO aggregate taken whole counts as one;
@@ -133,8 +133,6 @@ class TcpReceiver(EndpointState):
         changed ratio resets the clamp to the window of the buffer (``tcp_set_window_clamp``: ``rcv_ssthresh``
         follows a lower clamp down); then ``rcv_mss`` is the length, at most ``advmss``."""
         o = self.opts
-        truesize = rx_truesize(skb_bytes, skb_bytes + self.option_bytes + IP_TCP_HEADER_BYTES, o.rx_skb_overhead_bytes,
-                               o.rx_skb_page_bytes)
         self._rcv_mss = length if length < self._advmss else self._advmss
         if self._ratio:
             ratio = scaling_ratio(skb_bytes, truesize)
@@ -176,16 +174,17 @@ class TcpReceiver(EndpointState):
         (``sk_rmem_alloc``)."""
         return win_from_space(self._rcvbuf - self._rmem, self._adv_win_scale, self._ratio)
 
-    def _queue_skb(self, skb_bytes: int) -> None:
+    def _queue_skb(self, skb_bytes: int) -> int:
         """An in-order skb of ``skb_bytes`` (a segment, or a GSO aggregate taken whole) joins the receive
         queue, charged the truesize the receive path gave it (``tcp_queue_rcv`` -> ``skb_set_owner_r``;
-        not modelled: ``tcp_try_coalesce`` merging it into the queue's last skb)."""
+        not modelled: ``tcp_try_coalesce`` merging it into the queue's last skb); returns that truesize."""
         o = self.opts
         truesize = rx_truesize(skb_bytes, skb_bytes + self.option_bytes + IP_TCP_HEADER_BYTES,
                                o.rx_skb_overhead_bytes, o.rx_skb_page_bytes)
         self._rq_bytes.append(skb_bytes)
         self._rq_truesize.append(truesize)
         self._rmem += truesize
+        return truesize
 
     def _dequeue_read(self, size_bytes: int) -> None:
         """The reader took ``size_bytes``: an skb is freed once all of it is read (``tcp_recvmsg_locked`` ->
@@ -312,11 +311,11 @@ class TcpReceiver(EndpointState):
                     whole += self._agg_bytes
                     gso_size = self._agg_seg
                     self._agg_bytes = self._agg_arrived = 0
-                self._queue_skb(whole)
+                truesize = self._queue_skb(whole)
                 for more in filled:
                     self._queue_skb(more)
                 if gso_size > self._rcv_mss:
-                    self._linux_measure_rcv_mss(gso_size, whole)  # tcp_event_data_recv -> tcp_measure_rcv_mss
+                    self._linux_measure_rcv_mss(gso_size, whole, truesize)  # tcp_event_data_recv -> tcp_measure_rcv_mss
                 self._linux_mark_push(gso_size, seg.push)
                 self._lrcv_s = self.kernel.now_s
                 if whole >= 128:

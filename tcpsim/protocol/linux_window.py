@@ -23,7 +23,8 @@ versioned Linux (:attr:`tcpsim.config.TcpOptions.rcv_window_rule` ``"linux"``).
 
 from __future__ import annotations
 
-__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "PAGED_HEAD_BYTES", "IP_TCP_HEADER_BYTES", "TUN_PAD_BYTES", "linear_truesize", "rx_truesize", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio",
+__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "PAGED_HEAD_BYTES", "IP_TCP_HEADER_BYTES", "TUN_PAD_BYTES",
+           "linear_truesize", "rx_truesize", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio",
            "win_from_space", "space_from_win", "window_clamp", "initial_window", "select_window", "grow_ssthresh"]
 
 TCP_RMEM_TO_WIN_SCALE = 8
