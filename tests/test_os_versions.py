@@ -313,3 +313,21 @@ def test_per_packet_work_is_done_once_per_aggregate_on_a_path_that_carries_them_
     split = simulate(build_scenario(platform=replace(base, cpu=cpu, nic=replace(base.nic, gso_whole=False)), **kw))
     assert split.goodput_bps < 1.02 * per_segment_bps
     assert whole.goodput_bps > 2 * per_segment_bps
+
+
+def test_the_window_a_queued_skb_leaves_is_the_kernel_s():
+    """tcp_grow_window raises rcv_ssthresh to at most the free space with the arriving skb queued, each queued
+    skb charged its own truesize (sk_rmem_alloc). The lab VM's kernel, traced at 1 ms, MTU 1500, SO_RCVBUF
+    16 KiB (validation/README.md, "Where the kernel's 16 segments come from"), offered 13, 15 and then 16
+    segments and never 17: 17 would need an skb of at most 2,028 bytes of truesize, and the smallest the TUN
+    path makes is 2,304. The lab's own scenario for that row, as validate scores it."""
+    from tcpsim.calibration.mapping import platforms_for_point, scenario_for
+    from tcpsim.calibration.tables import load_points
+
+    point = next(p for p in load_points() if p.source_id == "lab" and p.table_id == "window"
+                 and "rtt 1ms, mtu 1500, buf 16k" in p.row)
+    sc = scenario_for(point, platforms_for_point(point))
+    sc = replace(sc, budget=replace(sc.budget, max_sim_time_s=0.1, record_trace=True, trace_limit=20000))
+    r = simulate(sc)
+    windows = Counter(t[6] for t in r.trace if t[2] == "ack")
+    assert 13 * 1448 in windows and max(windows) < 17 * 1448
