@@ -119,10 +119,11 @@ class TcpOptions:
     cwnd_validation: bool = False
     """Grow cwnd only while the sender uses it (RFC 7661; Linux ``tcp_is_cwnd_limited``); BSD-derived
     stacks of the sources' era grow it on every ACK."""
-    slow_start_to_twice_out: bool = False
-    """With ``cwnd_validation``: slow start grows cwnd while it is below twice the most data out in the
-    current window, whether or not the sender fills it (Linux 4.3+ ``tcp_is_cwnd_limited``, ``max_packets_out``
-    kept by ``tcp_cwnd_validate``); before, only while the flight comes within ``tcp_max_burst`` of it."""
+    measured_cwnd_limited: bool = False
+    """With ``cwnd_validation``: whether cwnd is in use is measured by each output pass (Linux 4.3+
+    ``tcp_cwnd_validate``: the pass filled cwnd, or ``tcp_tso_should_defer`` waited on it), kept per window
+    with the most data out, and slow start grows cwnd while it is below twice that (``tcp_is_cwnd_limited``);
+    before 4.3, an ACK grows cwnd only if the flight before it came within ``tcp_max_burst`` of cwnd."""
     limited_transmit: bool = False
     """Send a new segment on each of the first two duplicate ACKs (RFC 3042, RFC 5681 §3.2 step 1); the OS
     decides (:attr:`tcpsim.platform.OsTcp.limited_transmit`)."""
@@ -310,7 +311,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         ratio0 = DEFAULT_RATIO_6_8 if v >= (6, 8) else DEFAULT_RATIO_6_6
     return dict(
         rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
-        slow_start_to_twice_out=v >= (4, 3),
+        measured_cwnd_limited=v >= (4, 3),
         scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
         rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rx_skb_page_bytes=os.rx_skb_page_bytes,

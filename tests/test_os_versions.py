@@ -331,3 +331,24 @@ def test_the_window_a_queued_skb_leaves_is_the_kernel_s():
     r = simulate(sc)
     windows = Counter(t[6] for t in r.trace if t[2] == "ack")
     assert 13 * 1448 in windows and max(windows) < 17 * 1448
+
+
+def test_a_deferral_that_waits_on_cwnd_lets_cwnd_grow():
+    """The lab's 16 KiB write row (unshaped veth, validation/README.md, "A Linux sender is cwnd-limited while
+    tcp_tso_should_defer waits on cwnd"): HyStart leaves slow start within the first millisecond with cwnd near
+    80 segments and 57 in flight, and the TSO Nagle test holds the rest because the 22 segments cwnd leaves are
+    less than a third of it. The kernel counts such a deferral as cwnd-limited (299bcb55ecd1), so congestion
+    avoidance grows cwnd, and each write leaves as its own aggregate, an ACK each (its trace: one 11-segment
+    skb a write). Counted by the flight alone, cwnd stayed where HyStart left it and three writes went at once."""
+    from tcpsim.calibration.mapping import platforms_for_point, scenario_for
+    from tcpsim.calibration.tables import load_points
+
+    point = next(p for p in load_points() if p.source_id == "lab" and p.table_id == "writes"
+                 and "write 16384," in p.row)
+    sc = scenario_for(point, platforms_for_point(point))
+    r = simulate(replace(sc, budget=replace(sc.budget, min_sim_time_s=0.02, max_sim_time_s=0.02,
+                                            record_timeseries=True)))
+    ts = r.timeseries
+    after_slow_start = next(c for t, c in zip(ts.time_s, ts.cwnd_bytes) if t >= 1e-3)
+    assert ts.cwnd_bytes[-1] > after_slow_start, (after_slow_start, ts.cwnd_bytes[-1])
+    assert 10 < r.data_packets_per_s / r.ack_packets_per_s < 13  # one write's 11 segments and its tail an ACK

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..errors import AuditError
 from ..protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
 from ..protocol.push import sender_sets_push
-from ..protocol.tso_defer import tso_should_defer
+from ..protocol.tso_defer import deferral_is_cwnd_limited, tso_should_defer
 from .receiver import TcpReceiver
 from .tcb import AUDIT
 
@@ -106,10 +106,24 @@ class TcpSender(TcpReceiver):
         """Send what the windows, Nagle and SWS avoidance allow (RFC 1122 §4.2.3.4, RFC 5681); in SACK
         recovery, what RFC 6675's NextSeg picks while cwnd - pipe allows a segment."""
         self._agg_prev = None  # one tcp_write_xmit pass: segments sent back to back may form one aggregate
+        self._pass_cwnd_limited = False
+        sent_before = self.snd_max
         if self._sack_rec:
             self._sack_output(cpu)
         else:
             self._output(cpu)
+        if self.cc.measured:
+            self._cwnd_validate(sent_before)
+
+    def _cwnd_validate(self, sent_before: int) -> None:
+        """The end of ``tcp_write_xmit`` (Linux 4.3+): the pass was cwnd-limited if a deferral waited on cwnd
+        (:meth:`_tso_defers`) or the flight fills cwnd; one that sent new data or was cwnd-limited updates what
+        ``tcp_is_cwnd_limited`` reads (:meth:`tcpsim.protocol.congestion.NewReno.cwnd_validate`)."""
+        cc = self.cc
+        flight = self._pipe if self._sack_rec else self.snd_nxt - self.snd_una
+        limited = self._pass_cwnd_limited or flight >= cc.cwnd
+        if limited or self.snd_max > sent_before:
+            cc.cwnd_validate(limited, self.snd_max - self.snd_una, self.snd_una, self.snd_nxt)
 
     def _output(self, cpu: int) -> None:
         mss = self.mss
@@ -189,10 +203,16 @@ class TcpSender(TcpReceiver):
             return False
         max_bytes = self._tso_goal(False)
         skb = self._tso_goal() if self.opts.tso_rule < 3 else max_bytes
+        head = skb if skb < unsent else unsent
         srtt = self.rto.srtt_s
-        return tso_should_defer(self._defer_rule, self.kernel.now_s, sent[-1][2], sent[0][2],
-                                srtt if srtt is not None else 0.0, usable, max_bytes, skb if skb < unsent else unsent,
-                                unsent <= skb, peer_wnd, cwnd, self.mss, self.opts.tso_win_divisor)
+        if not tso_should_defer(self._defer_rule, self.kernel.now_s, sent[-1][2], sent[0][2],
+                                srtt if srtt is not None else 0.0, usable, max_bytes, head,
+                                unsent <= skb, peer_wnd, cwnd, self.mss, self.opts.tso_win_divisor):
+            return False
+        in_flight = self.snd_nxt - self.snd_una
+        if deferral_is_cwnd_limited(cwnd - in_flight, peer_wnd - in_flight, head):
+            self._pass_cwnd_limited = True
+        return True
 
     def _block_for_window(self, cwnd: int, peer_wnd: int, in_flight: int) -> None:
         self._set_block("cwnd" if cwnd < peer_wnd else "window")

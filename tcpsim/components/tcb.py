@@ -161,6 +161,7 @@ class EndpointState:
         self._agg_goal = 0  # tcp_tso_autosize's goal for this pass, bytes
         self._agg_first_write = False  # a write found the send queue empty: its first skb is pushed when full
         self._defer_rule = opts.tso_defer_rule if self._gso else 0  # tcp_tso_should_defer (tcpsim.protocol.tso_defer)
+        self._pass_cwnd_limited = False  # this output pass deferred on cwnd (tcp_write_xmit's is_cwnd_limited)
         self._agg_bytes = 0  # receiver: bytes of an aggregate whose end has not arrived
         self._agg_arrived = 0
         self._agg_seg = 0  # receiver: the gso_size of that aggregate (its first segment)
@@ -213,9 +214,9 @@ class EndpointState:
         o = self.opts
         if o.congestion_control == "cubic":
             return Cubic(self.mss, o.initial_cwnd_segments, validate=o.cwnd_validation, sack=self.sack_ok,
-                         limited_transmit=o.limited_transmit, twice_out=o.slow_start_to_twice_out)
+                         limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited)
         return NewReno(self.mss, o.initial_cwnd_segments, validate=o.cwnd_validation, sack=self.sack_ok,
-                       limited_transmit=o.limited_transmit, twice_out=o.slow_start_to_twice_out)
+                       limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited)
 
     # --- helpers ----------------------------------------------------------------------------------
     def _wire(self, length: int) -> tuple[int, float]:

@@ -4,7 +4,7 @@ Ref: RFC 5681 §3.1 (slow start and congestion avoidance), §3.2 (fast retransmi
 RFC 3465 (appropriate byte counting, L = 2 SMSS in slow start: with delayed ACKs a receiver
 ACKs two or more segments at once); RFC 6582 (NewReno: partial ACKs, ``recover``); RFC 7661 §4.1
 (congestion-window validation: a window the sender does not use is not grown; Linux
-``tcp_is_cwnd_limited``, 4.4BSD-derived stacks grow it regardless); RFC 6675 §5 (with SACK, recovery
+``tcp_is_cwnd_limited`` and, from 4.3, ``tcp_cwnd_validate``; 4.4BSD-derived stacks grow it regardless); RFC 6675 §5 (with SACK, recovery
 sets cwnd to ssthresh and sends by the ``pipe`` estimate instead of inflating cwnd per duplicate ACK);
 RFC 3042 and RFC 5681 §3.2 step 1 (limited transmit: one new segment on each of the first two duplicate
 ACKs, cwnd unchanged).
@@ -23,23 +23,27 @@ class NewReno:
     """Congestion window state of one sender, in bytes."""
 
     __slots__ = ("mss", "cwnd", "ssthresh", "in_recovery", "recover", "dupacks", "abc_limit", "_ca_acc",
-                 "validate", "sack", "limited_transmit", "extra", "now_s", "twice_out", "_max_out", "_usage_seq")
+                 "validate", "sack", "limited_transmit", "extra", "now_s", "measured", "_max_out", "_usage_seq",
+                 "_is_limited")
 
     MAX_BURST_SEGMENTS = 3
     """Linux ``tcp_max_burst``: a window within this many segments of the flight still counts as used."""
 
     def __init__(self, mss_bytes: int, initial_window_segments: int = 2, abc_limit_segments: int = 2,
                  validate: bool = False, sack: bool = False, limited_transmit: bool = False,
-                 twice_out: bool = False) -> None:
+                 measured: bool = False) -> None:
         self.mss = mss_bytes
         self.validate = validate
-        self.twice_out = twice_out
-        """With ``validate``: slow start grows cwnd while it is below twice the most data out in the current
-        window, used or not (Linux 4.3+ ``tcp_is_cwnd_limited``)."""
+        self.measured = measured
+        """With ``validate``: the sender's output passes say whether cwnd was used (:meth:`cwnd_validate`, Linux
+        4.3+), not the flight an ACK finds (:data:`MAX_BURST_SEGMENTS`, before)."""
+        self._is_limited = False
+        """``tp->is_cwnd_limited``: an output pass of the current window was cwnd-limited."""
         self._max_out = 0
         """``tp->max_packets_out`` in bytes: the most data out in the current window (``tcp_cwnd_validate``)."""
         self._usage_seq = 0
-        """``tp->cwnd_usage_seq``: the window that :attr:`_max_out` describes ends when this is acknowledged."""
+        """``tp->cwnd_usage_seq``: the window :attr:`_is_limited` and :attr:`_max_out` describe ends when this is
+        acknowledged."""
         self.sack = sack
         self.limited_transmit = limited_transmit
         self.extra = 0
@@ -81,19 +85,22 @@ class NewReno:
         return False
 
     def _cwnd_limited(self, acked_bytes: int, ack: int, flight_bytes: int) -> bool:
-        """``tcp_is_cwnd_limited``: the flight before this ACK came within ``tcp_max_burst`` segments of cwnd
-        (the pre-4.3 test, and tcpsim's proxy for ``is_cwnd_limited`` after it); with :attr:`twice_out`, also
-        slow start below twice ``max_packets_out``, which ``tcp_cwnd_validate`` keeps per window: raised by
-        a larger flight within it, reset to the flight once the window it began with is acknowledged."""
-        before = flight_bytes + acked_bytes
-        if before + self.MAX_BURST_SEGMENTS * self.mss >= self.cwnd:
-            return True
-        if not self.twice_out:
-            return False
-        if ack >= self._usage_seq or before > self._max_out:
-            self._max_out = before
-            self._usage_seq = ack + flight_bytes
-        return self.cwnd < self.ssthresh and self.cwnd < 2 * self._max_out
+        """``tcp_is_cwnd_limited``. From 4.3 (:attr:`measured`): an output pass of the current window was
+        cwnd-limited, or in slow start cwnd is below twice the most data out in it (both kept by
+        :meth:`cwnd_validate`). Before: the flight before this ACK came within ``tcp_max_burst`` segments of cwnd."""
+        if self.measured:
+            return self._is_limited or (self.cwnd < self.ssthresh and self.cwnd < 2 * self._max_out)
+        return flight_bytes + acked_bytes + self.MAX_BURST_SEGMENTS * self.mss >= self.cwnd
+
+    def cwnd_validate(self, is_cwnd_limited: bool, out_bytes: int, snd_una: int, snd_nxt: int) -> None:
+        """``tcp_cwnd_validate`` after an output pass (``tcp_write_xmit``) that sent data or was cwnd-limited,
+        ``out_bytes`` outstanding after it: per window (until ``snd_nxt`` is acknowledged) the strongest signal
+        of use, cwnd-limited, else the most data out (6.0's "tcp: fix tcp_cwnd_validate() to not forget
+        is_cwnd_limited", in the stable trees). RFC 7661's decay of an unused window is not modelled."""
+        if snd_una >= self._usage_seq or is_cwnd_limited or (not self._is_limited and out_bytes > self._max_out):
+            self._is_limited = is_cwnd_limited
+            self._max_out = out_bytes
+            self._usage_seq = snd_nxt
 
     def avoid_congestion(self, acked_bytes: int) -> None:
         """RFC 5681 eq. 3, in byte-counting form: one SMSS per cwnd of data acked."""

@@ -53,9 +53,9 @@ class Cubic(NewReno):
 
     def __init__(self, mss_bytes: int, initial_window_segments: int = 10, abc_limit_segments: int = 2,
                  validate: bool = False, sack: bool = False, limited_transmit: bool = False,
-                 hystart: bool = True, twice_out: bool = False) -> None:
+                 hystart: bool = True, measured: bool = False) -> None:
         super().__init__(mss_bytes, initial_window_segments, abc_limit_segments, validate, sack, limited_transmit,
-                         twice_out)
+                         measured)
         self.hystart = hystart
         self.w_last_max = 0.0
         self.epoch_s = -1.0

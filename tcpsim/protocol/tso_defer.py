@@ -6,7 +6,7 @@ aggregate of more than one segment (:attr:`tcpsim.config.TcpOptions.tso_defer_ru
 
 from __future__ import annotations
 
-__all__ = ["MAX_TSO_DEFERRED_SEGMENTS", "tso_should_defer"]
+__all__ = ["MAX_TSO_DEFERRED_SEGMENTS", "tso_should_defer", "deferral_is_cwnd_limited"]
 
 MAX_TSO_DEFERRED_SEGMENTS = 3
 """``tcp_max_tso_deferred_mss``: with ``tcp_tso_win_divisor`` 0, more than this many segments go at once."""
@@ -40,3 +40,11 @@ def tso_should_defer(rule: int, now_s: float, last_send_s: float, head_sent_s: f
         return now_s - head_sent_s >= srtt_s / 2
     half = srtt_s / 2
     return head_sent_s + srtt_s - now_s <= (half if half < 1e-3 else 1e-3)
+
+
+def deferral_is_cwnd_limited(cong_win_bytes: int, send_win_bytes: int, skb_bytes: int) -> bool:
+    """Whether a deferral ``tcp_tso_should_defer`` decided counts as cwnd-limited (the first of its "three
+    cases are tracked"): cwnd leaves less than the window does, and no more than the skb
+    (``cong_win < send_win && cong_win <= skb->len``). ``tcp_write_xmit`` then calls ``tcp_cwnd_validate``
+    though it sent nothing (commit 299bcb55ecd1, 5.11 and the 4.14+ stable trees), so cwnd may grow."""
+    return cong_win_bytes < send_win_bytes and cong_win_bytes <= skb_bytes

@@ -200,24 +200,56 @@ def test_cwnd_validation(validate, flight_segments, grows):
     assert (cc.cwnd > before) is grows
 
 
-@pytest.mark.parametrize("twice_out", [False, True])
-def test_a_window_limited_slow_start_grows_cwnd_to_twice_what_is_out_since_linux_4_3(twice_out):
-    """A receiver's window holds the flight at 10 segments, each round trip ACKed a segment at a time: before
-    4.3 cwnd stops within ``tcp_max_burst`` of the flight; from 4.3 slow start takes it to twice the flight
-    (``tcp_is_cwnd_limited``: cwnd < 2 x max_packets_out), and congestion avoidance does not grow it."""
-    cc = NewReno(MSS, initial_window_segments=10, validate=True, twice_out=twice_out)
-    ack = 0
-    for _ in range(20):  # 20 round trips of 10 segments, the flight refilled after each ACK
-        for _ in range(10):
-            ack += MSS
-            cc.on_new_ack(MSS, ack, 9 * MSS)
-    assert cc.cwnd == (20 if twice_out else 14) * MSS
-    cc.ssthresh = cc.cwnd  # congestion avoidance: a window the flight does not fill stays put
-    before = cc.cwnd
-    for _ in range(30):
+def _window_limited_round_trips(cc, n_acks: int, ack: int = 0) -> int:
+    """A receiver's window holds the flight at 10 segments, ACKed a segment at a time; after each ACK the
+    sender refills it, an output pass that sent one segment (``tcp_write_xmit``'s end, ``tcp_cwnd_validate``)."""
+    for _ in range(n_acks):
         ack += MSS
         cc.on_new_ack(MSS, ack, 9 * MSS)
+        cc.cwnd_validate(10 * MSS >= cc.cwnd, 10 * MSS, ack, ack + 10 * MSS)
+    return ack
+
+
+@pytest.mark.parametrize("measured", [False, True])
+def test_a_window_limited_slow_start_grows_cwnd_to_twice_what_is_out_since_linux_4_3(measured):
+    """Before 4.3 cwnd stops within ``tcp_max_burst`` of the flight; from 4.3 slow start takes it to twice
+    the flight (``tcp_is_cwnd_limited``: cwnd < 2 x max_packets_out), and congestion avoidance does not grow it."""
+    cc = NewReno(MSS, initial_window_segments=10, validate=True, measured=measured)
+    ack = _window_limited_round_trips(cc, 200)
+    assert cc.cwnd == (20 if measured else 14) * MSS
+    cc.ssthresh = cc.cwnd  # congestion avoidance: a window the flight does not fill stays put
+    before = cc.cwnd
+    _window_limited_round_trips(cc, 30, ack)
     assert cc.cwnd == before
+
+
+def test_a_pass_that_waited_on_cwnd_lets_congestion_avoidance_grow_it():
+    """Linux 4.3+ with 299bcb55ecd1 (5.11, stable 4.14+): a ``tcp_tso_should_defer`` that waits on cwnd makes the
+    pass cwnd-limited though it sent nothing, so cwnd grows; with the flight alone (57 of 79 segments, as the
+    lab's 16 KiB write row had it) it would not."""
+    grown = {}
+    for waited in (False, True):
+        cc = NewReno(MSS, initial_window_segments=79, validate=True, measured=True)
+        cc.ssthresh = cc.cwnd
+        ack = 0
+        for _ in range(200):
+            ack += MSS
+            cc.on_new_ack(MSS, ack, 56 * MSS)
+            cc.cwnd_validate(waited, 57 * MSS, ack, ack + 57 * MSS)
+        grown[waited] = cc.cwnd // MSS - 79
+    assert grown == {False: 0, True: 2}
+
+
+def test_cwnd_validate_keeps_the_strongest_signal_of_the_window():
+    """6.0's "tcp: fix tcp_cwnd_validate() to not forget is_cwnd_limited": a cwnd-limited pass is remembered for
+    its window, a later pass with more out but not cwnd-limited does not clear it; a new window does."""
+    cc = NewReno(MSS, initial_window_segments=40, validate=True, measured=True)
+    cc.ssthresh = cc.cwnd
+    cc.cwnd_validate(True, 30 * MSS, 0, 30 * MSS)
+    cc.cwnd_validate(False, 35 * MSS, 5 * MSS, 40 * MSS)  # same window (snd_una below 30 MSS): kept
+    assert cc._cwnd_limited(MSS, 6 * MSS, 34 * MSS)
+    cc.cwnd_validate(False, 20 * MSS, 30 * MSS, 50 * MSS)  # the window is acknowledged: a new one begins
+    assert not cc._cwnd_limited(MSS, 31 * MSS, 19 * MSS)
 
 
 def test_rto_rfc6298():

@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 from tcpsim.api import build_scenario, simulate
 from tcpsim.config import TcpOptions
 from tcpsim.errors import ConfigError
-from tcpsim.protocol.tso_defer import tso_should_defer
+from tcpsim.protocol.tso_defer import deferral_is_cwnd_limited, tso_should_defer
 
 MSS = 1448
 # a 16-segment window, cwnd larger, an skb of 30 segments queued behind the head, srtt 1 ms
@@ -60,6 +60,15 @@ def test_never_defers_what_a_full_skb_or_rule_0_would_send(limit, max_segs, rule
     kw = {**BASE, "limit_bytes": limit, "max_bytes": max_segs * MSS, "head_sent_s": 1.0 - age_s, "srtt_s": srtt_s}
     if rule == 0 or limit >= max_segs * MSS:
         assert not tso_should_defer(rule, **kw)
+
+
+def test_a_deferral_is_cwnd_limited_when_cwnd_leaves_less_than_the_window_and_the_skb():
+    """``tcp_tso_should_defer``'s "three cases are tracked": cwnd-limited, rwnd-limited (not counted here), or
+    application-limited (the skb is smaller than what cwnd leaves)."""
+    assert deferral_is_cwnd_limited(22 * MSS, 172 * MSS, 33 * MSS)  # the lab's 16 KiB write row
+    assert deferral_is_cwnd_limited(11 * MSS, 30 * MSS, 11 * MSS)
+    assert not deferral_is_cwnd_limited(22 * MSS, 10 * MSS, 33 * MSS)  # the window is the smaller limit
+    assert not deferral_is_cwnd_limited(22 * MSS, 172 * MSS, 12 * MSS)  # the skb fits: application-limited
 
 
 def test_the_rule_is_checked():
