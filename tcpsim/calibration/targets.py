@@ -36,6 +36,8 @@ _EIGHTH = ("tcp_tso_should_defer and lab_vm's per-write cost fixed at the measur
            "every lab row's figures and the 1 ms, 16 KiB row's kernel trace in view (2026-11-27, eighth session)")
 _NINTH = ("each queued skb charged its own truesize, a rule drawn up from the 1 ms, 16 KiB row's trace with every lab "
           "row's figures in view and kept on a mechanism check that met it in part (2026-11-27, ninth session)")
+_TENTH = ("a pass whose tcp_tso_should_defer waits on cwnd counts as cwnd-limited, a rule drawn from a calibration "
+          "row with every lab row's figures of the ninth session in view (2026-11-28, tenth session)")
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
     "sunfire/table2": ("Solaris receive list and its refit", "ce blanking timer from the first frame"),
@@ -50,12 +52,15 @@ SEEN: dict[str, tuple[str, ...]] = {
     "lab/window": ("Linux 6.6+ receive path truesize and half-window MSS (its figures printed before the rule)",
                    "tbf token bucket withdrawn after its score", _QUIET,
                    "the tbf bucket brought back after a kernel trace of five of its scenarios", _PATH, _FIFTH, _SIXTH,
-                   _SEVENTH, _EIGHTH, _NINTH),
-    "lab/streams": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH),
-    "lab/tengig": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH),
-    "lab/unshaped": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH),
+                   _SEVENTH, _EIGHTH, _NINTH, _TENTH),
+    "lab/streams": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
+                    _TENTH),
+    "lab/tengig": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
+                   _TENTH),
+    "lab/unshaped": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
+                     _TENTH),
     "lab/messages_nagle": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH,
-                           _EIGHTH, _NINTH),
+                           _EIGHTH, _NINTH, _TENTH),
 }
 """Holdout tables that a model decision had in view (validation/README.md, "Held out, seen, and the rule
 from now on"): reported as seen, not as held out."""
