@@ -57,8 +57,8 @@ SEEN: dict[str, tuple[str, ...]] = {
                     _TENTH),
     "lab/tengig": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
                    _TENTH),
-    "lab/unshaped": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
-                     _TENTH),
+    "lab/unshaped": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH,
+                     _NINTH, _TENTH),
     "lab/messages_nagle": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH,
                            _EIGHTH, _NINTH, _TENTH),
 }

@@ -4,8 +4,9 @@ Ref: RFC 5681 §3.1 (slow start and congestion avoidance), §3.2 (fast retransmi
 RFC 3465 (appropriate byte counting, L = 2 SMSS in slow start: with delayed ACKs a receiver
 ACKs two or more segments at once); RFC 6582 (NewReno: partial ACKs, ``recover``); RFC 7661 §4.1
 (congestion-window validation: a window the sender does not use is not grown; Linux
-``tcp_is_cwnd_limited`` and, from 4.3, ``tcp_cwnd_validate``; 4.4BSD-derived stacks grow it regardless); RFC 6675 §5 (with SACK, recovery
-sets cwnd to ssthresh and sends by the ``pipe`` estimate instead of inflating cwnd per duplicate ACK);
+``tcp_is_cwnd_limited`` and, from 4.3, ``tcp_cwnd_validate``; 4.4BSD-derived stacks grow it regardless);
+RFC 6675 §5 (with SACK, recovery sets cwnd to ssthresh and sends by the ``pipe`` estimate instead of
+inflating cwnd per duplicate ACK);
 RFC 3042 and RFC 5681 §3.2 step 1 (limited transmit: one new segment on each of the first two duplicate
 ACKs, cwnd unchanged).
 """
