@@ -34,6 +34,8 @@ __all__ = ["run"]
 _MIN_SPAN_SAMPLES = 200
 """The sample spacing is at most the time after the warm-up over this many, so a long run has enough."""
 _PHYSICAL_BINDING_FRAC = 0.95
+_RISING_BOUNDARIES = 3
+"""Batch boundaries of the measured span at which the windows must all have risen for the run to wait."""
 _HELD_BINDING_FRAC = 0.5
 """Senders held back for at least this share of the time by one TCP reason: that reason binds, whatever the
 busiest (unsaturated) resource is."""
@@ -208,6 +210,7 @@ class _Run:
             "rtt": [(f[2].rtt_sum_s, f[2].rtt_n) for f in self.flows],
             "drops": self._drops(),
             "hist": self._payload_hist(),
+            "windows": sum(min(f[2].cc.cwnd, f[2].peer_wnd) for f in self.flows),
         }
         return snap
 
@@ -245,7 +248,8 @@ class _Run:
         min_rto_s = min(self.sc.sender.tcp.min_rto_s, self.sc.receiver.tcp.min_rto_s)
         state: dict = {"termination": None}
         rule = StopRule(rel_tol=b.rel_tol, loss_frac=loss_frac, min_rto_s=min_rto_s, n_flows=len(self.flows),
-                        rr=bool(self.rr), window_bytes=self._window_bytes, window_binds=self._window_binds)
+                        rr=bool(self.rr), window_bytes=self._window_bytes, window_binds=self._window_binds,
+                        windows_rising=self._windows_rising)
 
         def sample():
             # Equally spaced samples of the cumulative counters (the rule thins them past its bound and
@@ -311,6 +315,17 @@ class _Run:
         return held["cwnd"] + held["recovery"] >= _HELD_BINDING_FRAC and \
             self._line_frac(snap0, s1, dt) < _PHYSICAL_BINDING_FRAC
 
+    def _windows_rising(self, snaps: list[dict]) -> bool:
+        """The senders' windows (each min(cwnd, peer window), summed) rose at every one of ``snaps``, three or
+        more batch boundaries, while the forward line was not full between the first and the last: the run's
+        rate may still be climbing with them (the stop rule waits)."""
+        if len(snaps) < _RISING_BOUNDARIES:
+            return False
+        if any(later["windows"] <= earlier["windows"] for earlier, later in zip(snaps, snaps[1:])):
+            return False
+        dt = snaps[-1]["t"] - snaps[0]["t"]
+        return dt > 0 and self._line_frac(snaps[0], snaps[-1], dt) < _PHYSICAL_BINDING_FRAC
+
     def _held_fracs(self, s0: dict, s1: dict, dt: float) -> dict[str, float]:
         """Share of the time between two snapshots the senders were held, by reason (per sender)."""
         n_senders = len(self.flows) * (2 if self.rr else 1)
@@ -330,7 +345,7 @@ class _Run:
                 "link": dict.fromkeys(self.links, 0.0), "frames": dict.fromkeys(self.links, 0),
                 "last_read": dict.fromkeys(self.links, 0.0),
                 "block": dict.fromkeys(BLOCK_REASONS, 0.0), "rtt": [(0.0, 0)] * n,
-                "drops": dict.fromkeys(self._drops(), 0), "hist": {}}
+                "drops": dict.fromkeys(self._drops(), 0), "hist": {}, "windows": 0}
 
     def _result(self, s0: dict, termination: str, halfwidth: float | None, wall_s: float) -> Result:
         sc = self.sc

@@ -3,9 +3,9 @@
 The engine samples cumulative counters at equal intervals after a warm-up; :class:`StopRule` keeps them
 (thinned past a bound, so the record stays short however long the run), asks :mod:`tcpsim.steady` where
 the transient ends (MSER-5) and how precise the mean since then is (batch means), and says when the run
-may stop: the 95 % interval within ``Budget.rel_tol`` of the mean, the span long against the windows, and
-on a lossy link only once the span has seen some twenty random losses and, where their timeouts matter,
-five retransmissions lost again. It also states the interval a run ends with, whichever way it ended.
+may stop: the 95 % interval within ``Budget.rel_tol`` of the mean, the span long against the windows and not
+a steady rise of them, and on a lossy link only once the span has seen some twenty random losses and, where
+their timeouts matter, five retransmissions lost again. It also states the interval a run ends with, whichever way it ended.
 
 Pure bookkeeping on numbers the engine hands over: no simulation objects, so the rule can be read (and
 tested) apart from the wiring.
@@ -46,11 +46,15 @@ class StopRule:
 
     ``window_bytes`` gives what the windows can hold at once (a swing of that much must not move the
     estimate); ``window_binds(snapshot)`` says whether, since that snapshot, the congestion windows set the
-    rate rather than the line (the engine's binding rule).
+    rate rather than the line (the engine's binding rule); ``windows_rising(snapshots)`` whether the
+    windows rose at every one of those batch boundaries while the line was not full (a transient that the
+    rate's own statistics miss in a noisy rate: validation/README.md, "A run does not stop while its
+    windows still rise").
     """
 
     def __init__(self, *, rel_tol: float, loss_frac: float, min_rto_s: float, n_flows: int, rr: bool,
-                 window_bytes: Callable[[], int], window_binds: Callable[[dict], bool]) -> None:
+                 window_bytes: Callable[[], int], window_binds: Callable[[dict], bool],
+                 windows_rising: Callable[[list[dict]], bool] = lambda snaps: False) -> None:
         self.rel_tol = rel_tol
         self.loss_frac = loss_frac
         self.min_rto_s = min_rto_s
@@ -58,6 +62,7 @@ class StopRule:
         self.rr = rr
         self._window_bytes = window_bytes
         self._window_binds = window_binds
+        self._windows_rising = windows_rising
         self.samples: list[Sample] = []
         self.snaps: list[Optional[dict]] = []
         """The full snapshot where the warm-up can end (every MSER batch), None between."""
@@ -117,6 +122,8 @@ class StopRule:
             sent_rate = (samples[-1][2] - samples[est.start][2]) / span_s
             if abs(sent_rate - est.rate) > max(self.rel_tol, 0.02) * est.rate:
                 return False
+            if self._windows_rising([snap for snap in self.snaps[est.start:] if snap is not None]):
+                return False  # cwnd still grows in a rate the line does not cap: not the steady state yet
         if loss_frac and span_s < steady.N_BATCHES * min_rto_s:
             # A retransmission timeout stalls a stream for an RTO or more, rarely but at great cost: each
             # batch of the interval must be long enough to hold one, or runs that happened to see none

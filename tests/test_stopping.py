@@ -81,3 +81,12 @@ def test_the_stall_share_is_added_to_a_lossy_interval():
     _feed(rule, 300, retx_rate=50.0)
     rule.settle()
     assert rule.halfwidth >= 0.1 * 1e6 * 0.999
+
+
+def test_a_run_whose_windows_still_rise_does_not_stop():
+    """A steady counter stops at its first decision, but not while the engine says the windows rose at every
+    batch boundary of the span (validation/README.md, "A run does not stop while its windows still rise")."""
+    rising = StopRule(rel_tol=0.05, loss_frac=0.0, min_rto_s=0.2, n_flows=1, rr=False, window_bytes=lambda: 10_000,
+                      window_binds=lambda snap: True, windows_rising=lambda snaps: len(snaps) >= 3)
+    assert _feed(rising, 400) is None
+    assert _feed(_rule(), 400) == 39
