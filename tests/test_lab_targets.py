@@ -31,7 +31,7 @@ KNOWN_MISSES = {
     "tengig": ("15.4 %: the rows measure the user-space delay line (a Python TUN relay in a third namespace on "
                "the same 2 vCPUs), which moved 2.8-9.1 Gbit/s on the quiet machine and differs by up to 40 % "
                "between passes; its stage, fitted on ICMP echoes of at most 32 KB, bounds 64 KB aggregates at "
-               "about 9.8 Gbit/s; the MTU 9000, 4 MiB rows are 33-61 % high"),
+               "about 9.8 Gbit/s; the 4 MiB rows at 0.2 ms are 26-43 % high"),
 }
 
 
