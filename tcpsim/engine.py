@@ -439,6 +439,7 @@ class _Run:
             wall_s=wall_s,
             goodput_halfwidth_bps=(halfwidth * bits_per_count
                                    if halfwidth is not None and math.isfinite(halfwidth) else None),
+            delivered_bytes=sum(s1["delivered"]),
             trace=tuple(self.trace) if self.trace is not None else (),
             window_shifts=({ep.name: ep.rcv_shift for f in self.flows for ep in (f[2], f[3])}
                            if self.trace is not None else {}),

@@ -8,6 +8,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
+from .errors import ConfigError
 from .timeseries import TimeSeries
 from .units import format_duration, format_rate
 
@@ -93,6 +94,9 @@ class Result:
     goodput_halfwidth_bps: Optional[float] = None
     """Half-width of a 95 % interval on :attr:`goodput_bps` (batch means, :mod:`tcpsim.steady`); None when
     the run was too short to say."""
+    delivered_bytes: int = 0
+    """Application bytes the readers got from the start of the run to its end, all streams: the transient
+    included, unlike :attr:`goodput_bps` (:meth:`run_average_bps`)."""
     ceilings_bps: dict[str, float] = field(default_factory=dict)
     """Closed-form bounds (:mod:`tcpsim.ceilings`), attached by :func:`tcpsim.simulate`."""
     trace: tuple = ()
@@ -109,6 +113,17 @@ class Result:
     @property
     def goodput_mbps(self) -> float:
         return self.goodput_bps / 1e6
+
+    def run_average_bps(self, duration_s: float) -> float:
+        """The goodput a tool reports that counts the bytes read from the connection's start over ``duration_s``
+        (iperf3's ``end.sum_received``, ``tcpsim lab``'s generator): the bytes read by the run's end, and
+        :attr:`goodput_bps` for the rest of the duration if the run ended earlier (it stopped on the steady
+        state). A run longer than the duration gives its own average over its length."""
+        if not (math.isfinite(duration_s) and duration_s > 0.0):
+            raise ConfigError("duration_s", duration_s, "a positive number of seconds")
+        if self.sim_time_s >= duration_s:
+            return self.delivered_bytes * 8.0 / self.sim_time_s
+        return (self.delivered_bytes * 8.0 + self.goodput_bps * (duration_s - self.sim_time_s)) / duration_s
 
     @property
     def throughput_bps(self) -> float:

@@ -46,6 +46,7 @@ def _run_conserving(sc):
             assert sum(rcv._rq_bytes) - rcv._rq_read == rcv.rcv_buffered - rcv._agg_bytes
             assert rcv._rmem == sum(rcv._rq_truesize) and 0 <= rcv._rq_read < (rcv._rq_bytes[0] if rcv._rq_bytes else 1)
     assert result.termination in ("converged", "time_budget", "event_budget", "finished")
+    assert result.delivered_bytes == sum(f[4].delivered_bytes for f in r.flows if f[4] is not None)
     return result
 
 

@@ -245,6 +245,55 @@ def test_lab_prediction_through_the_delay_line_has_validate_s_receive_path():
     assert "TUN" in path_note("relay") and "no TUN" not in path_note("relay")
 
 
+def test_the_prediction_is_what_the_tool_counts_over_its_run():
+    """iperf3 counts the bytes read from a cold start over its run: where slow start takes a good part of the
+    run (1 Gbit/s, 20 ms, 4 MB buffers, half a second), the tool's figure is the simulated bytes over the
+    duration, well below the steady state; a run that converged early adds the steady rate for the rest."""
+    from tcpsim.lab.predict import lab_simulation, predict_lab, tool_goodput_bps
+
+    slow = lab_scenario(rate="1gbit", rtt="20ms", sockbuf="4M", duration="0.5s")
+    assert lab_simulation(slow, "lab_vm", "none").budget.max_sim_time_s == 0.5
+    r = predict_lab(slow, {})
+    assert r.sim_time_s == pytest.approx(0.5) and r.delivered_bytes > 0
+    assert tool_goodput_bps(slow, r) == pytest.approx(r.delivered_bytes * 8 / 0.5)
+    assert tool_goodput_bps(slow, r) < 0.9 * r.goodput_bps
+    quick = lab_scenario(rate="1gbit", rtt="0.2ms", sockbuf="64k", duration="3s")
+    q = predict_lab(quick, {})
+    assert q.converged and q.sim_time_s < 1.0
+    assert tool_goodput_bps(quick, q) == pytest.approx(
+        (q.delivered_bytes * 8 + q.goodput_bps * (3.0 - q.sim_time_s)) / 3.0)
+    assert tool_goodput_bps(quick, q, 2.0) != tool_goodput_bps(quick, q)  # the measured duration, when given
+
+
+def test_a_run_average_needs_a_positive_duration():
+    from tcpsim.lab.predict import predict_lab
+
+    r = predict_lab(lab_scenario(rate="1gbit", rtt="0.2ms", sockbuf="64k"), {})
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ConfigError, match="duration_s"):
+            r.run_average_bps(bad)
+
+
+def test_a_lab_row_runs_to_its_duration_and_is_scored_as_its_tool_counts():
+    """validate: a lab row may run up to its measured duration (not validate's one second) and is compared
+    with what its tool reports; a row of the other sources keeps the one-second budget and the steady state."""
+    from dataclasses import replace as _replace
+
+    from tcpsim.calibration.mapping import CALIBRATION_BUDGET, platforms_for_point, scenario_for, tool_duration_s
+    from tcpsim.calibration.tables import load_points
+
+    points = load_points()
+    lab = [p for p in points if p.source_id == "lab"]
+    assert lab and all(tool_duration_s(p) in (2.0, 3.0) for p in lab)
+    assert scenario_for(lab[0], platforms_for_point(lab[0], None)).budget.max_sim_time_s == tool_duration_s(lab[0])
+    other = next(p for p in points if p.source_id == "tengbe")
+    assert tool_duration_s(other) is None
+    assert scenario_for(other, platforms_for_point(other, None)).budget == CALIBRATION_BUDGET
+    bad = _replace(lab[0], fields={**lab[0].fields, "duration_s": "-3"})
+    with pytest.raises(ConfigError, match="duration_s"):
+        tool_duration_s(bad)
+
+
 def test_the_prediction_reads_as_the_measuring_tool_reads():
     """iperf3's receiver asks for its block per read (``-l`` sets it for both ends), the built-in generator
     for 128 KiB; a lab row of the dataset and ``tcpsim lab``'s prediction take the tool's read size."""
@@ -315,11 +364,12 @@ def _replayed_errors(out, cases):
     """Each case predicted with the machine file calibrate wrote, on the case's path, as ``tcpsim lab --platform
     FILE`` does (for iperf3 runs, path "nic", that is ``tcpsim predict --platform FILE``)."""
     from tcpsim.api import simulate
-    from tcpsim.lab.predict import lab_simulation
+    from tcpsim.lab.predict import lab_simulation, tool_goodput_bps
     from tcpsim.profiles import load_platform
 
     host = load_platform(out)
-    return [simulate(lab_simulation(c.scenario, host, c.delay_line)).goodput_bps / c.goodput_bps - 1 for c in cases]
+    return [tool_goodput_bps(c.scenario, simulate(lab_simulation(c.scenario, host, c.delay_line)), c.duration_s)
+            / c.goodput_bps - 1 for c in cases]
 
 
 def test_a_calibrated_machine_file_predicts_what_the_fit_did(tmp_path, capsys):
@@ -359,11 +409,14 @@ def test_the_text_says_how_many_writes_a_sent_unit_carried():
     m = {"goodput_bps": 162.1e6, "tool": "iperf3", "duration_s": 2.0, "rtt_min_s": 2e-5, "rtt_mean_s": 3e-5,
          "data_segments_per_s": None, "retransmits": 0, "cpu_busy_frac": 0.66, "cpu_tools_s_per_s": 1.1,
          "tx_units_per_s": 1015.5}
-    p = {"goodput_bps": 43e6, "rtt_s": 4e-5, "data_packets_per_s": 3000.0, "retransmits": 0, "limited_by": "cpu_sender"}
+    p = {"goodput_bps": 43e6, "steady_goodput_bps": 45e6, "rtt_s": 4e-5, "data_packets_per_s": 3000.0,
+         "retransmits": 0, "limited_by": "cpu_sender"}
     text = _text({"scenario": sc, "measured": m, "predicted": p, "kernel": "6.x", "sysctls": {}, "delay_line": "none",
                   "notes": []})
     line = next(x for x in text.splitlines() if x.startswith("sent units"))
     assert "1,016/s" in line and "332.6 writes each" in line
+    steady = next(x for x in text.splitlines() if x.strip().startswith("steady state"))
+    assert "45.0 Mbit/s" in steady and "whole 2.0 s" in steady
 
 
 def test_plot_draws_measured_and_predicted(tmp_path):
@@ -605,12 +658,12 @@ def test_an_unshaped_run_predicted_on_ideal_hosts_says_so():
 
     result = SimpleNamespace(goodput_bps=5.8e11, data_packets_per_s=0.0, ack_packets_per_s=0.0, rtt_s=4e-5,
                              limited_by="window", retransmits=0, transactions_per_s=None, cpu_utilization_frac={},
-                             streams=[])
+                             streams=[], run_average_bps=lambda duration_s: 5.7e11)
 
     def run(rate_bps):
         return SimpleNamespace(scenario=LabScenario(rate_bps=rate_bps), kernel="6.18", sysctls={}, cpu="test",
                                load_avg=(0.1, 0.1, 0.1), delay_line="none", notes=[],
-                               measured=SimpleNamespace(tool="iperf3", to_dict=lambda: {}))
+                               measured=SimpleNamespace(tool="iperf3", duration_s=3.0, to_dict=lambda: {}))
 
     notes = to_json(run(0.0), result, None, "linux")["notes"]
     assert any("ideal hosts" in n and "--platform NAME|FILE" in n for n in notes)

@@ -7,6 +7,7 @@ Nagle, delayed ACK, CPUs.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Mapping, Optional
 
@@ -17,12 +18,12 @@ from ..result import Result
 from ..lab.scenario import tool_read_bytes
 from .tables import Point
 
-__all__ = ["SOURCE_SETUPS", "SourceSetup", "scenario_for", "predicted_value", "platform_ids", "CALIBRATION_BUDGET",
-           "platforms_for_point"]
+__all__ = ["SOURCE_SETUPS", "SourceSetup", "scenario_for", "tool_duration_s", "predicted_value", "platform_ids",
+           "CALIBRATION_BUDGET", "platforms_for_point"]
 
 CALIBRATION_BUDGET = Budget(rel_tol=0.03, max_sim_time_s=1.0, max_events=20_000_000, max_wall_s=600.0)
-"""Every point ends on convergence or on one simulated second, so a prediction is the same on any machine;
-the wall-clock limit is only a backstop (the slowest point takes about 10 s on a 2-core machine)."""
+"""Every point ends on convergence or on one simulated second (a lab row: on its measured duration,
+:func:`scenario_for`), so a prediction is the same on any machine; the wall-clock limit is only a backstop (the slowest point takes about 10 s on a 2-core machine)."""
 
 
 @dataclass(frozen=True)
@@ -129,8 +130,28 @@ def _row_link(point: Point, link: Link) -> Link:
                                            link.mtu_bytes, line))
 
 
-def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Budget = CALIBRATION_BUDGET) -> Scenario:
-    """The scenario that reproduces ``point``'s test conditions, on the given platform objects."""
+def tool_duration_s(point: Point) -> Optional[float]:
+    """The measured run's duration of a row whose tool averaged from the connection's cold start (the lab
+    sweep's ``duration_s``: iperf3's ``end.sum_received``); None for a steady-state figure."""
+    value = point.get("duration_s")
+    if value is None:
+        return None
+    try:
+        duration = float(value)
+    except ValueError:
+        duration = math.nan
+    if not (math.isfinite(duration) and 0.0 < duration <= 3600.0):
+        raise ConfigError("duration_s", value, f"seconds in (0, 3600] ({point.source_id}/{point.table_id}: {point.row})")
+    return duration
+
+
+def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Optional[Budget] = None) -> Scenario:
+    """The scenario that reproduces ``point``'s test conditions, on the given platform objects; ``budget``
+    (default validate's, :data:`CALIBRATION_BUDGET`, which a row with a :func:`tool_duration_s` may run to the
+    end of)."""
+    if budget is None:
+        duration = tool_duration_s(point)
+        budget = CALIBRATION_BUDGET if duration is None else replace(CALIBRATION_BUDGET, max_sim_time_s=duration)
     setup = SOURCE_SETUPS[point.source_id]
     snd_id, rcv_id = platform_ids(point)
     snd = platforms[snd_id]
@@ -192,7 +213,8 @@ def predicted_value(point: Point, scenario: Scenario, result: Result) -> Optiona
     if metric == "throughput":
         if SOURCE_SETUPS[point.source_id].counts_interface_bytes:
             return sum(result.interface_bps.values())
-        return result.goodput_bps
+        duration = tool_duration_s(point)
+        return result.goodput_bps if duration is None else result.run_average_bps(duration)
     if metric == "packet_rate":
         return result.data_packets_per_s
     if metric == "transactions":

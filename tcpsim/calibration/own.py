@@ -200,6 +200,8 @@ class Case:
     for an iperf3 run between two real hosts (:func:`tcpsim.lab.predict.host_platform`)."""
     tool: str = ""
     """What measured it ("iperf3", "builtin"): how the receiver reads (:func:`tcpsim.lab.scenario.tool_read_bytes`)."""
+    duration_s: float = 0.0
+    """The measured run's duration, over which its tool averaged (0: the scenario's)."""
 
 
 def _load_json(path: str) -> Any:
@@ -230,10 +232,24 @@ def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
             sc = LabScenario(**run["scenario"])
             if role and run.get("kind") and role_of(run["kind"], sc) != role:
                 continue
+            m = run["measured"]
             out.append(Case(run.get("row") or f"{path}[{i}]", sc, dict(run.get("sysctls", {})),
-                            float(run["measured"]["goodput_bps"]), str(run.get("delay_line") or "none"),
-                            str(run["measured"].get("tool") or "")))
+                            float(m["goodput_bps"]), str(run.get("delay_line") or "none"), str(m.get("tool") or ""),
+                            _duration_s(m.get("duration_s"), path)))
     return out
+
+
+def _duration_s(value: Any, path: str) -> float:
+    """A measured run's duration from its JSON (0 where an older file has none: the scenario's is used)."""
+    if value is None:
+        return 0.0
+    try:
+        d = float(value)
+    except (TypeError, ValueError):
+        d = math.nan
+    if not (math.isfinite(d) and 0.0 < d <= 3600.0):
+        raise ConfigError("measured.duration_s", value, f"seconds in (0, 3600] (in {path})")
+    return d
 
 
 def iperf3_cases(paths: Sequence[str], path_kw: dict[str, Any], nodelay: bool) -> list[Case]:
@@ -249,7 +265,8 @@ def iperf3_cases(paths: Sequence[str], path_kw: dict[str, Any], nodelay: bool) -
         sc = lab_scenario(rate=path_kw.get("rate", "1gbit"), rtt=path_kw.get("rtt"), mtu=path_kw.get("mtu", 1500),
                           sockbuf=run.sockbuf_bytes, write=run.write_bytes, nodelay=nodelay, streams=run.n_streams,
                           duration=min(max(run.duration_s, 0.5), 60.0))
-        out.append(Case(Path(path).name, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps, "nic", "iperf3"))
+        out.append(Case(Path(path).name, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps, "nic", "iperf3",
+                        run.duration_s))
     return out
 
 
@@ -270,10 +287,11 @@ def _scenario_file(path: str) -> dict[str, Any]:
 def _simulate_case(args: tuple) -> float:
     case, host = args
     from ..api import simulate
-    from ..lab.predict import host_platform, lab_simulation
+    from ..lab.predict import host_platform, lab_simulation, tool_goodput_bps
 
     plat = host_platform(case.sysctls, platform=host, os_name=None, delay_line=case.delay_line)
-    return simulate(lab_simulation(case.scenario, plat, case.delay_line, tool=case.tool)).goodput_bps
+    result = simulate(lab_simulation(case.scenario, plat, case.delay_line, tool=case.tool))
+    return tool_goodput_bps(case.scenario, result, case.duration_s)
 
 
 def _base_platform(spec: Optional[str], cpus: Optional[int]) -> Platform:

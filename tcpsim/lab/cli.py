@@ -63,8 +63,11 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _predicted_dict(result: Any) -> dict[str, Any]:
-    return {"goodput_bps": result.goodput_bps, "data_packets_per_s": result.data_packets_per_s,
+def _predicted_dict(result: Any, run: Any) -> dict[str, Any]:
+    from .predict import tool_goodput_bps
+
+    return {"goodput_bps": tool_goodput_bps(run.scenario, result, run.measured.duration_s),
+            "steady_goodput_bps": result.goodput_bps, "data_packets_per_s": result.data_packets_per_s,
             "ack_packets_per_s": result.ack_packets_per_s, "rtt_s": result.rtt_s, "limited_by": result.limited_by,
             "retransmits": result.retransmits, "transactions_per_s": result.transactions_per_s,
             "cpu_utilization_frac": {k: list(v) for k, v in result.cpu_utilization_frac.items()},
@@ -83,7 +86,7 @@ def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dic
             "load_avg": list(run.load_avg), "delay_line": run.delay_line,
             "notes": list(run.notes) + [path_note(run.delay_line)] + ideal,
             "measured": run.measured.to_dict(),
-            "predicted": {**_predicted_dict(result), "os": os_name, "platform": platform,
+            "predicted": {**_predicted_dict(result, run), "os": os_name, "platform": platform,
                           "read_bytes": sc.read_bytes(run.measured.tool)}}
 
 
@@ -106,6 +109,8 @@ def _text(d: dict[str, Any]) -> str:
              f"{'':16s} {'measured':>16s} {'predicted':>16s}",
              f"{'goodput':16s} {_mbit(m['goodput_bps']):>16s} {_mbit(p['goodput_bps']):>16s}   "
              f"({p['goodput_bps'] / m['goodput_bps'] - 1:+.1%} predicted vs measured)" if m["goodput_bps"] else "",
+             f"{'  steady state':16s} {'':>16s} {_mbit(p['steady_goodput_bps']):>16s}   (after the start-up; the "
+             f"tool counts the whole {m['duration_s']:.1f} s)" if p.get("steady_goodput_bps") and not sc["rr_bytes"] else "",
              ]
     rtt_m = "-" if not m["rtt_mean_s"] else f"{(m['rtt_min_s'] or 0) * 1e3:.2f}/{m['rtt_mean_s'] * 1e3:.2f} ms"
     lines.append(f"{'RTT min/mean':16s} {rtt_m:>16s} {(p['rtt_s'] or 0) * 1e3:>13.2f} ms")

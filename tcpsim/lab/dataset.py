@@ -32,9 +32,10 @@ from .scenario import LabScenario
 __all__ = ["Row", "sweep_rows", "role_of", "csv_row", "median_runs", "EXTRA_COLUMNS"]
 
 EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min",
-                 "delay_line")
+                 "delay_line", "duration_s")
 """Columns the lab rows add after the common ones (the path varies by row; the measured RTT and the delay line
-say what the path gave); each is one of :data:`tcpsim.calibration.tables.EXTRA_COLUMNS`."""
+say what the path gave; the tool averaged over the measured duration); each is one of
+:data:`tcpsim.calibration.tables.EXTRA_COLUMNS`."""
 
 _K = 1024
 RUNS_LIMIT_BYTES = 16 << 20
@@ -142,6 +143,7 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
         "rtt_min_measured_s": "" if m["rtt_min_s"] is None else f"{m['rtt_min_s']:.6f}",
         "rtt_mean_measured_s": "" if m["rtt_mean_s"] is None else f"{m['rtt_mean_s']:.6f}",
         "tool": m["tool"], "load_avg_1min": f"{run['load_avg'][0]:.2f}", "delay_line": run["delay_line"],
+        "duration_s": f"{m['duration_s']:.1f}",
     }
 
 
@@ -249,7 +251,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         runs.append(d)
         records.append(csv_row(row, d))
         print(f"[{i + 1}/{len(rows)}] {row.label}: {d['measured']['goodput_bps'] / 1e6:.1f} Mbit/s "
-              f"(tcpsim {res.goodput_bps / 1e6:.1f}), rtt {d['measured']['rtt_mean_s']}", file=sys.stderr, flush=True)
+              f"(tcpsim {d['predicted']['goodput_bps'] / 1e6:.1f}), rtt {d['measured']['rtt_mean_s']}", file=sys.stderr, flush=True)
         if a.runs:
             with open(a.runs, "w") as fh:
                 json.dump(runs, fh, indent=0, default=float)

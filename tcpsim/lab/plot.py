@@ -19,7 +19,7 @@ def plot_run(d: dict[str, Any], path: str) -> None:
     series, pred = d["measured"]["series"], d["predicted"]
     t = [r["t_s"] for r in series]
     fig, axes = plt.subplots(3, 1, figsize=(7, 7), sharex=True)
-    panels = (("goodput_bps", 1e-6, "goodput (Mbit/s)", pred["goodput_bps"]),
+    panels = (("goodput_bps", 1e-6, "goodput (Mbit/s)", pred.get("steady_goodput_bps", pred["goodput_bps"])),
               ("cwnd_bytes", 1e-3, "cwnd (KB)", sum(s["cwnd_bytes"] for s in pred["streams"]) or None),
               ("rtt_s", 1e3, "RTT (ms)", pred["rtt_s"]))
     for ax, (key, scale, label, p) in zip(axes, panels):

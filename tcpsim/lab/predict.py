@@ -8,7 +8,7 @@ from typing import Any, Mapping, Optional
 from ..result import Result
 from .scenario import LabScenario, receives_on_sending_cpu
 
-__all__ = ["predict_lab", "host_platform", "lab_simulation", "receives_on_sending_cpu", "path_note", "BUFFER_SYSCTLS",
+__all__ = ["predict_lab", "host_platform", "lab_simulation", "tool_goodput_bps", "receives_on_sending_cpu", "path_note", "BUFFER_SYSCTLS",
            "DEFAULT_OS", "TUN_PAGE_BYTES"]
 
 DEFAULT_OS = "linux"
@@ -64,11 +64,24 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
 
 def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0, tool: Optional[str] = None):
     """The :class:`tcpsim.config.Scenario` of lab scenario ``sc`` on ``host`` (a platform on the lab's path,
-    :func:`host_platform`), with the path's receive placement and round trip and ``tool``'s read size."""
+    :func:`host_platform`), with the path's receive placement and round trip and ``tool``'s read size; its
+    run lasts at most the measured run's duration (:func:`tool_goodput_bps`)."""
     from ..api import build_scenario
 
     built = build_scenario(platform=host, seed=seed, **sc.predict_kwargs(tool, delay_line))
-    return replace(built, link=replace(built.link, **sc.link_fields(delay_line)))
+    return replace(built, link=replace(built.link, **sc.link_fields(delay_line)),
+                   budget=replace(built.budget, max_sim_time_s=min(built.budget.max_sim_time_s, sc.duration_s)))
+
+
+def tool_goodput_bps(sc: LabScenario, result: Result, duration_s: Optional[float] = None) -> float:
+    """The goodput the run's tool reports of ``result``: iperf3 and the built-in generator count the bytes
+    read from the connection's cold start over the run's duration (``duration_s``, the measured one; default
+    the scenario's), :meth:`tcpsim.result.Result.run_average_bps`, not the steady state after the transient
+    (``result.goodput_bps``; validation/README.md, "A lab row is predicted as the run its tool measured").
+    A request/response run reports transactions: its goodput stays the steady state's."""
+    if sc.rr_bytes:
+        return result.goodput_bps
+    return result.run_average_bps(duration_s if duration_s else sc.duration_s)
 
 
 def path_note(delay_line: str) -> str:
