@@ -38,6 +38,9 @@ _NINTH = ("each queued skb charged its own truesize, a rule drawn up from the 1 
           "row's figures in view and kept on a mechanism check that met it in part (2026-11-27, ninth session)")
 _TENTH = ("a pass whose tcp_tso_should_defer waits on cwnd counts as cwnd-limited, a rule drawn from a calibration "
           "row with every lab row's figures of the ninth session in view (2026-11-28, tenth session)")
+_ELEVENTH = ("each lab row predicted as its tool counts it (the bytes from the cold start over the run's duration), "
+             "a rule drawn up with every lab row's figures and the budget audit of the 10 Gbit/s rows in view "
+             "(2026-11-28, eleventh session)")
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
     "sunfire/table2": ("Solaris receive list and its refit", "ce blanking timer from the first frame"),
@@ -52,15 +55,15 @@ SEEN: dict[str, tuple[str, ...]] = {
     "lab/window": ("Linux 6.6+ receive path truesize and half-window MSS (its figures printed before the rule)",
                    "tbf token bucket withdrawn after its score", _QUIET,
                    "the tbf bucket brought back after a kernel trace of five of its scenarios", _PATH, _FIFTH, _SIXTH,
-                   _SEVENTH, _EIGHTH, _NINTH, _TENTH),
+                   _SEVENTH, _EIGHTH, _NINTH, _TENTH, _ELEVENTH),
     "lab/streams": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
-                    _TENTH),
+                    _TENTH, _ELEVENTH),
     "lab/tengig": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
-                   _TENTH),
+                   _TENTH, _ELEVENTH),
     "lab/unshaped": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH,
-                     _NINTH, _TENTH),
+                     _NINTH, _TENTH, _ELEVENTH),
     "lab/messages_nagle": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH,
-                           _EIGHTH, _NINTH, _TENTH),
+                           _EIGHTH, _NINTH, _TENTH, _ELEVENTH),
 }
 """Holdout tables that a model decision had in view (validation/README.md, "Held out, seen, and the rule
 from now on"): reported as seen, not as held out."""
