@@ -25,13 +25,9 @@ KNOWN_MISSES = {
                          "kernel's sender switching between a segment a write and writes coalesced behind the "
                          "receiver (traced 2026-11-28: 1 to 500 writes a unit in runs of one scenario), and tcpsim "
                          "ACKs every segment (the kernel 0.5-0.7 an ACK a segment)"),
-    "messages_nagle": ("21.1 %: the 60- and 200-byte rows are 98 and 26 % high since lab_vm's refit under the "
+    "messages_nagle": ("21.2 %: the 60- and 200-byte rows are 98 and 26 % high since lab_vm's refit under the "
                        "cwnd-limited rule lowered the per-packet cost (5.56 -> 4.64 us; 12.6 % before it): the "
                        "calibration rows do not identify it (95 % interval 0.37-58 us)"),
-    "tengig": ("15.4 %: the rows measure the user-space delay line (a Python TUN relay in a third namespace on "
-               "the same 2 vCPUs), which moved 2.8-9.1 Gbit/s on the quiet machine and differs by up to 40 % "
-               "between passes; its stage, fitted on ICMP echoes of at most 32 KB, bounds 64 KB aggregates at "
-               "about 9.8 Gbit/s; the 4 MiB rows at 0.2 ms are 26-43 % high"),
 }
 
 

@@ -21,7 +21,7 @@ from tcpsim.calibration.validate import evaluate, table_summary
 KNOWN_MISSES = {
     "pooled calibration": "6.8 % over the 138 calibration points: each platform was fitted alone to a robust "
                           "(soft-L1) objective, the 10 GbE Tables 4 and 5 and Sun TABLE 1 and 3 sit at 6.6-8.3 % "
-                          "and Sun TABLE 4 at 15.4 %; the joint fit over all sources reaches 6.0 % in sample "
+                          "and Sun TABLE 4 at 15.4 %; the joint fit over all sources reaches 5.5 % in sample "
                           "(validate --cross --joint) but is not written into the profiles",
     "sunfire/table4": "15.4 %: with one CPU on the sending server only (the source's set-up; before, both ends "
                       "ran one), the copy share of 1460-byte messages is 43 % high and of 100-250-byte ones "
