@@ -234,6 +234,8 @@ def format_duration(duration_s: float) -> str:
     """A time in its natural unit: ``0.02`` -> ``'20 ms'``, ``1.5e-4`` -> ``'150 us'`` (three significant figures)."""
     if duration_s == 0:
         return "0 s"
+    if abs(duration_s) >= 1000.0:
+        return f"{duration_s:.0f} s"  # not 3.6e+03 s
     for unit, mult in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
         if abs(duration_s) >= mult:
             return f"{duration_s / mult:.3g} {unit}"

@@ -289,9 +289,10 @@ def test_a_lab_row_runs_to_its_duration_and_is_scored_as_its_tool_counts():
     other = next(p for p in points if p.source_id == "tengbe")
     assert tool_duration_s(other) is None
     assert scenario_for(other, platforms_for_point(other, None)).budget == CALIBRATION_BUDGET
-    bad = _replace(lab[0], fields={**lab[0].fields, "duration_s": "-3"})
-    with pytest.raises(ConfigError, match="duration_s"):
-        tool_duration_s(bad)
+    for value in ("-3", "0", "3 s", "1e9"):
+        bad = _replace(lab[0], fields={**lab[0].fields, "duration_s": value})
+        with pytest.raises(ConfigError, match=r"duration_s \(lab/"):
+            tool_duration_s(bad)
 
 
 def test_the_prediction_reads_as_the_measuring_tool_reads():
@@ -358,6 +359,12 @@ def test_calibrate_lab_reads_saved_runs_and_keeps_the_role_asked_for(tmp_path, c
     (tmp_path / "bad.json").write_text('{"x": 1}')
     assert main(["calibrate", "--lab", str(tmp_path / "bad.json"), "--out", str(out)]) == 2
     assert "tcpsim lab --json" in capsys.readouterr().err
+    assert lab_cases([str(path)])[0].duration_s == 0.0  # an older file: the scenario's duration is used
+    runs[0]["measured"]["duration_s"] = "three"
+    path.write_text(json.dumps(runs))
+    assert main(["calibrate", "--lab", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "measured.duration_s (in " in err and "a number of seconds" in err and len(err.splitlines()) == 1
 
 
 def _replayed_errors(out, cases):

@@ -124,7 +124,7 @@ def test_int_ranges_are_named():
 
 
 @pytest.mark.parametrize("seconds, text", [(0.02, "20 ms"), (1e-4, "100 us"), (2.5, "2.5 s"), (0, "0 s"),
-                                           (3e-8, "30 ns")])
+                                           (3e-8, "30 ns"), (3600.0, "3600 s"), (86400.0, "86400 s")])
 def test_durations_print_in_their_natural_unit(seconds, text):
     assert format_duration(seconds) == text
 

@@ -7,7 +7,6 @@ Nagle, delayed ACK, CPUs.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Mapping, Optional
 
@@ -15,7 +14,7 @@ from ..config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from ..errors import ConfigError
 from ..platform import Platform
 from ..result import Result
-from ..lab.scenario import tool_read_bytes
+from ..lab.scenario import measured_duration_s, tool_read_bytes
 from .tables import Point
 
 __all__ = ["SOURCE_SETUPS", "SourceSetup", "scenario_for", "tool_duration_s", "predicted_value", "platform_ids",
@@ -136,13 +135,7 @@ def tool_duration_s(point: Point) -> Optional[float]:
     value = point.get("duration_s")
     if value is None:
         return None
-    try:
-        duration = float(value)
-    except ValueError:
-        duration = math.nan
-    if not (math.isfinite(duration) and 0.0 < duration <= 3600.0):
-        raise ConfigError("duration_s", value, f"seconds in (0, 3600] ({point.source_id}/{point.table_id}: {point.row})")
-    return duration
+    return measured_duration_s(value, f"duration_s ({point.source_id}/{point.table_id}: {point.row})")
 
 
 def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Optional[Budget] = None) -> Scenario:

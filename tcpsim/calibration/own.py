@@ -218,6 +218,13 @@ def _load_json(path: str) -> Any:
             raise ConfigError("lab", path, "JSON written by tcpsim lab --json/--save") from None
 
 
+def _measured_duration_s(value: Any, path: str) -> float:
+    """A run's measured duration from its JSON; 0 where an older file has none (the scenario's is used)."""
+    from ..lab.scenario import measured_duration_s
+
+    return 0.0 if value is None else measured_duration_s(value, f"measured.duration_s (in {path})")
+
+
 def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
     """Cases from ``tcpsim lab`` JSON files; ``role`` keeps the sweep's rows of that role only."""
     from ..lab.dataset import role_of
@@ -235,21 +242,8 @@ def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
             m = run["measured"]
             out.append(Case(run.get("row") or f"{path}[{i}]", sc, dict(run.get("sysctls", {})),
                             float(m["goodput_bps"]), str(run.get("delay_line") or "none"), str(m.get("tool") or ""),
-                            _duration_s(m.get("duration_s"), path)))
+                            _measured_duration_s(m.get("duration_s"), path)))
     return out
-
-
-def _duration_s(value: Any, path: str) -> float:
-    """A measured run's duration from its JSON (0 where an older file has none: the scenario's is used)."""
-    if value is None:
-        return 0.0
-    try:
-        d = float(value)
-    except (TypeError, ValueError):
-        d = math.nan
-    if not (math.isfinite(d) and 0.0 < d <= 3600.0):
-        raise ConfigError("measured.duration_s", value, f"seconds in (0, 3600] (in {path})")
-    return d
 
 
 def iperf3_cases(paths: Sequence[str], path_kw: dict[str, Any], nodelay: bool) -> list[Case]:

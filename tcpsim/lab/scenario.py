@@ -11,7 +11,7 @@ from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_rate, parse_size
 __all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tbf_burst_bytes", "path_rtt_s", "relay_link_fields",
            "lab_link_fields", "receives_on_sending_cpu",
            "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "RELAY_EXCESS_FIXED_S", "RELAY_EXCESS_FRACTION", "RELAY_PACKET_S",
-           "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "MAX_DURATION_S", "GENERATOR_READ_BYTES"]
+           "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "MAX_DURATION_S", "GENERATOR_READ_BYTES", "measured_duration_s"]
 
 UNSHAPED_STANDIN_BPS = UNSHAPED_RATE_BPS
 """The line rate tcpsim is given for an unshaped veth (``--rate 0``): what ``tcpsim predict --rate 0`` means
@@ -43,6 +43,16 @@ MAX_RTT_S = 0.2
 
 GENERATOR_READ_BYTES = 131072
 """The built-in generator's ``recv`` size (``python -m tcpsim.lab.generator --read``)."""
+
+
+def measured_duration_s(value: Any, where: str) -> float:
+    """A measured run's duration in seconds from a number or its text (a CSV cell, a JSON field), the field
+    named ``where`` in the one line an out-of-range or non-numeric value gets."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(where, value, "a number of seconds") from None
+    return parse_duration(seconds, where, lo_s=1e-3, hi_s=3600.0)
 
 
 def tbf_burst_bytes(rate_bps: float, mtu_bytes: int) -> int:
