@@ -25,3 +25,17 @@ def test_timer(actions, fired):
     kernel.run()
     assert log == fired
     assert timer.deadline is None
+
+
+def test_simpy_events_and_callbacks_run_in_one_order():
+    """A simpy timeout on ``env`` runs in its turn among the callbacks: by time, then by when it was scheduled."""
+    kernel = Kernel(max_events=10_000, max_wall_s=10.0)
+    log = []
+    kernel.call_at(1.0, log.append, "call at 1 (first)")
+    kernel.env.timeout(1.0).callbacks.append(lambda _event: log.append(f"timeout at {kernel.now}"))
+    kernel.call_at(1.0, log.append, "call at 1 (last)")
+    kernel.env.timeout(0.5).callbacks.append(lambda _event: kernel.call_in(1.0, log.append, f"call at {kernel.now + 1.0}"))
+    kernel.call_at(2.0, log.append, "call at 2")
+    assert not kernel.run()
+    assert log == ["call at 1 (first)", "timeout at 1.0", "call at 1 (last)", "call at 1.5", "call at 2"]
+    assert kernel.env.now == 2.0
