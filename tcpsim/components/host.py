@@ -74,6 +74,12 @@ class HostRuntime:
         self._rx_on_peer = False
         """Whether received frames' stack work runs on the sending host's CPUs (:meth:`receive_on_peer_cpus`)."""
         self._tx_order: dict[object, float] = {}
+        # Each FIFO stage's completions come due in order: one kernel lane each (Kernel.lane).
+        self._tx_lanes = [kernel.lane() for _ in self.cpus]
+        self._rx_lanes = [kernel.lane() for _ in self.cpus]
+        self._bus_lane = kernel.lane()
+        self._wire_lane = kernel.lane()
+        self._freed_lane = kernel.lane()
         self.tx_drop_filter: Callable[[Segment], bool] | None = None
         self.tx_watch: dict[object, Callable[[int], None]] = {}
         """Per destination endpoint, a call made with the payload when one of its data segments leaves this host
@@ -131,7 +137,7 @@ class HostRuntime:
             done = last
         order[dst] = done
         if done > now or last >= now:  # an earlier segment may still wait to be released at ``now``
-            kernel.call_at(done, self._to_wire, seg)
+            self._tx_lanes[cpu].call_at(done, self._to_wire, seg)
         else:
             self._to_wire(seg)
 
@@ -201,15 +207,15 @@ class HostRuntime:
             self._tx_completed(seg, link.free_at if link.busy_s != busy_s else now)
         if arrival is not None:
             if self.peer.modelled:
-                kernel.call_at(arrival, self.peer.receive, seg)
+                self._wire_lane.call_at(arrival, self.peer.receive, seg)
             else:  # an ideal receiver hands the segment straight to TCP
-                kernel.call_at(arrival, seg.dst.on_segment, seg, 0)
+                self._wire_lane.call_at(arrival, seg.dst.on_segment, seg, 0)
 
     def _tx_completed(self, seg: Segment, at_s: float) -> None:
         """Tell a watching sender that a data segment of its has left the host at ``at_s``."""
         done = self.tx_watch.get(seg.dst)
         if done is not None and seg.length:
-            self.kernel.call_at(at_s, done, seg.length)
+            self._freed_lane.call_at(at_s, done, seg.length)
 
     # --- receive -----------------------------------------------------------------------------------
     def receive(self, seg: Segment) -> None:
@@ -226,7 +232,7 @@ class HostRuntime:
         if self.bus is not None:
             kernel = self.kernel
             done = self.bus.run(kernel.now_s, self._bus_per_transfer_s + seg.frame_bytes * self._bus_per_byte_s)
-            kernel.call_at(done, self._dma_done, seg)
+            self._bus_lane.call_at(done, self._dma_done, seg)
         else:
             self._dma_done(seg)
 
@@ -286,7 +292,7 @@ class HostRuntime:
                 else self.per_ack_rx_s)
         done = self._rx_server(seg, cpu_index).run(now, cost)
         self._handler_until[cpu_index] = done
-        self.kernel.call_at(done, self._deliver, seg, cpu_index)
+        self._rx_lanes[cpu_index].call_at(done, self._deliver, seg, cpu_index)
 
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
         self.backlog -= 1
