@@ -52,6 +52,23 @@ clock itself (:meth:`Kernel.check_wall`)."""
 _WALL_CHECK_GAP_S = 0.02
 
 
+class _Counter:
+    """simpy's insertion counter (``Environment._eid``), read natively by the kernel and by ``next()`` in simpy."""
+
+    __slots__ = ("n",)
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __iter__(self) -> _Counter:
+        return self
+
+    def __next__(self) -> object:  # not "int": mypyc 1.x then emits a tp_iternext of the wrong C type
+        n = self.n
+        self.n = n + 1
+        return n
+
+
 def _no_poll() -> None:
     pass
 
@@ -76,7 +93,8 @@ class Kernel:
         """The simulated time, kept beside ``env.now``: a field of this class, not an attribute of a Python
         object, so the components read it at native speed (the run loop keeps the two equal)."""
         self._calls: list[_Call] = []
-        self._eid = self.env._eid
+        self._eid = _Counter()
+        self.env._eid = self._eid  # type: ignore[assignment]  # one counter orders simpy's events and ours
         self.stopped = False
         self.n_events = 0
         self.max_events = max_events
@@ -112,7 +130,9 @@ class Kernel:
         n = self.n_events = self.n_events + 1
         if n >= self._check_at:
             self._check_budgets(n)
-        return _Call(time_s, next(self._eid), fn, args)
+        eid = self._eid.n
+        self._eid.n = eid + 1
+        return _Call(time_s, eid, fn, args)
 
     def lane(self) -> "Lane":
         """A :class:`Lane` on this queue."""
