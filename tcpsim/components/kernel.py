@@ -134,9 +134,9 @@ class Kernel:
         self._eid.n = eid + 1
         return _Call(time_s, eid, fn, args)
 
-    def lane(self) -> "Lane":
-        """A :class:`Lane` on this queue."""
-        return Lane(self)
+    def lane(self, fn: Callable[..., object]) -> "Lane":
+        """A :class:`Lane` on this queue whose calls are to ``fn``."""
+        return Lane(self, fn)
 
     def _check_budgets(self, n: int) -> None:
         """Raise when the event budget (exact) or the wall-clock budget (read every thousand events) is spent."""
@@ -213,23 +213,25 @@ class Kernel:
 
 
 class Lane:
-    """Callbacks scheduled mostly in the order they come due: the completions of one FIFO server (a CPU, a
-    bus, a link direction). Only the earliest pending call of a lane waits in the kernel's heap, the rest
-    behind it in a chain, so the heap holds one entry per busy lane rather than one per event: a busy host
-    queues thousands of frames' work, and each heap operation on thousands of entries costs several times
-    one on a few dozen. A call due before the lane's last one goes into the heap on its own; either way the
-    kernel runs calls in the same order as :meth:`Kernel.call_at` would."""
+    """Calls to one function scheduled mostly in the order they come due: the completions of one FIFO server
+    (a CPU, a bus, a link direction). Only the earliest pending call of a lane waits in the kernel's heap, the
+    rest behind it in a chain, so the heap holds one entry per busy lane rather than one per event: a busy
+    host queues thousands of frames' work, and each heap operation on thousands of entries costs several
+    times one on a few dozen. A call due before the lane's last one goes into the heap on its own; either way
+    the kernel runs calls in the same order as :meth:`Kernel.call_at` would. The function is bound once, not
+    per call (a bound method is an object made each time)."""
 
-    __slots__ = ("_kernel", "_tail")
+    __slots__ = ("_kernel", "_fn", "_tail")
 
-    def __init__(self, kernel: Kernel) -> None:
+    def __init__(self, kernel: Kernel, fn: Callable[..., object]) -> None:
         self._kernel = kernel
+        self._fn = fn
         self._tail: _Call | None = None
 
-    def call_at(self, time_s: float, fn, *args) -> None:
-        """:meth:`Kernel.call_at` through this lane."""
+    def call_at(self, time_s: float, *args) -> None:
+        """:meth:`Kernel.call_at` of the lane's function, through this lane."""
         kernel = self._kernel
-        call = kernel._new_call(time_s, fn, args)
+        call = kernel._new_call(time_s, self._fn, args)
         tail = self._tail
         if tail is not None and not tail.ran and tail.time_s <= call.time_s:
             tail.next = call  # after the tail in (time, counter) order: it enters the heap when the tail leaves

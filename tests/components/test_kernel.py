@@ -52,11 +52,14 @@ def test_lanes_keep_the_order_of_plain_calls():
 
     def order(use_lanes):
         kernel = Kernel(max_events=10_000, max_wall_s=10.0)
-        lanes = [kernel.lane() for _ in range(3)]
         log = []
+        lanes = [kernel.lane(log.append) for _ in range(3)]
 
         def schedule(i, lane, at_s):
-            (lanes[lane].call_at if use_lanes else kernel.call_at)(at_s, log.append, i)
+            if use_lanes:
+                lanes[lane].call_at(at_s, i)
+            else:
+                kernel.call_at(at_s, log.append, i)
 
         for i, (lane, at_s) in enumerate(plan[:300]):
             schedule(i, lane, at_s)
