@@ -37,6 +37,7 @@ HOT_PATH = [
     "tcpsim/protocol/push.py",
     "tcpsim/protocol/rto.py",
     "tcpsim/protocol/sack.py",
+    "tcpsim/protocol/tso_defer.py",
     "tcpsim/protocol/window.py",
 ]
 

@@ -27,7 +27,7 @@ class TcpEndpoint(TcpRecovery):
         """Pair with the other end; the initial windows are what each side offers (the handshake)."""
         self.peer = peer
         if self._autocork or self._tsq_cap:
-            self.host.tx_watch[peer] = self._tx_done
+            self.host.watch_transmits(peer, self._tx_done)
         if self._linux_wnd or peer._linux_wnd:  # each end's window rules need the MSS both will use
             mss = min(self.mss, peer.mss)
             if self._linux_wnd:

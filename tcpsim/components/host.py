@@ -11,7 +11,7 @@ from collections import deque
 from typing import Callable
 
 from ..platform import Platform
-from .kernel import Kernel
+from .kernel import Kernel, Lane
 from .resources import LinkDirection, Server
 from .segment import Segment
 
@@ -74,11 +74,16 @@ class HostRuntime:
         self._rx_on_peer = False
         """Whether received frames' stack work runs on the sending host's CPUs (:meth:`receive_on_peer_cpus`)."""
         self._tx_order: dict[object, float] = {}
+        # Each FIFO stage's completions come due in order: one kernel lane each (Kernel.lane).
+        self._to_wire_lanes = [kernel.lane(self._to_wire) for _ in self.cpus]
+        self._deliver_lanes = [kernel.lane(self._deliver) for _ in self.cpus]
+        self._dma_lane = kernel.lane(self._dma_done)
+        self._arrivals = kernel.lane(self._arrive)
         self.tx_drop_filter: Callable[[Segment], bool] | None = None
-        self.tx_watch: dict[object, Callable[[int], None]] = {}
-        """Per destination endpoint, a call made with the payload when one of its data segments leaves this host
-        (its frame is off the wire, or dropped): the sender's transmit completion, for Linux autocorking and
-        TCP small queues."""
+        self.tx_watch: dict[object, Lane] = {}
+        """Per destination endpoint, the lane of a call made with the payload when one of its data segments leaves
+        this host (its frame is off the wire, or dropped): the sender's transmit completion, for Linux autocorking
+        and TCP small queues (:meth:`watch_transmits`)."""
         """Fault injection (tests, teaching): a frame it returns True for is lost before the NIC takes it."""
 
     # --- placement -------------------------------------------------------------------------------
@@ -131,7 +136,7 @@ class HostRuntime:
             done = last
         order[dst] = done
         if done > now or last >= now:  # an earlier segment may still wait to be released at ``now``
-            kernel.call_at(done, self._to_wire, seg)
+            self._to_wire_lanes[cpu].call_at(done, seg)
         else:
             self._to_wire(seg)
 
@@ -200,16 +205,24 @@ class HostRuntime:
         if self.tx_watch:
             self._tx_completed(seg, link.free_at if link.busy_s != busy_s else now)
         if arrival is not None:
-            if self.peer.modelled:
-                kernel.call_at(arrival, self.peer.receive, seg)
-            else:  # an ideal receiver hands the segment straight to TCP
-                kernel.call_at(arrival, seg.dst.on_segment, seg, 0)
+            self._arrivals.call_at(arrival, seg)
+
+    def _arrive(self, seg: Segment) -> None:
+        """The frame's last bit reached the peer host; an ideal receiver hands the segment straight to TCP."""
+        if self.peer.modelled:
+            self.peer.receive(seg)
+        else:
+            seg.dst.on_segment(seg, 0)
+
+    def watch_transmits(self, dst: object, done: Callable[[int], None]) -> None:
+        """Call ``done(payload bytes)`` whenever a data segment to ``dst`` leaves this host (:attr:`tx_watch`)."""
+        self.tx_watch[dst] = self.kernel.lane(done)
 
     def _tx_completed(self, seg: Segment, at_s: float) -> None:
         """Tell a watching sender that a data segment of its has left the host at ``at_s``."""
-        done = self.tx_watch.get(seg.dst)
-        if done is not None and seg.length:
-            self.kernel.call_at(at_s, done, seg.length)
+        watch = self.tx_watch.get(seg.dst)
+        if watch is not None and seg.length:
+            watch.call_at(at_s, seg.length)
 
     # --- receive -----------------------------------------------------------------------------------
     def receive(self, seg: Segment) -> None:
@@ -226,7 +239,7 @@ class HostRuntime:
         if self.bus is not None:
             kernel = self.kernel
             done = self.bus.run(kernel.now_s, self._bus_per_transfer_s + seg.frame_bytes * self._bus_per_byte_s)
-            kernel.call_at(done, self._dma_done, seg)
+            self._dma_lane.call_at(done, seg)
         else:
             self._dma_done(seg)
 
@@ -286,7 +299,7 @@ class HostRuntime:
                 else self.per_ack_rx_s)
         done = self._rx_server(seg, cpu_index).run(now, cost)
         self._handler_until[cpu_index] = done
-        self.kernel.call_at(done, self._deliver, seg, cpu_index)
+        self._deliver_lanes[cpu_index].call_at(done, seg, cpu_index)
 
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
         self.backlog -= 1

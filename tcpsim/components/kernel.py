@@ -1,10 +1,12 @@
 """A thin, budgeted layer over :class:`simpy.Environment`: schedule a call at a time, count events.
 
 Components schedule plain callbacks rather than generator processes: a TCP run is millions of events,
-and a process resume costs several times a call. A callback goes into simpy's own event queue as
-``(time, priority, insertion counter, fn, args)``, beside the 4-tuples of ordinary simpy events, so
-simpy processes and timeouts on ``env`` still run, in order, under :meth:`Kernel.run`. Ties are broken
-by simpy's insertion counter, so runs are deterministic.
+and a process resume costs several times a call. Callbacks wait in the kernel's own heap as
+:class:`_Call` entries, which compare by (time, insertion counter) natively: heapq on simpy's tuples
+spent a fifth of a run in tuple and float comparisons. The counter is simpy's, and :meth:`Kernel.run`
+takes simpy's own queue in its turn, so simpy processes and timeouts on ``env`` still run, in order.
+Ties are broken by the insertion counter, so runs are deterministic. A FIFO stage schedules through a
+:class:`Lane`, which keeps the heap to one entry per busy stage without changing that order.
 """
 
 from __future__ import annotations
@@ -16,7 +18,28 @@ from typing import Any, Callable
 import simpy
 from simpy.events import NORMAL
 
-__all__ = ["Kernel", "BudgetExhausted", "Timer"]
+__all__ = ["Kernel", "BudgetExhausted", "Timer", "Lane"]
+
+
+class _Call:
+    """A scheduled callback: ``fn(*args)`` at ``time_s``; ``eid`` orders equal times (scheduling order).
+
+    ``next`` is the call after it on its :class:`Lane`, which enters the heap when this one leaves it;
+    ``ran`` tells a lane that its last call has left the heap (so the next one must enter it)."""
+
+    __slots__ = ("time_s", "eid", "fn", "args", "next", "ran")
+
+    def __init__(self, time_s: float, eid: int, fn: Callable[..., object], args: tuple) -> None:
+        self.time_s = time_s
+        self.eid = eid
+        self.fn = fn
+        self.args = args
+        self.next: _Call | None = None
+        self.ran = False
+
+    def __lt__(self, other: _Call) -> bool:
+        return self.time_s < other.time_s or (self.time_s == other.time_s and self.eid < other.eid)
+
 
 _WALL_CHECK_EVERY = 0x100
 """Most events between two reads of the clock for the wall-time budget (and calls to :attr:`Kernel.poll`).
@@ -29,8 +52,42 @@ clock itself (:meth:`Kernel.check_wall`)."""
 _WALL_CHECK_GAP_S = 0.02
 
 
+class _Counter:
+    """simpy's insertion counter (``Environment._eid``), read natively by the kernel and by ``next()`` in simpy."""
+
+    __slots__ = ("n",)
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __iter__(self) -> _Counter:
+        return self
+
+    def __next__(self) -> object:  # not "int": mypyc 1.x then emits a tp_iternext of the wrong C type
+        n = self.n
+        self.n = n + 1
+        return n
+
+
 def _no_poll() -> None:
     pass
+
+
+class _Environment(simpy.Environment):
+    """simpy's environment on the kernel's clock: its ``_now`` is :attr:`Kernel.now_s`, so the run loop sets
+    one clock per event, natively, rather than also a Python attribute of the environment."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self._kernel = kernel
+        super().__init__()
+
+    @property  # type: ignore[override]
+    def _now(self) -> float:
+        return self._kernel.now_s
+
+    @_now.setter
+    def _now(self, now_s: float) -> None:
+        self._kernel.now_s = now_s
 
 
 class BudgetExhausted(Exception):
@@ -44,16 +101,17 @@ class BudgetExhausted(Exception):
 class Kernel:
     """The event queue of one run, with an event budget and a wall-clock budget."""
 
-    __slots__ = ("env", "now_s", "n_events", "max_events", "max_wall_s", "wall_start", "stopped", "_queue", "_eid", "_check_at",
+    __slots__ = ("env", "now_s", "n_events", "max_events", "max_wall_s", "wall_start", "stopped", "_calls", "_eid", "_check_at",
                  "poll", "_every", "_checked_s")
 
     def __init__(self, max_events: int, max_wall_s: float) -> None:
-        self.env = simpy.Environment()
         self.now_s = 0.0
-        """The simulated time, kept beside ``env.now``: a field of this class, not an attribute of a Python
-        object, so the components read it at native speed (the run loop keeps the two equal)."""
-        self._queue: list[Any] = self.env._queue  # simpy's 4-tuples and our 5-tuples
-        self._eid = self.env._eid
+        """The simulated time, which is also ``env.now``: a field of this class, not an attribute of a Python
+        object, so the components read it at native speed."""
+        self.env = _Environment(self)
+        self._calls: list[_Call] = []
+        self._eid = _Counter()
+        self.env._eid = self._eid  # type: ignore[assignment]  # one counter orders simpy's events and ours
         self.stopped = False
         self.n_events = 0
         self.max_events = max_events
@@ -72,18 +130,30 @@ class Kernel:
 
     def call_in(self, delay_s: float, fn, *args) -> None:
         """Call ``fn(*args)`` after ``delay_s`` simulated seconds."""
-        self.call_at(self.now_s + delay_s, fn, *args)
+        self._schedule(self.now_s + delay_s, fn, args)
 
     def call_at(self, time_s: float, fn, *args) -> None:
         """Call ``fn(*args)`` at simulated time ``time_s`` (now, if that is already past)."""
+        self._schedule(time_s, fn, args)
+
+    def _schedule(self, time_s: float, fn, args: tuple) -> None:
+        heappush(self._calls, self._new_call(time_s, fn, args))
+
+    def _new_call(self, time_s: float, fn, args: tuple) -> _Call:
+        """Count one more event against the budgets; the call, not yet queued."""
         now = self.now_s
         if time_s < now:
             time_s = now
         n = self.n_events = self.n_events + 1
         if n >= self._check_at:
             self._check_budgets(n)
-        # simpy's Environment.schedule, inlined, with the callback in place of an event.
-        heappush(self._queue, (time_s, NORMAL, next(self._eid), fn, args))
+        eid = self._eid.n
+        self._eid.n = eid + 1
+        return _Call(time_s, eid, fn, args)
+
+    def lane(self, fn: Callable[..., object]) -> "Lane":
+        """A :class:`Lane` on this queue whose calls are to ``fn``."""
+        return Lane(self, fn)
 
     def _check_budgets(self, n: int) -> None:
         """Raise when the event budget (exact) or the wall-clock budget (read every thousand events) is spent."""
@@ -117,27 +187,74 @@ class Kernel:
     def run(self) -> bool:
         """Process events until :meth:`stop` is called; False if the queue ran dry first.
 
-        This is :meth:`simpy.Environment.step` in a loop without the per-step method call, plus the
-        callbacks of :meth:`call_at` and :meth:`call_in`; any simpy event (a process, a timeout) scheduled on ``env`` is
-        processed exactly as simpy would. Use this, not ``env.run()``, which does not know callbacks.
+        Callbacks of :meth:`call_at` and :meth:`call_in` run in order of time, then of scheduling; any simpy
+        event (a process, a timeout) scheduled on ``env`` is taken in its turn and processed exactly as
+        simpy would (:meth:`_step_simpy`). Use this, not ``env.run()``, which does not know callbacks.
         """
         env = self.env
-        queue: list[Any] = self._queue
+        calls = self._calls
+        simpy_queue: list[Any] = env._queue
         while not self.stopped:
-            if not queue:
-                return False
-            entry: Any = heappop(queue)
-            env._now = self.now_s = entry[0]
-            if len(entry) == 5:
-                entry[3](*entry[4])
+            if simpy_queue and self._simpy_first(simpy_queue[0]):
+                self._step_simpy()
                 continue
-            event = entry[3]
-            callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]  # simpy's own idiom
-            for callback in callbacks:
-                callback(event)
-            if not event._ok and not hasattr(event, "_defused"):
-                raise event._value
+            if not calls:
+                return False
+            call = heappop(calls)
+            call.ran = True
+            if call.next is not None:
+                heappush(calls, call.next)
+            self.now_s = call.time_s
+            call.fn(*call.args)
         return True
+
+    def _simpy_first(self, entry: tuple) -> bool:
+        """Whether simpy's next event (``(time, priority, counter, event)``) comes before the next callback,
+        which has simpy's priority NORMAL."""
+        if not self._calls:
+            return True
+        call = self._calls[0]
+        return (entry[0], entry[1], entry[2]) < (call.time_s, NORMAL, call.eid)
+
+    def _step_simpy(self) -> None:
+        """:meth:`simpy.Environment.step` without its end-of-queue check."""
+        env = self.env
+        entry: Any = heappop(env._queue)
+        self.now_s = entry[0]
+        event = entry[3]
+        callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]  # simpy's own idiom
+        for callback in callbacks:
+            callback(event)
+        if not event._ok and not hasattr(event, "_defused"):
+            raise event._value
+
+
+class Lane:
+    """Calls to one function scheduled mostly in the order they come due: the completions of one FIFO server
+    (a CPU, a bus, a link direction). Only the earliest pending call of a lane waits in the kernel's heap, the
+    rest behind it in a chain, so the heap holds one entry per busy lane rather than one per event: a busy
+    host queues thousands of frames' work, and each heap operation on thousands of entries costs several
+    times one on a few dozen. A call due before the lane's last one goes into the heap on its own; either way
+    the kernel runs calls in the same order as :meth:`Kernel.call_at` would. The function is bound once, not
+    per call (a bound method is an object made each time)."""
+
+    __slots__ = ("_kernel", "_fn", "_tail")
+
+    def __init__(self, kernel: Kernel, fn: Callable[..., object]) -> None:
+        self._kernel = kernel
+        self._fn = fn
+        self._tail: _Call | None = None
+
+    def call_at(self, time_s: float, *args) -> None:
+        """:meth:`Kernel.call_at` of the lane's function, through this lane."""
+        kernel = self._kernel
+        call = kernel._new_call(time_s, self._fn, args)
+        tail = self._tail
+        if tail is not None and not tail.ran and tail.time_s <= call.time_s:
+            tail.next = call  # after the tail in (time, counter) order: it enters the heap when the tail leaves
+        else:
+            heappush(kernel._calls, call)
+        self._tail = call
 
 
 class Timer:

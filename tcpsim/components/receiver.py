@@ -6,6 +6,8 @@ receiver SWS avoidance), RFC 7323 (window scaling), RFC 2018 (SACK blocks); Linu
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..protocol.linux_window import (IP_TCP_HEADER_BYTES, grow_ssthresh, initial_window, rx_truesize, scaling_ratio,
                                      select_window, space_from_win, win_from_space, window_clamp)
 from ..protocol.push import receiver_pushes
@@ -16,7 +18,7 @@ from .tcb import EndpointState
 
 __all__ = ["TcpReceiver"]
 
-_NONE_FILLED: list[int] = []  # no out-of-order skbs joined the queue (never appended to)
+_NONE_FILLED: Final[list[int]] = []  # no out-of-order skbs joined the queue (never appended to)
 
 
 class TcpReceiver(EndpointState):

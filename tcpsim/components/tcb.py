@@ -9,7 +9,7 @@ connection: pairing and segment arrival). mypyc compiles them as one group (``se
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable
+from typing import Callable, Final
 
 from ..config import TcpOptions
 from ..protocol import framing
@@ -31,10 +31,10 @@ BLOCK_REASONS = ("window", "cwnd", "nagle", "sndbuf", "app", "recovery", "tsq")
 window, cwnd or send-buffer hold while a loss is being repaired (fast recovery, or the go-back-N resend
 after a timeout), and the wait for a retransmission timer that fired. ``tsq``: Linux TCP small queues hold
 data while the host's transmit path drains (the line or the host binds, not TCP)."""
-_HELD_BY_WINDOW = frozenset(("window", "cwnd", "sndbuf"))
+_HELD_BY_WINDOW: Final = frozenset(("window", "cwnd", "sndbuf"))
 
 
-AUDIT = {"on": False, "sndbuf": True}
+AUDIT: Final = {"on": False, "sndbuf": True}
 
 
 def audit(on: bool = True, sndbuf: bool = True) -> None:

@@ -13,9 +13,11 @@ ACKs, cwnd unchanged).
 
 from __future__ import annotations
 
+from typing import Final
+
 __all__ = ["NewReno", "INFINITE_SSTHRESH"]
 
-INFINITE_SSTHRESH = 0x7FFFFFFF
+INFINITE_SSTHRESH: Final = 0x7FFFFFFF
 """The initial ssthresh, "arbitrarily high" (RFC 5681 §3.1): above any window, as Linux
 ``TCP_INFINITE_SSTHRESH``; an int, so the window stays whole bytes."""
 

@@ -14,22 +14,24 @@ CUBIC changes only how the window grows and how far it falls.
 
 from __future__ import annotations
 
+from typing import Final
+
 from .congestion import NewReno
 
 __all__ = ["Cubic", "CUBIC_C", "CUBIC_BETA", "cubic_k_s", "cubic_window_segments"]
 
-CUBIC_C = 0.4
+CUBIC_C: Final = 0.4
 """Scaling constant C, segments per second cubed (RFC 9438 §5.1; ``bic_scale`` 41 / 1024 * 10)."""
-CUBIC_BETA = 717 / 1024
+CUBIC_BETA: Final = 717 / 1024
 """Multiplicative decrease factor (``beta`` 717 in 1/1024, RFC 9438's 0.7)."""
-HYSTART_LOW_WINDOW = 16
+HYSTART_LOW_WINDOW: Final = 16
 """HyStart acts only once cwnd reaches this many segments (``hystart_low_window``)."""
-HYSTART_MIN_SAMPLES = 8
+HYSTART_MIN_SAMPLES: Final = 8
 """RTT samples taken at the start of each round for the delay test (``HYSTART_MIN_SAMPLES``)."""
-HYSTART_ACK_DELTA_S = 0.002
+HYSTART_ACK_DELTA_S: Final = 0.002
 """ACKs closer than this belong to one train (``hystart_ack_delta_us``)."""
-HYSTART_DELAY_MIN_S = 0.004
-HYSTART_DELAY_MAX_S = 0.016
+HYSTART_DELAY_MIN_S: Final = 0.004
+HYSTART_DELAY_MAX_S: Final = 0.016
 
 
 def cubic_k_s(w_max_segments: float, cwnd_segments: float) -> float:

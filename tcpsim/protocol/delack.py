@@ -9,10 +9,12 @@ blueprint gives (Figure 8 and "Potential Impact of ACK Packets").
 
 from __future__ import annotations
 
+from typing import Final
+
 __all__ = ["DelayedAck", "make_delack", "ACK_NOW", "ACK_LATER"]
 
-ACK_NOW = True
-ACK_LATER = False
+ACK_NOW: Final = True
+ACK_LATER: Final = False
 
 
 class DelayedAck:

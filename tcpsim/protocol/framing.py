@@ -6,20 +6,22 @@ to 12), IEEE 802.3 (preamble+SFD 8, header 14, FCS 4, inter-frame gap 12, minimu
 
 from __future__ import annotations
 
+from typing import Final
+
 __all__ = [
     "IP_HEADER_BYTES", "TCP_HEADER_BYTES", "TIMESTAMP_OPTION_BYTES", "ETH_HEADER_BYTES", "ETH_FCS_BYTES",
     "ETH_PREAMBLE_BYTES", "ETH_IFG_BYTES", "ETH_MIN_FRAME_BYTES", "tcp_option_bytes", "mss_bytes",
     "frame_bytes", "wire_bytes", "serialization_s", "line_goodput_bps",
 ]
 
-IP_HEADER_BYTES = 20
-TCP_HEADER_BYTES = 20
-TIMESTAMP_OPTION_BYTES = 12
-ETH_HEADER_BYTES = 14
-ETH_FCS_BYTES = 4
-ETH_PREAMBLE_BYTES = 8
-ETH_IFG_BYTES = 12
-ETH_MIN_FRAME_BYTES = 64
+IP_HEADER_BYTES: Final = 20
+TCP_HEADER_BYTES: Final = 20
+TIMESTAMP_OPTION_BYTES: Final = 12
+ETH_HEADER_BYTES: Final = 14
+ETH_FCS_BYTES: Final = 4
+ETH_PREAMBLE_BYTES: Final = 8
+ETH_IFG_BYTES: Final = 12
+ETH_MIN_FRAME_BYTES: Final = 64
 
 
 def tcp_option_bytes(timestamps: bool) -> int:

@@ -23,32 +23,34 @@ versioned Linux (:attr:`tcpsim.config.TcpOptions.rcv_window_rule` ``"linux"``).
 
 from __future__ import annotations
 
+from typing import Final
+
 __all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "PAGED_HEAD_BYTES", "IP_TCP_HEADER_BYTES", "TUN_PAD_BYTES",
            "linear_truesize", "rx_truesize", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio",
            "win_from_space", "space_from_win", "window_clamp", "initial_window", "select_window", "grow_ssthresh"]
 
-TCP_RMEM_TO_WIN_SCALE = 8
+TCP_RMEM_TO_WIN_SCALE: Final = 8
 """``scaling_ratio`` is a fraction in 1/256 (``include/linux/tcp.h``)."""
 
-SKB_STRUCT_BYTES = 576
+SKB_STRUCT_BYTES: Final = 576
 """``SKB_TRUESIZE(0)`` on x86-64: ``SKB_DATA_ALIGN(sizeof(struct sk_buff))`` (256) plus
 ``SKB_DATA_ALIGN(sizeof(struct skb_shared_info))`` (320), charged to the socket for every skb."""
 
-_SKB_BYTES = 256  # SKB_DATA_ALIGN(sizeof(struct sk_buff))
-_SHINFO_BYTES = SKB_STRUCT_BYTES - _SKB_BYTES
+_SKB_BYTES: Final = 256  # SKB_DATA_ALIGN(sizeof(struct sk_buff))
+_SHINFO_BYTES: Final = SKB_STRUCT_BYTES - _SKB_BYTES
 
-PAGED_HEAD_BYTES = SKB_STRUCT_BYTES + 256
+PAGED_HEAD_BYTES: Final = SKB_STRUCT_BYTES + 256
 """Truesize of a paged skb beyond its pages: the skb and shared-info structures and a small kmalloc'd
 linear head (``sock_alloc_send_pskb`` with the headroom and headers alone, the small-head cache's
 576-byte object). On the lab VM the window-clamp probe
 (:mod:`tcpsim.lab.winprobe`) measured 826-876 bytes through the TUN delay line."""
 
-IP_TCP_HEADER_BYTES = 40
+IP_TCP_HEADER_BYTES: Final = 40
 """IPv4 and TCP headers without options: a segment's packet is its payload, its options and these."""
 
-DEFAULT_RATIO_6_6 = (1200 << TCP_RMEM_TO_WIN_SCALE) // (4096 + SKB_STRUCT_BYTES)
+DEFAULT_RATIO_6_6: Final = (1200 << TCP_RMEM_TO_WIN_SCALE) // (4096 + SKB_STRUCT_BYTES)
 """6.6 and 6.7 start from "1200 bytes of payload per 4K page" (``TCP_DEFAULT_SCALING_RATIO``): 65/256."""
-DEFAULT_RATIO_6_8 = 1 << (TCP_RMEM_TO_WIN_SCALE - 1)
+DEFAULT_RATIO_6_8: Final = 1 << (TCP_RMEM_TO_WIN_SCALE - 1)
 """6.8 on (commit 697a6c8cec03, "increase the default TCP scaling ratio"): 128/256, half the buffer."""
 
 
@@ -58,7 +60,7 @@ def scaling_ratio(payload_bytes: int, truesize_bytes: int) -> int:
     return min(max(val, 1), 255)
 
 
-TUN_PAD_BYTES = 64
+TUN_PAD_BYTES: Final = 64
 """``NET_SKB_PAD`` on x86-64: the headroom ``tun_get_user`` reserves in front of a packet (``tun->align``)."""
 
 

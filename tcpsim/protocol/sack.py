@@ -13,17 +13,17 @@ the receiver reported holding is a :class:`Scoreboard` of byte ranges.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Optional, Sequence
+from typing import Final, Optional, Sequence
 
 __all__ = ["DUP_THRESH", "SACK_OPTION_BASE_BYTES", "SACK_BLOCK_BYTES", "max_blocks", "option_bytes",
            "record_arrival", "Scoreboard", "set_pipe", "next_retransmission"]
 
-DUP_THRESH = 3
+DUP_THRESH: Final = 3
 """RFC 6675 §2 DupThresh (RFC 5681's three duplicate ACKs)."""
-SACK_OPTION_BASE_BYTES = 4
+SACK_OPTION_BASE_BYTES: Final = 4
 """Two NOPs, kind and length (RFC 2018 §3; the NOPs align the blocks)."""
-SACK_BLOCK_BYTES = 8
-_TCP_OPTION_SPACE_BYTES = 40
+SACK_BLOCK_BYTES: Final = 8
+_TCP_OPTION_SPACE_BYTES: Final = 40
 
 _SEQ, _LEN = 0, 1
 

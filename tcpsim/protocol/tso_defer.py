@@ -6,9 +6,11 @@ aggregate of more than one segment (:attr:`tcpsim.config.TcpOptions.tso_defer_ru
 
 from __future__ import annotations
 
+from typing import Final
+
 __all__ = ["MAX_TSO_DEFERRED_SEGMENTS", "tso_should_defer", "deferral_is_cwnd_limited"]
 
-MAX_TSO_DEFERRED_SEGMENTS = 3
+MAX_TSO_DEFERRED_SEGMENTS: Final = 3
 """``tcp_max_tso_deferred_mss``: with ``tcp_tso_win_divisor`` 0, more than this many segments go at once."""
 
 

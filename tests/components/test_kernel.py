@@ -25,3 +25,48 @@ def test_timer(actions, fired):
     kernel.run()
     assert log == fired
     assert timer.deadline is None
+
+
+def test_simpy_events_and_callbacks_run_in_one_order():
+    """A simpy timeout on ``env`` runs in its turn among the callbacks: by time, then by when it was scheduled."""
+    kernel = Kernel(max_events=10_000, max_wall_s=10.0)
+    log = []
+    kernel.call_at(1.0, log.append, "call at 1 (first)")
+    kernel.env.timeout(1.0).callbacks.append(lambda _event: log.append(f"timeout at {kernel.now}"))
+    kernel.call_at(1.0, log.append, "call at 1 (last)")
+    kernel.env.timeout(0.5).callbacks.append(lambda _event: kernel.call_in(1.0, log.append, f"call at {kernel.now + 1.0}"))
+    kernel.call_at(2.0, log.append, "call at 2")
+    kernel.call_at(2.0, lambda: kernel.env.timeout(0.25).callbacks.append(lambda _e: log.append(kernel.env.now)))
+    assert not kernel.run()
+    assert log == ["call at 1 (first)", "timeout at 1.0", "call at 1 (last)", "call at 1.5", "call at 2", 2.25]
+    assert kernel.env.now == kernel.now == 2.25
+
+
+def test_lanes_keep_the_order_of_plain_calls():
+    """Calls through lanes, in order or not (a call due before its lane's last one), run in exactly the order
+    the same calls made with ``call_at`` run: by time, then by when they were scheduled."""
+    import random
+
+    rng = random.Random(7)
+    plan = [(rng.randrange(3), round(rng.uniform(0.0, 2.0), 1)) for _ in range(300)]
+    plan += [(lane, t + 0.05) for lane, t in plan[:40]]  # some during the run, some due at once
+
+    def order(use_lanes):
+        kernel = Kernel(max_events=10_000, max_wall_s=10.0)
+        log = []
+        lanes = [kernel.lane(log.append) for _ in range(3)]
+
+        def schedule(i, lane, at_s):
+            if use_lanes:
+                lanes[lane].call_at(at_s, i)
+            else:
+                kernel.call_at(at_s, log.append, i)
+
+        for i, (lane, at_s) in enumerate(plan[:300]):
+            schedule(i, lane, at_s)
+        for i, (lane, at_s) in enumerate(plan[300:], 300):
+            kernel.call_at(at_s - 0.05, schedule, i, lane, at_s - 0.05 * (i % 2))
+        kernel.run()
+        return log, kernel.n_events
+
+    assert order(True) == order(False)
