@@ -73,23 +73,6 @@ def _no_poll() -> None:
     pass
 
 
-class _Environment(simpy.Environment):
-    """simpy's environment on the kernel's clock: its ``_now`` is :attr:`Kernel.now_s`, so the run loop sets
-    one clock per event, natively, rather than also a Python attribute of the environment."""
-
-    def __init__(self, kernel: Kernel) -> None:
-        self._kernel = kernel
-        super().__init__()
-
-    @property  # type: ignore[override]
-    def _now(self) -> float:
-        return self._kernel.now_s
-
-    @_now.setter
-    def _now(self, now_s: float) -> None:
-        self._kernel.now_s = now_s
-
-
 class BudgetExhausted(Exception):
     """Raised inside the event loop when the event or wall-clock budget is spent."""
 
@@ -105,10 +88,10 @@ class Kernel:
                  "poll", "_every", "_checked_s")
 
     def __init__(self, max_events: int, max_wall_s: float) -> None:
+        self.env = simpy.Environment()
         self.now_s = 0.0
-        """The simulated time, which is also ``env.now``: a field of this class, not an attribute of a Python
-        object, so the components read it at native speed."""
-        self.env = _Environment(self)
+        """The simulated time, kept beside ``env.now``: a field of this class, not an attribute of a Python
+        object, so the components read it at native speed (the run loop keeps the two equal)."""
         self._calls: list[_Call] = []
         self._eid = _Counter()
         self.env._eid = self._eid  # type: ignore[assignment]  # one counter orders simpy's events and ours
@@ -204,7 +187,7 @@ class Kernel:
             call.ran = True
             if call.next is not None:
                 heappush(calls, call.next)
-            self.now_s = call.time_s
+            env._now = self.now_s = call.time_s
             call.fn(*call.args)
         return True
 
@@ -220,7 +203,7 @@ class Kernel:
         """:meth:`simpy.Environment.step` without its end-of-queue check."""
         env = self.env
         entry: Any = heappop(env._queue)
-        self.now_s = entry[0]
+        env._now = self.now_s = entry[0]
         event = entry[3]
         callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]  # simpy's own idiom
         for callback in callbacks:
