@@ -5,7 +5,8 @@ The engine samples cumulative counters at equal intervals after a warm-up; :clas
 the transient ends (MSER-5) and how precise the mean since then is (batch means), and says when the run
 may stop: the 95 % interval within ``Budget.rel_tol`` of the mean, the span long against the windows and not
 a steady rise of them, and on a lossy link only once the span has seen some twenty random losses and, where
-their timeouts matter, five retransmissions lost again. It also states the interval a run ends with, whichever way it ended.
+their timeouts matter, five retransmissions lost again. It also states the interval a run ends with,
+whichever way it ended.
 
 Pure bookkeeping on numbers the engine hands over: no simulation objects, so the rule can be read (and
 tested) apart from the wiring.

@@ -22,7 +22,8 @@ __all__ = ["SOURCE_SETUPS", "SourceSetup", "scenario_for", "tool_duration_s", "p
 
 CALIBRATION_BUDGET = Budget(rel_tol=0.03, max_sim_time_s=1.0, max_events=20_000_000, max_wall_s=600.0)
 """Every point ends on convergence or on one simulated second (a lab row: on its measured duration,
-:func:`scenario_for`), so a prediction is the same on any machine; the wall-clock limit is only a backstop (the slowest point takes about 10 s on a 2-core machine)."""
+:func:`scenario_for`), so a prediction is the same on any machine; the wall-clock limit is only a backstop
+(the slowest point takes about 10 s on a 2-core machine)."""
 
 
 @dataclass(frozen=True)

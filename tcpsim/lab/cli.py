@@ -110,7 +110,8 @@ def _text(d: dict[str, Any]) -> str:
              f"{'goodput':16s} {_mbit(m['goodput_bps']):>16s} {_mbit(p['goodput_bps']):>16s}   "
              f"({p['goodput_bps'] / m['goodput_bps'] - 1:+.1%} predicted vs measured)" if m["goodput_bps"] else "",
              f"{'  steady state':16s} {'':>16s} {_mbit(p['steady_goodput_bps']):>16s}   (after the start-up; the "
-             f"tool counts the whole {m['duration_s']:.1f} s)" if p.get("steady_goodput_bps") and not sc["rr_bytes"] else "",
+             f"tool counts the whole {m['duration_s']:.1f} s)"
+             if p.get("steady_goodput_bps") and not sc["rr_bytes"] else "",
              ]
     rtt_m = "-" if not m["rtt_mean_s"] else f"{(m['rtt_min_s'] or 0) * 1e3:.2f}/{m['rtt_mean_s'] * 1e3:.2f} ms"
     lines.append(f"{'RTT min/mean':16s} {rtt_m:>16s} {(p['rtt_s'] or 0) * 1e3:>13.2f} ms")

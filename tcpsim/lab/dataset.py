@@ -251,7 +251,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         runs.append(d)
         records.append(csv_row(row, d))
         print(f"[{i + 1}/{len(rows)}] {row.label}: {d['measured']['goodput_bps'] / 1e6:.1f} Mbit/s "
-              f"(tcpsim {d['predicted']['goodput_bps'] / 1e6:.1f}), rtt {d['measured']['rtt_mean_s']}", file=sys.stderr, flush=True)
+              f"(tcpsim {d['predicted']['goodput_bps'] / 1e6:.1f}), rtt {d['measured']['rtt_mean_s']}",
+              file=sys.stderr, flush=True)
         if a.runs:
             with open(a.runs, "w") as fh:
                 json.dump(runs, fh, indent=0, default=float)
