@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from ..protocol.linux_window import (IP_TCP_HEADER_BYTES, grow_ssthresh, initial_window, rx_truesize, scaling_ratio,
-                                     select_window, space_from_win, win_from_space, window_clamp)
+from ..protocol.linux_window import (IP_TCP_HEADER_BYTES, grow_ssthresh, initial_window, quickack_ends, rx_truesize,
+                                     scaling_ratio, select_window, space_from_win, win_from_space, window_clamp)
 from ..protocol.push import receiver_pushes
 from ..protocol.sack import record_arrival
 from ..protocol.window import read_update_due, window_shift
@@ -198,13 +198,21 @@ class TcpReceiver(EndpointState):
             self._rmem -= self._rq_truesize.popleft()
         self._rq_read = read if sizes else 0
 
+    def _linux_select(self, cur_window: int) -> int:
+        """``__tcp_select_window`` (:func:`select_window`, ``cur_window`` what is left of the last offer, 0 for a
+        test); like the kernel's, it ends quick-ACK mode when the free space is below half the window."""
+        full = win_from_space(self._rcvbuf, self._adv_win_scale, self._ratio)
+        free = self._linux_free_space()
+        if quickack_ends(free, full, self.rcv_window_max):
+            self.delack.end_quickack()
+        return select_window(free, full, self.rcv_window_max, self._rcv_ssthresh, self._rcv_mss, self.rcv_shift,
+                             self._rcv_wnd, cur_window)
+
     def _linux_advertise(self) -> int:
         """``tcp_select_window``: the window for the segment being sent, at most ``rcv_ssthresh``."""
         rcv_nxt = self.rcv_nxt
         edge = self.right_edge
-        full = win_from_space(self._rcvbuf, self._adv_win_scale, self._ratio)
-        wnd = select_window(self._linux_free_space(), full, self.rcv_window_max, self._rcv_ssthresh, self._rcv_mss,
-                            self.rcv_shift, self._rcv_wnd, edge - rcv_nxt if edge > rcv_nxt else 0)
+        wnd = self._linux_select(edge - rcv_nxt if edge > rcv_nxt else 0)
         self._rcv_wnd = wnd
         self._rcv_wup = rcv_nxt
         if wnd > self._wnd_field_max:
@@ -220,10 +228,7 @@ class TcpReceiver(EndpointState):
         the window it would carry is no smaller than the one last offered; otherwise the ACK waits for
         the reader (``tcp_cleanup_rbuf``) or the delayed-ACK timer. (Data the reader has not taken yet
         is the case here: the check runs before the reader is woken.)"""
-        full = win_from_space(self._rcvbuf, self._adv_win_scale, self._ratio)
-        new = select_window(self._linux_free_space(), full, self.rcv_window_max, self._rcv_ssthresh, self._rcv_mss,
-                            self.rcv_shift, self._rcv_wnd, 0)
-        return new >= self._rcv_wnd
+        return self._linux_select(0) >= self._rcv_wnd
 
     def _linux_read_update_due(self) -> bool:
         """``tcp_cleanup_rbuf``: a read sends a window update when the window left is at most half the
@@ -233,9 +238,7 @@ class TcpReceiver(EndpointState):
             cur = 0
         if 2 * cur > self.rcv_window_max:
             return False
-        full = win_from_space(self._rcvbuf, self._adv_win_scale, self._ratio)
-        new = select_window(self._linux_free_space(), full, self.rcv_window_max, self._rcv_ssthresh, self._rcv_mss,
-                            self.rcv_shift, self._rcv_wnd, 0)
+        new = self._linux_select(0)
         return new > 0 and new >= 2 * cur
 
     def _grow_window(self, length: int) -> None:
@@ -325,8 +328,15 @@ class TcpReceiver(EndpointState):
             if self._drs:
                 self._rcv_rtt_measure()
             ack_now = self.delack.on_segment(length, not filled_hole)
-            if ack_now and self._linux_wnd and not filled_hole and not self.delack.quick:
-                ack_now = self._linux_full_frame_ack_due()
+            if ack_now and self._linux_wnd and not filled_hole:
+                if not self.delack.quick:
+                    ack_now = self._linux_full_frame_ack_due()
+                elif self.rcv_nxt - self._rcv_wup > self._rcv_mss:
+                    # __tcp_ack_snd_check tests the full-frame rule, and with it __tcp_select_window, before
+                    # quick-ACK mode: a free space below half the window ends the mode for this ACK too.
+                    due = self._linux_full_frame_ack_due()
+                    if not self.delack.quick:
+                        ack_now = due
             if self.rcv_push_wait:
                 self.rcv_unpushed += arrived
                 # Data that fills a hole comes out of reassembly with PSH (Solaris tcp_reass).

@@ -38,7 +38,10 @@ class DelayedAck:
         """Adapt to the receive window the connection offers (once the MSS is known); most rules don't."""
 
     def set_quickack(self, segments: int) -> None:
-        """Quick-ACK mode for this many segments from now (Linux); other rules have none."""
+        """Quick-ACK mode for this many ACKs from now (Linux); other rules have none."""
+
+    def end_quickack(self) -> None:
+        """Leave quick-ACK mode (Linux ``__tcp_select_window`` with little free space); other rules have none."""
 
     def on_ack_sent(self) -> None:
         """An ACK (pure or piggybacked on data) covered everything held."""
@@ -90,10 +93,12 @@ class Bsd44DelayedAck(BsdDelayedAck):
 
 
 class LinuxDelayedAck(DelayedAck):
-    """Linux: quick-ACK the first segments, then ACK once more than one full frame is unacknowledged.
+    """Linux: quick-ACK mode at start, then ACK once more than one full frame is unacknowledged.
 
-    The receiver's notion of a full frame (``rcv_mss``) follows the segment sizes it sees, so a stream of
-    small segments is ACKed every second segment too.
+    Quick-ACK mode lasts a number of ACKs that acknowledge new data (``tcp_dec_quickack_mode``, from
+    ``tcp_event_ack_sent``), not of segments received: a GSO aggregate costs one. The receiver's notion of a
+    full frame (``rcv_mss``) follows the segment sizes it sees, so a stream of small segments is ACKed every
+    second segment too.
     """
 
     __slots__ = ("timeout_s", "quick_left", "rcv_mss")
@@ -105,9 +110,14 @@ class LinuxDelayedAck(DelayedAck):
         self.rcv_mss = min(536, mss_bytes)
 
     def set_quickack(self, segments: int) -> None:
-        """``tcp_incr_quickack``: quick-ACK mode covers at least ``segments`` more segments."""
+        """``tcp_incr_quickack``: quick-ACK mode covers at least ``segments`` more ACKs."""
         if segments > self.quick_left:
             self.quick_left = segments
+
+    def end_quickack(self) -> None:
+        """``__tcp_select_window``: ``icsk_ack.quick = 0`` when the free space is below half the window."""
+        self.quick_left = 0
+        self.quick = False
 
     def on_segment(self, length_bytes: int, in_order: bool) -> bool:
         self.held_segments += 1
@@ -117,11 +127,17 @@ class LinuxDelayedAck(DelayedAck):
         if not in_order:
             return ACK_NOW
         if self.quick_left > 0:
-            self.quick_left -= 1
             self.quick = True
             return ACK_NOW
         self.quick = False
         return self.held_bytes > self.rcv_mss
+
+    def on_ack_sent(self) -> None:
+        """``tcp_event_ack_sent`` -> ``tcp_dec_quickack_mode``: an ACK of new data spends one quick ACK."""
+        if self.held_segments and self.quick_left > 0:
+            self.quick_left -= 1
+        self.held_segments = 0
+        self.held_bytes = 0
 
 
 class SolarisDelayedAck(DelayedAck):

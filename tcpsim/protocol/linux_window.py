@@ -11,7 +11,8 @@ versioned Linux (:attr:`tcpsim.config.TcpOptions.rcv_window_rule` ``"linux"``).
   05f76b2d634e and its fix "tcp: Update window clamping condition").
 * The offered window (``__tcp_select_window``, ``tcp_select_window``): at most ``rcv_ssthresh``, never
   shrinking; without window scaling a whole number of MSS, with it rounded up to the scale unit; a
-  window below half the buffer drops to 0 when under an MSS or 1/16 of the buffer.
+  window below half the buffer drops to 0 when under an MSS or 1/16 of the buffer, and ends quick-ACK
+  mode (:func:`quickack_ends`).
 * The initial window (``tcp_select_initial_window``): the space rounded down to whole MSS, at most
   65535; before 4.20 also at most 10 segments (4 before 2.6.39), commit a337531b942b removed that. Its
   window scale, ``ilog2(space) - 15`` in 0..14, is :func:`tcpsim.protocol.window.window_shift`.
@@ -27,7 +28,8 @@ from typing import Final
 
 __all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "PAGED_HEAD_BYTES", "IP_TCP_HEADER_BYTES", "TUN_PAD_BYTES",
            "linear_truesize", "rx_truesize", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio",
-           "win_from_space", "space_from_win", "window_clamp", "initial_window", "select_window", "grow_ssthresh"]
+           "win_from_space", "space_from_win", "window_clamp", "initial_window", "select_window", "quickack_ends",
+           "grow_ssthresh"]
 
 TCP_RMEM_TO_WIN_SCALE: Final = 8
 """``scaling_ratio`` is a fraction in 1/256 (``include/linux/tcp.h``)."""
@@ -189,6 +191,12 @@ def select_window(free_space: int, full_space: int, clamp: int, rcv_ssthresh: in
         unit = 1 << wscale
         window = (cur_window + unit - 1) // unit * unit
     return window
+
+
+def quickack_ends(free_space: int, full_space: int, clamp: int) -> bool:
+    """``__tcp_select_window``: a free space below half the full window (min(``window_clamp``,
+    ``tcp_full_space``)) ends quick-ACK mode (``icsk->icsk_ack.quick = 0``), on every version."""
+    return free_space < (min(clamp, full_space) >> 1)
 
 
 def grow_ssthresh(rcv_ssthresh: int, clamp: int, free_space: int, advmss_bytes: int, length_bytes: int) -> int:

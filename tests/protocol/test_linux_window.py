@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tcpsim.protocol.linux_window import (DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8, PAGED_HEAD_BYTES, grow_ssthresh,
-                                          initial_window, rx_truesize, scaling_ratio, select_window, space_from_win,
-                                          win_from_space, window_clamp)
+                                          initial_window, quickack_ends, rx_truesize, scaling_ratio, select_window,
+                                          space_from_win, win_from_space, window_clamp)
 from tcpsim.protocol.window import window_shift
 
 
@@ -109,6 +109,15 @@ def test_a_nearly_full_buffer_offers_zero_but_never_shrinks_an_offer():
     assert select_window(1000, 82944, 82944, 82944, 1448, 1, 0, 0) == 0
     # ... unless that would pull back the right edge already offered (it stays, rounded up to the unit)
     assert select_window(1000, 82944, 82944, 82944, 1448, 7, 5000, 3000) == 3072
+
+
+def test_quickack_ends_below_half_the_smaller_of_clamp_and_full_space():
+    # The 4 ms, MTU 1500, 16 KiB lab scenario: clamp = full space = 20992 (ratio 164 of 32768 bytes). Two
+    # 5792-byte aggregates queued (2 x 9024 of truesize) leave (32768 - 18048) x 164 / 256 = 9430 free.
+    assert quickack_ends(9430, 20992, 20992)
+    assert not quickack_ends(10496, 20992, 20992)          # exactly half: the mode stays
+    assert quickack_ends(10000, 40000, 20992)              # the clamp is the smaller
+    assert not quickack_ends(15211, 20992, 20992)          # one aggregate queued
 
 
 def test_rcv_ssthresh_grows_two_segments_per_segment_up_to_the_room():

@@ -101,11 +101,28 @@ def test_bsd44_leaves_in_order_data_to_the_timer_and_acks_out_of_order_at_once()
     assert d.on_segment(MSS, False) is True
 
 
-def test_linux_quickack_then_more_than_one_frame():
+def test_linux_quickack_lasts_a_number_of_acks_then_more_than_one_frame():
+    """``tcp_dec_quickack_mode``: each ACK of new data spends one quick ACK, however many segments it covers."""
     d = make_delack("linux", MSS, 0.04, 2, 2)
-    assert d.on_segment(MSS, True) and d.on_segment(MSS, True)  # quick-ACK mode
+    assert d.on_segment(MSS, True) and d.on_segment(MSS, True)  # quick-ACK mode: two segments, one skb
+    d.on_ack_sent()  # one ACK: one spent
+    assert d.on_segment(MSS, True)  # still quick
     d.on_ack_sent()
     assert d.on_segment(MSS, True) is False
+    assert d.on_segment(MSS, True) is True
+
+
+def test_an_ack_of_nothing_new_spends_no_quick_ack():
+    d = make_delack("linux", MSS, 0.04, 2, 1)
+    d.on_ack_sent()  # nothing held: a window update, not an ACK of new data
+    assert d.on_segment(MSS, True) and d.quick
+
+
+def test_linux_quickack_ends_when_the_window_selection_says_so():
+    """``__tcp_select_window`` sets ``icsk_ack.quick = 0``; the next segment is held by the full-frame rule."""
+    d = make_delack("linux", MSS, 0.04, 2, 16)
+    d.end_quickack()
+    assert d.on_segment(MSS, True) is False and not d.quick
     assert d.on_segment(MSS, True) is True
 
 
