@@ -17,13 +17,14 @@ from tcpsim.calibration.validate import evaluate
 WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
 
 KNOWN_MISSES = {
-    "window-limited max": ("22.6 % (2 of 30 rows above 15 %): MTU 9000, 32 KiB at 0.5 ms is 23 % low; the kernel's "
+    "window-limited median": ("5.1 %: the quick-ACK rule (twelfth session: quick-ACK mode spent per ACK and ended "
+                              "by __tcp_select_window) brought the five MTU 1500, 16 KiB rows from -11..-17 % to "
+                              "-1..+8 % and moved the 32 KiB ones at 1 and 2 ms from -1.5 to +7.4 %; 4.9 % before"),
+    "window-limited max": ("22.5 % (1 of 30 rows above 15 %): MTU 9000, 32 KiB at 0.5 ms is 23 % low; the kernel's "
                            "window grows from three segments to four once a small skb arrives alone after iperf3's "
                            "writer stalls (traced, 0.32 s into a run after a 2 ms stall); tcpsim's writer never "
                            "stalls, and the built-in generator, which does not either, measures within 3 % of tcpsim "
-                           "lab's prediction there, 6 % of validate's (validation/lab_tool_compare.json). MTU 1500, "
-                           "16 KiB at 4 ms is 16 % low since the cwnd-limited rule (tenth session), below both "
-                           "generators alike"),
+                           "lab's prediction there, 6 % of validate's (validation/lab_tool_compare.json)"),
     "messages_nodelay": ("16.5 %: the 200-byte row is 37 % low; its three passes were 187, 412 and 246 Mbit/s, the "
                          "kernel's sender switching between a segment a write and writes coalesced behind the "
                          "receiver (traced 2026-11-28: 1 to 500 writes a unit in runs of one scenario), and tcpsim "

@@ -21,7 +21,7 @@ from tcpsim.calibration.validate import evaluate, table_summary
 KNOWN_MISSES = {
     "pooled calibration": "6.8 % over the 138 calibration points: each platform was fitted alone to a robust "
                           "(soft-L1) objective, the 10 GbE Tables 4 and 5 and Sun TABLE 1 and 3 sit at 6.6-8.3 % "
-                          "and Sun TABLE 4 at 15.4 %; the joint fit over all sources reaches 5.5 % in sample "
+                          "and Sun TABLE 4 at 15.4 %; the joint fit over all sources reaches 5.9 % in sample "
                           "(validate --cross --joint) but is not written into the profiles",
     "sunfire/table4": "15.4 %: with one CPU on the sending server only (the source's set-up; before, both ends "
                       "ran one), the copy share of 1460-byte messages is 43 % high and of 100-250-byte ones "
@@ -175,10 +175,10 @@ def test_cross_validated_below_the_calculator_on_every_table(cross_record):
 # The joint fit in sample (`validate --cross --joint`): the shared parameters fitted to every source's
 # calibration tables at once, scored on the same record. Its targets are the in-sample ones.
 JOINT_MISSES = {
-    "pooled": "5.5 % over the 138 calibration points: ten evaluations from the per-platform calibration moved "
-              "the shared parameters by at most 5 % (objective 1.480 -> 1.463); Sun TABLE 1 and 3 sit at 7.5 and "
-              "7.9 %, Sun TABLE 4 at 15.0 %",
-    "sunfire/table4": "15.0 %: with one CPU on the sending server only, the predicted copy share grows with the "
+    "pooled": "5.9 % over the 138 calibration points: ten evaluations from the per-platform calibration moved "
+              "the shared parameters by at most 5 % (objective 1.480 -> 1.453); Sun TABLE 1 and 3 sit at 7.8 and "
+              "8.3 %, Sun TABLE 4 at 14.4 %",
+    "sunfire/table4": "14.4 %: with one CPU on the sending server only, the predicted copy share grows with the "
                       "message faster than the measured one (the per-platform calibration's miss, 15.4 %)",
 }
 

@@ -41,6 +41,8 @@ _TENTH = ("a pass whose tcp_tso_should_defer waits on cwnd counts as cwnd-limite
 _ELEVENTH = ("each lab row predicted as its tool counts it (the bytes from the cold start over the run's duration), "
              "a rule drawn up with every lab row's figures and the budget audit of the 10 Gbit/s rows in view "
              "(2026-11-28, eleventh session)")
+_TWELFTH = ("quick-ACK mode spent per ACK and ended by __tcp_select_window, a rule drawn up from a kernel trace of "
+            "the 4 ms, MTU 1500, 16 KiB window row with every lab row's figures in view (2026-11-28, twelfth session)")
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
     "sunfire/table2": ("Solaris receive list and its refit", "ce blanking timer from the first frame"),
@@ -55,15 +57,15 @@ SEEN: dict[str, tuple[str, ...]] = {
     "lab/window": ("Linux 6.6+ receive path truesize and half-window MSS (its figures printed before the rule)",
                    "tbf token bucket withdrawn after its score", _QUIET,
                    "the tbf bucket brought back after a kernel trace of five of its scenarios", _PATH, _FIFTH, _SIXTH,
-                   _SEVENTH, _EIGHTH, _NINTH, _TENTH, _ELEVENTH),
+                   _SEVENTH, _EIGHTH, _NINTH, _TENTH, _ELEVENTH, _TWELFTH),
     "lab/streams": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
-                    _TENTH, _ELEVENTH),
+                    _TENTH, _ELEVENTH, _TWELFTH),
     "lab/tengig": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
-                   _TENTH, _ELEVENTH),
+                   _TENTH, _ELEVENTH, _TWELFTH),
     "lab/unshaped": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH,
-                     _NINTH, _TENTH, _ELEVENTH),
+                     _NINTH, _TENTH, _ELEVENTH, _TWELFTH),
     "lab/messages_nagle": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH,
-                           _EIGHTH, _NINTH, _TENTH, _ELEVENTH),
+                           _EIGHTH, _NINTH, _TENTH, _ELEVENTH, _TWELFTH),
 }
 """Holdout tables that a model decision had in view (validation/README.md, "Held out, seen, and the rule
 from now on"): reported as seen, not as held out."""
