@@ -2,6 +2,8 @@
 
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tcpsim.protocol import framing
 from tcpsim.protocol.congestion import NewReno
@@ -116,6 +118,31 @@ def test_an_ack_of_nothing_new_spends_no_quick_ack():
     d = make_delack("linux", MSS, 0.04, 2, 1)
     d.on_ack_sent()  # nothing held: a window update, not an ACK of new data
     assert d.on_segment(MSS, True) and d.quick
+
+
+@given(st.integers(0, 16), st.lists(st.sampled_from(["seg", "ack", "end", "incr"]), max_size=60))
+def test_quickack_mode_lasts_exactly_its_acks_of_new_data(budget, ops):
+    """Whatever the order: each ACK that covers new data spends one quick ACK, an ACK of nothing spends none,
+    ``end_quickack`` empties the budget, ``set_quickack`` only raises it; a segment is quick-ACKed while any
+    is left."""
+    d = make_delack("linux", MSS, 0.04, 2, budget)
+    left = budget
+    for op in ops:
+        if op == "seg":
+            assert d.on_segment(MSS, True) == (True if left else d.held_bytes > d.rcv_mss)
+            assert d.quick == (left > 0)
+        elif op == "ack":
+            if d.held_segments and left:
+                left -= 1
+            d.on_ack_sent()
+        elif op == "end":
+            d.end_quickack()
+            left = 0
+            assert not d.quick
+        else:
+            d.set_quickack(3)
+            left = max(left, 3)
+        assert d.quick_left == left >= 0
 
 
 def test_linux_quickack_ends_when_the_window_selection_says_so():
