@@ -537,6 +537,7 @@ def test_window_probe_reads_the_kernel_s_clamp_and_ratio():
     from tcpsim.lab.winprobe import probe_window
 
     p = probe_window(1e9, 0.0, 1500, 16384, duration_s=0.8)
+    assert p["congestion_control"] == "cubic"  # the sweep's, whatever the namespaces default to
     assert p["sk_rcvbuf"] == 32768 and 1 <= p["scaling_ratio"] <= 255
     assert p["clamp"] == 32768 * int(p["scaling_ratio"]) // 256
     assert 0 < p["snd_wnd"] <= p["clamp"]

@@ -48,9 +48,16 @@ def _tcp_ext() -> dict[str, int]:
     return {}
 
 
-def _receiver(rcvbuf: int, duration_s: float, read_delay_s: float = 0.0) -> dict:
+def _set_cc(s: socket.socket, cc: str) -> None:
+    """``TCP_CONGESTION`` per socket (root may pick one the namespace's allowed list lacks, as iperf3 -C does)."""
+    if cc:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+
+
+def _receiver(rcvbuf: int, duration_s: float, read_delay_s: float = 0.0, cc: str = "") -> dict:
     ls = socket.socket()
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    _set_cc(ls, cc)
     if rcvbuf:
         ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     ls.bind(("0.0.0.0", _PORT))
@@ -93,10 +100,14 @@ def _receiver(rcvbuf: int, duration_s: float, read_delay_s: float = 0.0) -> dict
             **{k: after[k] - before[k] for k in after if k in before}}
 
 
-def _sender(addr: str, duration_s: float) -> dict:
-    s = socket.create_connection((addr, _PORT), timeout=10)
+def _sender(addr: str, duration_s: float, cc: str = "") -> dict:
+    s = socket.socket()
+    _set_cc(s, cc)
+    s.settimeout(10)
+    s.connect((addr, _PORT))
     ti = tcp_info(s) or {}  # the state the first write finds: the handshake's RTT and pacing rate
     start = {"start_" + k: ti.get(k, 0) for k in ("pacing_rate", "rtt_us", "min_rtt_us", "snd_mss", "snd_cwnd")}
+    start["congestion_control"] = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\0")[0].decode()
     data = b"x" * 131072
     t0 = time.monotonic()
     nxt = t0 + 0.25
@@ -116,13 +127,16 @@ def _medians(rows: list[dict]) -> dict:
 
 
 def probe_window(rate_bps: float, rtt_s: float, mtu_bytes: int, rcvbuf_bytes: int,
-                 duration_s: float = 1.5, read_delay_s: float = 0.0) -> dict:
+                 duration_s: float = 1.5, read_delay_s: float = 0.0, cc: str = "cubic") -> dict:
     """One probe run (needs root): the kernel's window state as medians over the run after 0.25 s, and the
-    goodput the receiver read then; with ``read_delay_s`` its reader runs that late after each wake-up."""
+    goodput the receiver read then; with ``read_delay_s`` its reader runs that late after each wake-up. Both
+    sockets run congestion control ``cc``, the lab sweep's (the namespaces default to the host's, BBR on the
+    lab VM, which starts pacing at 2.885 x 0.99 the rate of cwnd over the handshake's RTT where CUBIC starts at
+    2 x; the starting pacing rate sizes the first skb, whose truesize sets the receiver's ratio)."""
     from .testbed import Testbed
 
     with Testbed(rate_bps, rtt_s, mtu_bytes) as tb:
-        me = [sys.executable, "-m", "tcpsim.lab.winprobe"]
+        me = [sys.executable, "-m", "tcpsim.lab.winprobe", "--cc", cc]
         rcv = tb.spawn(tb.ns_b, [*me, "--role", "recv", "--rcvbuf", str(rcvbuf_bytes), "--duration", str(duration_s),
                                  "--read-delay", f"{read_delay_s:g}s"],
                        "winprobe-recv", stdout=subprocess.PIPE)
@@ -149,6 +163,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--duration", type=float, default=1.5)
     p.add_argument("--connect", default="")
     p.add_argument("--read-delay", default="0", help="the reader spins this long after each wake-up (0..10 ms)")
+    p.add_argument("--cc", default="cubic", help="TCP_CONGESTION of both sockets (default cubic, the sweep's)")
     a = p.parse_args(argv)
     try:
         read_delay_s = parse_duration(a.read_delay, "read-delay", 0.0, 0.01)
@@ -157,14 +172,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     if a.role == "recv":
         die_with_parent()
-        print(json.dumps(_receiver(parse_size(a.rcvbuf, "rcvbuf"), a.duration, read_delay_s)), flush=True)
+        print(json.dumps(_receiver(parse_size(a.rcvbuf, "rcvbuf"), a.duration, read_delay_s, a.cc)), flush=True)
     elif a.role == "send":
         die_with_parent()
-        print(json.dumps(_sender(a.connect, a.duration)), flush=True)
+        print(json.dumps(_sender(a.connect, a.duration, a.cc)), flush=True)
     else:
         print(json.dumps(probe_window(parse_link_rate(a.rate, "rate"), parse_duration(a.rtt, "rtt"),
                                       parse_size(a.mtu, "mtu", decimal=True), parse_size(a.rcvbuf, "rcvbuf"),
-                                      a.duration, read_delay_s)))
+                                      a.duration, read_delay_s, a.cc)))
     return 0
 
 
