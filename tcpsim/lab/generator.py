@@ -21,7 +21,7 @@ from typing import Optional
 
 from ._proc import die_with_parent
 from .scenario import GENERATOR_READ_BYTES
-from .tcpinfo import tcp_info
+from .tcpinfo import set_congestion_control, tcp_info
 
 __all__ = ["main"]
 
@@ -33,8 +33,7 @@ def _set_buffers(s: socket.socket, a: argparse.Namespace) -> None:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, a.rcvbuf)
     if a.nodelay:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    if a.cc:
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, a.cc.encode())
+    set_congestion_control(s, a.cc)
 
 
 class _Sampler(threading.Thread):

@@ -6,7 +6,7 @@ import socket
 import struct
 from typing import Optional
 
-__all__ = ["tcp_info", "TCP_INFO_FIELDS"]
+__all__ = ["tcp_info", "TCP_INFO_FIELDS", "set_congestion_control", "congestion_control"]
 
 _TCP_INFO = getattr(socket, "TCP_INFO", 11)
 
@@ -36,3 +36,15 @@ def tcp_info(sock: socket.socket) -> Optional[dict[str, int]]:
         if off + size <= len(raw):
             out[name] = struct.unpack_from("<" + fmt, raw, off)[0]
     return out
+
+
+def set_congestion_control(sock: socket.socket, name: str) -> None:
+    """``TCP_CONGESTION`` of ``sock`` (root may pick one the namespace's allowed list lacks, as iperf3 -C does);
+    an empty ``name`` leaves the namespace's default."""
+    if name:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, name.encode())
+
+
+def congestion_control(sock: socket.socket) -> str:
+    """The congestion control ``sock`` runs."""
+    return sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\0")[0].decode()

@@ -23,7 +23,7 @@ from typing import Optional
 
 from ..units import parse_duration, parse_link_rate, parse_size
 from ._proc import die_with_parent
-from .tcpinfo import tcp_info
+from .tcpinfo import congestion_control, set_congestion_control, tcp_info
 
 __all__ = ["probe_window", "main"]
 
@@ -48,16 +48,10 @@ def _tcp_ext() -> dict[str, int]:
     return {}
 
 
-def _set_cc(s: socket.socket, cc: str) -> None:
-    """``TCP_CONGESTION`` per socket (root may pick one the namespace's allowed list lacks, as iperf3 -C does)."""
-    if cc:
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
-
-
 def _receiver(rcvbuf: int, duration_s: float, read_delay_s: float = 0.0, cc: str = "") -> dict:
     ls = socket.socket()
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    _set_cc(ls, cc)
+    set_congestion_control(ls, cc)
     if rcvbuf:
         ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     ls.bind(("0.0.0.0", _PORT))
@@ -102,12 +96,12 @@ def _receiver(rcvbuf: int, duration_s: float, read_delay_s: float = 0.0, cc: str
 
 def _sender(addr: str, duration_s: float, cc: str = "") -> dict:
     s = socket.socket()
-    _set_cc(s, cc)
+    set_congestion_control(s, cc)
     s.settimeout(10)
     s.connect((addr, _PORT))
     ti = tcp_info(s) or {}  # the state the first write finds: the handshake's RTT and pacing rate
     start = {"start_" + k: ti.get(k, 0) for k in ("pacing_rate", "rtt_us", "min_rtt_us", "snd_mss", "snd_cwnd")}
-    start["congestion_control"] = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\0")[0].decode()
+    start["congestion_control"] = congestion_control(s)
     data = b"x" * 131072
     t0 = time.monotonic()
     nxt = t0 + 0.25
