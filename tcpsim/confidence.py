@@ -7,7 +7,8 @@ finds the regimes a scenario falls in and returns a line for each whose median a
 :data:`CAUTION_ABS_ERROR`, naming the table, so ``tcpsim predict`` and ``tcpsim plan`` say when the
 validation knows the model misses there (Tru64 Table 3: MTU 9000 with small buffers).
 
-Regenerate the file after a change to the model or the profiles (from a checkout)::
+Regenerate the file after a change to the model or the profiles (from a checkout; the slow tests fail while it
+is stale, :func:`stale`)::
 
     tcpsim validate --json /tmp/points.json
     python -m tcpsim.confidence /tmp/points.json validation/sources.toml tcpsim/data/regimes.json
@@ -27,11 +28,14 @@ from typing import Any, Optional, Sequence
 
 from .config import Scenario
 
-__all__ = ["CAUTION_ABS_ERROR", "Regime", "cautions", "derive", "matching", "regime_key", "regimes", "source_title",
-           "title"]
+__all__ = ["CAUTION_ABS_ERROR", "STALE_ABS_ERROR", "Regime", "cautions", "derive", "matching", "regime_key", "regimes",
+           "source_title", "stale", "title"]
 
 CAUTION_ABS_ERROR = 0.20
 """A regime whose median |error| reaches this (the holdout tables' target) earns a caution line."""
+
+STALE_ABS_ERROR = 0.005
+"""The shipped file is stale where a regime's median error moved by more than this (:func:`stale`)."""
 
 BUFFER_SPAN = math.sqrt(2)
 """A question is in a regime when its kernel buffer is within this factor of the regime's."""
@@ -113,7 +117,7 @@ def regimes() -> tuple[Regime, ...]:
 def title(r: Regime) -> str:
     """The regime's table with its source's title: ``Table 3 of "Tru64 UNIX Best Practice: ..."``."""
     src = _data()["sources"].get(r.table.split("/")[0], {}).get("title")
-    return f'{r.table_name} of "{src}"' if src else r.table
+    return f'{r.table_name} of "{src}"' if src else r.table_name
 
 
 def source_title(file_or_id: str) -> Optional[str]:
@@ -212,6 +216,29 @@ def derive(points_json: Sequence[dict], sources: dict[str, dict[str, str]]) -> d
                         max_abs_error=round(max(abs(e) for e in errs), 4)))
     return {"generated_by": "python -m tcpsim.confidence POINTS.json validation/sources.toml tcpsim/data/regimes.json",
             "sources": sources, "regimes": out}
+
+
+def stale(points_json: Sequence[dict]) -> list[str]:
+    """Where the shipped regimes are not what ``points_json`` (``tcpsim validate --json`` objects, the model as it
+    is) gives, for the tables those points cover: one line per regime missing, extra or moved by more than
+    :data:`STALE_ABS_ERROR`. Empty when the file is current."""
+    fresh = derive(points_json, {})["regimes"]
+    tables = {r["table"] for r in fresh}
+    shipped = [r for r in _data()["regimes"] if r["table"] in tables]
+
+    def key(r: dict) -> tuple:
+        return tuple(r[k] for k in ("table", "sender", "receiver", "tuning", "mtu_bytes", "kind", "n_streams",
+                                    "bidirectional", "n_cpus", "write_bytes", "buffer_bytes"))
+
+    old = {key(r): r for r in shipped}
+    new = {key(r): r for r in fresh}
+    out = [f"missing from the file: {k}" for k in sorted(set(new) - set(old), key=str)]
+    out += [f"no longer measured: {k}" for k in sorted(set(old) - set(new), key=str)]
+    for k in sorted(set(old) & set(new), key=str):
+        a, b = old[k]["median_error"], new[k]["median_error"]
+        if abs(a - b) > STALE_ABS_ERROR or old[k]["points"] != new[k]["points"]:
+            out.append(f"{k}: median error {a:+.4f} in the file, {b:+.4f} now")
+    return out
 
 
 def _dumps(content: dict[str, Any]) -> str:

@@ -73,3 +73,14 @@ def test_window_limited_rows_within_target(lab, check):
 def test_cpu_bound_rows_within_target_after_calibration(lab, table):
     errors = _errors(lab, lambda p: p.table_id == table)
     assert errors and statistics.median(errors) <= CPU_TARGET
+
+
+@pytest.mark.slow
+def test_the_shipped_cautions_are_this_models_on_the_lab(lab):
+    """``tcpsim predict --platform lab_vm`` cautions from tcpsim/data/regimes.json: the lab's regimes in it must be
+    this model's."""
+    from tcpsim.confidence import stale
+
+    lines = stale([o.to_json() for o in lab])
+    assert not lines, ("tcpsim/data/regimes.json is stale: regenerate it (python -m tcpsim.confidence, see its "
+                       "docstring):\n" + "\n".join(lines[:10]))

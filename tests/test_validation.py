@@ -97,6 +97,17 @@ def test_tcpsim_beats_the_bdp_calculator_on_every_throughput_table(summary):
 
 
 @pytest.mark.slow
+def test_the_shipped_cautions_are_this_models(summary):
+    """``tcpsim predict`` and ``plan`` caution from tcpsim/data/regimes.json: it must be this model's validation."""
+    from tcpsim.confidence import stale
+
+    _, outcomes = summary
+    lines = stale([o.to_json() for o in outcomes])
+    assert not lines, ("tcpsim/data/regimes.json is stale: regenerate it (python -m tcpsim.confidence, see its "
+                       "docstring):\n" + "\n".join(lines[:10]))
+
+
+@pytest.mark.slow
 def test_every_run_ended_on_purpose(summary):
     _, outcomes = summary
     for o in outcomes:
