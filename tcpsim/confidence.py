@@ -11,7 +11,8 @@ Regenerate the file after a change to the model or the profiles (from a checkout
 is stale, :func:`stale`)::
 
     tcpsim validate --json /tmp/points.json
-    python -m tcpsim.confidence /tmp/points.json validation/sources.toml tcpsim/data/regimes.json
+    python -m tcpsim.confidence /tmp/points.json validation/sources.toml tcpsim/data/regimes.json \
+        validation/cross_summary.json
 """
 
 from __future__ import annotations
@@ -43,6 +44,12 @@ BUFFER_SPAN = math.sqrt(2)
 WRITE_SPAN = 2.0
 """... and its write (or message) size within this factor."""
 
+DELAY_SPAN = 2.0
+"""... and its path's propagation delay within this factor, :data:`DELAY_FLOOR_S` or less counting as that."""
+
+DELAY_FLOOR_S = 100e-6
+"""A round trip's propagation this short or shorter (a LAN, an unshaped veth) is one regime of delay."""
+
 _METRICS = ("throughput", "transactions")
 """The measured metrics that score the figure an answer leads with (goodput, transactions/s)."""
 
@@ -65,6 +72,10 @@ class Regime:
     n_streams: int
     bidirectional: bool
     n_cpus: int
+    rate_bps: float
+    """The line rate (:data:`tcpsim.units.UNSHAPED_RATE_BPS`: unshaped, a link too fast to matter)."""
+    path_delay_s: float
+    """The round trip's propagation delay (twice the link's one-way delay)."""
     write_bytes: int
     buffer_bytes: int
     """The smaller kernel buffer of the two ends (send buffer, receive window)."""
@@ -75,8 +86,12 @@ class Regime:
     max_abs_error: float
 
     def describe(self) -> str:
+        from .units import UNSHAPED_RATE_BPS, format_duration, format_rate
+
+        rate = "unshaped" if self.rate_bps == UNSHAPED_RATE_BPS else format_rate(self.rate_bps)
+        rtt = f", {format_duration(self.path_delay_s)} RTT" if self.path_delay_s > DELAY_FLOOR_S else ""
         return (f"{self.sender}{'' if self.receiver == self.sender else ' -> ' + self.receiver}"
-                f"{', tuning ' + self.tuning if self.tuning else ''}, MTU {self.mtu_bytes}, "
+                f"{', tuning ' + self.tuning if self.tuning else ''}, {rate}{rtt}, MTU {self.mtu_bytes}, "
                 f"{_size(self.buffer_bytes)} buffers, {_size(self.write_bytes)} writes")
 
 
@@ -91,7 +106,15 @@ def regime_key(sc: Scenario) -> tuple:
     wl = sc.workload
     kind = wl.kind if wl.kind == "rr" else ("nodelay" if sc.sender.tcp.nodelay else "bulk")
     return (sc.sender.platform.name, sc.receiver.platform.name, sc.link.mtu_bytes, kind, wl.n_streams,
-            wl.bidirectional, sc.sender.platform.cpu.n_cpus)
+            wl.bidirectional, sc.sender.platform.cpu.n_cpus, sc.link.rate_bps)
+
+
+def _path_delay_s(sc: Scenario) -> float:
+    return round(2 * sc.link.one_way_delay_s, 9)
+
+
+def _near_delay(a: float, b: float) -> bool:
+    return _near(max(a, DELAY_FLOOR_S), max(b, DELAY_FLOOR_S), DELAY_SPAN)
 
 
 def _buffer(sc: Scenario) -> int:
@@ -150,24 +173,27 @@ def _near(a: float, b: float, span: float) -> bool:
 
 
 def matching(sc: Scenario) -> list[Regime]:
-    """The regimes ``sc`` falls in: same hosts, MTU, workload kind, streams and CPUs; the same tuning level
-    where the hosts are a profile's level (any, for hosts changed otherwise); buffer and write size near."""
+    """The regimes ``sc`` falls in: same hosts, MTU, workload kind, streams, CPUs and line rate; the same tuning
+    level where the hosts are a profile's level (any, for hosts changed otherwise); buffer, write size and
+    the path's delay near."""
     key = regime_key(sc)
     tuning = _tuning_of(sc.sender.platform)
     out = []
     for r in regimes():
-        if (r.sender, r.receiver, r.mtu_bytes, r.kind, r.n_streams, r.bidirectional, r.n_cpus) != key:
+        if (r.sender, r.receiver, r.mtu_bytes, r.kind, r.n_streams, r.bidirectional, r.n_cpus, r.rate_bps) != key:
             continue
         if tuning is not False and r.tuning != tuning:
             continue
-        if _near(_buffer(sc), r.buffer_bytes, BUFFER_SPAN) and _near(sc.workload.write_bytes, r.write_bytes, WRITE_SPAN):
+        if (_near(_buffer(sc), r.buffer_bytes, BUFFER_SPAN) and _near(sc.workload.write_bytes, r.write_bytes, WRITE_SPAN)
+                and _near_delay(_path_delay_s(sc), r.path_delay_s)):
             out.append(r)
     return out
 
 
 def cautions(sc: Scenario) -> list[str]:
-    """One line per regime ``sc`` falls in where the validation misses by :data:`CAUTION_ABS_ERROR` or more."""
-    lines = []
+    """One line per regime ``sc`` falls in where the validation misses by :data:`CAUTION_ABS_ERROR` or more, and
+    one per host whose CPU costs were not fitted to measurements of it (:func:`host_cautions`)."""
+    lines = host_cautions(sc)
     for r in matching(sc):
         if r.median_abs_error < CAUTION_ABS_ERROR:
             continue
@@ -175,6 +201,24 @@ def cautions(sc: Scenario) -> list[str]:
         many = f", median of {r.points} points" if r.points > 1 else ""
         lines.append(f"validation misses this regime: tcpsim {sign}estimates {title(r)} ({r.table}, {r.role}) "
                      f"by {abs(r.median_error):.0%} at {r.describe()}{many}")
+    return lines
+
+
+def host_cautions(sc: Scenario) -> list[str]:
+    """A line for each modelled host whose per-packet costs are the parts catalog's shared cycles or were set by
+    hand (:attr:`tcpsim.platform.Platform.cost_basis`): its CPU-bound answers carry the error tcpsim makes on a
+    machine it was not fitted to, which the leave-one-source-out validation measures."""
+    lines: list[str] = []
+    for p in dict.fromkeys((sc.sender.platform, sc.receiver.platform)):
+        if not p.host_model_on or p.cost_basis not in ("catalog", "hand"):
+            continue
+        how = ("are the parts catalog's cycles, shared across machines," if p.cost_basis == "catalog"
+               else "were set by hand from physical reasoning,")
+        cross = _data().get("cross_validation", {})
+        scale = (f"; on the sources' machines left out of the fit, tcpsim's median error was "
+                 f"{min(cross.values()):.0%}-{max(cross.values()):.0%} (tcpsim validate --cross)" if cross else "")
+        lines.append(f"{p.name}: its CPU costs {how} not fitted to measurements of it{scale}; "
+                     "tcpsim calibrate --iperf3 fits them to runs of your own")
     return lines
 
 
@@ -187,8 +231,20 @@ def _sources(sources_toml: Path) -> dict[str, dict[str, str]]:
     return {s["id"]: {"file": s["file"], "title": s["title"]} for s in data["source"]}
 
 
-def derive(points_json: Sequence[dict], sources: dict[str, dict[str, str]]) -> dict[str, Any]:
-    """The regimes file's content from ``tcpsim validate --json`` output and the sources' titles."""
+def _cross(summary: Optional[dict[str, Any]]) -> dict[str, float]:
+    """Each left-out source's cross-validated median |error| from ``validation/cross_summary.json`` (the sources
+    with a fold of their own: a source with no machine in the joint model is not cross-validated)."""
+    if not summary:
+        return {}
+    fits = summary.get("fits", {})
+    return {s: round(v["cross"], 4) for s, v in summary.get("sources", {}).items()
+            if fits.get(s) is not None and v.get("cross") is not None}
+
+
+def derive(points_json: Sequence[dict], sources: dict[str, dict[str, str]],
+           cross_summary: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """The regimes file's content from ``tcpsim validate --json`` output and the sources' titles (and, given
+    ``validation/cross_summary.json``, each left-out source's cross-validated median, for :func:`host_cautions`)."""
     from .calibration.mapping import platforms_for_point, scenario_for
     from .calibration.tables import load_points
 
@@ -204,18 +260,20 @@ def derive(points_json: Sequence[dict], sources: dict[str, dict[str, str]]) -> d
         tuning = p.get("tuning")
         tuning = None if tuning in (None, "none", "default") else tuning
         key = (f"{p.source_id}/{p.table_id}", p.table, p.role, tuning, *regime_key(sc),
-               sc.workload.write_bytes, _buffer(sc))
+               _path_delay_s(sc), sc.workload.write_bytes, _buffer(sc))
         groups.setdefault(key, []).append(float(o["error"]))
     out = []
     for key, errs in sorted(groups.items(), key=lambda kv: tuple(str(k) for k in kv[0])):
-        table, name, role, tuning, snd, rcv, mtu, kind, streams, bidir, cpus, write, buf = key
+        table, name, role, tuning, snd, rcv, mtu, kind, streams, bidir, cpus, rate, delay, write, buf = key
         out.append(dict(table=table, table_name=name, role=role, sender=snd, receiver=rcv, tuning=tuning, mtu_bytes=mtu,
-                        kind=kind, n_streams=streams, bidirectional=bidir, n_cpus=cpus, write_bytes=write,
+                        kind=kind, n_streams=streams, bidirectional=bidir, n_cpus=cpus, rate_bps=rate,
+                        path_delay_s=delay, write_bytes=write,
                         buffer_bytes=buf, points=len(errs), median_error=round(statistics.median(errs), 4),
                         median_abs_error=round(statistics.median(abs(e) for e in errs), 4),
                         max_abs_error=round(max(abs(e) for e in errs), 4)))
-    return {"generated_by": "python -m tcpsim.confidence POINTS.json validation/sources.toml tcpsim/data/regimes.json",
-            "sources": sources, "regimes": out}
+    return {"generated_by": "python -m tcpsim.confidence POINTS.json validation/sources.toml tcpsim/data/regimes.json "
+                            "validation/cross_summary.json",
+            "sources": sources, "cross_validation": _cross(cross_summary), "regimes": out}
 
 
 def stale(points_json: Sequence[dict]) -> list[str]:
@@ -227,8 +285,9 @@ def stale(points_json: Sequence[dict]) -> list[str]:
     shipped = [r for r in _data()["regimes"] if r["table"] in tables]
 
     def key(r: dict) -> tuple:
-        return tuple(r[k] for k in ("table", "sender", "receiver", "tuning", "mtu_bytes", "kind", "n_streams",
-                                    "bidirectional", "n_cpus", "write_bytes", "buffer_bytes"))
+        return tuple(r.get(k) for k in ("table", "sender", "receiver", "tuning", "mtu_bytes", "kind", "n_streams",
+                                        "bidirectional", "n_cpus", "rate_bps", "path_delay_s", "write_bytes",
+                                        "buffer_bytes"))
 
     old = {key(r): r for r in shipped}
     new = {key(r): r for r in fresh}
@@ -249,12 +308,15 @@ def _dumps(content: dict[str, Any]) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``python -m tcpsim.confidence POINTS.json SOURCES.toml OUT.json``: write the regimes file."""
+    """``python -m tcpsim.confidence POINTS.json SOURCES.toml OUT.json [CROSS_SUMMARY.json]``: write the regimes
+    file."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 3:
-        print("usage: python -m tcpsim.confidence POINTS.json SOURCES.toml OUT.json", file=sys.stderr)
+    if len(args) not in (3, 4):
+        print("usage: python -m tcpsim.confidence POINTS.json SOURCES.toml OUT.json [CROSS_SUMMARY.json]",
+              file=sys.stderr)
         return 2
-    content = derive(json.loads(Path(args[0]).read_text()), _sources(Path(args[1])))
+    cross = json.loads(Path(args[3]).read_text()) if len(args) == 4 else None
+    content = derive(json.loads(Path(args[0]).read_text()), _sources(Path(args[1])), cross)
     Path(args[2]).write_text(_dumps(content))
     n = sum(r["median_abs_error"] >= CAUTION_ABS_ERROR for r in content["regimes"])
     print(f"{len(content['regimes'])} regimes, {n} at {CAUTION_ABS_ERROR:.0%} or more: written {args[2]}")

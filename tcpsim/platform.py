@@ -445,6 +445,11 @@ class Platform:
     provenance: Provenance = field(default_factory=Provenance)
     fit: tuple[tuple[str, float], ...] = ()
     """Calibration record, (key, value) pairs as written by ``tcpsim calibrate``."""
+    cost_basis: str = ""
+    """Where its per-packet CPU costs come from: ``measurements`` (fitted to measurements of this machine),
+    ``hand`` (set by hand from physical reasoning), ``catalog`` (the parts catalog's cycles shared across
+    machines, nothing of its own), ``given`` (values a file gives without a calibration record); "" not
+    known (a Platform built in code). ``tcpsim predict`` cautions on ``hand`` and ``catalog``."""
 
     @property
     def host_model_on(self) -> bool:

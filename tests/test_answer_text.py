@@ -58,6 +58,52 @@ def test_every_caution_comes_from_a_regime_at_or_above_the_level():
     assert len(cautions(sc)) == len(missed) >= 1
 
 
+def test_a_regime_is_only_cautioned_on_its_own_line_rate_and_delay():
+    """The lab's unshaped and shaped rows share hosts, MTU and buffers: the rate and the path delay tell them apart."""
+    unshaped = cautions(build_scenario(platform="lab_vm", rate=0, veth=True, write="1k"))
+    assert any("lab/writes" in c and "unshaped" in c for c in unshaped), unshaped
+    assert not [c for c in cautions(build_scenario(platform="lab_vm", write="1k")) if "lab/" in c]
+    far = build_scenario(platform="lab_vm", rtt="0.5ms", sockbuf="32k", mtu=9000)
+    assert any("lab/window" in c for c in cautions(far))
+    assert not [c for c in cautions(build_scenario(platform="lab_vm", rtt="4ms", sockbuf="32k", mtu=9000))
+                if "0.5" in c or "546 us" in c]
+
+
+@pytest.mark.parametrize("kw, basis", [
+    (dict(platform="rx2600_ixgb"), "measurements"),
+    (dict(platform="lab_vm"), "measurements"),
+    (dict(platform="es40_tru64", cpu_ghz=1.0), "measurements"),  # a fitted residual scaled with the clock
+    (dict(platform="modern_linux"), "hand"),
+    (dict(platform="rx2600_ixgb", cpu="xeon-netburst"), "catalog"),  # the CPU's residuals do not carry over
+    (dict(cpu="itanium2", cpu_ghz=1.6, cpus=4, bus="pcix-64-133", nic="e1000", os="linux-2.6"), "catalog"),
+])
+def test_a_host_of_uncalibrated_costs_is_cautioned_with_the_cross_validated_error(kw, basis):
+    sc = build_scenario(**kw)
+    assert sc.sender.platform.cost_basis == basis
+    lines = [c for c in cautions(sc) if "not fitted to measurements" in c]
+    if basis == "measurements":
+        assert not lines
+    else:
+        assert len(lines) == 1 and ("parts catalog" if basis == "catalog" else "by hand") in lines[0]
+        assert re.search(r"median error was \d+%-\d+% \(tcpsim validate --cross\)", lines[0]), lines[0]
+
+
+def test_the_ideal_host_has_no_costs_to_caution():
+    sc = build_scenario()
+    assert not sc.sender.platform.host_model_on and not cautions(sc)
+
+
+def test_a_profiles_cost_basis_must_be_a_known_one(tmp_path):
+    from tcpsim.errors import ConfigError
+    from tcpsim.profiles import load_platform, save_platform
+
+    path = save_platform(load_platform("lab_vm"), tmp_path / "p.toml")
+    assert load_platform(path).cost_basis == "measurements"
+    path.write_text(path.read_text().replace('cost_basis = "measurements"', 'cost_basis = "guessed"'))
+    with pytest.raises(ConfigError, match="cost_basis.*measurements, hand, catalog, given"):
+        load_platform(path)
+
+
 def test_derive_groups_points_into_regimes_with_their_errors():
     """derive() on made-up errors for one table: each regime's median is the median of its points."""
     from tcpsim.calibration.tables import load_points

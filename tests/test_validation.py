@@ -169,6 +169,14 @@ def test_the_cross_validation_record_is_current(cross_record):
         "validation/cross_summary.json is stale: re-run `tcpsim validate --cross --report`"
 
 
+def test_the_shipped_cross_validation_figures_are_the_records(cross_record):
+    """``tcpsim predict`` quotes them for a machine of uncalibrated parts (tcpsim.confidence.host_cautions)."""
+    from tcpsim.confidence import _cross, _data
+
+    assert _data()["cross_validation"] == _cross(cross_record) and set(_cross(cross_record)) == {"tru64", "sunfire",
+                                                                                                  "tengbe"}
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=CROSS_MISSES[s]))
                                     if s in CROSS_MISSES else s for s in SOURCES])
 def test_each_source_cross_validated_within_target(cross_record, source):

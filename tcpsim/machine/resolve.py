@@ -284,10 +284,21 @@ class _State:
             platform = _with_values(physics, values)
         except ConfigError as exc:
             raise self._fail(exc) from None
-        platform = replace(platform, fit=self.fit)
+        platform = replace(platform, fit=self.fit, cost_basis=self._cost_basis(applied))
         return Machine(name=self.name, parts=parts, platform=platform, origins=origins,
                        physics=replace(physics, name=self.name), notes=tuple(self.notes), tuning=dict(self.tuning),
                        residuals=applied)
+
+
+    def _cost_basis(self, applied: dict[str, str]) -> str:
+        """:attr:`Platform.cost_basis` from what set the per-packet costs (a residual still applied, a value)."""
+        keys = ("cpu.per_packet_tx_s", "cpu.per_packet_rx_s")
+        tables = {applied[k] for k in keys if k in applied}
+        if "calibration" in tables:
+            return "measurements"
+        if any(k in self.runtime for k in keys):
+            return "measurements" if self.fit else "given"
+        return "hand" if tables else "catalog"
 
 
 _OS_TCP_FIELDS = tuple(f.name for f in fields(OsTcp))

@@ -97,7 +97,10 @@ def _bus(f) -> Bus:
         raise f.error(key, exc.value, exc.allowed) from None
 
 
-_PROFILE_KEYS = ("name", "provenance", "cpu", "nic", "bus", "os", "tuning", "fit")
+_PROFILE_KEYS = ("name", "cost_basis", "provenance", "cpu", "nic", "bus", "os", "tuning", "fit")
+
+COST_BASES = ("measurements", "hand", "catalog", "given")
+"""The values of :attr:`tcpsim.platform.Platform.cost_basis` a profile may state (``cost_basis = "..."``)."""
 
 
 def _fit_value(v: Any) -> Any:
@@ -134,7 +137,7 @@ def _legacy_platform(f, stem: str) -> Platform:
     for key, value in data.items():
         if key not in _PROFILE_KEYS:
             raise f.error(key, value, "one of the keys " + ", ".join(_PROFILE_KEYS))
-        if key != "name" and not isinstance(value, dict):
+        if key not in ("name", "cost_basis") and not isinstance(value, dict):
             raise f.error(key, value, f"a table ([{key}])")
     if not isinstance(data.get("name", stem), str):
         raise f.error("name", data["name"], "a string")
@@ -143,8 +146,12 @@ def _legacy_platform(f, stem: str) -> Platform:
     bus = _bus(f)
     if "os" not in data:
         raise f.error("os", "missing", "an [os] table (family = linux, solaris or bsd, and its settings)")
-    return Platform(name=data.get("name", stem), cpu=cpu, nic=nic, bus=bus, os=os_, provenance=prov,
-                    fit=tuple((k, _fit_value(v)) for k, v in data.get("fit", {}).items()))
+    fit = tuple((k, _fit_value(v)) for k, v in data.get("fit", {}).items())
+    basis = data.get("cost_basis", ("measurements" if fit else "given") if not cpu.is_free else "")
+    if basis not in COST_BASES + ("",):
+        raise f.error("cost_basis", basis, "one of " + ", ".join(COST_BASES))
+    return Platform(name=data.get("name", stem), cpu=cpu, nic=nic, bus=bus, os=os_, provenance=prov, fit=fit,
+                    cost_basis=basis)
 
 
 def tuning_texts(name_or_path: str | Path) -> dict[str, str]:
@@ -262,7 +269,10 @@ def save_platform(platform: Platform, path: str | Path, *, tuning: Optional[Mapp
     platform's own fit record, ``header`` becomes leading ``#`` comment lines.
     """
     lines = [f"# {line}".rstrip() for line in header.splitlines()]
-    lines += [f"name = {_toml_str(platform.name)}", ""]
+    lines += [f"name = {_toml_str(platform.name)}"]
+    if platform.cost_basis:
+        lines += [f"cost_basis = {_toml_str(platform.cost_basis)}"]
+    lines += [""]
     lines += _table("provenance", _fields(platform.provenance))
     lines += _table("cpu", _fields(platform.cpu))
     lines += _table("nic", _fields(platform.nic))
