@@ -65,7 +65,8 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
                   "bus.other_load_frac": "physics: bus.other_load_frac, bus.other_cards_bps and the card's other active ports"})
     for f in fields(os_.tcp):
         trace[f"os.{f.name}"] = f"= os.{f.name}"
-    platform = Platform(name=name, cpu=cpu_cost, nic=runtime_nic, bus=bus, os=os_.tcp, provenance=provenance)
+    platform = Platform(name=name, cpu=cpu_cost, nic=runtime_nic, bus=bus, os=os_.tcp, provenance=provenance,
+                        cost_basis="catalog")  # the parts and the shared costs alone; resolve says what else set them
     return platform, trace
 
 
