@@ -328,6 +328,7 @@ def test_calibrate_iperf3_writes_a_loadable_machine_file(tmp_path, capsys):
     fit = dict(p.fit)
     assert list(fit["params"]) == ["per_write_s", "per_packet_s", "per_byte_s"] and len(fit["errors"]) == 3
     assert p.os.family == "linux"
+    assert p.cost_basis == "measurements"  # its answers carry no "not fitted to measurements of it" caution
     assert main(["calibrate", "--iperf3", str(FIXTURE), "--out", str(out)]) == 2  # no rate: one line, exit 2
     assert "rate" in capsys.readouterr().err
 

@@ -367,7 +367,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for c, v in zip(costs, fit.values):
         host = c.set(host, float(f"{v:.4g}"))
     name = a.name or Path(a.out).stem
-    host = replace(host, name=name)
+    host = replace(host, name=name, cost_basis="measurements")
     for n, v0, v, lo, hi in zip(names, fit.start, fit.values, fit.lo95, fit.hi95):
         band = "not identified by these runs" if lo is None else f"95 % {lo:.3g} .. {hi:.3g}"
         print(f"  {n:14s} {v0:10.3g} -> {v:10.3g}   ({band})   {COSTS[n].meaning}")

@@ -22,8 +22,6 @@ __all__ = ["layers_for", "load_machine", "flag_layer", "machine_platform", "plat
            "MAX_BASE_DEPTH"]
 
 MAX_BASE_DEPTH = 8
-_PROFILE_KEYS = {"name", "provenance", "cpu", "nic", "bus", "os", "tuning", "fit"}
-"""Top-level keys of a profile of runtime values (``save_platform``'s layout)."""
 
 
 def _path(spec: str | Path, what: str = "platform") -> Path:
@@ -53,7 +51,9 @@ def layers_for(spec: str | Path, _seen: tuple[str, ...] = (), what: str = "platf
     if key in _seen or len(_seen) >= MAX_BASE_DEPTH:
         raise ConfigError("base", str(spec), f"a chain of at most {MAX_BASE_DEPTH} files without a loop")
     f = read_toml(path, what)
-    if not is_machine_data(f.data) and set(f.data) <= _PROFILE_KEYS:
+    from ..profiles import PROFILE_KEYS
+
+    if not is_machine_data(f.data) and set(f.data) <= set(PROFILE_KEYS):
         raise ConfigError(what, str(spec), "a machine file made of parts (this is a profile of runtime values; "
                           "use it with --platform)")
     layer = layer_from_file(f)

@@ -12,6 +12,8 @@ stay out of these tables: the MTU is a scenario input (``Link.mtu_bytes``).
 File layout (every table optional; a missing field takes the dataclass default)::
 
     name = "rx2600_ixgb"
+    cost_basis = "measurements"   what set the costs (Platform.cost_basis); without it: measurements with a
+                                  [fit] record, given without one
     [provenance]        source, hardware, os, notes
     [cpu]               CpuCost fields
     [nic]               Nic fields
@@ -37,8 +39,8 @@ from ..errors import ConfigError
 from ..fileio import read_text_limited, write_text_reporting
 from ..platform import BUS_PRESETS, Bus, CpuCost, Nic, OsTcp, Platform, Provenance, bus_preset
 
-__all__ = ["load_platform", "list_platforms", "platform_summary", "save_platform", "update_profile", "profile_path",
-           "tuning_levels", "tuning_texts", "tune"]
+__all__ = ["COST_BASES", "PROFILE_KEYS", "load_platform", "list_platforms", "platform_summary", "save_platform",
+           "update_profile", "profile_path", "tuning_levels", "tuning_texts", "tune"]
 
 UNTUNED = ("none", "default", "")
 """Tuning names that mean the profile as it is."""
@@ -97,7 +99,9 @@ def _bus(f) -> Bus:
         raise f.error(key, exc.value, exc.allowed) from None
 
 
-_PROFILE_KEYS = ("name", "cost_basis", "provenance", "cpu", "nic", "bus", "os", "tuning", "fit")
+PROFILE_KEYS = ("name", "cost_basis", "provenance", "cpu", "nic", "bus", "os", "tuning", "fit")
+
+"""Top-level keys of a profile of runtime values (:func:`save_platform`'s layout)."""
 
 COST_BASES = ("measurements", "hand", "catalog", "given")
 """The values of :attr:`tcpsim.platform.Platform.cost_basis` a profile may state (``cost_basis = "..."``)."""
@@ -135,8 +139,8 @@ def _legacy_platform(f, stem: str) -> Platform:
     """A profile of runtime values (``save_platform``'s layout), every key and type checked."""
     data = f.data
     for key, value in data.items():
-        if key not in _PROFILE_KEYS:
-            raise f.error(key, value, "one of the keys " + ", ".join(_PROFILE_KEYS))
+        if key not in PROFILE_KEYS:
+            raise f.error(key, value, "one of the keys " + ", ".join(PROFILE_KEYS))
         if key not in ("name", "cost_basis") and not isinstance(value, dict):
             raise f.error(key, value, f"a table ([{key}])")
     if not isinstance(data.get("name", stem), str):
@@ -269,10 +273,7 @@ def save_platform(platform: Platform, path: str | Path, *, tuning: Optional[Mapp
     platform's own fit record, ``header`` becomes leading ``#`` comment lines.
     """
     lines = [f"# {line}".rstrip() for line in header.splitlines()]
-    lines += [f"name = {_toml_str(platform.name)}"]
-    if platform.cost_basis:
-        lines += [f"cost_basis = {_toml_str(platform.cost_basis)}"]
-    lines += [""]
+    lines += [f"name = {_toml_str(platform.name)}", f"cost_basis = {_toml_str(platform.cost_basis)}", ""]
     lines += _table("provenance", _fields(platform.provenance))
     lines += _table("cpu", _fields(platform.cpu))
     lines += _table("nic", _fields(platform.nic))
