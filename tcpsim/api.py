@@ -20,12 +20,15 @@ def simulate(scenario: Scenario) -> Result:
     """Run ``scenario`` until its goodput estimate converges (or a budget ends it).
 
     Returns a :class:`~tcpsim.result.Result` with the closed-form ceilings attached, so the simulated
-    answer can be read beside what the window, the line, the bus and the CPUs would allow.
+    answer can be read beside what the window, the line, the bus and the CPUs would allow, and the
+    validation's cautions for it (:attr:`~tcpsim.result.Result.cautions`).
     """
     from . import ceilings, engine
+    from .confidence import cautions
 
     result = engine.run(scenario)
-    return replace(result, ceilings_bps=ceilings.ceilings(scenario), inputs=scenario_inputs(scenario))
+    return replace(result, ceilings_bps=ceilings.ceilings(scenario), inputs=scenario_inputs(scenario),
+                   cautions=tuple(cautions(scenario)))
 
 
 def scenario_inputs(sc: Scenario) -> dict[str, Any]:
@@ -218,6 +221,7 @@ def predict(*, method: str = "simulate", **kwargs: Any) -> Result:
         return simulate(scenario)
     if method == "ceilings":
         from . import ceilings
+        from .confidence import cautions
 
         bounds = ceilings.ceilings(scenario)
         name, bps = ceilings.binding_ceiling(scenario)
@@ -228,5 +232,6 @@ def predict(*, method: str = "simulate", **kwargs: Any) -> Result:
                       transactions_per_s=None, payload_histogram={}, rtt_s=ceilings.base_rtt_s(scenario),
                       limited_by=name, utilization_frac={}, cpu_utilization_frac={}, retransmits=0, drops={},
                       streams=(), termination="closed_form", converged=True, sim_time_s=0.0, measure_time_s=0.0,
-                      events=0, wall_s=0.0, ceilings_bps=bounds, inputs=scenario_inputs(scenario))
+                      events=0, wall_s=0.0, ceilings_bps=bounds, inputs=scenario_inputs(scenario),
+                      cautions=tuple(cautions(scenario)))
     raise ConfigError("method", method, "'simulate' or 'ceilings'")

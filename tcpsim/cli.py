@@ -265,9 +265,6 @@ def _cmd_predict(a: argparse.Namespace) -> int:
         d.update(goodput_bps=result.goodput_bps, data_packets_per_s=result.data_packets_per_s,
                  limited_by=result.limited_by, ceilings_bps=dict(result.ceilings_bps),
                  payload_histogram={str(k): v for k, v in sorted(result.payload_histogram.items())})
-        from .confidence import cautions
-
-        d["cautions"] = cautions(build_scenario(**kw))
         _write(a.json, _dump(d), "json")
     else:
         from .report_text import describe

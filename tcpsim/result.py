@@ -109,6 +109,9 @@ class Result:
     """The scenario's main inputs, flat, for tables."""
     timeseries: Optional[TimeSeries] = None
     """With ``Budget.record_timeseries``: windows and goodput over time (:mod:`tcpsim.timeseries`)."""
+    cautions: tuple[str, ...] = ()
+    """Where to read the answer with care, attached by :func:`tcpsim.simulate`: the validation misses its regime,
+    or a host's costs were not fitted to measurements of it (:func:`tcpsim.confidence.cautions`)."""
 
     @property
     def goodput_mbps(self) -> float:
@@ -149,7 +152,8 @@ class Result:
         return (f"goodput {format_rate(self.goodput_bps)}, "
                 f"{self.data_packets_per_s:,.0f} data pkt/s, limited by {LIMIT_NAMES.get(self.limited_by, self.limited_by)}\n"
                 f"busiest: {util}; {self.termination} after {format_duration(self.sim_time_s)} simulated, "
-                f"{self.events:,} events, {self.wall_s:.2f} s wall")
+                f"{self.events:,} events, {self.wall_s:.2f} s wall"
+                + "".join(f"\ncaution: {c}" for c in self.cautions))
 
     def __str__(self) -> str:
         return self.summary()
@@ -160,7 +164,8 @@ class Result:
         return (f"<div><b>{format_rate(self.goodput_bps)}</b>, "
                 f"limited by <b>{html.escape(LIMIT_NAMES.get(self.limited_by, self.limited_by))}</b>; "
                 f"{self.data_packets_per_s:,.0f} data pkt/s; "
-                f"{self.termination}<table><tr><th>resource</th><th>busy</th></tr>{rows}</table></div>")
+                f"{self.termination}<table><tr><th>resource</th><th>busy</th></tr>{rows}</table>"
+                + "".join(f"<p>caution: {html.escape(c)}</p>" for c in self.cautions) + "</div>")
 
 
 def json_ready(obj: Any) -> Any:

@@ -88,6 +88,16 @@ def test_a_host_of_uncalibrated_costs_is_cautioned_with_the_cross_validated_erro
         assert re.search(r"median error was \d+%-\d+% \(tcpsim validate --cross\)", lines[0]), lines[0]
 
 
+def test_a_result_in_python_carries_its_cautions():
+    """Jupyter: the Result itself says what the CLI says, in print(), the rich display and to_dict()."""
+    r = predict(platform="modern_linux")
+    assert r.cautions == tuple(cautions(build_scenario(platform="modern_linux"))) and r.cautions
+    assert "caution: modern_linux" in r.summary() and "caution: modern_linux" in r._repr_html_()
+    assert r.to_dict()["cautions"] == list(r.cautions)
+    assert predict(platform="modern_linux", method="ceilings").cautions == r.cautions
+    assert predict(platform="rx2600_ixgb", sockbuf="256k").cautions == ()
+
+
 def test_the_ideal_host_has_no_costs_to_caution():
     sc = build_scenario()
     assert not sc.sender.platform.host_model_on and not cautions(sc)
