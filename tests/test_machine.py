@@ -295,3 +295,11 @@ def test_machine_show_lists_each_tuning_level_and_the_knob_behind_each_change(ca
     assert main(["machine", "show", "rx2600_ixgb"]) == 0
     out = capsys.readouterr().out
     assert "tuning levels (--tuning LEVEL" in out and "not modelled: [tuning.kernel] knobs line 17: net.ipv4.tcp_tw_recycle" in out
+
+
+def test_machine_show_says_where_the_per_packet_costs_come_from():
+    from tcpsim.machine.show import show_dict, show_text
+
+    assert "per-packet costs: fitted to measurements of this machine" in show_text(load_machine("es40_tru64"))
+    assert "per-packet costs: set by hand" in show_text(load_machine("modern_linux"))
+    assert show_dict(load_machine("rx2600_ixgb"))["cost_basis"] == "measurements"

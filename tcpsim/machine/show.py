@@ -10,7 +10,7 @@ from ..errors import ConfigError
 from .bus import bus_efficiency
 from .resolve import Machine
 
-__all__ = ["show_text", "show_dict", "tuning_rows", "RULES"]
+__all__ = ["show_text", "show_dict", "tuning_rows", "cost_basis_text", "RULES"]
 
 RULES = (
     "A part named by a later layer (a --machine file, --cpu, --bus, --nic, --os) replaces that part whole; "
@@ -112,12 +112,27 @@ def tuning_rows(m: Machine) -> dict[str, dict[str, Any]]:
     return out
 
 
+_COST_BASIS = {
+    "measurements": "fitted to measurements of this machine",
+    "hand": "set by hand (not fitted to measurements of it: answers carry a caution)",
+    "catalog": "the parts catalog's cycles, shared across machines (not fitted to measurements of it: answers "
+               "carry a caution; tcpsim calibrate --iperf3 fits them)",
+    "given": "given by the file",
+}
+
+
+def cost_basis_text(basis: str) -> str:
+    """What :attr:`tcpsim.platform.Platform.cost_basis` means, in words."""
+    return _COST_BASIS.get(basis, "not known")
+
+
 def show_text(m: Machine) -> str:
     """The text ``tcpsim machine show`` prints."""
     out = [f"machine {m.platform.name}"]
     prov = m.platform.provenance
     if prov.hardware or prov.os:
         out.append(f"  {prov.hardware or '-'} / {prov.os or '-'}")
+    out.append(f"  per-packet costs: {cost_basis_text(m.platform.cost_basis)}")
     rows = _part_rows(m)
     width = max(len(r[0]) for r in rows) + 2
 
@@ -160,5 +175,6 @@ def show_dict(m: Machine) -> dict[str, Any]:
     tuning = {level: {"changes": {key: {"change": change, "origin": origin} for key, change, origin in t["changes"]},
                       "ignored": t["ignored"], **({"error": t["error"]} if "error" in t else {})}
               for level, t in tuning_rows(m).items()}
-    return {"name": m.platform.name, "parts": entries(_part_rows(m)), "platform": entries(_runtime_rows(m)),
+    return {"name": m.platform.name, "cost_basis": m.platform.cost_basis,
+            "parts": entries(_part_rows(m)), "platform": entries(_runtime_rows(m)),
             "tuning": tuning, "notes": list(m.notes), "rules": list(RULES)}
