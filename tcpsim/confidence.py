@@ -29,8 +29,8 @@ from typing import Any, Optional, Sequence
 
 from .config import Scenario
 
-__all__ = ["CAUTION_ABS_ERROR", "STALE_ABS_ERROR", "Regime", "cautions", "derive", "matching", "regime_key", "regimes",
-           "source_title", "stale", "title"]
+__all__ = ["CAUTION_ABS_ERROR", "STALE_ABS_ERROR", "Regime", "cautions", "derive", "host_cautions", "matching", "regime_key",
+           "regimes", "source_title", "stale", "title"]
 
 CAUTION_ABS_ERROR = 0.20
 """A regime whose median |error| reaches this (the holdout tables' target) earns a caution line."""
@@ -184,7 +184,8 @@ def matching(sc: Scenario) -> list[Regime]:
             continue
         if tuning is not False and r.tuning != tuning:
             continue
-        if (_near(_buffer(sc), r.buffer_bytes, BUFFER_SPAN) and _near(sc.workload.write_bytes, r.write_bytes, WRITE_SPAN)
+        if (_near(_buffer(sc), r.buffer_bytes, BUFFER_SPAN)
+                and _near(sc.workload.write_bytes, r.write_bytes, WRITE_SPAN)
                 and _near_delay(_path_delay_s(sc), r.path_delay_s)):
             out.append(r)
     return out
