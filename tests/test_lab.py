@@ -425,6 +425,11 @@ def test_the_text_says_how_many_writes_a_sent_unit_carried():
     assert "1,016/s" in line and "332.6 writes each" in line
     steady = next(x for x in text.splitlines() if x.strip().startswith("steady state"))
     assert "45.0 Mbit/s" in steady and "whole 2.0 s" in steady
+    assert "caution" not in text
+    p["cautions"] = ["modern_linux: its CPU costs were set by hand"]
+    text = _text({"scenario": sc, "measured": m, "predicted": p, "kernel": "6.x", "sysctls": {}, "delay_line": "none",
+                  "notes": []})
+    assert "caution: modern_linux: its CPU costs were set by hand" in text.splitlines()
 
 
 def test_plot_draws_measured_and_predicted(tmp_path):
@@ -667,7 +672,7 @@ def test_an_unshaped_run_predicted_on_ideal_hosts_says_so():
 
     result = SimpleNamespace(goodput_bps=5.8e11, data_packets_per_s=0.0, ack_packets_per_s=0.0, rtt_s=4e-5,
                              limited_by="window", retransmits=0, transactions_per_s=None, cpu_utilization_frac={},
-                             streams=[], run_average_bps=lambda duration_s: 5.7e11)
+                             streams=[], run_average_bps=lambda duration_s: 5.7e11, cautions=())
 
     def run(rate_bps):
         return SimpleNamespace(scenario=LabScenario(rate_bps=rate_bps), kernel="6.18", sysctls={}, cpu="test",

@@ -70,6 +70,7 @@ def _predicted_dict(result: Any, run: Any) -> dict[str, Any]:
             "steady_goodput_bps": result.goodput_bps, "data_packets_per_s": result.data_packets_per_s,
             "ack_packets_per_s": result.ack_packets_per_s, "rtt_s": result.rtt_s, "limited_by": result.limited_by,
             "retransmits": result.retransmits, "transactions_per_s": result.transactions_per_s,
+            "cautions": list(result.cautions),
             "cpu_utilization_frac": {k: list(v) for k, v in result.cpu_utilization_frac.items()},
             "streams": [{"cwnd_bytes": s.cwnd_bytes, "peer_window_bytes": s.peer_window_bytes,
                          "goodput_bps": s.goodput_bps} for s in result.streams]}
@@ -130,6 +131,7 @@ def _text(d: dict[str, Any]) -> str:
     lines.append(f"{'CPU':16s} {m['cpu_busy_frac']:>15.0%}  of the machine busy; the tools used "
                  f"{m['cpu_tools_s_per_s']:.2f} CPU-s/s")
     lines.append(f"{'limited by':16s} {'':>16s} {p['limited_by']:>16s}")
+    lines.extend(f"caution: {c}" for c in p.get("cautions", ()))
     lines.extend(f"note: {n}" for n in d["notes"])
     return "\n".join(x for x in lines if x)
 
