@@ -289,7 +289,6 @@ class _State:
                        physics=replace(physics, name=self.name), notes=tuple(self.notes), tuning=dict(self.tuning),
                        residuals=applied)
 
-
     def _cost_basis(self, applied: dict[str, str]) -> str:
         """:attr:`Platform.cost_basis` from what set the per-packet costs (a residual still applied, a value)."""
         keys = ("cpu.per_packet_tx_s", "cpu.per_packet_rx_s")

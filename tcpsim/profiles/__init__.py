@@ -100,7 +100,6 @@ def _bus(f) -> Bus:
 
 
 PROFILE_KEYS = ("name", "cost_basis", "provenance", "cpu", "nic", "bus", "os", "tuning", "fit")
-
 """Top-level keys of a profile of runtime values (:func:`save_platform`'s layout)."""
 
 COST_BASES = ("measurements", "hand", "catalog", "given")
