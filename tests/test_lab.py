@@ -460,6 +460,28 @@ def test_builtin_generator_measures_an_unshaped_veth():
     assert "net.ipv4.tcp_rmem" in run.sysctls and run.kernel
 
 
+@needs_lab
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="--pin runs the tools under taskset (util-linux)")
+def test_a_pinned_tool_runs_on_its_cpu_alone():
+    from tcpsim.lab.testbed import Testbed
+
+    with Testbed(0.0, 0.0, 1500) as tb:
+        proc = tb.spawn(tb.ns_a, [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"], "probe",
+                        cpu=0, stdout=subprocess.PIPE)
+        assert proc.communicate(timeout=30)[0].strip() == "[0]"
+
+
+def test_pin_names_the_sending_and_the_receiving_cpu():
+    assert lab_scenario(rate=0, pin="0,1").pin_cpus == (0, 1)
+    assert LabScenario(**{**LabScenario(pin_cpus=(1, 0)).to_dict(), "pin_cpus": [1, 0]}).pin_cpus == (1, 0)  # JSON
+    assert lab_scenario(rate=0).pin_cpus is None
+    for bad in ("0", "a,b", "0,1,2", "-1,0"):
+        with pytest.raises(ConfigError, match="pin"):
+            lab_scenario(rate=0, pin=bad)
+    with pytest.raises(ConfigError, match="pin"):
+        LabScenario(pin_cpus=(0, True))
+
+
 def test_a_shaped_lab_path_is_the_testbed_s_token_bucket():
     """The lab shapes with ``tbf`` and a bucket of 1 ms of the rate (at least 64 KiB): a shaped prediction,
     ``tcpsim lab``'s and validate's, has that bucket; an unshaped one has none."""

@@ -46,6 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--duration", default="3s", help="seconds of traffic (default 3s, at most 60s)")
     g.add_argument("--tool", choices=("auto", "iperf3", "builtin"), default="auto",
                    help="traffic generator (default: iperf3 where installed and the scenario fits it)")
+    g.add_argument("--pin", default=None, metavar="SND,RCV",
+                   help="run the sending and the receiving tool on these CPUs (taskset; 0,1 or 0,0): on a small VM "
+                        "the placement decides CPU-bound rows; default: where the scheduler puts them")
     g.add_argument("--cleanup", action="store_true",
                    help="only remove namespaces left by lab runs that were killed (tcpsim-<pid>-... of dead pids)")
     g.add_argument("--delay-line", choices=("auto", "netem", "relay"), default="auto",
@@ -104,7 +107,8 @@ def _text(d: dict[str, Any]) -> str:
              + (f"request/response {sc['rr_bytes']}/{sc['response_bytes'] or sc['rr_bytes']} bytes" if sc["rr_bytes"]
                 else f"{sc['write_bytes']}-byte writes") +
              f"{' TCP_NODELAY' if sc['nodelay'] else ''}, {sc['n_streams']} stream(s), {m['tool']}, "
-             f"{m['duration_s']:.1f} s",
+             f"{m['duration_s']:.1f} s"
+             + (f", tools on CPUs {sc['pin_cpus'][0]} and {sc['pin_cpus'][1]}" if sc.get("pin_cpus") else ""),
              f"kernel {d['kernel']} ({d['sysctls'].get('congestion_control (per socket)', '?')}), "
              f"tcp_rmem {d['sysctls'].get('net.ipv4.tcp_rmem', '?')}, rmem_max {d['sysctls'].get('net.core.rmem_max', '?')}",
              f"{'':16s} {'measured':>16s} {'predicted':>16s}",
@@ -154,7 +158,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         sc = lab_scenario(rate=a.rate, rtt=a.rtt, delay=a.delay, mtu=a.mtu, sockbuf=a.sockbuf, sndbuf=a.sndbuf,
                           rcvbuf=a.rcvbuf, write=a.write, message=a.message, nodelay=a.nodelay, streams=a.streams,
-                          rr=a.rr, response=a.response, duration=a.duration, cc=a.cc)
+                          rr=a.rr, response=a.response, duration=a.duration, cc=a.cc, pin=a.pin)
         install_signal_handlers()
         run = run_lab(sc, tool=a.tool, delay_line=a.delay_line)
         result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os, delay_line=run.delay_line,

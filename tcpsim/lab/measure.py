@@ -13,6 +13,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
+from ..errors import ConfigError
 from .iperf3 import client_args, parse_iperf3
 from .scenario import LabScenario
 from .testbed import LabUnavailable, Testbed
@@ -127,6 +128,18 @@ def _communicate(proc: subprocess.Popen, timeout_s: float, what: str) -> str:
         raise LabUnavailable(f"{what} did not finish within {timeout_s:.0f} s") from None
 
 
+def _pinned(sc: LabScenario) -> tuple[Optional[int], Optional[int]]:
+    """The sending and the receiving tool's CPUs (``LabScenario.pin_cpus``), each checked against this machine."""
+    if sc.pin_cpus is None:
+        return None, None
+    n = os.cpu_count() or 1
+    if max(sc.pin_cpus) >= n:
+        raise ConfigError("pin", ",".join(map(str, sc.pin_cpus)), f"CPUs 0..{n - 1} on this machine")
+    if shutil.which("taskset") is None:
+        raise LabUnavailable("--pin needs taskset (util-linux), which is not installed")
+    return sc.pin_cpus
+
+
 def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:
     common = ["--port", str(_PORT), "--streams", str(sc.n_streams), "--interval", str(_INTERVAL_S),
               "--cc", sc.congestion_control]
@@ -137,12 +150,13 @@ def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:
         bufs += ["--rcvbuf", str(sc.rcvbuf_bytes)]
     mode = ["--rr", str(sc.rr_bytes), "--response", str(sc.response_bytes or sc.rr_bytes)] if sc.rr_bytes else []
     py = [sys.executable, "-m", "tcpsim.lab.generator"]
+    snd_cpu, rcv_cpu = _pinned(sc)
     srv = tb.spawn(tb.ns_b, [*py, "server", "--bind", tb.receiver_addr, *common, *bufs, *mode,
-                             "--max-s", str(sc.duration_s + 20)], "server", stdout=subprocess.PIPE)
+                             "--max-s", str(sc.duration_s + 20)], "server", cpu=rcv_cpu, stdout=subprocess.PIPE)
     _wait_ready(srv, "generator")
     cli = tb.spawn(tb.ns_a, [*py, "client", "--connect", tb.receiver_addr, *common, *bufs, *mode,
                              "--write", str(sc.write_bytes), "--duration", str(sc.duration_s)]
-                   + (["--nodelay"] if sc.nodelay else []), "client", stdout=subprocess.PIPE)
+                   + (["--nodelay"] if sc.nodelay else []), "client", cpu=snd_cpu, stdout=subprocess.PIPE)
     out_c = _communicate(cli, sc.duration_s + 30, "the built-in generator's client")
     out_s = _communicate(srv, 30, "the built-in generator's server")
     try:
@@ -152,14 +166,15 @@ def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:
 
 
 def _run_iperf3(tb: Testbed, sc: LabScenario) -> dict:
+    snd_cpu, rcv_cpu = _pinned(sc)
     srv = tb.spawn(tb.ns_b, ["iperf3", "-s", "-1", "-B", tb.receiver_addr, "-p", str(_PORT)], "iperf3 server",
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   cpu=rcv_cpu, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.3)
     args = client_args(tb.receiver_addr, _PORT, sc.duration_s, sockbuf=sc.sockbuf_bytes, write_bytes=sc.write_bytes,
                        nodelay=sc.nodelay, n_streams=sc.n_streams, interval_s=_INTERVAL_S, cc=sc.congestion_control)
     doc: dict = {}
     for _attempt in range(20):  # the server may still be starting
-        cli = tb.spawn(tb.ns_a, args, "iperf3 client", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        cli = tb.spawn(tb.ns_a, args, "iperf3 client", cpu=snd_cpu, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         out = _communicate(cli, sc.duration_s + 30, "the iperf3 client")
         try:
             doc = json.loads(out)

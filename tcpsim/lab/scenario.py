@@ -139,6 +139,10 @@ class LabScenario:
     response_bytes: Optional[int] = None
     duration_s: float = 3.0
     congestion_control: str = "cubic"
+    pin_cpus: Optional[tuple[int, int]] = None
+    """The CPUs the sending and the receiving tool run on (``taskset``; None: where the scheduler puts them). On
+    a small VM the placement decides a CPU-bound row: two ends on one CPU do their work in turn but wake each
+    other without an inter-processor interrupt (validation/README.md, "Where the two tools run")."""
 
     def __post_init__(self) -> None:
         def bad(name: str, value: Any, allowed: str) -> ConfigError:
@@ -162,6 +166,11 @@ class LabScenario:
             raise bad("rr", self.rr_bytes, "1 byte..1 MiB")
         if not 0.5 <= self.duration_s <= MAX_DURATION_S:
             raise bad("duration", self.duration_s, f"0.5..{MAX_DURATION_S:.0f} s (every run is bounded)")
+        if self.pin_cpus is not None:
+            pins = tuple(self.pin_cpus) if isinstance(self.pin_cpus, (list, tuple)) else ()
+            if len(pins) != 2 or not all(type(c) is int and 0 <= c < 4096 for c in pins):
+                raise bad("pin", self.pin_cpus, "two CPU numbers, the sender's and the receiver's (0,1)")
+            object.__setattr__(self, "pin_cpus", pins)  # a JSON list read back (tcpsim calibrate --lab)
 
     @property
     def sockbuf_bytes(self) -> Optional[int]:
@@ -197,7 +206,7 @@ class LabScenario:
 def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu: Any = 1500, sockbuf: Any = None,
                  sndbuf: Any = None, rcvbuf: Any = None, write: Any = "128k", message: Any = None,
                  nodelay: bool = False, streams: int = 1, rr: Any = None, response: Any = None,
-                 duration: Any = "3s", cc: str = "cubic") -> LabScenario:
+                 duration: Any = "3s", cc: str = "cubic", pin: Any = None) -> LabScenario:
     """A :class:`LabScenario` from human units (``rate="1gbit", rtt="1ms", sockbuf="64k"``)."""
     if rtt is not None and delay is not None:
         raise ConfigError("delay", delay, "left out when --rtt is given (one of --delay, --rtt)")
@@ -212,4 +221,13 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
                        rcvbuf_bytes=rcv, write_bytes=w, nodelay=bool(nodelay), n_streams=int(streams),
                        rr_bytes=None if rr is None else parse_size(rr, "rr"),
                        response_bytes=None if response is None else parse_size(response, "response"),
-                       duration_s=parse_duration(duration, "duration"), congestion_control=cc)
+                       duration_s=parse_duration(duration, "duration"), congestion_control=cc,
+                       pin_cpus=None if pin is None else _pins(pin))
+
+
+def _pins(pin: Any) -> tuple[int, int]:
+    """``"0,1"`` (the sender's CPU, the receiver's) as two CPU numbers."""
+    parts = str(pin).split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise ConfigError("pin", pin, "two CPU numbers, the sender's and the receiver's (0,1)")
+    return int(parts[0]), int(parts[1])

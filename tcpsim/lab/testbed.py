@@ -250,8 +250,11 @@ class Testbed:
         self._shape(m, self.dev_ma)  # ACKs towards the sender
 
     # ---------------------------------------------------------------- processes
-    def spawn(self, ns: str, argv: Sequence[str], label: str, **kw) -> subprocess.Popen:
-        """Start ``argv`` inside namespace ``ns`` in its own process group (killed by :meth:`close`)."""
+    def spawn(self, ns: str, argv: Sequence[str], label: str, cpu: Optional[int] = None, **kw) -> subprocess.Popen:
+        """Start ``argv`` inside namespace ``ns`` in its own process group (killed by :meth:`close`), on CPU ``cpu``
+        alone when one is given (``taskset``)."""
+        if cpu is not None:
+            argv = ["taskset", "-c", str(cpu), *argv]
         popen = subprocess.Popen(["ip", "netns", "exec", ns, *argv], start_new_session=True, text=True, **kw)
         self._procs.append(_Proc(popen, label))
         return popen
