@@ -117,6 +117,20 @@ def test_a_lab_sweep_run_writes_a_table_validate_reads(tmp_path):
     assert point.role == "holdout" and "# tcpsim lab sweep of 1 rows" in Path(path).read_text()
 
 
+def test_a_pinned_sweep_says_where_its_tools_ran(tmp_path, capsys):
+    """``python -m tcpsim.lab.dataset --pin 0,1``: each row's note names the CPUs (validation/README.md, "Where the
+    two tools run"), and a bad or absent CPU is one line before anything is measured."""
+    from tcpsim.lab import dataset
+
+    row = dataset.sweep_rows()[0]
+    pinned = dataclasses.replace(row, scenario=dataclasses.replace(row.scenario, pin_cpus=(0, 1)))
+    run = _lab_run(pinned, 6.0e8, 3e-4)
+    assert "the tools on CPUs 0 (sender) and 1 (receiver)" in dataset.csv_row(pinned, run)["note"]
+    assert "CPUs" not in dataset.csv_row(row, _lab_run(row, 6.0e8, 3e-4))["note"]
+    assert dataset.main([str(tmp_path), "--pin", "0"]) == 2  # checked before the lab's requirements
+    assert "pin='0'" in capsys.readouterr().err
+
+
 def _lab_run(row, goodput_bps, rtt_mean_s):
     return {"kind": row.kind, "row": row.label, "scenario": dataclasses.asdict(row.scenario), "kernel": "6.18.0",
             "cpu": "test CPU", "sysctls": {}, "load_avg": [0.5, 0.5, 0.5], "delay_line": "relay",

@@ -1,7 +1,8 @@
 """The committed Linux lab sweep: which rows, which role, and how a run becomes a CSV row.
 
-``python -m tcpsim.lab.dataset OUT_DIR [--runs RUNS.json] [--only N]`` measures every row of
-:func:`sweep_rows` once with ``tcpsim lab`` (iperf3 where installed) and writes one validation CSV per
+``python -m tcpsim.lab.dataset OUT_DIR [--runs RUNS.json] [--only N] [--pin SND,RCV]`` measures every row of
+:func:`sweep_rows` once with ``tcpsim lab`` (iperf3 where installed; ``--pin``: the tools on those CPUs, said in
+each row's note) and writes one validation CSV per
 kind of row into OUT_DIR (the columns of :mod:`tcpsim.calibration.tables` plus ``rate_bps``, ``rtt_s``
 and the measured RTT), with the kernel, sysctls, CPU and load average in ``#`` header lines.
 ``--from-runs RUNS.json`` writes the tables again from saved runs without measuring; ``--median-of A B C``
@@ -22,12 +23,12 @@ import io
 import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from ..errors import ConfigError
 from ..fileio import read_text_limited
-from .scenario import LabScenario
+from .scenario import LabScenario, lab_scenario
 
 __all__ = ["Row", "sweep_rows", "role_of", "csv_row", "median_runs", "EXTRA_COLUMNS"]
 
@@ -125,6 +126,8 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
     """One CSV record from a row and its ``tcpsim lab --json`` object."""
     sc, m = row.scenario, run["measured"]
     note = f"{m['tool']}, {m['duration_s']:.1f} s, {m['retransmits']} retransmits, delay line {run['delay_line']}"
+    if sc.pin_cpus is not None:
+        note += f", the tools on CPUs {sc.pin_cpus[0]} (sender) and {sc.pin_cpus[1]} (receiver)"
     if "passes_goodput_bps" in run:
         rates = ", ".join(f"{g / 1e6:.1f}" for g in run["passes_goodput_bps"])
         note += f"; the median of {len(run['passes_goodput_bps'])} passes ({rates} Mbit/s)"
@@ -206,10 +209,10 @@ def _tables_from_runs(a: argparse.Namespace) -> int:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    from .measure import run_lab
+    from .measure import pinned_cpus, run_lab
     from .predict import predict_lab
     from .cli import to_json
-    from .testbed import install_signal_handlers, missing_requirement
+    from .testbed import LabUnavailable, install_signal_handlers, missing_requirement
 
     p = argparse.ArgumentParser(prog="python -m tcpsim.lab.dataset")
     p.add_argument("out", help="folder for the CSV tables")
@@ -223,6 +226,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                    "start and end (default: the first and last run's; of several passes, the highest)")
     p.add_argument("--only", type=int, default=None, help="the first N rows only")
     p.add_argument("--duration", type=float, default=3.0)
+    p.add_argument("--pin", default=None, metavar="SND,RCV",
+                   help="run every row's sending and receiving tool on these CPUs (tcpsim lab --pin); 0,1 is the "
+                        "placement validate's lab_vm models")
     a = p.parse_args(argv)
     if a.from_runs or a.median_of:
         try:
@@ -230,12 +236,19 @@ def main(argv: Optional[list[str]] = None) -> int:
         except ConfigError as exc:
             print(exc, file=sys.stderr)
             return 2
+    try:
+        pinned = lab_scenario(pin=a.pin)
+        pinned_cpus(pinned)  # this machine has those CPUs, and taskset
+        pins = pinned.pin_cpus
+    except (ConfigError, LabUnavailable) as exc:
+        print(exc, file=sys.stderr)
+        return 2
     missing = missing_requirement()
     if missing:
         print(missing, file=sys.stderr)
         return 2
     install_signal_handlers()
-    rows = sweep_rows(a.duration)[: a.only]
+    rows = [replace(r, scenario=replace(r.scenario, pin_cpus=pins)) for r in sweep_rows(a.duration)[: a.only]]
     load0 = os.getloadavg()
     records, runs = [], []
     for i, row in enumerate(rows):

@@ -18,7 +18,7 @@ from .iperf3 import client_args, parse_iperf3
 from .scenario import LabScenario
 from .testbed import LabUnavailable, Testbed
 
-__all__ = ["Measured", "LabRun", "run_lab", "SYSCTLS", "choose_tool", "cpu_model"]
+__all__ = ["Measured", "LabRun", "run_lab", "pinned_cpus", "SYSCTLS", "choose_tool", "cpu_model"]
 
 SYSCTLS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max",
            "net.core.rmem_default", "net.core.wmem_default", "net.ipv4.tcp_adv_win_scale",
@@ -128,7 +128,7 @@ def _communicate(proc: subprocess.Popen, timeout_s: float, what: str) -> str:
         raise LabUnavailable(f"{what} did not finish within {timeout_s:.0f} s") from None
 
 
-def _pinned(sc: LabScenario) -> tuple[Optional[int], Optional[int]]:
+def pinned_cpus(sc: LabScenario) -> tuple[Optional[int], Optional[int]]:
     """The sending and the receiving tool's CPUs (``LabScenario.pin_cpus``), each checked against this machine."""
     if sc.pin_cpus is None:
         return None, None
@@ -150,7 +150,7 @@ def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:
         bufs += ["--rcvbuf", str(sc.rcvbuf_bytes)]
     mode = ["--rr", str(sc.rr_bytes), "--response", str(sc.response_bytes or sc.rr_bytes)] if sc.rr_bytes else []
     py = [sys.executable, "-m", "tcpsim.lab.generator"]
-    snd_cpu, rcv_cpu = _pinned(sc)
+    snd_cpu, rcv_cpu = pinned_cpus(sc)
     srv = tb.spawn(tb.ns_b, [*py, "server", "--bind", tb.receiver_addr, *common, *bufs, *mode,
                              "--max-s", str(sc.duration_s + 20)], "server", cpu=rcv_cpu, stdout=subprocess.PIPE)
     _wait_ready(srv, "generator")
@@ -166,7 +166,7 @@ def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:
 
 
 def _run_iperf3(tb: Testbed, sc: LabScenario) -> dict:
-    snd_cpu, rcv_cpu = _pinned(sc)
+    snd_cpu, rcv_cpu = pinned_cpus(sc)
     srv = tb.spawn(tb.ns_b, ["iperf3", "-s", "-1", "-B", tb.receiver_addr, "-p", str(_PORT)], "iperf3 server",
                    cpu=rcv_cpu, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.3)
