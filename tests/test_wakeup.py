@@ -1,6 +1,7 @@
 """A blocked application that wakes late (``CpuCost.wake_latency_s``) and the probe that measures it."""
 
 import json
+import os
 from dataclasses import replace
 
 import pytest
@@ -152,3 +153,15 @@ def test_machine_show_reads_a_wake_up_table_in_plain_units(tmp_path, capsys):
     assert main(["machine", "show", str(path)]) == 0
     line = next(l for l in capsys.readouterr().out.splitlines() if "cpu.wake_latency_s" in l)
     assert "after 1 ms: 50 us, after 4 ms: 150 us" in line
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="the waker probe places a reader on a second CPU")
+def test_the_waker_probe_times_the_waking_write_in_three_placements(capsys):
+    assert wakeprobe.main(["--waker", "--count", "20"]) == 0
+    sets = json.loads(capsys.readouterr().out)["sets"]
+    assert [s["placement"] for s in sets] == list(wakeprobe.WAKER_PLACEMENTS)
+    for s in sets:
+        assert s["n"] == 20 and 0 < s["p10_s"] <= s["median_s"] <= s["p90_s"] < 0.1
+    assert sets[1]["cpus"][0] == sets[1]["cpus"][1] != sets[0]["cpus"][1]
+    with pytest.raises(ValueError, match="placement"):
+        wakeprobe.probe_waker("awake", count=1)

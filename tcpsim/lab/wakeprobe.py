@@ -5,6 +5,11 @@ pinned to one CPU, and from another CPU writes it a timestamp after each idle ga
 from ``read`` less the timestamp is its wake-up latency (the writer stamps after its own wake-up, so that
 stays out). It prints, as JSON, the median and spread of each gap's set; :func:`wake_table` turns them
 into a platform's ``CpuCost.wake_latency_s`` (validation/README.md, "A process wakes late after idling").
+
+``--waker`` times the other side (:func:`probe_waker`): what the ``write`` that wakes the reader costs the
+writer itself, with the reader asleep on the other CPU, asleep on the writer's CPU, and awake on the other CPU
+polling the pipe (no wake-up at all); the difference is what waking a process costs the CPU that does it
+(on a VM, the inter-processor interrupt's exits: validation/README.md, "Where the two tools run").
 No root and no network: only two local processes, every set bounded in count and wall time.
 """
 
@@ -22,7 +27,7 @@ from typing import Optional
 from ..units import parse_duration
 from .pathprobe import spread
 
-__all__ = ["probe_wake", "wake_table", "main", "MAX_SET_S"]
+__all__ = ["probe_wake", "probe_waker", "wake_table", "main", "MAX_SET_S", "WAKER_PLACEMENTS"]
 
 MAX_SET_S = 30.0
 """Wall-clock budget of one set: it stops with the wake-ups it has when this runs out."""
@@ -89,6 +94,60 @@ def probe_wake(gap_s: float, count: int = 200, cpus: tuple[int, int] = (0, 1)) -
     return {"gap_s": gap_s, "cpus": list(cpus), **spread(latencies)}
 
 
+WAKER_PLACEMENTS = ("asleep, other CPU", "asleep, same CPU", "polling, other CPU")
+"""The reader's state and place in :func:`probe_waker`'s three sets."""
+
+
+def _sink(fd_in: int, cpu: int, poll: bool) -> None:
+    """The child of :func:`probe_waker`: read the pipe to its end, blocking (asleep between writes) or polling."""
+    os.sched_setaffinity(0, {cpu})
+    if poll:
+        os.set_blocking(fd_in, False)
+    while True:
+        try:
+            if not os.read(fd_in, 1 << 12):
+                return
+        except BlockingIOError:
+            continue
+
+
+def probe_waker(placement: str, count: int = 2000, cpus: tuple[int, int] = (0, 1), gap_s: float = 5e-4) -> dict:
+    """What a ``write`` of 8 bytes to a pipe costs the writer on ``cpus[0]`` when its reader is as ``placement``
+    says (:data:`WAKER_PLACEMENTS`). Between writes the writer spins for ``gap_s``, so its own CPU never idles
+    and the reader, if it blocks, is asleep again. At most ``count`` writes and :data:`MAX_SET_S` of wall time."""
+    if placement not in WAKER_PLACEMENTS:
+        raise ValueError(f"placement: one of {', '.join(WAKER_PLACEMENTS)}")
+    count = max(1, min(int(count), MAX_COUNT))
+    reader_cpu = cpus[0] if placement == "asleep, same CPU" else cpus[1]
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        try:
+            os.close(w)
+            _sink(r, reader_cpu, placement.startswith("polling"))
+        finally:
+            os._exit(0)
+    os.close(r)
+    own = os.sched_getaffinity(0)
+    took: list[float] = []
+    try:
+        os.sched_setaffinity(0, {cpus[0]})
+        time.sleep(_WARMUP_S)
+        end = time.monotonic() + MAX_SET_S
+        while len(took) < count and time.monotonic() + gap_s < end:
+            spin_until = time.perf_counter() + gap_s
+            while time.perf_counter() < spin_until:
+                pass
+            t0 = time.perf_counter_ns()
+            os.write(w, b"12345678")
+            took.append((time.perf_counter_ns() - t0) / 1e9)
+    finally:
+        os.close(w)
+        os.sched_setaffinity(0, own)
+        os.waitpid(pid, 0)
+    return {"placement": placement, "cpus": [cpus[0], reader_cpu], **spread(took)}
+
+
 def wake_table(sets: list[dict]) -> list[list[float]]:
     """``CpuCost.wake_latency_s`` from probe sets: (gap, median latency) of each cross-CPU gap, in order of gap
     (several sets of one gap: the median of their medians)."""
@@ -107,20 +166,31 @@ def _cpu_pair() -> tuple[int, int]:
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tcpsim.lab.wakeprobe", description=__doc__.splitlines()[0])
     ap.add_argument("--gap", default="0.1ms,0.2ms,0.5ms,1ms,2ms,4ms,8ms", help="idle gaps, comma-separated")
-    ap.add_argument("--count", type=int, default=300, help=f"wake-ups per gap (at most {MAX_COUNT})")
+    ap.add_argument("--count", type=int, default=None,
+                    help=f"wake-ups per gap (default 300), writes per placement with --waker (2000); at most {MAX_COUNT}")
     ap.add_argument("--same-cpu", action="store_true", help="waker and sleeper on one CPU")
     ap.add_argument("--passes", type=int, default=1, help="repeat the whole list this many times")
+    ap.add_argument("--waker", action="store_true", help="time the waking write instead, in three placements "
+                    "(--count writes each, default 2000)")
     args = ap.parse_args(argv)
     try:
         gaps = [parse_duration(g.strip(), "gap", 1e-6, 0.1) for g in args.gap.split(",") if g.strip()]
-        if not 1 <= args.count <= MAX_COUNT or not 1 <= args.passes <= 10:
+        count = args.count if args.count is not None else 2000 if args.waker else 300
+        if not 1 <= count <= MAX_COUNT or not 1 <= args.passes <= 10:
             raise ValueError(f"count: 1..{MAX_COUNT}, passes: 1..10")
     except ValueError as exc:
         print(f"wakeprobe: {exc}", file=sys.stderr)
         return 2
     pair = _cpu_pair()
+    if args.waker:
+        if pair[0] == pair[1]:
+            print("wakeprobe: --waker needs two CPUs", file=sys.stderr)
+            return 2
+        wsets = [probe_waker(p, count, pair) for _ in range(args.passes) for p in WAKER_PLACEMENTS]
+        print(json.dumps({"kernel": os.uname().release, "load_avg": os.getloadavg(), "sets": wsets}, indent=1))
+        return 0
     cpus = (pair[0], pair[0]) if args.same_cpu else pair
-    sets = [probe_wake(g, args.count, cpus) for _ in range(args.passes) for g in gaps]
+    sets = [probe_wake(g, count, cpus) for _ in range(args.passes) for g in gaps]
     print(json.dumps({"kernel": os.uname().release, "load_avg": os.getloadavg(), "sets": sets,
                       "wake_latency_s": wake_table(sets)}, indent=1))
     return 0
