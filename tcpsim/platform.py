@@ -59,6 +59,12 @@ class CpuCost:
     """Extra fraction of per-packet cost for each additional active stream (cache and lock contention)."""
     interrupts_on_one_cpu: bool = True
     """All NIC interrupts go to CPU 0 (the Itanium boxes' asymmetric I/O); else spread over CPUs."""
+    wake_cost_s: float = 0.0
+    """CPU seconds that making a blocked application runnable costs the CPU that does it (``try_to_wake_up``,
+    the inter-processor interrupt and, on a VM, its exits): charged to the CPU whose delivery of a segment
+    wakes a reader that found nothing to read, or of an ACK wakes a writer that found no room (``python -m
+    tcpsim.lab.wakeprobe --waker`` measures it; validation/README.md, "Waking a process costs the CPU that
+    wakes it")."""
     wake_latency_s: tuple[tuple[float, float], ...] = ()
     """How late a blocked application runs after the event that makes it runnable, by how long it idled:
     (idle gap s, latency s) points, linear between them from (0, 0) and flat after the last; empty, on
@@ -69,7 +75,8 @@ class CpuCost:
         _check_range("n_cpus", self.n_cpus, 1, 1024)
         object.__setattr__(self, "wake_latency_s", _wake_points(self.wake_latency_s))
         for name in ("per_syscall_s", "per_byte_copy_s", "per_byte_csum_s", "per_packet_tx_s",
-                     "per_packet_rx_s", "per_ack_tx_s", "per_ack_rx_s", "per_interrupt_s", "per_push_s"):
+                     "per_packet_rx_s", "per_ack_tx_s", "per_ack_rx_s", "per_interrupt_s", "per_push_s",
+                     "wake_cost_s"):
             _check_range(name, getattr(self, name), 0.0, 1.0)
         _check_range("per_stream_frac", self.per_stream_frac, 0.0, 10.0)
         if self.per_byte_copy_rx_s is not None:
@@ -93,7 +100,7 @@ class CpuCost:
         """True when every cost is zero: the engine then skips the host model entirely."""
         return not any((self.per_syscall_s, self.per_byte_copy_s, self.copy_rx_s, self.per_byte_csum_s, self.per_packet_tx_s,
                         self.per_packet_rx_s, self.per_ack_tx_s, self.per_ack_rx_s, self.per_interrupt_s,
-                        self.per_push_s, self.wake_latency_s))
+                        self.per_push_s, self.wake_cost_s, self.wake_latency_s))
 
 
 def _wake_points(points) -> tuple[tuple[float, float], ...]:

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from tcpsim.api import build_scenario, simulate
+from tcpsim.api import build_scenario, predict, simulate
 from tcpsim.errors import ConfigError
 from tcpsim.lab import wakeprobe
 from tcpsim.os_versions import os_version
@@ -165,3 +165,21 @@ def test_the_waker_probe_times_the_waking_write_in_three_placements(capsys):
     assert sets[1]["cpus"][0] == sets[1]["cpus"][1] != sets[0]["cpus"][1]
     with pytest.raises(ValueError, match="placement"):
         wakeprobe.probe_waker("awake", count=1)
+
+
+def _lab_like(wake_cost_s, **kw):
+    base = load_platform("lab_vm")
+    return predict(platform=replace(base, cpu=replace(base.cpu, wake_cost_s=wake_cost_s)), rate=0, veth=True, **kw)
+
+
+def test_waking_a_sleeping_reader_costs_the_cpu_that_delivers():
+    """validation/README.md, "Waking a process costs the CPU that wakes it": on a veth the sender's CPU runs the
+    delivery, so a reader woken for every 16 KiB write makes the sending CPU the busier and the run slower."""
+    free, costly = _lab_like(0.0, write="16k"), _lab_like(6.74e-6, write="16k")
+    assert costly.goodput_bps < free.goodput_bps
+    assert costly.limited_by == free.limited_by == "cpu_sender"
+
+
+def test_a_wake_cost_is_range_checked():
+    with pytest.raises(ConfigError, match="wake_cost_s"):
+        CpuCost(wake_cost_s=-1e-6)

@@ -49,6 +49,8 @@ class Writer:
         """When the writer blocked for room (-1: it is not blocked, or its host wakes it on time); it wakes late
         (:meth:`HostRuntime.wake_delay_s`)."""
         self.wakes_late = self.host.wakes_late
+        self.asleep = False
+        """Blocked for room (a wake-up that ends it costs the waking CPU ``CpuCost.wake_cost_s``)."""
         ep.on_writable = self.kick
 
     def start(self) -> None:
@@ -147,12 +149,16 @@ class Writer:
             blocked = chunk < self.remaining and chunk < self.lowat
         now = self.kernel.now_s
         if blocked:
+            self.asleep = True
             ep.set_writer_blocked(True)
             if self.wakes_late and self.blocked_since_s < 0.0:
                 self.blocked_since_s = now
             if new_call:
                 self.host.syscall(self.cpu, 0, True)
             return None
+        if self.asleep:
+            self.asleep = False
+            self.host.charge_wake()
         if self.blocked_since_s >= 0.0:
             late = self.host.wake_delay_s(now - self.blocked_since_s)
             self.blocked_since_s = -1.0
@@ -217,6 +223,8 @@ class Reader:
         """When the reader last found nothing to read (-1: it has not since it woke, or its host wakes it on
         time); it wakes late (:meth:`HostRuntime.wake_delay_s`)."""
         self.on_data = on_data
+        self.asleep = False
+        """Found nothing to read (a wake-up that ends it costs the waking CPU ``CpuCost.wake_cost_s``)."""
         ep.on_readable = self.kick
 
     def kick(self) -> None:
@@ -224,9 +232,13 @@ class Reader:
         while not self.busy:
             avail = self.ep.rcv_readable
             if avail <= 0:
+                self.asleep = True
                 if self.wakes_late and self.blocked_since_s < 0.0:
                     self.blocked_since_s = self.kernel.now_s
                 return
+            if self.asleep:
+                self.asleep = False
+                self.host.charge_wake()
             if self.blocked_since_s >= 0.0:
                 now = self.kernel.now_s
                 late = self.host.wake_delay_s(now - self.blocked_since_s)

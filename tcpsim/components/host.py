@@ -51,6 +51,11 @@ class HostRuntime:
         self.irq_on_one = cpu.interrupts_on_one_cpu
         self.wakes_late = bool(cpu.wake_latency_s)
         """Whether a blocked application here runs late once it can (:meth:`wake_delay_s`)."""
+        self.wake_cost_s = cpu.wake_cost_s
+        """CPU time the CPU that wakes a blocked application here spends on it (``CpuCost.wake_cost_s``)."""
+        self.waker: Server | None = None
+        """While a delivery runs (:meth:`_deliver`, with a wake cost): the CPU doing it, which an application it
+        wakes charges :attr:`wake_cost_s` to."""
         nic = platform.nic
         self.backlog_limit = nic.backlog_packets
         self.rx_ring = nic.rx_ring_packets
@@ -303,7 +308,19 @@ class HostRuntime:
 
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
         self.backlog -= 1
+        if self.wake_cost_s:
+            self.waker = self._rx_server(seg, cpu_index)
+            seg.dst.on_segment(seg, cpu_index)
+            self.waker = None
+            return
         seg.dst.on_segment(seg, cpu_index)
+
+    def charge_wake(self) -> None:
+        """An application here blocked and is made runnable: the delivery that did it (if one is running) pays
+        :attr:`wake_cost_s` on its CPU (Linux ``try_to_wake_up``; on a VM the inter-processor interrupt's exits)."""
+        waker = self.waker
+        if waker is not None:
+            waker.run(self.kernel.now_s, self.wake_cost_s)
 
     def hand_up(self, cpu: int) -> float:
         """Charge one hand-off of received data to the socket on ``cpu`` (``CpuCost.per_push_s``); returns
