@@ -29,8 +29,8 @@ from typing import Any, Optional, Sequence
 
 from .config import Scenario
 
-__all__ = ["CAUTION_ABS_ERROR", "STALE_ABS_ERROR", "Regime", "cautions", "derive", "host_cautions", "matching", "regime_key",
-           "regimes", "source_title", "stale", "title"]
+__all__ = ["CAUTION_ABS_ERROR", "STALE_ABS_ERROR", "Regime", "cautions", "derive", "host_cautions", "matching",
+           "regime_key", "regimes", "source_title", "stale", "title"]
 
 CAUTION_ABS_ERROR = 0.20
 """A regime whose median |error| reaches this (the holdout tables' target) earns a caution line."""

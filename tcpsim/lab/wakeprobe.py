@@ -167,7 +167,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tcpsim.lab.wakeprobe", description=__doc__.splitlines()[0])
     ap.add_argument("--gap", default="0.1ms,0.2ms,0.5ms,1ms,2ms,4ms,8ms", help="idle gaps, comma-separated")
     ap.add_argument("--count", type=int, default=None,
-                    help=f"wake-ups per gap (default 300), writes per placement with --waker (2000); at most {MAX_COUNT}")
+                    help=f"wake-ups per gap (default 300), writes per placement with --waker (2000); "
+                         f"at most {MAX_COUNT}")
     ap.add_argument("--same-cpu", action="store_true", help="waker and sleeper on one CPU")
     ap.add_argument("--passes", type=int, default=1, help="repeat the whole list this many times")
     ap.add_argument("--waker", action="store_true", help="time the waking write instead, in three placements "
