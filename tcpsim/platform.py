@@ -59,12 +59,14 @@ class CpuCost:
     """Extra fraction of per-packet cost for each additional active stream (cache and lock contention)."""
     interrupts_on_one_cpu: bool = True
     """All NIC interrupts go to CPU 0 (the Itanium boxes' asymmetric I/O); else spread over CPUs."""
-    wake_cost_s: float = 0.0
+    wake_cost_s: float | tuple[tuple[float, float], ...] = 0.0
     """CPU seconds that making a blocked application runnable costs the CPU that does it (``try_to_wake_up``,
     the inter-processor interrupt and, on a VM, its exits): charged to the CPU whose delivery of a segment
     wakes a reader that found nothing to read, or of an ACK wakes a writer that found no room (``python -m
     tcpsim.lab.wakeprobe --waker`` measures it; validation/README.md, "Waking a process costs the CPU that
-    wakes it")."""
+    wakes it"). One figure, or (time since the application's previous wake-up s, cost s) points, linear
+    between them and flat beyond both ends: on a VM a wake-up soon after the last is cheaper, the wakee not
+    yet asleep again or its vCPU not yet halted ("A wake-up's cost by how long since the last")."""
     wake_latency_s: tuple[tuple[float, float], ...] = ()
     """How late a blocked application runs after the event that makes it runnable, by how long it idled:
     (idle gap s, latency s) points, linear between them from (0, 0) and flat after the last; empty, on
@@ -73,10 +75,13 @@ class CpuCost:
 
     def __post_init__(self) -> None:
         _check_range("n_cpus", self.n_cpus, 1, 1024)
-        object.__setattr__(self, "wake_latency_s", _wake_points(self.wake_latency_s))
+        object.__setattr__(self, "wake_latency_s", _wake_points("wake_latency_s", self.wake_latency_s))
+        if isinstance(self.wake_cost_s, (list, tuple)):
+            object.__setattr__(self, "wake_cost_s", _wake_points("wake_cost_s", self.wake_cost_s, at_least=1))
+        else:
+            _check_range("wake_cost_s", self.wake_cost_s, 0.0, 1.0)
         for name in ("per_syscall_s", "per_byte_copy_s", "per_byte_csum_s", "per_packet_tx_s",
-                     "per_packet_rx_s", "per_ack_tx_s", "per_ack_rx_s", "per_interrupt_s", "per_push_s",
-                     "wake_cost_s"):
+                     "per_packet_rx_s", "per_ack_tx_s", "per_ack_rx_s", "per_interrupt_s", "per_push_s"):
             _check_range(name, getattr(self, name), 0.0, 1.0)
         _check_range("per_stream_frac", self.per_stream_frac, 0.0, 10.0)
         if self.per_byte_copy_rx_s is not None:
@@ -91,6 +96,21 @@ class CpuCost:
             prev_gap, prev_late = gap, late
         return prev_late
 
+    def wake_cost_after_s(self, since_s: float) -> float:
+        """What a wake-up ``since_s`` after the application's previous one costs the waking CPU
+        (:attr:`wake_cost_s`)."""
+        table = self.wake_cost_s
+        if not isinstance(table, tuple):
+            return table
+        prev_gap, prev_cost = table[0]
+        if since_s <= prev_gap:
+            return prev_cost
+        for gap, cost in table[1:]:
+            if since_s < gap:
+                return prev_cost + (cost - prev_cost) * (since_s - prev_gap) / (gap - prev_gap)
+            prev_gap, prev_cost = gap, cost
+        return prev_cost
+
     @property
     def copy_rx_s(self) -> float:
         """CPU seconds per byte a ``recv`` copies to the application."""
@@ -103,16 +123,19 @@ class CpuCost:
                         self.per_push_s, self.wake_cost_s, self.wake_latency_s))
 
 
-def _wake_points(points) -> tuple[tuple[float, float], ...]:
-    """``CpuCost.wake_latency_s`` checked: pairs of numbers, gaps rising in (0, 1] s, latencies in 0..1 s."""
-    allowed = "a list of [idle_s, latency_s] pairs, idle_s rising in (0, 1], latency_s in 0..1"
+def _wake_points(name: str, points, at_least: int = 0) -> tuple[tuple[float, float], ...]:
+    """A wake-up table (``CpuCost.wake_latency_s``, ``wake_cost_s``) checked: pairs of numbers, gaps rising in
+    (0, 1] s, values in 0..1 s, at least ``at_least`` of them."""
+    allowed = f"{'a number in 0..1 or ' if at_least else ''}a list of [gap_s, seconds] pairs, gap_s rising in (0, 1], " \
+              "seconds in 0..1"
     try:
-        out = tuple((float(gap), float(late)) for gap, late in points)
+        out = tuple((float(gap), float(value)) for gap, value in points)
     except (TypeError, ValueError):
-        raise ConfigError("wake_latency_s", points, allowed) from None
+        raise ConfigError(name, points, allowed) from None
     gaps = [gap for gap, _ in out]
-    if any(not (0 < gap <= 1) or not (0 <= late <= 1) for gap, late in out) or gaps != sorted(set(gaps)):
-        raise ConfigError("wake_latency_s", points, allowed)
+    if (len(out) < at_least or any(not (0 < gap <= 1) or not (0 <= value <= 1) for gap, value in out)
+            or gaps != sorted(set(gaps))):
+        raise ConfigError(name, points, allowed)
     return out
 
 

@@ -51,6 +51,8 @@ class Writer:
         self.wakes_late = self.host.wakes_late
         self.asleep = False
         """Blocked for room (a wake-up that ends it costs the waking CPU ``CpuCost.wake_cost_s``)."""
+        self.woken_s = -1.0
+        """When a wake-up last ended a sleep (-1: none yet); what the next costs depends on the time since."""
         ep.on_writable = self.kick
 
     def start(self) -> None:
@@ -158,7 +160,7 @@ class Writer:
             return None
         if self.asleep:
             self.asleep = False
-            self.host.charge_wake()
+            self.woken_s = self.host.charge_wake(self.woken_s)
         if self.blocked_since_s >= 0.0:
             late = self.host.wake_delay_s(now - self.blocked_since_s)
             self.blocked_since_s = -1.0
@@ -225,6 +227,8 @@ class Reader:
         self.on_data = on_data
         self.asleep = False
         """Found nothing to read (a wake-up that ends it costs the waking CPU ``CpuCost.wake_cost_s``)."""
+        self.woken_s = -1.0
+        """When a wake-up last ended a sleep (-1: none yet); what the next costs depends on the time since."""
         ep.on_readable = self.kick
 
     def kick(self) -> None:
@@ -238,7 +242,7 @@ class Reader:
                 return
             if self.asleep:
                 self.asleep = False
-                self.host.charge_wake()
+                self.woken_s = self.host.charge_wake(self.woken_s)
             if self.blocked_since_s >= 0.0:
                 now = self.kernel.now_s
                 late = self.host.wake_delay_s(now - self.blocked_since_s)

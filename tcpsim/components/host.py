@@ -7,6 +7,8 @@ takes a short-cut with no events of its own.
 
 from __future__ import annotations
 
+import math
+
 from collections import deque
 from typing import Callable
 
@@ -51,11 +53,11 @@ class HostRuntime:
         self.irq_on_one = cpu.interrupts_on_one_cpu
         self.wakes_late = bool(cpu.wake_latency_s)
         """Whether a blocked application here runs late once it can (:meth:`wake_delay_s`)."""
-        self.wake_cost_s = cpu.wake_cost_s
-        """CPU time the CPU that wakes a blocked application here spends on it (``CpuCost.wake_cost_s``)."""
+        self.charges_wakes = bool(cpu.wake_cost_s)
+        """Whether waking a blocked application here costs the waking CPU (``CpuCost.wake_cost_s``)."""
         self.waker: Server | None = None
         """While a delivery runs (:meth:`_deliver`, with a wake cost): the CPU doing it, which an application it
-        wakes charges :attr:`wake_cost_s` to."""
+        wakes charges the wake-up's cost to."""
         nic = platform.nic
         self.backlog_limit = nic.backlog_packets
         self.rx_ring = nic.rx_ring_packets
@@ -308,19 +310,23 @@ class HostRuntime:
 
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
         self.backlog -= 1
-        if self.wake_cost_s:
+        if self.charges_wakes:
             self.waker = self._rx_server(seg, cpu_index)
             seg.dst.on_segment(seg, cpu_index)
             self.waker = None
             return
         seg.dst.on_segment(seg, cpu_index)
 
-    def charge_wake(self) -> None:
-        """An application here blocked and is made runnable: the delivery that did it (if one is running) pays
-        :attr:`wake_cost_s` on its CPU (Linux ``try_to_wake_up``; on a VM the inter-processor interrupt's exits)."""
+    def charge_wake(self, last_woken_s: float) -> float:
+        """An application here blocked and is made runnable now, its previous wake-up at ``last_woken_s`` (-1:
+        none): the delivery that did it (if one is running) pays ``CpuCost.wake_cost_after_s`` on its CPU (Linux
+        ``try_to_wake_up``; on a VM the inter-processor interrupt's exits). Returns now, the new last wake-up."""
+        now = self.kernel.now_s
         waker = self.waker
         if waker is not None:
-            waker.run(self.kernel.now_s, self.wake_cost_s)
+            since_s = now - last_woken_s if last_woken_s >= 0.0 else math.inf
+            waker.run(now, self.platform.cpu.wake_cost_after_s(since_s))
+        return now
 
     def hand_up(self, cpu: int) -> float:
         """Charge one hand-off of received data to the socket on ``cpu`` (``CpuCost.per_push_s``); returns

@@ -27,7 +27,7 @@ from typing import Optional
 from ..units import parse_duration
 from .pathprobe import spread
 
-__all__ = ["probe_wake", "probe_waker", "wake_table", "main", "MAX_SET_S", "WAKER_PLACEMENTS"]
+__all__ = ["probe_wake", "probe_waker", "wake_table", "waker_table", "main", "MAX_SET_S", "WAKER_PLACEMENTS"]
 
 MAX_SET_S = 30.0
 """Wall-clock budget of one set: it stops with the wake-ups it has when this runs out."""
@@ -94,6 +94,11 @@ def probe_wake(gap_s: float, count: int = 200, cpus: tuple[int, int] = (0, 1)) -
     return {"gap_s": gap_s, "cpus": list(cpus), **spread(latencies)}
 
 
+LATENCY_GAPS = "0.1ms,0.2ms,0.5ms,1ms,2ms,4ms,8ms"
+WAKER_GAP = "0.5ms"
+WAKER_GAP_S = 5e-4
+"""The writer's spin between waking writes when no gap is given (the thirteenth session's probe)."""
+
 WAKER_PLACEMENTS = ("asleep, other CPU", "asleep, same CPU", "polling, other CPU")
 """The reader's state and place in :func:`probe_waker`'s three sets."""
 
@@ -111,7 +116,7 @@ def _sink(fd_in: int, cpu: int, poll: bool) -> None:
             continue
 
 
-def probe_waker(placement: str, count: int = 2000, cpus: tuple[int, int] = (0, 1), gap_s: float = 5e-4) -> dict:
+def probe_waker(placement: str, count: int = 2000, cpus: tuple[int, int] = (0, 1), gap_s: float = WAKER_GAP_S) -> dict:
     """What a ``write`` of 8 bytes to a pipe costs the writer on ``cpus[0]`` when its reader is as ``placement``
     says (:data:`WAKER_PLACEMENTS`). Between writes the writer spins for ``gap_s``, so its own CPU never idles
     and the reader, if it blocks, is asleep again. At most ``count`` writes and :data:`MAX_SET_S` of wall time."""
@@ -145,7 +150,18 @@ def probe_waker(placement: str, count: int = 2000, cpus: tuple[int, int] = (0, 1
         os.close(w)
         os.sched_setaffinity(0, own)
         os.waitpid(pid, 0)
-    return {"placement": placement, "cpus": [cpus[0], reader_cpu], **spread(took)}
+    return {"placement": placement, "cpus": [cpus[0], reader_cpu], "gap_s": gap_s, **spread(took)}
+
+
+def waker_table(sets: list[dict]) -> list[list[float]]:
+    """(gap, cost) pairs from :func:`probe_waker` sets: at each gap the median over passes of the waking write
+    with the reader asleep on the other CPU less the median with it polling, in order of gap."""
+    by: dict[tuple[float, str], list[float]] = {}
+    for s in sets:
+        by.setdefault((float(s.get("gap_s", WAKER_GAP_S)), s["placement"]), []).append(float(s["median_s"]))
+    gaps = sorted({g for g, _ in by})
+    return [[g, statistics.median(by[g, "asleep, other CPU"]) - statistics.median(by[g, "polling, other CPU"])]
+            for g in gaps if (g, "asleep, other CPU") in by and (g, "polling, other CPU") in by]
 
 
 def wake_table(sets: list[dict]) -> list[list[float]]:
@@ -165,7 +181,8 @@ def _cpu_pair() -> tuple[int, int]:
 
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tcpsim.lab.wakeprobe", description=__doc__.splitlines()[0])
-    ap.add_argument("--gap", default="0.1ms,0.2ms,0.5ms,1ms,2ms,4ms,8ms", help="idle gaps, comma-separated")
+    ap.add_argument("--gap", default=None, help=f"idle gaps, comma-separated (default {LATENCY_GAPS}; with --waker, the "
+                    f"writer's spin between writes, default {WAKER_GAP})")
     ap.add_argument("--count", type=int, default=None,
                     help=f"wake-ups per gap (default 300), writes per placement with --waker (2000); "
                          f"at most {MAX_COUNT}")
@@ -175,7 +192,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                     "(--count writes each, default 2000)")
     args = ap.parse_args(argv)
     try:
-        gaps = [parse_duration(g.strip(), "gap", 1e-6, 0.1) for g in args.gap.split(",") if g.strip()]
+        gap_list = args.gap or (WAKER_GAP if args.waker else LATENCY_GAPS)
+        gaps = [parse_duration(g.strip(), "gap", 1e-6, 0.1) for g in gap_list.split(",") if g.strip()]
         count = args.count if args.count is not None else 2000 if args.waker else 300
         if not 1 <= count <= MAX_COUNT or not 1 <= args.passes <= 10:
             raise ValueError(f"count: 1..{MAX_COUNT}, passes: 1..10")
@@ -187,8 +205,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         if pair[0] == pair[1]:
             print("wakeprobe: --waker needs two CPUs", file=sys.stderr)
             return 2
-        wsets = [probe_waker(p, count, pair) for _ in range(args.passes) for p in WAKER_PLACEMENTS]
-        print(json.dumps({"kernel": os.uname().release, "load_avg": os.getloadavg(), "sets": wsets}, indent=1))
+        wsets = [probe_waker(p, count, pair, g) for _ in range(args.passes) for g in gaps for p in WAKER_PLACEMENTS]
+        print(json.dumps({"kernel": os.uname().release, "load_avg": os.getloadavg(), "sets": wsets,
+                          "wake_cost_s": waker_table(wsets)}, indent=1))
         return 0
     cpus = (pair[0], pair[0]) if args.same_cpu else pair
     sets = [probe_wake(g, count, cpus) for _ in range(args.passes) for g in gaps]

@@ -118,12 +118,15 @@ def field_types(cls) -> dict[str, str]:
     out = {}
     for f in fields(cls):
         t = str(f.type)
-        out[f.name] = "pairs" if t.startswith("tuple[tuple[") else t.replace("Optional[", "").replace("]", "").replace(" | None", "")
+        out[f.name] = "pairs" if t.startswith("tuple[tuple[") else "number or pairs" if t.startswith(
+            "float | tuple[tuple[") else t.replace("Optional[", "").replace("]", "").replace(" | None", "")
     return out
 
 
 def type_ok(value: Any, type_name: str) -> bool:
     """True when a TOML ``value`` fits a field of type ``type_name`` (an int fits a float field)."""
+    if type_name == "number or pairs":
+        return type_ok(value, "float") or type_ok(value, "pairs")
     kinds = _TYPES.get(type_name)
     if kinds is None:
         return False
@@ -137,7 +140,8 @@ def type_ok(value: Any, type_name: str) -> bool:
 
 def _describe(type_name: str) -> str:
     return {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string",
-            "pairs": "a list of [number, number] pairs"}[type_name]
+            "pairs": "a list of [number, number] pairs",
+            "number or pairs": "a number or a list of [number, number] pairs"}[type_name]
 
 
 def check_table(f: TomlFile, where: str, table: Any, types: Mapping[str, str],
