@@ -45,6 +45,8 @@ _TWELFTH = ("quick-ACK mode spent per ACK and ended by __tcp_select_window, a ru
             "the 4 ms, MTU 1500, 16 KiB window row with every lab row's figures in view (2026-11-28, twelfth session)")
 _THIRTEENTH = ("a wake-up's cost to the waking CPU, measured by a probe and ruled on with every lab row's figures and "
                "the tools' placement measured in view (2026-11-28, thirteenth session)")
+_FOURTEENTH = ("a wake-up's cost by the time since the wakee's previous one, measured by a probe and ruled on with "
+               "every lab row's figures in view (2026-11-28, fourteenth session)")
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
     "sunfire/table2": ("Solaris receive list and its refit", "ce blanking timer from the first frame"),
@@ -59,15 +61,15 @@ SEEN: dict[str, tuple[str, ...]] = {
     "lab/window": ("Linux 6.6+ receive path truesize and half-window MSS (its figures printed before the rule)",
                    "tbf token bucket withdrawn after its score", _QUIET,
                    "the tbf bucket brought back after a kernel trace of five of its scenarios", _PATH, _FIFTH, _SIXTH,
-                   _SEVENTH, _EIGHTH, _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH),
+                   _SEVENTH, _EIGHTH, _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH),
     "lab/streams": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
-                    _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH),
+                    _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH),
     "lab/tengig": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
-                   _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH),
+                   _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH),
     "lab/unshaped": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH,
-                     _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH),
+                     _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH),
     "lab/messages_nagle": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH,
-                           _EIGHTH, _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH),
+                           _EIGHTH, _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH),
 }
 """Holdout tables that a model decision had in view (validation/README.md, "Held out, seen, and the rule
 from now on"): reported as seen, not as held out."""
