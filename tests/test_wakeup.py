@@ -183,3 +183,38 @@ def test_waking_a_sleeping_reader_costs_the_cpu_that_delivers():
 def test_a_wake_cost_is_range_checked():
     with pytest.raises(ConfigError, match="wake_cost_s"):
         CpuCost(wake_cost_s=-1e-6)
+
+
+COST_TABLE = ((1e-5, 1e-6), (2e-5, 5e-6), (5e-4, 7e-6))
+
+
+def test_a_wake_cost_table_is_flat_beyond_both_ends_and_linear_between():
+    """validation/README.md, "A wake-up's cost by how long since the last"."""
+    cpu = CpuCost(wake_cost_s=[list(p) for p in COST_TABLE])
+    assert cpu.wake_cost_s == COST_TABLE
+    assert cpu.wake_cost_after_s(0.0) == cpu.wake_cost_after_s(1e-5) == 1e-6
+    assert cpu.wake_cost_after_s(1.5e-5) == pytest.approx(3e-6)
+    assert cpu.wake_cost_after_s(1.0) == cpu.wake_cost_after_s(float("inf")) == 7e-6
+    assert CpuCost(wake_cost_s=4e-6).wake_cost_after_s(1e-6) == 4e-6
+    assert not cpu.is_free
+
+
+@pytest.mark.parametrize("bad", [(), ((1e-3, 1e-5), (1e-4, 1e-5)), ((1e-4, -1e-6),), "soon"])
+def test_a_bad_wake_cost_table_is_one_error_naming_the_field(bad):
+    with pytest.raises(ConfigError, match="wake_cost_s"):
+        CpuCost(wake_cost_s=bad)
+
+
+def test_a_profile_with_a_wake_cost_table_reads_back_equal(tmp_path):
+    platform = Platform(cpu=replace(COSTS, wake_cost_s=COST_TABLE))
+    assert load_platform(save_platform(platform, tmp_path / "m.toml")) == platform
+
+
+def test_wake_ups_soon_after_the_last_cost_the_waker_less():
+    """A reader woken for every 60-byte message (TCP_NODELAY, a few microseconds apart) costs the sending CPU the
+    table's cheap short-gap figure, so the run is faster than with the long-gap figure everywhere, and no faster
+    than with no wake cost at all."""
+    table = ((1e-5, 1e-6), (5e-5, 7e-6))
+    kw = dict(message=60, nodelay=True)
+    free, cheap, flat = _lab_like(0.0, **kw), _lab_like(table, **kw), _lab_like(7e-6, **kw)
+    assert flat.goodput_bps < cheap.goodput_bps <= free.goodput_bps
