@@ -666,6 +666,23 @@ def test_the_scheduler_trace_times_iperf3s_wake_ups_in_a_short_run(capsys):
     assert Path("/sys/kernel/tracing/events/sched/sched_switch/enable").read_text().strip() == "0"
 
 
+@needs_lab
+@pytest.mark.skipif(not Path("/sys/kernel/tracing/events/sched/sched_waking").exists(),
+                    reason="no tracefs with the sched events here")
+def test_the_scheduler_trace_runs_a_scenario_of_lab_arguments(capsys):
+    """``--scenario``: any tcpsim lab run (here 60-byte messages with TCP_NODELAY), its wake-ups a second beside its
+    goodput; a scenario tcpsim lab refuses is one line and exit 2."""
+    from tcpsim.lab import schedtrace
+
+    if shutil.which("iperf3") is None:
+        pytest.skip("iperf3 is not installed: the trace times iperf3's processes")
+    assert schedtrace.main(["--scenario", "--rate 1gbit --rtt 0 --message 60 --nodelay", "--duration", "0.5s"]) == 0
+    run = json.loads(capsys.readouterr().out)["runs"][0]
+    assert run["scenario"].endswith("--nodelay") and run["wakes_per_s"] > 100 and run["goodput_bps"] > 0
+    assert schedtrace.main(["--scenario", "--rate -3", "--duration", "0.5s"]) == 2
+    assert capsys.readouterr().err.strip().count("\n") == 0
+
+
 def test_zz_no_namespace_of_this_session_is_left_behind():
     """Runs last in this file: every tcpsim-* namespace created since the session began is gone."""
     if LAB_MISSING:

@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -127,9 +128,8 @@ class traced:
         self._write("trace", "")
 
 
-def _lab_run(rtt: str, mtu: int, sockbuf: str, duration_s: float) -> dict:
-    cmd = [sys.executable, "-m", "tcpsim", "lab", "--rate", "1gbit", "--rtt", rtt, "--mtu", str(mtu),
-           "--sockbuf", sockbuf, "--duration", f"{duration_s}s", "--json"]
+def _lab_run(args: list[str], duration_s: float) -> dict:
+    cmd = [sys.executable, "-m", "tcpsim", "lab", *args, "--duration", f"{duration_s}s", "--json"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     if done.returncode != 0:
         raise RuntimeError(f"tcpsim lab exited {done.returncode}: {done.stderr.strip()[-300:]}")
@@ -142,6 +142,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--mtu", default="1500,9000", help="MTUs, comma-separated")
     ap.add_argument("--sockbuf", default="32k")
     ap.add_argument("--duration", default="2s", help="each run's length (at most 10 s)")
+    ap.add_argument("--scenario", action="append", default=None, metavar="LAB_ARGS",
+                    help="tcpsim lab's arguments for one run (\"--rate 0 --write 16k\"), instead of the RTT x MTU "
+                         "grid; repeatable; each run reports its wake-ups a second beside its goodput")
     args = ap.parse_args(argv)
     try:
         rtts = [r.strip() for r in args.rtt.split(",") if r.strip()]
@@ -156,15 +159,24 @@ def main(argv: Optional[list[str]] = None) -> int:
     if os.geteuid() != 0 or not (TRACEFS / "events/sched/sched_waking").exists():
         print(f"schedtrace: needs root and tracefs at {TRACEFS} with the sched events", file=sys.stderr)
         return 2
+    grid = [(["--rate", "1gbit", "--rtt", rtt, "--mtu", str(mtu), "--sockbuf", args.sockbuf],
+             {"rtt": rtt, "mtu_bytes": mtu, "sockbuf": args.sockbuf}) for mtu in mtus for rtt in rtts]
+    if args.scenario:
+        grid = [(shlex.split(sc), {"scenario": sc}) for sc in args.scenario]
     runs, pooled = [], []
-    for mtu in mtus:
-        for rtt in rtts:
-            with traced() as tr:
-                lab = _lab_run(rtt, mtu, args.sockbuf, duration_s)
-                wakes = parse_wakes(tr.lines())
-            pooled += wakes
-            runs.append({"rtt": rtt, "mtu_bytes": mtu, "sockbuf": args.sockbuf, "wakes": len(wakes),
-                         "buckets": wake_buckets(wakes), "kernel": lab.get("kernel")})
+    for lab_args, label in grid:
+        with traced() as tr:
+            try:
+                lab = _lab_run(lab_args, duration_s)
+            except RuntimeError as exc:
+                print(f"schedtrace: {exc}", file=sys.stderr)
+                return 2
+            wakes = parse_wakes(tr.lines())
+        pooled += wakes
+        measured = lab.get("measured") or {}
+        runs.append({**label, "wakes": len(wakes), "wakes_per_s": len(wakes) / duration_s,
+                     "goodput_bps": measured.get("goodput_bps"), "buckets": wake_buckets(wakes),
+                     "kernel": lab.get("kernel")})
     print(json.dumps({"load_avg": os.getloadavg(), "runs": runs, "pooled": wake_buckets(pooled),
                       "wake_latency_s": wake_table(pooled)}, indent=1))
     return 0
