@@ -215,7 +215,7 @@ def cpu_ceiling_bps(sc: Scenario, host: Host, role: str) -> float:
         irq_per_byte = (k * c.per_packet_tx_s / per_agg + payload * csum + per_int / ack_ratio) / payload + own_rx
     else:
         read = wl.read_bytes or max(host.tcp.rcvbuf_bytes // 2, payload)
-        app_per_byte = c.per_syscall_s / read + c.copy_rx_s
+        app_per_byte = c.syscall_rx_s / read + c.copy_rx_s
         irq_per_byte = (per_int + c.per_ack_tx_s / ack_ratio + c.per_push_s / segments_per_hand_up(sc)) / payload \
             + own_rx + moved_in
     n = c.n_cpus

@@ -40,6 +40,9 @@ class CpuCost:
 
     n_cpus: int = 1
     per_syscall_s: float = 0.0
+    per_syscall_rx_s: Optional[float] = None
+    """A receive call's fixed cost where it differs from a send's (None = the same): what a reader pays per call
+    besides the copy (a tool's own loop around its ``recv``, iperf3's ``select`` before each ``read``)."""
     per_byte_copy_s: float = 0.0
     """CPU seconds per byte copied between user and kernel (on receive too, unless the next is set)."""
     per_byte_copy_rx_s: Optional[float] = None
@@ -84,8 +87,9 @@ class CpuCost:
                      "per_packet_rx_s", "per_ack_tx_s", "per_ack_rx_s", "per_interrupt_s", "per_push_s"):
             _check_range(name, getattr(self, name), 0.0, 1.0)
         _check_range("per_stream_frac", self.per_stream_frac, 0.0, 10.0)
-        if self.per_byte_copy_rx_s is not None:
-            _check_range("per_byte_copy_rx_s", self.per_byte_copy_rx_s, 0.0, 1.0)
+        for name in ("per_byte_copy_rx_s", "per_syscall_rx_s"):
+            if getattr(self, name) is not None:
+                _check_range(name, getattr(self, name), 0.0, 1.0)
 
     def wake_latency_after_s(self, idle_s: float) -> float:
         """The wake-up latency after ``idle_s`` of idling (:attr:`wake_latency_s`)."""
@@ -115,10 +119,15 @@ class CpuCost:
     def copy_rx_s(self) -> float:
         """CPU seconds per byte a ``recv`` copies to the application."""
         return self.per_byte_copy_s if self.per_byte_copy_rx_s is None else self.per_byte_copy_rx_s
+
+    @property
+    def syscall_rx_s(self) -> float:
+        """CPU seconds a ``recv`` call costs besides its copy."""
+        return self.per_syscall_s if self.per_syscall_rx_s is None else self.per_syscall_rx_s
     @property
     def is_free(self) -> bool:
         """True when every cost is zero: the engine then skips the host model entirely."""
-        return not any((self.per_syscall_s, self.per_byte_copy_s, self.copy_rx_s, self.per_byte_csum_s, self.per_packet_tx_s,
+        return not any((self.per_syscall_s, self.syscall_rx_s, self.per_byte_copy_s, self.copy_rx_s, self.per_byte_csum_s, self.per_packet_tx_s,
                         self.per_packet_rx_s, self.per_ack_tx_s, self.per_ack_rx_s, self.per_interrupt_s,
                         self.per_push_s, self.wake_cost_s, self.wake_latency_s))
 

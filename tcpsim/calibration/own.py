@@ -43,7 +43,8 @@ class Cost:
     meaning: str
 
     def get(self, p: Platform) -> float:
-        return float(getattr(p.cpu, self.fields[0]))
+        value = getattr(p.cpu, self.fields[0])
+        return float(p.cpu.syscall_rx_s if value is None and self.fields[0] == "per_syscall_rx_s" else value)
 
     def set(self, p: Platform, value: float) -> Platform:
         cpu = p.cpu
@@ -54,6 +55,8 @@ class Cost:
 
 COSTS: dict[str, Cost] = {c.name: c for c in (
     Cost("per_write_s", ("per_syscall_s",), 0.05e-6, 50e-6, "CPU seconds per send/recv call (entry, exit, socket lock)"),
+    Cost("per_read_s", ("per_syscall_rx_s",), 0.05e-6, 50e-6,
+         "CPU seconds per recv call where it differs from a send (the reader's own loop: iperf3's select)"),
     Cost("per_packet_s", ("per_packet_tx_s", "per_packet_rx_s"), 0.05e-6, 50e-6,
          "CPU seconds per data segment, sending and receiving alike (TCP/IP, driver, skb)"),
     Cost("per_byte_s", ("per_byte_copy_s",), 0.005e-9, 5e-9, "CPU seconds per byte copied user<->kernel"),

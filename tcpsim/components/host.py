@@ -48,6 +48,7 @@ class HostRuntime:
         self.per_interrupt_s = cpu.per_interrupt_s
         self.per_push_s = cpu.per_push_s
         self.per_syscall_s = cpu.per_syscall_s
+        self.per_syscall_rx_s = cpu.syscall_rx_s
         self.per_byte_copy_s = cpu.per_byte_copy_s
         self.per_byte_copy_rx_s = cpu.copy_rx_s
         self.irq_on_one = cpu.interrupts_on_one_cpu
@@ -348,8 +349,10 @@ class HostRuntime:
         ``extra_passes`` are further trips through the stream head into TCP within the same call
         (Solaris ``tcp_maxpsz_multiplier``); each costs what entering the kernel costs.
         """
-        per_byte = self.per_byte_copy_rx_s if receive else self.per_byte_copy_s
-        cost = size_bytes * per_byte + self.per_syscall_s * ((1 if new_call else 0) + extra_passes)
+        if receive:
+            cost = size_bytes * self.per_byte_copy_rx_s + (self.per_syscall_rx_s if new_call else 0.0)
+        else:
+            cost = size_bytes * self.per_byte_copy_s + self.per_syscall_s * ((1 if new_call else 0) + extra_passes)
         now = self.kernel.now_s
         if cost <= 0.0:
             return now

@@ -20,7 +20,7 @@ __all__ = ["compose", "compose_traced", "DEPENDS_ON"]
 DEPENDS_ON: dict[str, tuple[str, ...]] = {
     **{f"cpu.{k}": ("cpu", "os", "nic") for k in ("per_packet_tx_s", "per_packet_rx_s", "per_ack_tx_s",
                                                   "per_ack_rx_s", "per_interrupt_s")},
-    "cpu.per_syscall_s": ("cpu", "os"), "cpu.per_push_s": ("cpu", "os"), "cpu.per_stream_frac": ("cpu", "os"),
+    "cpu.per_syscall_s": ("cpu", "os"), "cpu.per_syscall_rx_s": ("cpu", "os"), "cpu.per_push_s": ("cpu", "os"), "cpu.per_stream_frac": ("cpu", "os"),
     "cpu.per_byte_copy_s": ("memory", "os"), "cpu.per_byte_copy_rx_s": ("memory", "os"),
     "cpu.per_byte_csum_s": ("memory",), "cpu.n_cpus": ("cpu",), "cpu.interrupts_on_one_cpu": ("nic",),
     **{f"nic.{f.name}": ("nic",) for f in fields(Nic)}, "nic.backlog_packets": ("os",),
@@ -42,6 +42,7 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
     cpu_cost = CpuCost(n_cpus=cpu.n_cpus, interrupts_on_one_cpu=not nic.interrupts_spread, **cost_values)
     trace["cpu.n_cpus"] = "= cpu.sockets x cpu.cores_per_socket x cpu.threads_per_core"
     trace["cpu.per_byte_copy_rx_s"] = "= cpu.per_byte_copy_s (None)"
+    trace["cpu.per_syscall_rx_s"] = "= cpu.per_syscall_s (None)"
     trace["cpu.interrupts_on_one_cpu"] = "= not nic.interrupts_spread"
     trace["cpu.wake_latency_s"] = "on time: no part gives it (a file may set it; python -m tcpsim.lab.wakeprobe)"
     per_packet = nic.coalesce_style == "per-packet"
