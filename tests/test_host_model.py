@@ -288,3 +288,26 @@ def test_predict_veth_flag_puts_the_receive_work_on_the_sending_cpu(capsys):
     assert veth["goodput_bps"] < nic["goodput_bps"]
     assert main(args[:-1] + ["--veth"]) == 0
     assert "over a veth pair" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_a_receive_calls_own_cost_is_the_readers_and_defaults_to_a_sends():
+    """``CpuCost.per_syscall_rx_s`` (validation/README.md, "The reader's own cost per read, fitted"): unset, a read
+    costs what a write does; set high, a reader of 60-byte reads binds the run on the receiving CPU."""
+    from dataclasses import replace
+
+    from tcpsim.api import predict
+    from tcpsim.errors import ConfigError
+    from tcpsim.platform import CpuCost
+    from tcpsim.profiles import load_platform
+
+    assert CpuCost(per_syscall_s=1e-6).syscall_rx_s == 1e-6
+    assert CpuCost(per_syscall_s=1e-6, per_syscall_rx_s=3e-6).syscall_rx_s == 3e-6
+    assert not CpuCost(per_syscall_rx_s=3e-6).is_free
+    with pytest.raises(ConfigError, match="per_syscall_rx_s"):
+        CpuCost(per_syscall_rx_s=-1e-6)
+    base = load_platform("lab_vm")
+    kw = dict(rate=0, veth=True, message=60, nodelay=True, read=60, sockbuf="64k")  # a small buffer fills at once
+    same = predict(platform=replace(base, cpu=replace(base.cpu, per_syscall_rx_s=base.cpu.per_syscall_s)), **kw)
+    assert same.goodput_bps == predict(platform=base, **kw).goodput_bps
+    slow = predict(platform=replace(base, cpu=replace(base.cpu, per_syscall_rx_s=20e-6)), **kw)
+    assert slow.goodput_bps < same.goodput_bps and slow.limited_by == "cpu_receiver"
