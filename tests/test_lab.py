@@ -683,6 +683,22 @@ def test_the_scheduler_trace_runs_a_scenario_of_lab_arguments(capsys):
     assert capsys.readouterr().err.strip().count("\n") == 0
 
 
+@needs_lab
+@pytest.mark.skipif(not Path("/sys/kernel/tracing/events/tcp/tcp_probe").exists(),
+                    reason="no tracefs with the tcp events here")
+def test_the_receive_trace_says_where_each_segment_was_processed(capsys):
+    from tcpsim.lab import rxtrace
+
+    if shutil.which("iperf3") is None:
+        pytest.skip("iperf3 is not installed: the trace names iperf3's writer and reader")
+    assert rxtrace.main(["--scenario", "--rate 0 --write 16k", "--window", "0.1s"]) == 0
+    run = json.loads(capsys.readouterr().out)["runs"][0]
+    data = [r for r in run["rates"] if r["event"] == "tcp_probe" and r["kind"] == "data"]
+    assert run["goodput_bps"] > 0 and sum(r["per_s"] for r in data) > 1000
+    assert {r["context"] for r in run["rates"]} >= {"softirq", "writer", "reader"}
+    assert Path("/sys/kernel/tracing/events/tcp/tcp_probe/enable").read_text().strip() == "0"
+
+
 def test_zz_no_namespace_of_this_session_is_left_behind():
     """Runs last in this file: every tcpsim-* namespace created since the session began is gone."""
     if LAB_MISSING:

@@ -218,3 +218,29 @@ def test_wake_ups_soon_after_the_last_cost_the_waker_less():
     kw = dict(message=60, nodelay=True)
     free, cheap, flat = _lab_like(0.0, **kw), _lab_like(table, **kw), _lab_like(7e-6, **kw)
     assert flat.goodput_bps < cheap.goodput_bps <= free.goodput_bps
+
+
+def test_the_receive_trace_counts_by_context_and_names_the_two_processes():
+    from tcpsim.lab.rxtrace import count_events
+
+    lines = ["# tracer: nop",
+             "  iperf3-10  [000] ..... 1.000000: sock_send_length: sk=x family=AF_INET protocol=IPPROTO_TCP ret=60",
+             "  iperf3-11  [001] ..... 1.000010: sock_recv_length: sk=y family=AF_INET protocol=IPPROTO_TCP ret=60",
+             "  iperf3-10  [000] ..s1. 1.000020: tcp_probe: family=AF_INET src=a:1 dest=b:2 mark=0x0 data_len=60 x",
+             "  iperf3-11  [001] ..... 1.000030: tcp_probe: family=AF_INET src=a:1 dest=b:2 mark=0x0 data_len=60 x",
+             "  iperf3-10  [000] ..... 1.000040: tcp_probe: family=AF_INET src=b:2 dest=a:1 mark=0x0 data_len=0 x",
+             "  <idle>-0  [001] d.h1. 1.000050: ipi_send_cpu: cpu=0 callsite=x callback=y"]
+    counts, span_s = count_events(lines)
+    assert span_s == pytest.approx(5e-5)
+    assert counts[("tcp_probe", "data", "softirq", "000")] == 1
+    assert counts[("tcp_probe", "data", "reader", "001")] == 1
+    assert counts[("tcp_probe", "ack", "writer", "000")] == 1
+    assert counts[("ipi_send_cpu", "", "<idle>", "001")] == 1
+
+
+def test_the_receive_trace_refuses_a_bad_window_in_one_line(capsys):
+    from tcpsim.lab import rxtrace
+
+    assert rxtrace.main(["--scenario", "--rate 0", "--window", "5s"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "window" in err[0]

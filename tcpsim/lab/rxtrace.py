@@ -1,0 +1,135 @@
+"""Receive trace: on which CPU, and in whose context, the kernel runs each arriving segment while a lab run streams.
+
+``python -m tcpsim.lab.rxtrace --scenario "--rate 1gbit --message 60 --nodelay"`` (root, tracefs) starts
+``tcpsim lab`` with those arguments and, for ``--window`` in the middle of the run, counts per second:
+
+* ``tcp:tcp_probe`` (``tcp_rcv_established``, every segment an established socket takes in), split into data
+  and pure ACKs, by context: a softirq (``tcp_v4_rcv`` found the socket free) or the application's own
+  process (``tcp_v4_rcv`` found it owned by a call in progress, ``tcp_add_backlog``, and the owner ran it at
+  ``release_sock``);
+* ``sock:sk_data_ready`` (the reader told of data), ``sched:sched_waking`` of the tool's processes (each a
+  ``try_to_wake_up``, whether or not the wakee had gone to sleep yet) and ``ipi:ipi_send_cpu`` /
+  ``ipi_send_cpumask`` (inter-processor interrupts: on a VM, exits);
+* ``sock:sock_send_length`` and ``sock:sock_recv_length`` (the writer's and reader's calls), which name the
+  two processes: each count's context is given as ``writer``, ``reader`` or the process's name.
+
+It prints them as JSON beside the run's goodput. Only the kernel's events are used, never a throughput for a
+decision; the events are switched off and the buffer cleared on every exit (``schedtrace.traced``), and the
+``tcpsim lab`` run is bounded and removes its namespaces itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from collections import Counter
+from typing import Iterable, Optional
+
+from ..units import parse_duration
+from .schedtrace import TRACEFS, traced
+
+__all__ = ["count_events", "main", "EVENTS"]
+
+EVENTS = ("tcp/tcp_probe", "sock/sk_data_ready", "sched/sched_waking", "ipi/ipi_send_cpu", "ipi/ipi_send_cpumask",
+          "sock/sock_send_length", "sock/sock_recv_length")
+RUN_S = 3.0
+"""Length of the traced ``tcpsim lab`` run; the window sits after its first second."""
+_LINE = re.compile(r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<flags>\S+)\s+(?P<t>[\d.]+): "
+                   r"(?P<ev>\w+): (?P<rest>.*)$")
+_DATA_LEN = re.compile(r"data_len=(\d+)")
+
+
+def count_events(lines: Iterable[str]) -> tuple[Counter, float]:
+    """Counts by (event, kind, context, CPU) of a tracefs text trace, and the span it covers (s).
+
+    ``kind`` is ``data`` or ``ack`` for ``tcp_probe``, else empty; ``context`` is ``softirq`` when the event ran
+    in one (the flags' third column ``s``), else the process: ``writer`` / ``reader`` (the pids seen in
+    ``sock_send_length`` / ``sock_recv_length``) or its name."""
+    rows = []
+    writers: Counter = Counter()
+    readers: Counter = Counter()
+    for line in lines:
+        m = _LINE.match(line)
+        if not m:
+            continue
+        ev = m["ev"]
+        rows.append((ev, m["comm"].strip(), int(m["pid"]), m["cpu"], m["flags"], float(m["t"]), m["rest"]))
+        if ev == "sock_send_length":
+            writers[int(m["pid"])] += 1
+        elif ev == "sock_recv_length":
+            readers[int(m["pid"])] += 1
+    writer = writers.most_common(1)[0][0] if writers else -1
+    reader = readers.most_common(1)[0][0] if readers else -1
+    counts: Counter = Counter()
+    for ev, comm, pid, cpu, flags, _, rest in rows:
+        kind = ""
+        if ev == "tcp_probe":
+            found = _DATA_LEN.search(rest)
+            kind = "data" if found and int(found[1]) else "ack"
+        if len(flags) > 2 and flags[2] in "sH":
+            context = "softirq"
+        else:
+            context = "writer" if pid == writer else "reader" if pid == reader else comm
+        counts[(ev, kind, context, cpu)] += 1
+    times = [r[5] for r in rows]
+    return counts, (max(times) - min(times)) if len(times) > 1 else 0.0
+
+
+def _trace_run(lab_args: list[str], window_s: float) -> dict:
+    cmd = [sys.executable, "-m", "tcpsim", "lab", *lab_args, "--duration", f"{RUN_S:g}s", "--json"]
+    lab = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)
+        with traced(buffer_kb=65536, events=EVENTS) as tr:
+            time.sleep(window_s)
+            counts, span_s = count_events(tr.lines())
+        out, err = lab.communicate(timeout=60 + RUN_S)
+    finally:
+        if lab.poll() is None:
+            lab.terminate()
+            lab.wait(timeout=30)
+    if lab.returncode != 0:
+        raise RuntimeError(f"tcpsim lab exited {lab.returncode}: {err.strip()[-300:]}")
+    measured = json.loads(out).get("measured") or {}
+    span_s = span_s or window_s
+    rates = [{"event": ev, "kind": kind, "context": ctx, "cpu": int(cpu), "per_s": round(n / span_s)}
+             for (ev, kind, ctx, cpu), n in sorted(counts.items(), key=lambda kv: -kv[1])]
+    return {"scenario": shlex.join(lab_args), "goodput_bps": measured.get("goodput_bps"), "span_s": span_s,
+            "rates": rates}
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tcpsim.lab.rxtrace", description=__doc__.splitlines()[0])
+    ap.add_argument("--scenario", action="append", required=True, metavar="LAB_ARGS",
+                    help="tcpsim lab's arguments for one run (\"--rate 0 --write 16k\"); repeatable")
+    ap.add_argument("--window", default="0.3s", help="how long to trace in each run (0.05-1 s; the trace of a "
+                    "busy run is tens of MB a second)")
+    args = ap.parse_args(argv)
+    try:
+        window_s = parse_duration(args.window, "window", 0.05, 1.0)
+    except ValueError as exc:
+        print(f"rxtrace: {exc}", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0 or not (TRACEFS / "events/tcp/tcp_probe").exists():
+        print(f"rxtrace: needs root and tracefs at {TRACEFS} with the tcp, sock, sched and ipi events", file=sys.stderr)
+        return 2
+    runs = []
+    for sc in args.scenario:
+        try:
+            runs.append(_trace_run(shlex.split(sc), window_s))
+        except (RuntimeError, ValueError, subprocess.TimeoutExpired) as exc:
+            print(f"rxtrace: {sc}: {exc}", file=sys.stderr)
+            return 2
+    print(json.dumps({"kernel": os.uname().release, "load_avg": os.getloadavg(), "window_s": window_s,
+                      "runs": runs}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
