@@ -127,16 +127,17 @@ class CpuCost:
     @property
     def is_free(self) -> bool:
         """True when every cost is zero: the engine then skips the host model entirely."""
-        return not any((self.per_syscall_s, self.syscall_rx_s, self.per_byte_copy_s, self.copy_rx_s, self.per_byte_csum_s, self.per_packet_tx_s,
-                        self.per_packet_rx_s, self.per_ack_tx_s, self.per_ack_rx_s, self.per_interrupt_s,
-                        self.per_push_s, self.wake_cost_s, self.wake_latency_s))
+        return not any((self.per_syscall_s, self.syscall_rx_s, self.per_byte_copy_s, self.copy_rx_s,
+                        self.per_byte_csum_s, self.per_packet_tx_s, self.per_packet_rx_s, self.per_ack_tx_s,
+                        self.per_ack_rx_s, self.per_interrupt_s, self.per_push_s, self.wake_cost_s,
+                        self.wake_latency_s))
 
 
 def _wake_points(name: str, points, at_least: int = 0) -> tuple[tuple[float, float], ...]:
     """A wake-up table (``CpuCost.wake_latency_s``, ``wake_cost_s``) checked: pairs of numbers, gaps rising in
     (0, 1] s, values in 0..1 s, at least ``at_least`` of them."""
-    allowed = f"{'a number in 0..1 or ' if at_least else ''}a list of [gap_s, seconds] pairs, gap_s rising in (0, 1], " \
-              "seconds in 0..1"
+    allowed = ("a number in 0..1 or " if at_least else "") + \
+        "a list of [gap_s, seconds] pairs, gap_s rising in (0, 1], seconds in 0..1"
     try:
         out = tuple((float(gap), float(value)) for gap, value in points)
     except (TypeError, ValueError):

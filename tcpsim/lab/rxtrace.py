@@ -117,7 +117,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"rxtrace: {exc}", file=sys.stderr)
         return 2
     if os.geteuid() != 0 or not (TRACEFS / "events/tcp/tcp_probe").exists():
-        print(f"rxtrace: needs root and tracefs at {TRACEFS} with the tcp, sock, sched and ipi events", file=sys.stderr)
+        print(f"rxtrace: needs root and tracefs at {TRACEFS} with the tcp, sock, sched and ipi events",
+              file=sys.stderr)
         return 2
     runs = []
     for sc in args.scenario:

@@ -181,8 +181,9 @@ def _cpu_pair() -> tuple[int, int]:
 
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tcpsim.lab.wakeprobe", description=__doc__.splitlines()[0])
-    ap.add_argument("--gap", default=None, help=f"idle gaps, comma-separated (default {LATENCY_GAPS}; with --waker, the "
-                    f"writer's spin between writes, default {WAKER_GAP})")
+    ap.add_argument("--gap", default=None,
+                    help=f"idle gaps, comma-separated (default {LATENCY_GAPS}; with --waker, the writer's spin "
+                         f"between writes, default {WAKER_GAP})")
     ap.add_argument("--count", type=int, default=None,
                     help=f"wake-ups per gap (default 300), writes per placement with --waker (2000); "
                          f"at most {MAX_COUNT}")

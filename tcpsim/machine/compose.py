@@ -20,7 +20,7 @@ __all__ = ["compose", "compose_traced", "DEPENDS_ON"]
 DEPENDS_ON: dict[str, tuple[str, ...]] = {
     **{f"cpu.{k}": ("cpu", "os", "nic") for k in ("per_packet_tx_s", "per_packet_rx_s", "per_ack_tx_s",
                                                   "per_ack_rx_s", "per_interrupt_s")},
-    "cpu.per_syscall_s": ("cpu", "os"), "cpu.per_syscall_rx_s": ("cpu", "os"), "cpu.per_push_s": ("cpu", "os"), "cpu.per_stream_frac": ("cpu", "os"),
+    **{f"cpu.{k}": ("cpu", "os") for k in ("per_syscall_s", "per_syscall_rx_s", "per_push_s", "per_stream_frac")},
     "cpu.per_byte_copy_s": ("memory", "os"), "cpu.per_byte_copy_rx_s": ("memory", "os"),
     "cpu.per_byte_csum_s": ("memory",), "cpu.n_cpus": ("cpu",), "cpu.interrupts_on_one_cpu": ("nic",),
     **{f"nic.{f.name}": ("nic",) for f in fields(Nic)}, "nic.backlog_packets": ("os",),
