@@ -696,6 +696,8 @@ def test_the_receive_trace_says_where_each_segment_was_processed(capsys):
     data = [r for r in run["rates"] if r["event"] == "tcp_probe" and r["kind"] == "data"]
     assert run["goodput_bps"] > 0 and sum(r["per_s"] for r in data) > 1000
     assert {r["context"] for r in run["rates"]} >= {"softirq", "writer", "reader"}
+    assert {t["process"] for t in run["tools_cpu"]} == {"writer", "reader"}
+    assert all(0 <= t["user_s_per_s"] + t["system_s_per_s"] <= 1.5 for t in run["tools_cpu"])
     assert Path("/sys/kernel/tracing/events/tcp/tcp_probe/enable").read_text().strip() == "0"
 
 

@@ -230,8 +230,8 @@ def test_the_receive_trace_counts_by_context_and_names_the_two_processes():
              "  iperf3-11  [001] ..... 1.000030: tcp_probe: family=AF_INET src=a:1 dest=b:2 mark=0x0 data_len=60 x",
              "  iperf3-10  [000] ..... 1.000040: tcp_probe: family=AF_INET src=b:2 dest=a:1 mark=0x0 data_len=0 x",
              "  <idle>-0  [001] d.h1. 1.000050: ipi_send_cpu: cpu=0 callsite=x callback=y"]
-    counts, span_s = count_events(lines)
-    assert span_s == pytest.approx(5e-5)
+    counts, span_s, roles = count_events(lines)
+    assert span_s == pytest.approx(5e-5) and roles == {10: "writer", 11: "reader"}
     assert counts[("tcp_probe", "data", "softirq", "000")] == 1
     assert counts[("tcp_probe", "data", "reader", "001")] == 1
     assert counts[("tcp_probe", "ack", "writer", "000")] == 1

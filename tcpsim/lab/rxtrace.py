@@ -11,7 +11,9 @@
   ``try_to_wake_up``, whether or not the wakee had gone to sleep yet) and ``ipi:ipi_send_cpu`` /
   ``ipi_send_cpumask`` (inter-processor interrupts: on a VM, exits);
 * ``sock:sock_send_length`` and ``sock:sock_recv_length`` (the writer's and reader's calls), which name the
-  two processes: each count's context is given as ``writer``, ``reader`` or the process's name.
+  two processes: each count's context is given as ``writer``, ``reader`` or the process's name;
+* from ``/proc``, over the same window, each of the run's tool processes' user and system CPU seconds a second
+  and voluntary context switches a second (each a sleep that ended in a wake-up).
 
 It prints them as JSON beside the run's goodput. Only the kernel's events are used, never a throughput for a
 decision; the events are switched off and the buffer cleared on every exit (``schedtrace.traced``), and the
@@ -45,8 +47,9 @@ _LINE = re.compile(r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<fla
 _DATA_LEN = re.compile(r"data_len=(\d+)")
 
 
-def count_events(lines: Iterable[str]) -> tuple[Counter, float]:
-    """Counts by (event, kind, context, CPU) of a tracefs text trace, and the span it covers (s).
+def count_events(lines: Iterable[str]) -> tuple[Counter, float, dict[int, str]]:
+    """Counts by (event, kind, context, CPU) of a tracefs text trace, the span it covers (s), and the writer's
+    and reader's pids.
 
     ``kind`` is ``data`` or ``ack`` for ``tcp_probe``, else empty; ``context`` is ``softirq`` when the event ran
     in one (the flags' third column ``s``), else the process: ``writer`` / ``reader`` (the pids seen in
@@ -78,7 +81,52 @@ def count_events(lines: Iterable[str]) -> tuple[Counter, float]:
             context = "writer" if pid == writer else "reader" if pid == reader else comm
         counts[(ev, kind, context, cpu)] += 1
     times = [r[5] for r in rows]
-    return counts, (max(times) - min(times)) if len(times) > 1 else 0.0
+    return counts, (max(times) - min(times)) if len(times) > 1 else 0.0, {writer: "writer", reader: "reader"}
+
+
+def _descendants(root: int) -> list[int]:
+    """Every process below ``root`` (by the parent pid in ``/proc/PID/stat``)."""
+    parent: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parent[int(entry)] = int(_read(f"/proc/{entry}/stat").rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, frontier = [], [root]
+    while frontier:
+        kids = [pid for pid, pp in parent.items() if pp in frontier]
+        found += kids
+        frontier = kids
+    return found
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read(1 << 16)
+
+
+def _cpu_sample(pids: list[int]) -> dict[int, tuple[str, float, float, int]]:
+    """(name, user s, system s, voluntary switches) of each live process in ``pids``."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for pid in pids:
+        try:
+            head, rest = _read(f"/proc/{pid}/stat").rsplit(")", 1)
+            fields = rest.split()
+            vol = next(int(ln.split(":")[1]) for ln in _read(f"/proc/{pid}/status").splitlines()
+                       if ln.startswith("voluntary_ctxt_switches"))
+        except (OSError, StopIteration, ValueError):
+            continue
+        out[pid] = (head.split("(", 1)[1], int(fields[11]) / tick, int(fields[12]) / tick, vol)
+    return out
+
+
+def _cpu_rates(before: dict, after: dict, span_s: float, roles: dict[int, str]) -> list[dict]:
+    return [{"process": roles.get(pid, name), "pid": pid, "user_s_per_s": round((u - before[pid][1]) / span_s, 3),
+             "system_s_per_s": round((s - before[pid][2]) / span_s, 3),
+             "sleeps_per_s": round((vol - before[pid][3]) / span_s)}
+            for pid, (name, u, s, vol) in sorted(after.items()) if pid in before and name == "iperf3"]
 
 
 def _trace_run(lab_args: list[str], window_s: float) -> dict:
@@ -86,9 +134,13 @@ def _trace_run(lab_args: list[str], window_s: float) -> dict:
     lab = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(1.0)
+        pids = _descendants(lab.pid)
         with traced(buffer_kb=65536, events=EVENTS) as tr:
+            before, t0 = _cpu_sample(pids), time.monotonic()
             time.sleep(window_s)
-            counts, span_s = count_events(tr.lines())
+            after, t1 = _cpu_sample(pids), time.monotonic()
+            counts, span_s, roles = count_events(tr.lines())
+        tools_cpu = _cpu_rates(before, after, t1 - t0, roles)
         out, err = lab.communicate(timeout=60 + RUN_S)
     finally:
         if lab.poll() is None:
@@ -101,7 +153,7 @@ def _trace_run(lab_args: list[str], window_s: float) -> dict:
     rates = [{"event": ev, "kind": kind, "context": ctx, "cpu": int(cpu), "per_s": round(n / span_s)}
              for (ev, kind, ctx, cpu), n in sorted(counts.items(), key=lambda kv: -kv[1])]
     return {"scenario": shlex.join(lab_args), "goodput_bps": measured.get("goodput_bps"), "span_s": span_s,
-            "rates": rates}
+            "rates": rates, "tools_cpu": tools_cpu}
 
 
 def main(argv: Optional[list[str]] = None) -> int:
