@@ -311,3 +311,19 @@ def test_a_receive_calls_own_cost_is_the_readers_and_defaults_to_a_sends():
     assert same.goodput_bps == predict(platform=base, **kw).goodput_bps
     slow = predict(platform=replace(base, cpu=replace(base.cpu, per_syscall_rx_s=20e-6)), **kw)
     assert slow.goodput_bps < same.goodput_bps and slow.limited_by == "cpu_receiver"
+
+
+def test_a_cwnd_with_part_of_a_segment_left_still_grows_when_the_flight_fills_it():
+    """validation/README.md, "The cwnd-limited test counts whole segments": HyStart leaves cwnd at a byte count that
+    is no whole number of segments; a flight of whole segments then never reaches it, and Linux, counting packets
+    (``tcp_write_xmit``), calls the pass cwnd-limited all the same, so CUBIC grows cwnd. With the lab VM's costs and
+    a 2 us read, an unshaped bulk run stayed cwnd-limited at 5.7 Gbit/s before the fix."""
+    from dataclasses import replace
+
+    from tcpsim.api import predict
+    from tcpsim.profiles import load_platform
+
+    base = load_platform("lab_vm")
+    r = predict(platform=replace(base, cpu=replace(base.cpu, per_syscall_rx_s=2.0e-6)), rate=0, veth=True,
+                write="128k", read="128k")
+    assert r.limited_by != "cwnd", (r.goodput_bps, r.limited_by)

@@ -118,10 +118,13 @@ class TcpSender(TcpReceiver):
     def _cwnd_validate(self, sent_before: int) -> None:
         """The end of ``tcp_write_xmit`` (Linux 4.3+): the pass was cwnd-limited if a deferral waited on cwnd
         (:meth:`_tso_defers`) or the flight fills cwnd; one that sent new data or was cwnd-limited updates what
-        ``tcp_is_cwnd_limited`` reads (:meth:`tcpsim.protocol.congestion.NewReno.cwnd_validate`)."""
+        ``tcp_is_cwnd_limited`` reads (:meth:`tcpsim.protocol.congestion.NewReno.cwnd_validate`). The kernel
+        counts whole packets (``tcp_packets_in_flight(tp) >= tcp_snd_cwnd(tp)``), so a byte cwnd with no room
+        for one more full segment is filled (validation/README.md, "The cwnd-limited test counts whole
+        segments")."""
         cc = self.cc
         flight = self._pipe if self._sack_rec else self.snd_nxt - self.snd_una
-        limited = self._pass_cwnd_limited or flight >= cc.cwnd
+        limited = self._pass_cwnd_limited or cc.cwnd - flight < self.mss
         if limited or self.snd_max > sent_before:
             cc.cwnd_validate(limited, self.snd_max - self.snd_una, self.snd_una, self.snd_nxt)
 
