@@ -305,7 +305,8 @@ def test_a_receive_calls_own_cost_is_the_readers_and_defaults_to_a_sends():
     assert not CpuCost(per_syscall_rx_s=3e-6).is_free
     with pytest.raises(ConfigError, match="per_syscall_rx_s"):
         CpuCost(per_syscall_rx_s=-1e-6)
-    base = load_platform("lab_vm")
+    lab = load_platform("lab_vm")
+    base = replace(lab, cpu=replace(lab.cpu, per_syscall_rx_s=None))
     kw = dict(rate=0, veth=True, message=60, nodelay=True, read=60, sockbuf="64k")  # a small buffer fills at once
     same = predict(platform=replace(base, cpu=replace(base.cpu, per_syscall_rx_s=base.cpu.per_syscall_s)), **kw)
     assert same.goodput_bps == predict(platform=base, **kw).goodput_bps
