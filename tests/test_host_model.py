@@ -328,3 +328,13 @@ def test_a_cwnd_with_part_of_a_segment_left_still_grows_when_the_flight_fills_it
     r = predict(platform=replace(base, cpu=replace(base.cpu, per_syscall_rx_s=2.0e-6)), rate=0, veth=True,
                 write="128k", read="128k")
     assert r.limited_by != "cwnd", (r.goodput_bps, r.limited_by)
+
+
+def test_calibrates_per_read_cost_reads_a_sends_while_unset_and_sets_only_the_receive_call():
+    from tcpsim.calibration.own import COSTS as FITTED
+
+    cost = FITTED["per_read_s"]
+    plat = Platform(cpu=CpuCost(per_syscall_s=1e-6))
+    assert cost.get(plat) == 1e-6
+    fitted = cost.set(plat, 3e-6)
+    assert cost.get(fitted) == fitted.cpu.syscall_rx_s == 3e-6 and fitted.cpu.per_syscall_s == 1e-6

@@ -41,10 +41,12 @@ class Cost:
     lo: float
     hi: float
     meaning: str
+    unset: str = ""
+    """The CpuCost property that gives the cost while its field is None (a receive call's: a send's)."""
 
     def get(self, p: Platform) -> float:
         value = getattr(p.cpu, self.fields[0])
-        return float(p.cpu.syscall_rx_s if value is None and self.fields[0] == "per_syscall_rx_s" else value)
+        return float(getattr(p.cpu, self.unset) if value is None else value)
 
     def set(self, p: Platform, value: float) -> Platform:
         cpu = p.cpu
@@ -56,7 +58,8 @@ class Cost:
 COSTS: dict[str, Cost] = {c.name: c for c in (
     Cost("per_write_s", ("per_syscall_s",), 0.05e-6, 50e-6, "CPU seconds per send/recv call (entry, exit, socket lock)"),
     Cost("per_read_s", ("per_syscall_rx_s",), 0.05e-6, 50e-6,
-         "CPU seconds per recv call where it differs from a send (the reader's own loop: iperf3's select)"),
+         "CPU seconds per recv call where it differs from a send (the reader's own loop: iperf3's select)",
+         unset="syscall_rx_s"),
     Cost("per_packet_s", ("per_packet_tx_s", "per_packet_rx_s"), 0.05e-6, 50e-6,
          "CPU seconds per data segment, sending and receiving alike (TCP/IP, driver, skb)"),
     Cost("per_byte_s", ("per_byte_copy_s",), 0.005e-9, 5e-9, "CPU seconds per byte copied user<->kernel"),

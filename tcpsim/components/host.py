@@ -8,7 +8,6 @@ takes a short-cut with no events of its own.
 from __future__ import annotations
 
 import math
-
 from collections import deque
 from typing import Callable
 
