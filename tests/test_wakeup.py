@@ -27,15 +27,21 @@ def test_the_latency_rises_from_zero_between_points_and_stays_flat_after_the_las
     assert not CpuCost(wake_latency_s=TABLE).is_free
 
 
-@pytest.mark.parametrize("bad", [((1e-3, 1e-5), (1e-4, 1e-5)), ((1e-4, -1e-6),), ((0.0, 1e-6),), ((1e-4,),),
-                                 (("x", 1e-6),), ((1e-4, 1e-5), (1e-4, 2e-5))])
-def test_a_bad_table_is_one_error_naming_the_field(bad):
-    with pytest.raises(ConfigError, match="wake_latency_s"):
-        CpuCost(wake_latency_s=bad)
+_BAD_TABLES = [((1e-3, 1e-5), (1e-4, 1e-5)), ((1e-4, -1e-6),), ((0.0, 1e-6),), ((1e-4,),), (("x", 1e-6),),
+               ((1e-4, 1e-5), (1e-4, 2e-5))]
 
 
-def test_a_profile_with_a_table_reads_back_equal(tmp_path):
-    platform = Platform(cpu=replace(COSTS, wake_latency_s=TABLE))
+@pytest.mark.parametrize("field, bad", [("wake_latency_s", b) for b in _BAD_TABLES]
+                         + [("wake_cost_s", b) for b in _BAD_TABLES + [(), "soon"]])
+def test_a_bad_table_is_one_error_naming_the_field(field, bad):
+    with pytest.raises(ConfigError, match=field):
+        CpuCost(**{field: bad})
+
+
+@pytest.mark.parametrize("field, table", [("wake_latency_s", ((1e-4, 20e-6), (1e-3, 60e-6))),
+                                          ("wake_cost_s", ((1e-5, 1e-6), (2e-5, 5e-6), (5e-4, 7e-6)))])
+def test_a_profile_with_a_table_reads_back_equal(tmp_path, field, table):
+    platform = Platform(cpu=replace(COSTS, **{field: table}))
     assert load_platform(save_platform(platform, tmp_path / "m.toml")) == platform
 
 
@@ -197,17 +203,6 @@ def test_a_wake_cost_table_is_flat_beyond_both_ends_and_linear_between():
     assert cpu.wake_cost_after_s(1.0) == cpu.wake_cost_after_s(float("inf")) == 7e-6
     assert CpuCost(wake_cost_s=4e-6).wake_cost_after_s(1e-6) == 4e-6
     assert not cpu.is_free
-
-
-@pytest.mark.parametrize("bad", [(), ((1e-3, 1e-5), (1e-4, 1e-5)), ((1e-4, -1e-6),), "soon"])
-def test_a_bad_wake_cost_table_is_one_error_naming_the_field(bad):
-    with pytest.raises(ConfigError, match="wake_cost_s"):
-        CpuCost(wake_cost_s=bad)
-
-
-def test_a_profile_with_a_wake_cost_table_reads_back_equal(tmp_path):
-    platform = Platform(cpu=replace(COSTS, wake_cost_s=COST_TABLE))
-    assert load_platform(save_platform(platform, tmp_path / "m.toml")) == platform
 
 
 def test_wake_ups_soon_after_the_last_cost_the_waker_less():
