@@ -119,6 +119,11 @@ class TcpOptions:
     cwnd_validation: bool = False
     """Grow cwnd only while the sender uses it (RFC 7661; Linux ``tcp_is_cwnd_limited``); BSD-derived
     stacks of the sources' era grow it on every ACK."""
+    owner_backlog: bool = False
+    """A segment that reaches TCP while the socket's application is inside a call is run by that application on
+    its CPU when its own work is done, before the call returns, and wakes no one (Linux ``tcp_v4_rcv`` ->
+    ``tcp_add_backlog``, ``__release_sock``); off, the CPU that took it in runs it. tcpsim's Linux 4.3+ rules
+    have it (validation/README.md, "The socket's owner runs what arrives during its call")."""
     measured_cwnd_limited: bool = False
     """With ``cwnd_validation``: whether cwnd is in use is measured by each output pass (Linux 4.3+
     ``tcp_cwnd_validate``: the pass filled cwnd, or ``tcp_tso_should_defer`` waited on it), kept per window
@@ -311,7 +316,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         ratio0 = DEFAULT_RATIO_6_8 if v >= (6, 8) else DEFAULT_RATIO_6_6
     return dict(
         rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
-        measured_cwnd_limited=v >= (4, 3),
+        measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3),
         scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
         rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rx_skb_page_bytes=os.rx_skb_page_bytes,

@@ -321,12 +321,16 @@ def test_a_cwnd_with_part_of_a_segment_left_still_grows_when_the_flight_fills_it
     a 2 us read, an unshaped bulk run stayed cwnd-limited at 5.7 Gbit/s before the fix."""
     from dataclasses import replace
 
-    from tcpsim.api import predict
+    from tcpsim.api import build_scenario, simulate
     from tcpsim.profiles import load_platform
 
     base = load_platform("lab_vm")
-    r = predict(platform=replace(base, cpu=replace(base.cpu, per_syscall_rx_s=2.0e-6)), rate=0, veth=True,
-                write="128k", read="128k")
+    sc = build_scenario(platform=replace(base, cpu=replace(base.cpu, per_syscall_rx_s=2.0e-6)), rate=0, veth=True,
+                        write="128k", read="128k")
+    no_backlog = {"owner_backlog": False}  # as the model stood when it was found
+    sc = replace(sc, sender=replace(sc.sender, tcp=replace(sc.sender.tcp, **no_backlog)),
+                 receiver=replace(sc.receiver, tcp=replace(sc.receiver.tcp, **no_backlog)))
+    r = simulate(sc)
     assert r.limited_by != "cwnd", (r.goodput_bps, r.limited_by)
 
 

@@ -174,8 +174,10 @@ def test_the_waker_probe_times_the_waking_write_in_three_placements(capsys):
 
 
 def _lab_like(wake_cost_s, **kw):
+    """lab_vm unshaped, its reader at the send call's cost (a reader that drains and sleeps once a message)."""
     base = load_platform("lab_vm")
-    return predict(platform=replace(base, cpu=replace(base.cpu, wake_cost_s=wake_cost_s)), rate=0, veth=True, **kw)
+    cpu = replace(base.cpu, wake_cost_s=wake_cost_s, per_syscall_rx_s=None)
+    return predict(platform=replace(base, cpu=cpu), rate=0, veth=True, **kw)
 
 
 def test_waking_a_sleeping_reader_costs_the_cpu_that_delivers():

@@ -24,6 +24,24 @@ time, events, Ctrl-C) to be checked at. Resuming through the event queue keeps t
 charges one event per this many calls."""
 
 
+def _own(ep: TcpEndpoint, done_s: float, cpu: int) -> None:
+    """A call of ``ep``'s application runs until ``done_s`` on ``cpu``: with ``TcpOptions.owner_backlog`` it owns
+    the socket meanwhile (``lock_sock``), and what arrives joins the backlog it runs (``HostRuntime._to_owner``)."""
+    if ep.owner_backlog:
+        ep.owner_until_s = done_s
+        ep.owner_cpu = cpu
+
+
+def _returns_later(ep: TcpEndpoint, kernel, resume) -> bool:
+    """The call's own work is done, but the backlog it took on is not (``__release_sock`` runs it before the call
+    returns): ``resume`` when it is."""
+    until = ep.owner_until_s
+    if until > kernel.now_s:
+        kernel.call_at(until, resume)
+        return True
+    return False
+
+
 class Writer:
     """Calls ``send(write_bytes)`` back to back (or paced, or on demand for request/response)."""
 
@@ -77,6 +95,7 @@ class Writer:
             done = self.host.syscall(self.cpu, chunk, new_call, extra)
             if done > self.kernel.now_s:
                 self.busy = True
+                _own(self.ep, done, self.cpu)
                 self.kernel.call_at(done, self._done, chunk)
                 return
             sent = self.ep.data_segments
@@ -190,6 +209,8 @@ class Writer:
         return chunk
 
     def _paced(self) -> None:
+        if _returns_later(self.ep, self.kernel, self._paced):
+            return
         self.busy = False
         self.kick()
 
@@ -201,7 +222,8 @@ class Writer:
     def _done(self, chunk: int) -> None:
         self.busy = False
         self._commit(chunk)
-        self.kick()
+        self.busy = True
+        self._paced()
 
 
 class Reader:
@@ -255,6 +277,7 @@ class Reader:
             done = self.host.syscall(self.cpu, chunk, True, receive=True)
             if done > self.kernel.now_s:
                 self.busy = True
+                _own(self.ep, done, self.cpu)
                 self.kernel.call_at(done, self._done, chunk)
                 return
             self._commit(chunk)
@@ -266,6 +289,8 @@ class Reader:
                 return
 
     def _resume(self) -> None:
+        if _returns_later(self.ep, self.kernel, self._resume):
+            return
         self.busy = False
         self.kick()
 
@@ -280,7 +305,8 @@ class Reader:
     def _done(self, chunk: int) -> None:
         self.busy = False
         self._commit(chunk)
-        self.kick()
+        self.busy = True
+        self._resume()
 
 
 class RequestResponse:

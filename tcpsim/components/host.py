@@ -84,6 +84,7 @@ class HostRuntime:
         # Each FIFO stage's completions come due in order: one kernel lane each (Kernel.lane).
         self._to_wire_lanes = [kernel.lane(self._to_wire) for _ in self.cpus]
         self._deliver_lanes = [kernel.lane(self._deliver) for _ in self.cpus]
+        self._backlog_lanes = [kernel.lane(self._run_backlog) for _ in self.cpus]
         self._dma_lane = kernel.lane(self._dma_done)
         self._arrivals = kernel.lane(self._arrive)
         self.tx_drop_filter: Callable[[Segment], bool] | None = None
@@ -304,9 +305,27 @@ class HostRuntime:
         # inside a GSO aggregate taken whole the stack runs once, for its last segment (netif_receive_skb)
         cost = ((0.0 if seg.more else self.per_packet_rx_s) + seg.length * self.per_byte_csum_rx_s if seg.length
                 else self.per_ack_rx_s)
+        dst = seg.dst
+        if dst.owner_until_s > now:
+            self._to_owner(seg, dst, cost, now)
+            return
         done = self._rx_server(seg, cpu_index).run(now, cost)
         self._handler_until[cpu_index] = done
         self._deliver_lanes[cpu_index].call_at(done, seg, cpu_index)
+
+    def _to_owner(self, seg: Segment, dst, cost: float, now: float) -> None:
+        """The socket's application is inside a call: the segment joins the socket's backlog and the application
+        runs it on its CPU after its own work, before the call returns (Linux ``tcp_v4_rcv``: ``sock_owned_by_user``
+        -> ``tcp_add_backlog``; ``release_sock`` -> ``__release_sock``; a send flushes it only every 16 new skbs,
+        ``tcp_sendmsg_locked``). No wake-up: the owner is running."""
+        cpu = dst.owner_cpu
+        done = self.cpus[cpu].run(now, cost)
+        dst.owner_until_s = done
+        self._backlog_lanes[cpu].call_at(done, seg, cpu)
+
+    def _run_backlog(self, seg: Segment, cpu_index: int) -> None:
+        self.backlog -= 1
+        seg.dst.on_segment(seg, cpu_index)
 
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
         self.backlog -= 1

@@ -143,6 +143,11 @@ class EndpointState:
         self._rq_read = 0
         self._rcv_ssthresh = 0
         self._autocork = opts.autocork
+        self.owner_backlog = opts.owner_backlog
+        self.owner_until_s = -1.0
+        """While a call of this socket's application runs (with ``owner_backlog``): when it returns; a segment
+        arriving before then joins the socket's backlog (:meth:`HostRuntime._handle`)."""
+        self.owner_cpu = 0
         self._tx_unfreed = 0  # data segments handed to the host and not yet off the wire (Linux sk_wmem_alloc)
         # TCP small queues (tcpsim.components.sender._tsq_holds): bytes handed to the host and not yet off the wire
         self._tsq_cap = opts.tsq_limit_bytes if self._linux_wnd else 0
