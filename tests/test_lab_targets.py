@@ -22,12 +22,10 @@ KNOWN_MISSES = {
                            "writer stalls (traced, 0.32 s into a run after a 2 ms stall); tcpsim's writer never "
                            "stalls, and the built-in generator, which does not either, measures within 3 % of tcpsim "
                            "lab's prediction there, 6 % of validate's (validation/lab_tool_compare.json)"),
-    "messages_nagle": ("20.6 %: with iperf3's reader at its measured 2.39 us a read (fourteenth session) the 60-byte "
-                       "row came from +98 to +26 %, but the 200- and 1000-byte rows are +36 and +16 %: since a "
-                       "wake-up's cost goes by the time since the last, a reader woken 10-20 us after its last costs "
-                       "the sender 1.1-5.4 us, not 6.7; the kernel's ACKs run on the writer's CPU from its socket's "
-                       "backlog, which tcpsim does not model (validation/README.md, 'Where the kernel runs each "
-                       "segment')"),
+    "messages_nagle": ("20.2 %: with iperf3's reader at its measured 2.39 us a read and the socket owner's backlog "
+                       "(fourteenth session) the 60-byte row came from +98 to +25 %, but the 200- and 1000-byte rows "
+                       "are +32 and +16 %: the kernel's writer pays more per write with Nagle than tcpsim's "
+                       "(validation/README.md, 'What a small write that is taken in costs')"),
 }
 
 

@@ -45,9 +45,9 @@ _TWELFTH = ("quick-ACK mode spent per ACK and ended by __tcp_select_window, a ru
             "the 4 ms, MTU 1500, 16 KiB window row with every lab row's figures in view (2026-11-28, twelfth session)")
 _THIRTEENTH = ("a wake-up's cost to the waking CPU, measured by a probe and ruled on with every lab row's figures and "
                "the tools' placement measured in view (2026-11-28, thirteenth session)")
-_FOURTEENTH = ("a wake-up's cost by the time since the wakee's last, the reader's measured cost per read and the "
-               "whole-segment cwnd-limited test, each ruled on with every lab row's figures in view (2026-11-28, "
-               "fourteenth session)")
+_FOURTEENTH = ("a wake-up's cost by the time since the wakee's last, the reader's measured cost per read, the "
+               "whole-segment cwnd-limited test and the socket owner's backlog, each ruled on with every lab row's "
+               "figures in view (2026-11-28, fourteenth session)")
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
     "sunfire/table2": ("Solaris receive list and its refit", "ce blanking timer from the first frame"),
