@@ -678,7 +678,9 @@ def test_the_scheduler_trace_runs_a_scenario_of_lab_arguments(capsys):
         pytest.skip("iperf3 is not installed: the trace times iperf3's processes")
     assert schedtrace.main(["--scenario", "--rate 1gbit --rtt 0 --message 60 --nodelay", "--duration", "0.5s"]) == 0
     run = json.loads(capsys.readouterr().out)["runs"][0]
-    assert run["scenario"].endswith("--nodelay") and run["wakes_per_s"] > 100 and run["goodput_bps"] > 0
+    # how often iperf3's processes complete a sleep here varies from run to run (tens to thousands a second)
+    assert run["scenario"].endswith("--nodelay") and run["goodput_bps"] > 0
+    assert run["wakes_per_s"] == pytest.approx(run["wakes"] / 0.5) and sum(b["n"] for b in run["buckets"]) == run["wakes"]
     assert schedtrace.main(["--scenario", "--rate -3", "--duration", "0.5s"]) == 2
     assert capsys.readouterr().err.strip().count("\n") == 0
 
