@@ -651,14 +651,25 @@ def test_cleanup_removes_only_namespaces_of_dead_runs():
             subprocess.run(["ip", "netns", "del", name], capture_output=True)
 
 
-@needs_lab
-@pytest.mark.skipif(not Path("/sys/kernel/tracing/events/sched/sched_waking").exists(),
-                    reason="no tracefs with the sched events here")
+def _traces_iperf3(event: str):
+    """A real-kernel test that traces iperf3's processes: root and namespaces, tracefs with ``event``, iperf3."""
+    marks = (needs_lab,
+             pytest.mark.skipif(not Path(f"/sys/kernel/tracing/events/{event}").exists(),
+                                reason=f"no tracefs with the {event} event here"),
+             pytest.mark.skipif(shutil.which("iperf3") is None,
+                                reason="iperf3 is not installed: the trace follows iperf3's processes"))
+
+    def mark(test):
+        for m in marks:
+            test = m(test)
+        return test
+    return mark
+
+
+@_traces_iperf3("sched/sched_waking")
 def test_the_scheduler_trace_times_iperf3s_wake_ups_in_a_short_run(capsys):
     from tcpsim.lab import schedtrace
 
-    if shutil.which("iperf3") is None:
-        pytest.skip("iperf3 is not installed: the trace times iperf3's processes")
     assert schedtrace.main(["--rtt", "1ms", "--mtu", "1500", "--duration", "0.5s"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["runs"][0]["wakes"] > 10
@@ -666,16 +677,12 @@ def test_the_scheduler_trace_times_iperf3s_wake_ups_in_a_short_run(capsys):
     assert Path("/sys/kernel/tracing/events/sched/sched_switch/enable").read_text().strip() == "0"
 
 
-@needs_lab
-@pytest.mark.skipif(not Path("/sys/kernel/tracing/events/sched/sched_waking").exists(),
-                    reason="no tracefs with the sched events here")
+@_traces_iperf3("sched/sched_waking")
 def test_the_scheduler_trace_runs_a_scenario_of_lab_arguments(capsys):
     """``--scenario``: any tcpsim lab run (here 60-byte messages with TCP_NODELAY), its wake-ups a second beside its
     goodput; a scenario tcpsim lab refuses is one line and exit 2."""
     from tcpsim.lab import schedtrace
 
-    if shutil.which("iperf3") is None:
-        pytest.skip("iperf3 is not installed: the trace times iperf3's processes")
     assert schedtrace.main(["--scenario", "--rate 1gbit --rtt 0 --message 60 --nodelay", "--duration", "0.5s"]) == 0
     run = json.loads(capsys.readouterr().out)["runs"][0]
     # how often iperf3's processes complete a sleep here varies from run to run (tens to thousands a second)
@@ -686,14 +693,10 @@ def test_the_scheduler_trace_runs_a_scenario_of_lab_arguments(capsys):
     assert capsys.readouterr().err.strip().count("\n") == 0
 
 
-@needs_lab
-@pytest.mark.skipif(not Path("/sys/kernel/tracing/events/tcp/tcp_probe").exists(),
-                    reason="no tracefs with the tcp events here")
+@_traces_iperf3("tcp/tcp_probe")
 def test_the_receive_trace_says_where_each_segment_was_processed(capsys):
     from tcpsim.lab import rxtrace
 
-    if shutil.which("iperf3") is None:
-        pytest.skip("iperf3 is not installed: the trace names iperf3's writer and reader")
     assert rxtrace.main(["--scenario", "--rate 0 --write 16k", "--window", "0.1s"]) == 0
     run = json.loads(capsys.readouterr().out)["runs"][0]
     data = [r for r in run["rates"] if r["event"] == "tcp_probe" and r["kind"] == "data"]
