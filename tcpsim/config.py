@@ -48,7 +48,9 @@ class Link:
     does (``veth_xmit`` -> ``veth_forward_skb`` -> ``__netif_rx`` -> ``enqueue_to_backlog`` on the current
     CPU, drivers/net/veth.c, net/core/dev.c): a frame's receive-side stack work runs on the CPU of the host
     that sent it. What follows the hand-off to the socket (the reader's copy, the ACKs it sends) stays on
-    the receiver. False: a NIC, whose interrupt runs the receive work on the receiving host."""
+    the receiver. With no delay on the way (``one_way_delay_s`` 0, no relay) that work is part of the call that
+    sent the frame: the call returns after it (the softirq runs as the send re-enables bottom halves). False:
+    a NIC, whose interrupt runs the receive work on the receiving host."""
 
     def __post_init__(self) -> None:
         _check_range("rate_bps", self.rate_bps, 1e3, 1e13, "in 1e3..1e13 bit/s")

@@ -362,3 +362,23 @@ def test_a_receive_queue_stays_within_its_buffer_when_the_reader_is_slower():
     r.run()
     receiver = r.flows[0][3]
     assert receiver._rmem <= 2 * receiver._rcvbuf, (receiver._rmem, receiver._rcvbuf)
+
+
+@pytest.mark.parametrize("one_way_delay_s", [0.0, 20e-6])
+def test_a_veth_without_delay_receives_each_frame_inside_the_call_that_sent_it(one_way_delay_s):
+    """Linux ``veth_xmit`` -> ``__netif_rx``; the softirq runs as the send re-enables bottom halves, so with no
+    delay on the veth a 1 KiB write's segment is received, and ACKed in quick-ACK mode, before the write returns:
+    Nagle never holds the next write, and every write leaves as its own segment. With a delay on the way the
+    ACK comes after the next writes are in, and Nagle coalesces them into full segments."""
+    from tcpsim.calibration.mapping import platforms_for_point, scenario_for
+    from tcpsim.calibration.tables import load_points
+
+    point = next(p for p in load_points() if p.source_id == "lab" and p.table_id == "writes"
+                 and "write 1024," in p.row)
+    sc = scenario_for(point, platforms_for_point(point, None))
+    assert sc.link.rx_on_sending_cpu and sc.sender.tcp.owner_backlog
+    sc = replace(sc, link=replace(sc.link, one_way_delay_s=one_way_delay_s),
+                 budget=replace(sc.budget, rel_tol=1e-6, max_sim_time_s=100e-6, record_trace=True))
+    sizes = [t[4] for t in run(sc).trace if t[2] == "data" and t[1].startswith("sender")][:8]
+    assert len(sizes) == 8
+    assert (max(sizes) > 1024) if one_way_delay_s else sizes == [1024] * 8

@@ -19,6 +19,16 @@ from .segment import Segment
 __all__ = ["HostRuntime"]
 
 
+def _lasts(ep, until_s: float, now: float) -> None:
+    """A frame sent by ``ep`` over a veth without delay is taken in at once and received on the sending CPU
+    before the call that sent it returns (Linux ``veth_xmit`` -> ``__netif_rx``; the ``NET_RX`` softirq runs when
+    ``__dev_queue_xmit`` re-enables bottom halves, still in that call): if ``ep``'s application is inside a call
+    (``TcpOptions.owner_backlog`` tells), the call lasts until ``until_s`` at least, and what comes back meanwhile
+    joins its backlog (:meth:`HostRuntime._to_owner`)."""
+    if ep.owner_until_s >= now and until_s > ep.owner_until_s:
+        ep.owner_until_s = until_s
+
+
 class HostRuntime:
     """CPUs, bus and NIC of one host, and its side of the link."""
 
@@ -80,6 +90,10 @@ class HostRuntime:
         self._handler_until = [0.0] * cpu.n_cpus
         self._rx_on_peer = False
         """Whether received frames' stack work runs on the sending host's CPUs (:meth:`receive_on_peer_cpus`)."""
+        self._tx_in_call = False
+        """Whether the peer receives what this host sends inside the call that sent it (:func:`_lasts`)."""
+        self._rx_in_call = False
+        """Whether what arrives here was received inside the peer's call that sent it (:func:`_lasts`)."""
         self._tx_order: dict[object, float] = {}
         # Each FIFO stage's completions come due in order: one kernel lane each (Kernel.lane).
         self._to_wire_lanes = [kernel.lane(self._to_wire) for _ in self.cpus]
@@ -97,8 +111,11 @@ class HostRuntime:
     # --- placement -------------------------------------------------------------------------------
     def receive_on_peer_cpus(self) -> None:
         """Run the stack work of frames received here on the CPU of the host that sent them
-        (:attr:`tcpsim.config.Link.rx_on_sending_cpu`: a veth pair); an ideal peer has no CPU to run it on."""
+        (:attr:`tcpsim.config.Link.rx_on_sending_cpu`: a veth pair); an ideal peer has no CPU to run it on.
+        Without a delay on the way, that work is part of the call that sent the frame (:func:`_lasts`)."""
         self._rx_on_peer = self.peer.modelled
+        out = self.peer.link_out
+        self._rx_in_call = self.peer._tx_in_call = self._rx_on_peer and out.delay_s == 0.0 and out.relay is None
 
     def _rx_server(self, seg: Segment, cpu_index: int) -> Server:
         """The CPU that runs the receive work of ``seg``: this host's ``cpu_index``, or on a veth the sending
@@ -135,6 +152,8 @@ class HostRuntime:
         kernel = self.kernel
         now = kernel.now_s
         done = self.cpus[cpu].run(now, cost) if cost > 0.0 else now
+        if self._tx_in_call:
+            _lasts(seg.dst.peer, done, now)
         # One connection's segments reach the driver queue in the order TCP sent them: the socket lock
         # serializes its output even when the work of two segments runs on two CPUs at once.
         order = self._tx_order
@@ -213,6 +232,8 @@ class HostRuntime:
         if self.tx_watch:
             self._tx_completed(seg, link.free_at if link.busy_s != busy_s else now)
         if arrival is not None:
+            if self._tx_in_call and not link.held:
+                _lasts(seg.dst.peer, arrival, now)
             self._arrivals.call_at(arrival, seg)
 
     def _arrive(self, seg: Segment) -> None:
@@ -310,6 +331,8 @@ class HostRuntime:
             self._to_owner(seg, dst, cost, now)
             return
         done = self._rx_server(seg, cpu_index).run(now, cost)
+        if self._rx_in_call:
+            _lasts(dst.peer, done, now)
         self._handler_until[cpu_index] = done
         self._deliver_lanes[cpu_index].call_at(done, seg, cpu_index)
 

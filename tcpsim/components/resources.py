@@ -42,7 +42,7 @@ class LinkDirection:
     __slots__ = ("rate_bps", "delay_s", "queue_packets", "free_at", "busy_s", "departures", "drops", "loss_frac",
                  "rng", "iface_bytes", "hops", "_hop_free_at", "_on_wire", "sent_iface_bytes", "sent_data_frames",
                  "sent_payloads", "burst_bytes", "_tokens", "_tokens_at", "relay", "relay_packet_s", "relay_byte_s",
-                 "relay_latency_byte_s", "_relay_bytes")
+                 "relay_latency_byte_s", "_relay_bytes", "held")
 
     def __init__(self, rate_bps: float, delay_s: float, queue_packets: int | None, loss_frac: float = 0.0,
                  rng=None, hops: int = 0, burst_bytes: int = 0, relay: Server | None = None,
@@ -55,6 +55,9 @@ class LinkDirection:
         self.relay_latency_byte_s = relay_latency_byte_s
         self._relay_bytes = 0
         """Bytes of the packet the relay is taking in: a GSO aggregate's segments so far."""
+        self.held = False
+        """Whether the last frame sent waited for the token bucket (the qdisc's watchdog, not its sender's
+        call, then releases it)."""
         self.burst_bytes = float(burst_bytes)
         """Token bucket (``tbf``): 0 = none; see :attr:`tcpsim.config.Link.burst_bytes`."""
         self._tokens = float(burst_bytes)
@@ -102,7 +105,9 @@ class LinkDirection:
         start = self.free_at if self.free_at > ready_s else ready_s
         busy = wire_s
         if self.burst_bytes > 0.0:
+            ready = start
             start, wire_s = self._take_tokens(start, wire_s)
+            self.held = start > ready
         end = start + wire_s
         self.free_at = end
         self.busy_s += busy
