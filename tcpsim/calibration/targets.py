@@ -48,6 +48,8 @@ _THIRTEENTH = ("a wake-up's cost to the waking CPU, measured by a probe and rule
 _FOURTEENTH = ("a wake-up's cost by the time since the wakee's last, the reader's measured cost per read, the "
                "whole-segment cwnd-limited test and the socket owner's backlog, each ruled on with every lab row's "
                "figures in view (2026-11-28, fourteenth session)")
+_FIFTEENTH = ("a veth that delivers inside the sending call, scored with the RTT-0 lab rows in view and not kept "
+              "(2026-11-28, fifteenth session)")
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
     "sunfire/table2": ("Solaris receive list and its refit", "ce blanking timer from the first frame"),
@@ -68,9 +70,9 @@ SEEN: dict[str, tuple[str, ...]] = {
     "lab/tengig": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
                    _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH),
     "lab/unshaped": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH,
-                     _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH),
+                     _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH, _FIFTEENTH),
     "lab/messages_nagle": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH,
-                           _EIGHTH, _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH),
+                           _EIGHTH, _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH, _FIFTEENTH),
 }
 """Holdout tables that a model decision had in view (validation/README.md, "Held out, seen, and the rule
 from now on"): reported as seen, not as held out."""
