@@ -167,6 +167,10 @@ class TcpOptions:
     clamp_follows_ratio: bool = False
     """``linux`` rule, 6.11 on: a buffer set with SO_RCVBUF offers the measured ratio of it, not the
     starting one."""
+    nomem_zero_window: bool = False
+    """``linux`` rule, 6.10 on: a segment dropped because the receive queue outgrew its buffer makes the ACK sent at
+    once offer a window of 0 (``ICSK_ACK_NOMEM`` in ``tcp_select_window``, "tcp: correct handling of extreme memory
+    squeeze"); before, that ACK offers the window as usual."""
     init_rcv_wnd_segments: int = 0
     """``linux`` rule: the SYN's window is at most this many segments (10 before 4.20, 4 before 2.6.39; 0 = no cap)."""
     rx_skb_overhead_bytes: int = 832
@@ -320,7 +324,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
         measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3),
         scaling_ratio_default=ratio0,
-        clamp_follows_ratio=v >= (6, 11), init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
+        clamp_follows_ratio=v >= (6, 11), nomem_zero_window=v >= (6, 10), init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
         rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rx_skb_page_bytes=os.rx_skb_page_bytes,
         tso_rule=3 if v >= (6, 11) else 2 if v >= (5, 18) else 1 if v >= (3, 12) else 0, tso_half_cwnd=v >= (3, 19),
         tso_defer_rule=2 if v >= (6, 18) else 1 if v >= (4, 1) else 0, tso_win_divisor=os.tso_win_divisor,

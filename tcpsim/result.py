@@ -80,7 +80,8 @@ class Result:
     """Data segments sent again during the measurement."""
     drops: dict[str, int]
     """Frames lost during the measurement, ACKs included, by place: ``link`` (queue overflow or random
-    loss), ``receiver_ring`` (no free receive descriptor), ``receiver_backlog`` (backlog full)."""
+    loss), ``receiver_ring`` (no free receive descriptor), ``receiver_backlog`` (backlog full),
+    ``receiver_memory`` (an in-order segment a Linux receive queue above its buffer, or a zero window, refused)."""
     streams: tuple[StreamResult, ...]
     termination: str
     """``converged``, ``time_budget``, ``event_budget``, ``wall_budget`` or ``finished``."""

@@ -344,24 +344,45 @@ def test_calibrates_per_read_cost_reads_a_sends_while_unset_and_sets_only_the_re
     assert cost.get(fitted) == fitted.cpu.syscall_rx_s == 3e-6 and fitted.cpu.per_syscall_s == 1e-6
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tcpsim has neither tcp_try_coalesce (a small skb merged into the queue's tail) nor tcp_data_queue's prune or "
-    "drop once sk_rmem_alloc passes sk_rcvbuf (tcp_try_rmem_schedule -> tcp_prune_queue / tcp_collapse); the "
-    "window, aligned up to its scale unit as tcp_select_window does, creeps with sub-unit segments, so a reader "
-    "slower than its sender lets the queue grow without bound (13.8 MB of truesize against a 128 KiB buffer after "
-    "0.1 s here; validation/README.md, 'What the socket-owner rule gave')"))
-def test_a_receive_queue_stays_within_its_buffer_when_the_reader_is_slower():
+def _slow_reader_run(rcvbuf_bytes, until_s):
+    """The lab's 60-byte no-delay row, whose reader is slower than its sender, run for ``until_s``; the receiver's
+    buffer set with SO_RCVBUF (locked) unless None (autotuned up to the lab's tcp_rmem[2])."""
     from tcpsim.calibration.mapping import platforms_for_point, scenario_for
     from tcpsim.calibration.tables import load_points
 
     point = next(p for p in load_points() if p.source_id == "lab" and p.table_id == "messages_nodelay"
                  and "write 60 nodelay" in p.row)
     sc = scenario_for(point, platforms_for_point(point, None))
-    sc = replace(sc, budget=replace(sc.budget, rel_tol=1e-6, max_sim_time_s=0.1))
+    if rcvbuf_bytes is not None:
+        tcp = TcpOptions.for_os(sc.receiver.platform.os, rcvbuf_bytes=rcvbuf_bytes, nodelay=True)
+        sc = replace(sc, receiver=replace(sc.receiver, tcp=tcp))
+    sc = replace(sc, budget=replace(sc.budget, rel_tol=1e-6, max_sim_time_s=until_s))
     r = _Run(sc)
-    r.run()
-    receiver = r.flows[0][3]
-    assert receiver._rmem <= 2 * receiver._rcvbuf, (receiver._rmem, receiver._rcvbuf)
+    result = r.run()
+    return sc, result, r.flows[0][2], r.flows[0][3]
+
+
+def test_a_locked_receive_buffer_bounds_the_queue_of_a_slower_reader():
+    """Linux ``tcp_data_queue`` -> ``tcp_try_rmem_schedule``: with the queue's truesize above ``sk_rcvbuf`` the queue
+    is pruned (``tcp_collapse`` packs the small skbs into pages) and, if that is not enough, the segment is dropped
+    and the window offered is 0 (``ICSK_ACK_NOMEM``); the sender recovers. Without it the window, aligned up to its
+    scale unit, crept with every 60-byte segment and the queue grew without bound (13.8 MB in 0.1 s)."""
+    sc, result, sender, receiver = _slow_reader_run(64 << 10, 0.05)
+    rcv = receiver
+    assert rcv.prunes > 0
+    assert rcv._rmem <= rcv._rcvbuf + 4352, (rcv._rmem, rcv._rcvbuf)  # one collapsed skb over at most
+    assert rcv._rcvbuf == sc.receiver.tcp.rcvbuf_bytes  # a locked buffer does not grow
+    assert result.goodput_bps > 0 and receiver.read_total <= sender.snd_una
+
+
+def test_an_autotuned_receive_buffer_grows_to_the_queue_but_not_past_tcp_rmem2():
+    """``tcp_clamp_window``: an autotuned buffer (no SO_RCVBUF) follows a queue that outgrows it, up to
+    ``tcp_rmem[2]``; nothing is dropped on the way."""
+    sc, _result, _sender, rcv = _slow_reader_run(None, 0.02)
+    rmem2 = sc.receiver.tcp.rcvbuf_autotune_max_bytes
+    assert rcv.prunes > 0 and rcv.memory_drops == 0
+    assert sc.receiver.tcp.rcvbuf_bytes < rcv._rcvbuf <= rmem2
+    assert rcv._rmem <= rcv._rcvbuf + 4352  # checked before an skb joins: one over at most
 
 
 @pytest.mark.parametrize("one_way_delay_s", [0.0, 20e-6])
@@ -382,3 +403,29 @@ def test_a_veth_without_delay_receives_each_frame_inside_the_call_that_sent_it(o
     sizes = [t[4] for t in run(sc).trace if t[2] == "data" and t[1].startswith("sender")][:8]
     assert len(sizes) == 8
     assert (max(sizes) > 1024) if one_way_delay_s else sizes == [1024] * 8
+
+
+def test_a_segment_the_pruned_queue_cannot_take_is_dropped_and_the_window_offered_is_zero():
+    """``tcp_prune_queue`` returns -1 when nothing in the queue is bloated enough to collapse: ``tcp_data_queue`` drops
+    the in-order segment (``TCPRcvQDrop``) and its ACK, sent at once, offers a window of 0 (``ICSK_ACK_NOMEM``,
+    6.10 on); a later segment at the same place, with the window still 0, is dropped too (``out_of_window``)."""
+    from tcpsim.components.segment import Segment
+    from tcpsim.protocol.linux_window import win_from_space
+
+    _sc, _result, _sender, rcv = _slow_reader_run(64 << 10, 0.001)
+    assert rcv.opts.nomem_zero_window
+    rcv._rq_bytes.clear()
+    rcv._rq_truesize.clear()
+    rcv._rq_read = rcv._rmem = 0
+    truesize = 1448 * 256 // rcv._ratio
+    assert win_from_space(truesize, rcv._adv_win_scale, rcv._ratio) <= 1448  # not bloated: nothing to collapse
+    while rcv._rmem <= rcv._rcvbuf:
+        rcv._rq_bytes.append(1448)
+        rcv._rq_truesize.append(truesize)
+        rcv._rmem += truesize
+    queued, rcv_nxt, drops = rcv._rmem, rcv.rcv_nxt, rcv.memory_drops
+    for _ in range(2):
+        rcv._process_data(Segment(rcv, rcv_nxt, 1448, 0, 0, 1500, 0.0, False, rcv.kernel.now_s), 0)
+    assert rcv.rcv_nxt == rcv_nxt and rcv._rmem == queued
+    assert rcv.memory_drops == drops + 2
+    assert rcv.right_edge == rcv_nxt and rcv._rcv_wnd == 0

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from ..protocol.linux_window import (IP_TCP_HEADER_BYTES, grow_ssthresh, initial_window, quickack_ends, rx_truesize,
-                                     scaling_ratio, select_window, space_from_win, win_from_space, window_clamp)
+from ..protocol.linux_window import (IP_TCP_HEADER_BYTES, collapsed_skbs, grow_ssthresh, initial_window, quickack_ends,
+                                     rx_truesize, scaling_ratio, select_window, space_from_win, win_from_space,
+                                     window_clamp)
 from ..protocol.push import receiver_pushes
 from ..protocol.sack import record_arrival
 from ..protocol.window import read_update_due, window_shift
@@ -188,6 +189,59 @@ class TcpReceiver(EndpointState):
         self._rmem += truesize
         return truesize
 
+    def _linux_admit(self) -> bool:
+        """``tcp_data_queue`` before an in-order skb joins the queue: with the window 0 it is dropped and ACKed at once
+        (``out_of_window``: ``tcp_enter_quickack_mode``); with the queue above the buffer the queue is pruned first
+        (:meth:`_prune`), and if it still does not fit the skb is dropped unless the queue is empty (``TCPRcvQDrop``;
+        6.10 on, the ACK sent at once offers a window of 0: ``ICSK_ACK_NOMEM``). False: dropped."""
+        if self.right_edge <= self.rcv_nxt:
+            self.memory_drops += 1
+            self.delack.set_quickack(16)  # TCP_MAX_QUICKACKS
+            return False
+        if self._prune() or not self._rq_bytes:
+            return True
+        self.memory_drops += 1
+        self._nomem = self.opts.nomem_zero_window
+        return False
+
+    def _prune(self) -> bool:
+        """``tcp_prune_queue`` with ``sk_rmem_alloc`` above ``sk_rcvbuf``: ``tcp_clamp_window`` ends quick-ACK mode and
+        lets an autotuned buffer (no SO_RCVBUF) grow to what is queued, up to ``tcp_rmem[2]``; a queue still above
+        it cuts ``rcv_ssthresh`` to two segments and is collapsed (:meth:`_collapse`). True if it then fits
+        (``tcp_can_ingest``: ``sk_rmem_alloc <= sk_rcvbuf``, as 6.18 has it)."""
+        self.prunes += 1
+        self.delack.end_quickack()
+        rmem2 = self.opts.rcvbuf_autotune_max_bytes
+        if self._rcvbuf < rmem2:
+            self._rcvbuf = self._rmem if self._rmem < rmem2 else rmem2
+        if self._rmem <= self._rcvbuf:
+            return True
+        self._rcv_ssthresh = min(self.rcv_window_max, 2 * self._advmss)
+        self._collapse()
+        return self._rmem <= self._rcvbuf
+
+    def _collapse(self) -> None:
+        """``tcp_collapse`` of the receive queue: from the first skb read in part or bloated (its truesize holds a
+        larger window than its payload, ``tcp_win_from_space``) to the tail, the unread bytes are copied into
+        new skbs of a page each (:func:`~tcpsim.protocol.linux_window.collapsed_skbs`); the old ones are freed."""
+        sizes, trues = self._rq_bytes, self._rq_truesize
+        adv, ratio = self._adv_win_scale, self._ratio
+        first = 0 if self._rq_read else next(
+            (i for i, (size, truesize) in enumerate(zip(sizes, trues)) if win_from_space(truesize, adv, ratio) > size),
+            -1)
+        if first < 0:
+            return
+        unread = -self._rq_read
+        while len(sizes) > first:
+            unread += sizes.pop()
+            self._rmem -= trues.pop()
+        if first == 0:
+            self._rq_read = 0
+        for size, truesize in collapsed_skbs(unread):
+            sizes.append(size)
+            trues.append(truesize)
+            self._rmem += truesize
+
     def _dequeue_read(self, size_bytes: int) -> None:
         """The reader took ``size_bytes``: an skb is freed once all of it is read (``tcp_recvmsg_locked`` ->
         ``tcp_eat_recv_skb``); one read in part stays charged in full."""
@@ -211,6 +265,11 @@ class TcpReceiver(EndpointState):
     def _linux_advertise(self) -> int:
         """``tcp_select_window``: the window for the segment being sent, at most ``rcv_ssthresh``."""
         rcv_nxt = self.rcv_nxt
+        if self._nomem:  # the ACK of a segment dropped for memory (ICSK_ACK_NOMEM): the window shrinks to 0
+            self._nomem = False
+            self._rcv_wnd = 0
+            self._rcv_wup = self.right_edge = rcv_nxt
+            return 0
         edge = self.right_edge
         wnd = self._linux_select(edge - rcv_nxt if edge > rcv_nxt else 0)
         self._rcv_wnd = wnd
@@ -279,6 +338,12 @@ class TcpReceiver(EndpointState):
     def _process_data(self, seg: Segment, cpu: int) -> None:
         seq, length = seg.seq, seg.length
         rcv_nxt = self.rcv_nxt
+        if seq == rcv_nxt and (self._rmem > self._rcvbuf or self.right_edge <= rcv_nxt) and self._linux_wnd \
+                and not seg.more and not self._agg_bytes and not self._linux_admit():
+            self._send_ack(cpu)  # ICSK_ACK_NOW; the reader is woken all the same (sk_data_ready)
+            if self.on_readable is not None and self.rcv_readable:
+                self.on_readable()
+            return
         if seq == rcv_nxt and self.rcv_buffered + length <= self._rcv_room:
             filled_hole = bool(self.ooo)
             rcv_nxt += length

@@ -18,6 +18,8 @@ versioned Linux (:attr:`tcpsim.config.TcpOptions.rcv_window_rule` ``"linux"``).
   window scale, ``ilog2(space) - 15`` in 0..14, is :func:`tcpsim.protocol.window.window_shift`.
 * ``rcv_ssthresh`` growth (``tcp_grow_window``): two segments per in-order segment received, up to the
   clamp and the free space.
+* A queue above its buffer (``tcp_prune_queue`` -> ``tcp_collapse``) is copied into skbs of a page each
+  (:func:`collapsed_skbs`).
 * The skb a received segment is charged as (``skb->truesize``, :func:`rx_truesize`): what the receive
   path allocated for it; the 6.6+ ratio is measured from it (``tcp_measure_rcv_mss``).
 """
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "PAGED_HEAD_BYTES", "IP_TCP_HEADER_BYTES", "TUN_PAD_BYTES",
+__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "COLLAPSE_SKB_BYTES", "collapsed_skbs", "PAGED_HEAD_BYTES", "IP_TCP_HEADER_BYTES", "TUN_PAD_BYTES",
            "linear_truesize", "rx_truesize", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio",
            "win_from_space", "space_from_win", "window_clamp", "initial_window", "select_window", "quickack_ends",
            "grow_ssthresh"]
@@ -83,6 +85,20 @@ def linear_truesize(header_bytes: int) -> int:
     obj = (header_bytes + 63) // 64 * 64 + _SHINFO_BYTES
     small = PAGED_HEAD_BYTES - _SKB_BYTES
     return (small if obj <= small else _kmalloc_bytes(obj)) + _SKB_BYTES
+
+
+COLLAPSE_SKB_BYTES: Final = 4096 - _SHINFO_BYTES
+"""``SKB_MAX_ORDER(0, 0)``: the payload of one skb ``tcp_collapse`` builds, a page less its shared info."""
+
+
+def collapsed_skbs(size_bytes: int) -> list[tuple[int, int]]:
+    """``tcp_collapse``: ``size_bytes`` of queued data copied into new linear skbs of at most
+    :data:`COLLAPSE_SKB_BYTES` each (``alloc_skb``); (payload bytes, truesize) of each, in order."""
+    full, rest = divmod(size_bytes, COLLAPSE_SKB_BYTES)
+    skbs = [(COLLAPSE_SKB_BYTES, linear_truesize(COLLAPSE_SKB_BYTES))] * full
+    if rest:
+        skbs.append((rest, linear_truesize(rest)))
+    return skbs
 
 
 def rx_truesize(payload_bytes: int, packet_bytes: int, overhead_bytes: int, page_bytes: int) -> int:
