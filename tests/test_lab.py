@@ -779,3 +779,23 @@ def test_the_call_probe_times_a_send_that_moves_nothing():
     assert 0 < got["send_s"] < 1e-3 and 0 < got["queue_send_s"] < 1e-3 and got["passes"][0]["overhead_s"] > 0
     event = Path("/sys/kernel/tracing/events/raw_syscalls/sys_enter")
     assert (event / "enable").read_text().strip() == "0" and (event / "filter").read_text().strip() == "none"
+
+
+def test_one_trace_at_a_time_holds_tracefs(tmp_path, monkeypatch):
+    """tracefs has one set of events and one buffer per machine: a second ``traced`` waits for the first (its
+    lock), and says so in one line when the wait runs out; the first's exit frees it."""
+    from tcpsim.lab import schedtrace
+
+    for event in schedtrace.EVENTS:
+        (tmp_path / "events" / event).mkdir(parents=True)
+    monkeypatch.setattr(schedtrace, "TRACEFS", tmp_path)
+    monkeypatch.setattr(schedtrace, "LOCK_PATH", tmp_path / "tracefs.lock")
+    with schedtrace.traced():
+        assert (tmp_path / "tracing_on").read_text() == "1"
+        with pytest.raises(schedtrace.TracefsBusy, match="in use by another trace"):
+            with schedtrace.traced(lock_wait_s=0.1):
+                pass
+        assert (tmp_path / "tracing_on").read_text() == "1"  # the refused one touched nothing
+    assert (tmp_path / "tracing_on").read_text() == "0"
+    with schedtrace.traced(lock_wait_s=0.1):
+        pass

@@ -13,6 +13,7 @@ buffer cleared on every exit; each ``tcpsim lab`` run is bounded and cleans up a
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import re
@@ -20,12 +21,15 @@ import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import IO, Iterable, Iterator, Optional
 
+from ..errors import TcpsimError
 from ..units import parse_duration, parse_size
 
-__all__ = ["parse_wakes", "wake_buckets", "wake_table", "traced", "main", "GAP_EDGES_S"]
+__all__ = ["parse_wakes", "wake_buckets", "wake_table", "traced", "TracefsBusy", "main", "GAP_EDGES_S"]
 
 TRACEFS = Path("/sys/kernel/tracing")
 EVENTS = ("sched/sched_waking", "sched/sched_switch")
@@ -34,6 +38,10 @@ GAP_EDGES_S = (1e-4, 3e-4, 1e-3, 2e-3, 4e-3)
 MAX_TRACE_BYTES = 512 << 20
 """The most of one run's trace read back (a 2 s run writes a few MB)."""
 RUN_TIMEOUT_S = 120.0
+LOCK_PATH = Path(tempfile.gettempdir()) / "tcpsim-tracefs.lock"
+"""Held (``flock``) by whichever ``traced`` owns tracefs: the events and the buffer are one per machine, and two
+traces at once (two test sessions, a probe during a test) would clear or mix each other's."""
+LOCK_WAIT_S = 300.0
 
 _LINE = re.compile(r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+\S+\s+(?P<t>[\d.]+): (?P<ev>sched_\w+): (?P<rest>.*)$")
 _WAKING = re.compile(r"comm=(?P<comm>\S+) pid=(?P<pid>\d+)")
@@ -90,19 +98,51 @@ def wake_table(wakes: list[tuple[float, float]]) -> list[list[float]]:
     return [[float(f"{b['gap_s']:.3g}"), float(f"{b['latency_s']:.3g}")] for b in wake_buckets(wakes)]
 
 
+class TracefsBusy(TcpsimError, RuntimeError):
+    """Another trace held tracefs for longer than the wait allows."""
+
+
 class traced:
     """Context: ``events`` (default the sched events) on in tracefs with an empty buffer, each with ``filter``
-    if given; off, their filters cleared and the buffer emptied, on exit."""
+    if given; off, their filters cleared and the buffer emptied, on exit. One at a time on a machine: it waits
+    up to ``lock_wait_s`` for another to finish (:data:`LOCK_PATH`), then raises :class:`TracefsBusy`."""
 
-    def __init__(self, buffer_kb: int = 16384, events: tuple[str, ...] = EVENTS, filter: Optional[str] = None) -> None:
+    def __init__(self, buffer_kb: int = 16384, events: tuple[str, ...] = EVENTS, filter: Optional[str] = None,
+                 lock_wait_s: float = LOCK_WAIT_S) -> None:
         self.buffer_kb = buffer_kb
         self.events = events
         self.filter = filter
+        self.lock_wait_s = lock_wait_s
+        self._lock: Optional[IO[str]] = None
 
     def _write(self, name: str, value: str) -> None:
         (TRACEFS / name).write_text(value)
 
+    def _acquire(self) -> None:
+        lock = open(LOCK_PATH, "a", encoding="utf-8")
+        deadline = time.monotonic() + self.lock_wait_s
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self._lock = lock
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    lock.close()
+                    raise TracefsBusy(f"tracefs is in use by another trace (lock {LOCK_PATH}); waited "
+                                      f"{self.lock_wait_s:g} s") from None
+                time.sleep(0.05)
+
     def __enter__(self) -> "traced":
+        self._acquire()
+        try:
+            self._start()
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def _start(self) -> None:
         self._write("tracing_on", "0")
         self._write("trace", "")
         self._write("buffer_size_kb", str(self.buffer_kb))
@@ -111,7 +151,6 @@ class traced:
                 self._write(f"events/{e}/filter", self.filter)
             self._write(f"events/{e}/enable", "1")
         self._write("tracing_on", "1")
-        return self
 
     def lines(self) -> Iterator[str]:
         """The trace so far (tracing paused while it is read), at most :data:`MAX_TRACE_BYTES`."""
@@ -120,12 +159,17 @@ class traced:
             yield from f.read(MAX_TRACE_BYTES).splitlines()
 
     def __exit__(self, *exc) -> None:
-        self._write("tracing_on", "0")
-        for e in self.events:
-            self._write(f"events/{e}/enable", "0")
-            if self.filter:
-                self._write(f"events/{e}/filter", "0")
-        self._write("trace", "")
+        try:
+            self._write("tracing_on", "0")
+            for e in self.events:
+                self._write(f"events/{e}/enable", "0")
+                if self.filter:
+                    self._write(f"events/{e}/filter", "0")
+            self._write("trace", "")
+        finally:
+            if self._lock is not None:
+                self._lock.close()  # closing the file releases the flock
+                self._lock = None
 
 
 def _lab_run(args: list[str], duration_s: float) -> dict:
@@ -165,13 +209,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         grid = [(shlex.split(sc), {"scenario": sc}) for sc in args.scenario]
     runs, pooled = [], []
     for lab_args, label in grid:
-        with traced() as tr:
-            try:
+        try:
+            with traced() as tr:
                 lab = _lab_run(lab_args, duration_s)
-            except RuntimeError as exc:
-                print(f"schedtrace: {exc}", file=sys.stderr)
-                return 2
-            wakes = parse_wakes(tr.lines())
+                wakes = parse_wakes(tr.lines())
+        except RuntimeError as exc:
+            print(f"schedtrace: {exc}", file=sys.stderr)
+            return 2
         pooled += wakes
         measured = lab.get("measured") or {}
         runs.append({**label, "wakes": len(wakes), "wakes_per_s": len(wakes) / duration_s,
