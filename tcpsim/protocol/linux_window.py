@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "COLLAPSE_SKB_BYTES", "collapsed_skbs", "PAGED_HEAD_BYTES", "IP_TCP_HEADER_BYTES", "TUN_PAD_BYTES",
+__all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "COLLAPSE_SKB_BYTES", "collapsed_skbs", "PAGED_HEAD_BYTES",
+           "IP_TCP_HEADER_BYTES", "TUN_PAD_BYTES",
            "linear_truesize", "rx_truesize", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio",
            "win_from_space", "space_from_win", "window_clamp", "initial_window", "select_window", "quickack_ends",
            "grow_ssthresh"]
