@@ -23,6 +23,7 @@ HOT_PATH = [
     "tcpsim/components/kernel.py",
     "tcpsim/components/host.py",
     "tcpsim/components/tcb.py",
+    "tcpsim/components/linux_rcv.py",
     "tcpsim/components/receiver.py",
     "tcpsim/components/sender.py",
     "tcpsim/components/recovery.py",

@@ -144,7 +144,7 @@ class EndpointState:
         self._nomem = False  # icsk_ack.pending & ICSK_ACK_NOMEM: the next ACK offers a window of 0
         self.memory_drops = 0
         """In-order segments the receiver dropped: its queue above its buffer (``TCPRcvQDrop``) or its window 0
-        (``TCPZeroWindowDrop``); :meth:`tcpsim.components.receiver.TcpReceiver._linux_admit`."""
+        (``TCPZeroWindowDrop``); :meth:`tcpsim.components.linux_rcv.LinuxReceive._linux_admit`."""
         self.prunes = 0
         """``tcp_prune_queue`` calls (``PruneCalled``): in-order data arrived with the queue above its buffer."""
         self._rcv_ssthresh = 0
