@@ -373,6 +373,9 @@ def test_a_locked_receive_buffer_bounds_the_queue_of_a_slower_reader():
     assert rcv._rmem <= rcv._rcvbuf + 4352, (rcv._rmem, rcv._rcvbuf)  # one collapsed skb over at most
     assert rcv._rcvbuf == sc.receiver.tcp.rcvbuf_bytes  # a locked buffer does not grow
     assert result.goodput_bps > 0 and receiver.read_total <= sender.snd_una
+    # the queue, collapsed or not, holds exactly the unread in-order bytes, charged its skbs' truesize
+    assert sum(rcv._rq_bytes) - rcv._rq_read == rcv.rcv_buffered == rcv.rcv_nxt - rcv.read_total
+    assert rcv._rmem == sum(rcv._rq_truesize)
 
 
 def test_an_autotuned_receive_buffer_grows_to_the_queue_but_not_past_tcp_rmem2():
