@@ -89,6 +89,9 @@ def advice(sc: Scenario, r: Result) -> str:
         elif sc.link.queue_packets is not None:
             cause, fix = "overflows of the link queue", ("a deeper queue (--queue N), or socket buffers that stop "
                                                          "the window just short of bandwidth x RTT plus the queue")
+        elif r.drops.get("receiver_memory", 0) > r.drops.get("receiver_ring", 0) + r.drops.get("receiver_backlog", 0):
+            cause, fix = ("a receive queue above its buffer (the reader slower than the sender)",
+                          "a larger receive buffer (--rcvbuf), larger reads, or a faster reader")
         else:
             cause, fix = "drops in the hosts", "longer receive rings or backlogs, or a faster receiver"
         return (f"the senders wait on the repair of losses ({r.retransmits:,} retransmissions in the measured run) "

@@ -92,3 +92,16 @@ def test_reads_from_full_buffers_do_not_exceed_what_the_bus_carried():
                         budget=Budget(max_sim_time_s=0.01, max_events=20_000, max_wall_s=2.0))
     r = simulate(sc)
     check_physical_bounds(sc, r)
+
+
+def test_retransmissions_after_receive_queue_drops_point_at_the_reader():
+    """Segments a Linux receive queue above its buffer refused (``Result.drops["receiver_memory"]``) are repaired
+    like any loss; the advice names the slow reader and its buffer, not the NIC's rings."""
+    from dataclasses import replace
+
+    sc = build_scenario(platform="lab_vm", budget=_SHORT)
+    r = replace(simulate(sc), limited_by="loss_recovery", retransmits=3,
+                drops={"link": 0, "receiver_ring": 0, "receiver_backlog": 0, "receiver_memory": 3})
+    text = advice(sc, r)
+    assert "receive queue above its buffer" in text and "--rcvbuf" in text
+    assert "rings" not in text
