@@ -364,15 +364,14 @@ def _slow_reader_run(rcvbuf_bytes, until_s):
 
 def test_a_locked_receive_buffer_bounds_the_queue_of_a_slower_reader():
     """Linux ``tcp_data_queue`` -> ``tcp_try_rmem_schedule``: with the queue's truesize above ``sk_rcvbuf`` the queue
-    is pruned (``tcp_collapse`` packs the small skbs into pages) and, if that is not enough, the segment is dropped
-    and the window offered is 0 (``ICSK_ACK_NOMEM``); the sender recovers. Without it the window, aligned up to its
-    scale unit, crept with every 60-byte segment and the queue grew without bound (13.8 MB in 0.1 s)."""
-    sc, result, sender, receiver = _slow_reader_run(64 << 10, 0.05)
-    rcv = receiver
+    is pruned (``tcp_collapse`` packs the small skbs into pages; here that is enough, no segment is dropped).
+    Without it the window, aligned up to its scale unit, crept with every 60-byte segment and the queue grew
+    without bound (13.8 MB in 0.1 s)."""
+    sc, result, sender, rcv = _slow_reader_run(64 << 10, 0.05)
     assert rcv.prunes > 0
     assert rcv._rmem <= rcv._rcvbuf + 4352, (rcv._rmem, rcv._rcvbuf)  # one collapsed skb over at most
     assert rcv._rcvbuf == sc.receiver.tcp.rcvbuf_bytes  # a locked buffer does not grow
-    assert result.goodput_bps > 0 and receiver.read_total <= sender.snd_una
+    assert result.goodput_bps > 0 and rcv.read_total <= sender.snd_una
     # the queue, collapsed or not, holds exactly the unread in-order bytes, charged its skbs' truesize
     assert sum(rcv._rq_bytes) - rcv._rq_read == rcv.rcv_buffered == rcv.rcv_nxt - rcv.read_total
     assert rcv._rmem == sum(rcv._rq_truesize)
