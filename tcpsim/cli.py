@@ -143,7 +143,9 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     add_part_flags(g, with_os=False)
     g = p.add_argument_group("run")
     g.add_argument("--seed", type=typed(parse_int, "seed", lo=0), default=0, help="random seed (default 0)")
-    g.add_argument("--max-time", default=None, metavar="DURATION", help="simulated-time budget (default 5s)")
+    g.add_argument("--max-time", default=None, metavar="DURATION",
+                   help="simulated-time budget (default: what the run needs to converge, at least 5s and 500 round "
+                        "trips, more on a lossy path, at most 1h)")
 
 
 def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None) -> dict[str, Any]:

@@ -394,7 +394,10 @@ class Budget:
     rel_tol: float = 0.01
     """Stop when the 95 % interval of the steady-state goodput is within this fraction of it."""
     min_sim_time_s: float = 0.002
-    max_sim_time_s: float = 5.0
+    max_sim_time_s: Optional[float] = None
+    """Simulated-time budget. None: what the stop rule needs for this scenario, from its round trip, loss and
+    closed-form goodput (:func:`tcpsim.stopping.sim_time_needed_s`: at least 5 s and 500 round trips, at
+    most an hour)."""
     max_events: int = 5_000_000
     max_wall_s: float = 60.0
     record_trace: bool = False
@@ -409,7 +412,9 @@ class Budget:
     def __post_init__(self) -> None:
         _check_range("rel_tol", self.rel_tol, 1e-6, 0.5, "in 1e-6..0.5")
         _check_range("min_sim_time_s", self.min_sim_time_s, 0.0, 3600.0)
-        _check_range("max_sim_time_s", self.max_sim_time_s, 1e-6, 3600.0, "in 1e-6..3600 s")
+        if self.max_sim_time_s is not None:
+            _check_range("max_sim_time_s", self.max_sim_time_s, 1e-6, 3600.0,
+                         "in 1e-6..3600 s, or None (what the scenario needs)")
         _check_range("max_events", self.max_events, 100, 1 << 40, "in 100..2**40")
         _check_range("max_wall_s", self.max_wall_s, 0.01, 86400.0)
         _check_range("trace_limit", self.trace_limit, 0, MAX_TRACE_SEGMENTS,

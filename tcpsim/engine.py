@@ -26,7 +26,7 @@ from .components.kernel import BudgetExhausted, Kernel
 from .components.resources import LinkDirection, Server
 from .protocol import framing
 from .result import Result, StreamResult
-from .stopping import StopRule
+from .stopping import StopRule, sim_time_needed_s
 from .timeseries import Recorder
 
 __all__ = ["run"]
@@ -95,6 +95,18 @@ def _base_rtt_s(sc: Scenario) -> float:
     return 2 * link.one_way_delay_s + ser * (1 + link.switch_hops) + host
 
 
+def _sim_time_needed_s(sc: Scenario, rtt_s: float) -> float:
+    """The simulated-time budget of a run whose ``Budget`` leaves it to the stop rule, at the goodput the
+    closed-form bounds allow (the least ceiling, and Mathis et al.'s rate on a lossy link)."""
+    goodput = min(ceilings.binding_ceiling(sc)[1], ceilings.loss_estimate_bps(sc))
+    wl = sc.workload
+    n_flows = wl.n_streams * (2 if wl.bidirectional else 1)
+    finite = None if wl.total_bytes is None else wl.total_bytes * 8.0 * n_flows
+    mss = framing.mss_bytes(sc.link.mtu_bytes, sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps)
+    return sim_time_needed_s(rtt_s=rtt_s, goodput_bps=goodput, segment_bytes=mss, loss_frac=sc.link.loss_frac,
+                             n_flows=n_flows, finite_bits=finite)
+
+
 class _Run:
     """State of one run: hosts, endpoints, applications and the convergence monitor."""
 
@@ -132,6 +144,7 @@ class _Run:
                 self._add_flow("reverse", wl.n_streams + i, self.rcv_host, self.snd_host, sc.receiver.tcp,
                                sc.sender.tcp)
         self.base_rtt_s = _base_rtt_s(sc)
+        self.max_sim_time_s = _sim_time_needed_s(sc, self.base_rtt_s) if b.max_sim_time_s is None else b.max_sim_time_s
         self.recorder: Recorder | None = None
         if b.record_timeseries:
             eps = [f[k] for f in self.flows for k in (2, 3)]
@@ -242,7 +255,8 @@ class _Run:
     def run(self) -> Result:
         kernel, b = self.kernel, self.sc.budget
         wall0 = time.perf_counter()
-        warmup_s = min(max(b.min_sim_time_s, 40 * self.base_rtt_s), b.max_sim_time_s / 4)
+        max_sim_s = self.max_sim_time_s
+        warmup_s = min(max(b.min_sim_time_s, 40 * self.base_rtt_s), max_sim_s / 4)
         first_check_s = max(warmup_s / 2, 20 * self.base_rtt_s)
         finite = self.sc.workload.total_bytes is not None and not self.rr
         loss_frac = self.sc.link.loss_frac
@@ -263,18 +277,18 @@ class _Run:
                 state["termination"] = "converged"
                 kernel.stop()
                 return
-            if now >= b.max_sim_time_s - 1e-12:
+            if now >= max_sim_s - 1e-12:
                 state["termination"] = "time_budget"
                 kernel.stop()
                 return
-            kernel.call_in(min(rule.gap_s, b.max_sim_time_s - now + 1e-12), sample)
+            kernel.call_in(min(rule.gap_s, max_sim_s - now + 1e-12), sample)
 
         def begin():
             # At least five base round trips between samples, so the first decision (forty of them) looks
             # at two hundred or more. Sampling every round trip let MSER and the batch means stop inside a
             # drift of a tenth of a second while claiming +-3 % (tests/test_engine.py,
             # test_a_converged_answer_agrees_with_a_long_run).
-            rule.gap_s = min(first_check_s / 4, (b.max_sim_time_s - warmup_s) / _MIN_SPAN_SAMPLES)
+            rule.gap_s = min(first_check_s / 4, (max_sim_s - warmup_s) / _MIN_SPAN_SAMPLES)
             sample()
 
         kernel.call_in(warmup_s, begin)

@@ -19,7 +19,7 @@ from typing import Callable, Optional
 
 from . import steady
 
-__all__ = ["StopRule"]
+__all__ = ["StopRule", "sim_time_needed_s", "MAX_AUTO_SIM_TIME_S"]
 
 _SWING_FACTOR = 4.0
 _MIN_SAMPLES = 40
@@ -38,8 +38,38 @@ _MIN_LOST_RETRANSMITS = 5
 run may stop, when such timeouts matter: one in half the batches of the interval, and none seen at all only
 once in 150 runs (Poisson)."""
 
+_FLOOR_SIM_TIME_S = 5.0
+"""The least simulated time a run is given when its budget leaves it to the rule (``Budget.max_sim_time_s`` None):
+the fixed default before the budget followed the scenario, so a short path's run is what it was."""
+_ROUND_TRIPS_NEEDED = 500
+"""Round trips a run is given: the engine samples from 40 round trips on, every few, and the rule's first decision
+comes after 40 samples (some 130-240 round trips); slow start and the windows' growth need their share too."""
+MAX_AUTO_SIM_TIME_S = 3600.0
+"""At most this much simulated time by the rule (``Budget``'s own bound); the event and wall budgets still apply."""
+
 Sample = tuple[float, int, int, int, int]
 """(time_s, bytes delivered, bytes sent, data segments sent, retransmissions): cumulative, all streams."""
+
+
+def sim_time_needed_s(*, rtt_s: float, goodput_bps: float, segment_bytes: int, loss_frac: float, n_flows: int,
+                      finite_bits: Optional[float] = None) -> float:
+    """The simulated time a run needs before :class:`StopRule` can stop it, from what is known before it starts:
+    its round trip, a bound on its goodput (the least closed-form ceiling, or Mathis et al.'s rate on a lossy
+    link) and its segments' payload. At least 5 s and 500 round trips; on a lossy link, time for the random
+    losses the rule waits for twice over (the transient's four per flow and the span's twenty, at that rate:
+    MSER may cut up to half the run); for a finite transfer, twice its bytes at that rate. At most an hour.
+
+    It is the default of ``Budget.max_sim_time_s``: a fixed 5 s cut a satellite path (600 ms) off inside slow
+    start and a lossy WAN path after a handful of losses, each with an answer far from the long run's."""
+    need = max(_FLOOR_SIM_TIME_S, _ROUND_TRIPS_NEEDED * rtt_s)
+    if goodput_bps > 0.0 and math.isfinite(goodput_bps):
+        segments_per_s = goodput_bps / (8.0 * max(segment_bytes, 1))
+        if loss_frac > 0.0:
+            losses = _MIN_LOSSES_KEPT + _TRANSIENT_LOSSES * n_flows
+            need = max(need, 2.0 * losses / loss_frac / segments_per_s)  # a product could underflow to 0
+        if finite_bits:
+            need = max(need, 2.0 * finite_bits / goodput_bps + 40 * rtt_s)
+    return min(need, MAX_AUTO_SIM_TIME_S)
 
 
 class StopRule:

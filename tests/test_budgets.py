@@ -144,3 +144,25 @@ def test_a_run_whose_events_turn_slow_still_ends_by_its_wall_budget():
     t0 = time.perf_counter()
     assert simulate(sc).termination == "wall_budget"
     assert time.perf_counter() - t0 < 0.5 + 1.0
+
+
+def test_a_satellite_path_runs_past_slow_start_by_default():
+    """600 ms at 50 Mbit/s with 4 MB buffers: a fixed 5 s budget (eight round trips) ended inside slow start at
+    1.6 Mbit/s, +-129 %; the budget by the scenario (500 round trips) lets it converge at the line."""
+    r = simulate(build_scenario(rate="50mbit", rtt="600ms", sockbuf="4M"))
+    assert r.termination == "converged"
+    assert r.goodput_bps > 0.95 * 47.5e6
+
+
+def test_a_lossy_wan_path_is_given_time_for_its_losses():
+    """50 ms, 0.1 % loss: some 50 losses need a minute of simulated time, not the 5 s a fixed budget gave."""
+    sc = build_scenario(rate="1gbit", rtt="50ms", loss=1e-3, os="linux-6.8")
+    assert sc.budget.max_sim_time_s is None
+    r = simulate(sc)
+    assert r.sim_time_s > 30.0
+    assert r.retransmits >= 24
+
+
+def test_an_explicit_simulated_time_budget_still_binds():
+    r = simulate(build_scenario(rate="50mbit", rtt="600ms", sockbuf="4M", budget=Budget(max_sim_time_s=5.0)))
+    assert r.termination == "time_budget" and r.sim_time_s == pytest.approx(5.0)

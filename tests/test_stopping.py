@@ -90,3 +90,48 @@ def test_a_run_whose_windows_still_rise_does_not_stop():
                       window_binds=lambda snap: True, windows_rising=lambda snaps: len(snaps) >= 3)
     assert _feed(rising, 400) is None
     assert _feed(_rule(), 400) == 39
+
+
+# --- the simulated-time budget a run is given when its Budget leaves it to the rule ---------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tcpsim.stopping import MAX_AUTO_SIM_TIME_S, sim_time_needed_s  # noqa: E402
+
+
+def _needed(rtt_s=100e-6, goodput_bps=1e9, loss_frac=0.0, n_flows=1, finite_bits=None):
+    return sim_time_needed_s(rtt_s=rtt_s, goodput_bps=goodput_bps, segment_bytes=1448, loss_frac=loss_frac,
+                             n_flows=n_flows, finite_bits=finite_bits)
+
+
+def test_a_short_clean_path_keeps_the_five_seconds_it_always_had():
+    assert _needed() == 5.0
+
+
+def test_a_long_path_gets_five_hundred_round_trips():
+    assert _needed(rtt_s=0.6) == pytest.approx(300.0)
+
+
+def test_a_lossy_path_gets_time_for_the_losses_the_rule_waits_for():
+    # 9.4 Mbit/s at 0.1 % loss is 0.81 losses a second; the rule waits for 4 + 20, twice over.
+    assert _needed(rtt_s=0.05, goodput_bps=9.4e6, loss_frac=1e-3) == pytest.approx(2 * 24 / (1e-3 * 9.4e6 / 8 / 1448))
+
+
+def test_a_finite_transfer_gets_twice_its_time_at_the_bound():
+    assert _needed(goodput_bps=1e7, finite_bits=8e9) == pytest.approx(2 * 800.0 + 40 * 100e-6)
+
+
+def test_the_budget_by_the_rule_is_at_most_an_hour():
+    assert _needed(rtt_s=0.6, goodput_bps=1e3, loss_frac=0.01) == MAX_AUTO_SIM_TIME_S  # 15 h of losses
+
+
+@settings(max_examples=200, deadline=None)
+@given(rtt=st.floats(1e-6, 2.0), rate=st.floats(1e4, 1e11), loss=st.just(0.0) | st.floats(1e-9, 0.5),
+       flows=st.integers(1, 64), factor=st.floats(1.0, 100.0))
+def test_the_budget_grows_with_the_round_trip_and_as_the_rate_or_the_losses_fall(rtt, rate, loss, flows, factor):
+    base = _needed(rtt_s=rtt, goodput_bps=rate, loss_frac=loss, n_flows=flows)
+    assert 5.0 <= base <= MAX_AUTO_SIM_TIME_S
+    assert _needed(rtt_s=rtt * factor, goodput_bps=rate, loss_frac=loss, n_flows=flows) >= base
+    assert _needed(rtt_s=rtt, goodput_bps=rate / factor, loss_frac=loss, n_flows=flows) >= base
+    assert _needed(rtt_s=rtt, goodput_bps=rate, loss_frac=loss / factor, n_flows=flows) >= base  # rarer losses

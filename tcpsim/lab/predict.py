@@ -70,7 +70,8 @@ def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0, t
 
     built = build_scenario(platform=host, seed=seed, **sc.predict_kwargs(tool, delay_line))
     return replace(built, link=replace(built.link, **sc.link_fields(delay_line)),
-                   budget=replace(built.budget, max_sim_time_s=min(built.budget.max_sim_time_s, sc.duration_s)))
+                   budget=replace(built.budget, max_sim_time_s=sc.duration_s if built.budget.max_sim_time_s is None
+                                  else min(built.budget.max_sim_time_s, sc.duration_s)))
 
 
 def tool_goodput_bps(sc: LabScenario, result: Result, duration_s: Optional[float] = None) -> float:
