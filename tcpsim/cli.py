@@ -539,7 +539,7 @@ def _main(argv: list[str]) -> int:
         if argv and argv[0] == "calibrate" and any(x.split("=")[0] in ("--lab", "--iperf3") for x in argv[1:]):
             from .calibration.own import main as own_main
 
-            return own_main(argv[1:])
+            return own_main(["--help"] if {"-h", "--help"} & set(argv[1:]) else argv[1:])
         if argv and argv[0] in _DELEGATES:
             return _delegate(argv[0], argv[1:])
         if argv and argv[0] == "machine":

@@ -364,6 +364,45 @@ def test_calibrate_bad_input_is_one_line(capsys, line, field):
     assert len(err) == 1 and field in err[0], err
 
 
+_RUN = os.path.join(os.path.dirname(__file__), "data", "iperf3_unshaped.json")
+
+
+@pytest.mark.parametrize("flags, field", [
+    ("--max-evals 0", "max_evals"), ("--max-evals -3", "max_evals"), ("--workers 0", "workers"),
+    ("--workers ١", "workers"), ("--cpus 0", "cpus"), ("--cpus 2.5", "cpus"),
+    ("--costs per_packet_s,per_packet_s", "costs"), ("--costs per_nothing_s", "costs"), ("--prior 0.5", "prior"),
+    ("--out fit.json", "out"),
+])
+def test_calibrating_this_machine_refuses_bad_input_in_one_line(capsys, tmp_path, flags, field):
+    import shlex
+
+    line = f"calibrate --iperf3 {_RUN} --rate 1gbit --costs per_packet_s --out {tmp_path / 'fit.toml'} {flags}"
+    assert main(shlex.split(line)) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and field in err[0], err
+    assert not (tmp_path / "fit.toml").exists()
+
+
+@pytest.mark.parametrize("line", ["calibrate --iperf3 --help", "calibrate --lab -h"])
+def test_the_own_machine_calibration_has_its_own_help(capsys, line):
+    assert main(line.split()) == 0
+    out = capsys.readouterr().out
+    assert "--iperf3 RUN.json" in out and "--out FILE.toml" in out
+
+
+def test_the_table_calibration_help_points_at_the_own_machine_one(capsys):
+    assert main(["calibrate", "--help"]) == 0
+    assert "tcpsim calibrate --iperf3 --help" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("line, field", [("lab --streams ١", "streams"), ("lab --streams 65", "streams"),
+                                         ("machine show x --cpus 1.5", "cpus"), ("machine show x --cpus 0", "cpus")])
+def test_lab_and_machine_counts_are_parsed_as_everywhere_else(capsys, line, field):
+    assert main(line.split()) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and field in err[0], err
+
+
 def _value_options():
     """(command, flag, dest) for every option of every subcommand that takes a value, output paths aside."""
     import argparse

@@ -89,7 +89,9 @@ def calibration_points(platform_id: str, points: Sequence[Point]) -> list[Point]
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = OneLineParser(prog="tcpsim calibrate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="Example:\n  tcpsim calibrate --platform es40_tru64 --max-evals 60")
+                                     epilog="Example:\n  tcpsim calibrate --platform es40_tru64 --max-evals 60\n\n"
+                                            "To fit the machine in front of you to tcpsim lab or iperf3 runs instead: "
+                                            "tcpsim calibrate --iperf3 --help")
     parser.add_argument("--platform", required=True, choices=sorted(FIT_PLAN))
     parser.add_argument("--max-evals", type=typed(parse_int, "max_evals", lo=1), default=40,
                         help="model evaluations of the whole table set, least-squares stage")

@@ -25,9 +25,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-from ..cliutil import OneLineParser
+from ..cliutil import OneLineParser, typed
 from ..errors import ConfigError
 from ..platform import Platform
+from ..units import parse_int
 
 __all__ = ["Cost", "COSTS", "OwnFit", "fit_costs", "robust_cost", "ROBUST_SCALE", "lab_cases", "iperf3_cases", "main"]
 
@@ -322,14 +323,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--scenario", default=None, metavar="FILE", help="rate, rtt, mtu, nodelay, [sysctls] in a TOML file")
     p.add_argument("--role", default=None, help="lab sweep runs of this role only (calibration)")
     p.add_argument("--base", default=None, metavar="NAME|FILE", help="profile to start from (default modern_linux, Linux)")
-    p.add_argument("--cpus", type=int, default=None, help="CPUs per host (default: the base profile's)")
+    p.add_argument("--cpus", type=typed(parse_int, "cpus", lo=1, hi=1024), default=None,
+                   help="CPUs per host (default: the base profile's)")
     p.add_argument("--costs", default="per_write_s,per_packet_s,per_byte_s",
                    help="costs to fit, of " + ", ".join(COSTS))
-    p.add_argument("--max-evals", type=int, default=30, help="simulator evaluations of all runs (default 30)")
+    p.add_argument("--max-evals", type=typed(parse_int, "max_evals", lo=1, hi=10_000), default=30,
+                   help="simulator evaluations of all runs (default 30)")
     p.add_argument("--prior", type=float, default=None, metavar="FACTOR",
                    help="keep each cost near the base profile's unless the runs say otherwise: the base values are "
                         "believed within FACTOR (3, say); default none")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--workers", type=typed(parse_int, "workers", lo=1, hi=256), default=os.cpu_count() or 1)
     p.add_argument("--name", default=None, help="name of the machine in the file (default: from --out)")
     p.add_argument("--out", required=True, metavar="FILE.toml", help="the machine file to write")
     a = p.parse_args(list(argv or []))
@@ -338,6 +341,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for n in names:
         if n not in COSTS:
             raise ConfigError("costs", n, "names from " + ", ".join(COSTS))
+    if len(set(names)) < len(names):
+        raise ConfigError("costs", a.costs, "each cost named once")
     if not a.out.endswith(".toml"):
         raise ConfigError("out", a.out, "a path ending in .toml")
     if a.lab:

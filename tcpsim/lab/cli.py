@@ -7,9 +7,10 @@ import json
 import sys
 from typing import Any, Optional, Sequence
 
-from ..cliutil import OneLineParser, fail
+from ..cliutil import OneLineParser, fail, typed
 from ..errors import TcpsimError
 from ..os_versions import OS_NAMES
+from ..units import parse_int
 
 __all__ = ["main"]
 
@@ -38,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--write", default="128k", help="bytes per write (default 128k, iperf3's)")
     g.add_argument("--message", default=None, help="small messages of this size instead of bulk writes")
     g.add_argument("--nodelay", action="store_true", help="TCP_NODELAY (Nagle off)")
-    g.add_argument("--streams", type=int, default=1, metavar="N", help="parallel connections (default 1)")
+    g.add_argument("--streams", type=typed(parse_int, "streams", lo=1, hi=64), default=1, metavar="N",
+                   help="parallel connections (default 1, at most 64)")
     g.add_argument("--rr", default=None, help="request/response of this request size (built-in generator)")
     g.add_argument("--response", default=None, help="response size for --rr (default: the request size)")
     g.add_argument("--cc", default="cubic", help="congestion control in the namespaces (default cubic)")

@@ -10,6 +10,9 @@ import argparse
 import json
 from typing import Any, Optional, Sequence
 
+from ..cliutil import typed
+from ..units import parse_int
+
 __all__ = ["add_part_flags", "part_kwargs", "main"]
 
 _EXAMPLES = ("Examples:\n  tcpsim machine show rx2600_ixgb\n  tcpsim machine show rx2600_ixgb --nic e1000 --os linux-2.4\n"
@@ -30,7 +33,8 @@ def add_part_flags(g: Any, *, with_bus_cpus: bool = False, with_os: bool = True)
                             "family default (linux, solaris, bsd); a profile's own OS settings stay unless the "
                             "family changes")
     if with_bus_cpus:
-        g.add_argument("--cpus", type=int, default=None, metavar="N", help="CPUs per host")
+        g.add_argument("--cpus", type=typed(parse_int, "cpus", lo=1, hi=1024), default=None, metavar="N",
+                       help="CPUs per host")
         g.add_argument("--bus", default=None, metavar="PART", help="I/O bus (pci-32-33, pcix-64-133, pcie-gen1-x4 ...)")
 
 
