@@ -26,7 +26,7 @@ from .components.kernel import BudgetExhausted, Kernel
 from .components.resources import LinkDirection, Server
 from .protocol import framing
 from .result import Result, StreamResult
-from .stopping import StopRule, sim_time_needed_s
+from .stopping import SAMPLING_PLAN_S, StopRule, sim_time_needed_s
 from .timeseries import Recorder
 
 __all__ = ["run"]
@@ -256,7 +256,10 @@ class _Run:
         kernel, b = self.kernel, self.sc.budget
         wall0 = time.perf_counter()
         max_sim_s = self.max_sim_time_s
-        warmup_s = min(max(b.min_sim_time_s, 40 * self.base_rtt_s), max_sim_s / 4)
+        # A budget the rule set spaces the samples as the fixed 5 s default did: a run that converged within it
+        # stops where it did; one that had not goes on.
+        plan_s = max_sim_s if b.max_sim_time_s is not None else min(max_sim_s, SAMPLING_PLAN_S)
+        warmup_s = min(max(b.min_sim_time_s, 40 * self.base_rtt_s), plan_s / 4)
         first_check_s = max(warmup_s / 2, 20 * self.base_rtt_s)
         finite = self.sc.workload.total_bytes is not None and not self.rr
         loss_frac = self.sc.link.loss_frac
@@ -288,7 +291,7 @@ class _Run:
             # at two hundred or more. Sampling every round trip let MSER and the batch means stop inside a
             # drift of a tenth of a second while claiming +-3 % (tests/test_engine.py,
             # test_a_converged_answer_agrees_with_a_long_run).
-            rule.gap_s = min(first_check_s / 4, (max_sim_s - warmup_s) / _MIN_SPAN_SAMPLES)
+            rule.gap_s = min(first_check_s / 4, (plan_s - warmup_s) / _MIN_SPAN_SAMPLES)
             sample()
 
         kernel.call_in(warmup_s, begin)

@@ -19,7 +19,7 @@ from typing import Callable, Optional
 
 from . import steady
 
-__all__ = ["StopRule", "sim_time_needed_s", "MAX_AUTO_SIM_TIME_S"]
+__all__ = ["StopRule", "sim_time_needed_s", "MAX_AUTO_SIM_TIME_S", "SAMPLING_PLAN_S"]
 
 _SWING_FACTOR = 4.0
 _MIN_SAMPLES = 40
@@ -38,12 +38,13 @@ _MIN_LOST_RETRANSMITS = 5
 run may stop, when such timeouts matter: one in half the batches of the interval, and none seen at all only
 once in 150 runs (Poisson)."""
 
-_FLOOR_SIM_TIME_S = 5.0
+SAMPLING_PLAN_S = 5.0
 """The least simulated time a run is given when its budget leaves it to the rule (``Budget.max_sim_time_s`` None):
-the fixed default before the budget followed the scenario, so a short path's run is what it was."""
+the fixed default before the budget followed the scenario. Its samples are spaced as for a run of at most this
+long (:meth:`tcpsim.engine._Run.run`), so what converged within it converges as before, no later."""
 _ROUND_TRIPS_NEEDED = 500
-"""Round trips a run is given: the engine samples from 40 round trips on, every few, and the rule's first decision
-comes after 40 samples (some 130-240 round trips); slow start and the windows' growth need their share too."""
+"""Round trips a run is given at least: slow start, the windows' growth, a warm-up and the rule's forty samples
+(the engine spaces them up to five round trips apart) each need their share."""
 MAX_AUTO_SIM_TIME_S = 3600.0
 """At most this much simulated time by the rule (``Budget``'s own bound); the event and wall budgets still apply."""
 
@@ -61,7 +62,7 @@ def sim_time_needed_s(*, rtt_s: float, goodput_bps: float, segment_bytes: int, l
 
     It is the default of ``Budget.max_sim_time_s``: a fixed 5 s cut a satellite path (600 ms) off inside slow
     start and a lossy WAN path after a handful of losses, each with an answer far from the long run's."""
-    need = max(_FLOOR_SIM_TIME_S, _ROUND_TRIPS_NEEDED * rtt_s)
+    need = max(SAMPLING_PLAN_S, _ROUND_TRIPS_NEEDED * rtt_s)
     if goodput_bps > 0.0 and math.isfinite(goodput_bps):
         segments_per_s = goodput_bps / (8.0 * max(segment_bytes, 1))
         if loss_frac > 0.0:

@@ -166,3 +166,13 @@ def test_a_lossy_wan_path_is_given_time_for_its_losses():
 def test_an_explicit_simulated_time_budget_still_binds():
     r = simulate(build_scenario(rate="50mbit", rtt="600ms", sockbuf="4M", budget=Budget(max_sim_time_s=5.0)))
     assert r.termination == "time_budget" and r.sim_time_s == pytest.approx(5.0)
+
+
+def test_a_run_that_converged_within_five_seconds_is_the_same_run():
+    """The budget by the scenario spaces the samples as the fixed 5 s default did: 100 ms at the line converged
+    at 2 s then and does now, to the same figures."""
+    sc = build_scenario(rtt="100ms", sockbuf="16M")
+    by_rule, fixed = simulate(sc), simulate(sc.replace(budget=Budget(max_sim_time_s=5.0)))
+    assert by_rule.termination == fixed.termination == "converged"
+    assert by_rule.to_dict()["goodput_bps"] == fixed.to_dict()["goodput_bps"]
+    assert by_rule.events == fixed.events
