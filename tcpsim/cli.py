@@ -194,13 +194,16 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
 
         parts = part_kwargs(a)
         knobs = _read_tuning_file(a.sysctl)
+        effects: dict[tuple, None] = {}  # what each knob did on each host tuned, once each, in file order
         for key in ("platform", "sender", "receiver"):
             if key in axes:
-                axes[key] = [_tuned(v, a.tuning, parts, knobs, a.sysctl) for v in axes[key]]
+                axes[key] = [_tuned(v, a.tuning, parts, knobs, a.sysctl, effects) for v in axes[key]]
         for role in ("sender", "receiver"):
             if role in axes or ("platform" in axes and kw[role] is None):
                 continue  # every swept value was tuned above
-            kw[role] = _tuned(kw[role] if kw[role] is not None else kw["platform"], a.tuning, parts, knobs, a.sysctl)
+            kw[role] = _tuned(kw[role] if kw[role] is not None else kw["platform"], a.tuning, parts, knobs, a.sysctl,
+                              effects)
+        a.sysctl_effects = sorted(effects, key=lambda e: e[0])
         file_mtu = [k.value for k in knobs if getattr(k, "name", None) == "mtu"]
         if file_mtu and mtu is None and "mtu" not in axes:
             kw["mtu"] = file_mtu[-1]
@@ -214,15 +217,29 @@ def _read_tuning_file(path: str) -> list:
     return parse_tuning(read_text_limited(path, "sysctl"), path)
 
 
-def _tuned(spec: Any, tuning: str | None, parts: dict[str, Any], knobs: list, path: str) -> Any:
-    """A profile (or the ideal host) with its tuning level and the part flags, then the file's knobs."""
+def _tuned(spec: Any, tuning: str | None, parts: dict[str, Any], knobs: list, path: str, effects: dict) -> Any:
+    """A profile (or the ideal host) with its tuning level and the part flags, then the file's knobs; each
+    knob's effect on it joins ``effects`` as (line, knob, value, what it did)."""
     from .machine.spec import platform_for
     from .platform import Platform
     from .tuning import apply_tuning
+    from .tuning.knobs import _show
 
     base = platform_for(spec, tuning=tuning, **parts) or Platform()
     out = apply_tuning(base, knobs, path)
-    return getattr(out, "platform", out)  # a TuningResult, or a Platform from a simpler apply_tuning
+    effects.update(((k.line_no, k.name, _show(k.value), what), None) for k, what in out.effects)
+    return out.platform
+
+
+def _sysctl_lines(a: argparse.Namespace) -> list[str]:
+    """For predict's text: the --sysctl file's knobs that changed nothing here, and why (the kernel version has
+    no such knob, or tcpsim does not model it); a count of the others."""
+    effects = getattr(a, "sysctl_effects", [])
+    ignored = [e for e in effects if e[3].startswith("ignored")]
+    applied = len({e[:3] for e in effects} - {e[:3] for e in ignored})
+    lines = [f"sysctl       {a.sysctl}: {applied} knob(s) applied, {len(ignored)} ignored" + (":" if ignored else "")]
+    lines += [f"  line {line}: {name} = {value}: {what}" for line, name, value, what in ignored]
+    return lines if effects else []
 
 
 def _dump(obj: Any) -> str:
@@ -267,11 +284,15 @@ def _cmd_predict(a: argparse.Namespace) -> int:
         d.update(goodput_bps=result.goodput_bps, data_packets_per_s=result.data_packets_per_s,
                  limited_by=result.limited_by, ceilings_bps=dict(result.ceilings_bps),
                  payload_histogram={str(k): v for k, v in sorted(result.payload_histogram.items())})
+        if a.sysctl is not None:
+            d["sysctl"] = {"file": a.sysctl, "knobs": [
+                {"line": line, "knob": name, "value": value, "effect": what, "ignored": what.startswith("ignored")}
+                for line, name, value, what in getattr(a, "sysctl_effects", [])]}
         _write(a.json, _dump(d), "json")
     else:
         from .report_text import describe
 
-        print(describe(build_scenario(**kw), result))
+        print("\n".join([describe(build_scenario(**kw), result), *_sysctl_lines(a)]))
     return 0
 
 

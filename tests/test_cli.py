@@ -159,6 +159,24 @@ def test_mtu_line_of_a_tuning_file_applies_unless_mtu_is_given(tmp_path, capsys)
     assert _strict_json(_run(capsys, base + ["--mtu", "1500"])[1])["inputs"]["mtu_bytes"] == 1500
 
 
+def test_knobs_a_kernel_version_ignores_are_reported_as_ignored(tmp_path, capsys):
+    """Issue 22: a host's own sysctl file is accepted whole, and predict says which knobs changed nothing for the
+    kernel version asked for, and why (tcp_adv_win_scale from 6.6 on, a knob tcpsim does not model)."""
+    f = tmp_path / "host.conf"
+    f.write_text("net.ipv4.tcp_adv_win_scale = 1\nnet.ipv4.tcp_tw_recycle = 1\nnet.core.rmem_max = 8388608\n")
+    flags = ["predict", "--sysctl", str(f), "--method", "ceilings"]
+    code, out, _ = _run(capsys, flags + ["--os", "linux-6.8"])
+    assert code == 0
+    assert "1 knob(s) applied, 2 ignored" in out
+    assert "line 1: net.ipv4.tcp_adv_win_scale = 1: ignored: Linux 6.8" in out
+    assert "line 2: net.ipv4.tcp_tw_recycle" in out
+    old = _strict_json(_run(capsys, flags + ["--os", "linux-2.6", "--json"])[1])["sysctl"]
+    assert old["file"] == str(f)
+    assert [(k["line"], k["ignored"]) for k in old["knobs"]] == [(1, False), (2, True), (3, False)]
+    assert old["knobs"][0]["effect"] == "os.adv_win_scale = 1"
+    assert "sysctl" not in _strict_json(_run(capsys, ["predict", "--method", "ceilings", "--json"])[1])
+
+
 # ---------------------------------------------------------------- help, platforms
 
 @pytest.mark.parametrize("cmd", [[], ["predict"], ["platforms"], ["sweep"], ["explain"], ["plan"], ["validate"],
