@@ -142,13 +142,33 @@ def test_the_trace_command_refuses_bad_arguments_in_one_line(capsys):
     assert len(err) == 2 and "duration" in err[0] and "rtt" in err[1]
 
 
-def test_the_window_probe_refuses_a_bad_read_delay_in_one_line(capsys):
+def _exit_code(main, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    return exc.value.code
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["--read-delay", "1s"], "read_delay"), (["--read-delay", "soon"], "read_delay"),
+    (["--duration", "-1"], "duration"), (["--duration", "nan"], "duration"), (["--rate", "fast"], "rate"),
+    (["--rtt", "5"], "rtt"), (["--mtu", "lots"], "mtu")])
+def test_the_window_probe_refuses_bad_arguments_in_one_line(capsys, argv, field):
     from tcpsim.lab import winprobe
 
-    assert winprobe.main(["--read-delay", "1s"]) == 2
-    assert winprobe.main(["--read-delay", "soon"]) == 2
+    assert _exit_code(winprobe.main, argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2 and all("read-delay" in line for line in err)
+    assert len(err) == 1 and field in err[0], err
+
+
+@pytest.mark.parametrize("argv, field", [(["--calls", "0"], "calls"), (["--calls", "-5"], "calls"),
+                                         (["--calls", "100001"], "calls"), (["--passes", "0"], "passes"),
+                                         (["--passes", "11"], "passes"), (["--queue-bytes", "0"], "queue_bytes")])
+def test_the_call_probe_refuses_bad_counts_in_one_line(capsys, argv, field):
+    from tcpsim.lab import callprobe
+
+    assert _exit_code(callprobe.main, argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and field in err[0], err
 
 
 def test_machine_show_reads_a_wake_up_table_in_plain_units(tmp_path, capsys):
@@ -238,6 +258,6 @@ def test_the_receive_trace_counts_by_context_and_names_the_two_processes():
 def test_the_receive_trace_refuses_a_bad_window_in_one_line(capsys):
     from tcpsim.lab import rxtrace
 
-    assert rxtrace.main(["--scenario", "--rate 0", "--window", "5s"]) == 2
+    assert _exit_code(rxtrace.main, ["--scenario", "--rate 0", "--window", "5s"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "window" in err[0]

@@ -18,7 +18,6 @@ Loopback only; every set bounded in count.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -28,6 +27,9 @@ import sys
 import time
 from contextlib import contextmanager
 from typing import Iterable, Iterator, Optional
+
+from ..cliutil import OneLineParser, typed
+from ..units import parse_int
 
 __all__ = ["probe_calls", "parse_syscalls", "main", "MAX_CALLS"]
 
@@ -210,17 +212,17 @@ def probe_calls(calls: int = 5000, passes: int = 3, method: str = "auto", queue_
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tcpsim.lab.callprobe", description=__doc__.split("\n\n")[0])
-    p.add_argument("--calls", type=int, default=5000, help=f"calls of each kind a pass (at most {MAX_CALLS:,})")
-    p.add_argument("--passes", type=int, default=3, help="passes (at most 10); the median is reported")
+    p = OneLineParser(prog="python -m tcpsim.lab.callprobe", description=__doc__.split("\n\n")[0])
+    p.add_argument("--calls", type=typed(parse_int, "calls", lo=1, hi=MAX_CALLS), default=5000,
+                   help=f"calls of each kind a pass (at most {MAX_CALLS:,})")
+    p.add_argument("--passes", type=typed(parse_int, "passes", lo=1, hi=10), default=3,
+                   help="passes (at most 10); the median is reported")
     p.add_argument("--method", choices=("auto", "tracefs", "python"), default="auto")
-    p.add_argument("--queue-bytes", type=int, default=QUEUE_BYTES, help="bytes of each queued write (1-1024)")
+    p.add_argument("--queue-bytes", type=typed(parse_int, "queue_bytes", lo=1, hi=1024), default=QUEUE_BYTES,
+                   help="bytes of each queued write (1-1024)")
     a = p.parse_args(argv)
     if a.method == "tracefs" and not can_trace():
         print("--method tracefs needs root and /sys/kernel/tracing with raw_syscalls events", file=sys.stderr)
-        return 2
-    if not 1 <= a.queue_bytes <= 1024:
-        print(f"--queue-bytes={a.queue_bytes}: must be in 1..1024 bytes", file=sys.stderr)
         return 2
     print(json.dumps(probe_calls(a.calls, a.passes, a.method, a.queue_bytes), indent=1))
     return 0

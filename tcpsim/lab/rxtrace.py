@@ -22,7 +22,6 @@ decision; the events are switched off and the buffer cleared on every exit (``sc
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -33,6 +32,7 @@ import time
 from collections import Counter
 from typing import Iterable, Optional
 
+from ..cliutil import OneLineParser, typed
 from ..units import parse_duration
 from .schedtrace import TRACEFS, traced
 
@@ -157,17 +157,13 @@ def _trace_run(lab_args: list[str], window_s: float) -> dict:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tcpsim.lab.rxtrace", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="python -m tcpsim.lab.rxtrace", description=__doc__.splitlines()[0])
     ap.add_argument("--scenario", action="append", required=True, metavar="LAB_ARGS",
                     help="tcpsim lab's arguments for one run (\"--rate 0 --write 16k\"); repeatable")
-    ap.add_argument("--window", default="0.3s", help="how long to trace in each run (0.05-1 s; the trace of a "
-                    "busy run is tens of MB a second)")
+    ap.add_argument("--window", type=typed(parse_duration, "window", lo_s=0.05, hi_s=1.0), default="0.3s",
+                    help="how long to trace in each run (0.05-1 s; the trace of a busy run is tens of MB a second)")
     args = ap.parse_args(argv)
-    try:
-        window_s = parse_duration(args.window, "window", 0.05, 1.0)
-    except ValueError as exc:
-        print(f"rxtrace: {exc}", file=sys.stderr)
-        return 2
+    window_s = args.window
     if os.geteuid() != 0 or not (TRACEFS / "events/tcp/tcp_probe").exists():
         print(f"rxtrace: needs root and tracefs at {TRACEFS} with the tcp, sock, sched and ipi events",
               file=sys.stderr)

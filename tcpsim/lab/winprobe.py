@@ -11,7 +11,6 @@ path's skb") has what it showed on the lab VM; those figures set ``lab_vm``'s re
 
 from __future__ import annotations
 
-import argparse
 import json
 import select
 import socket
@@ -21,7 +20,8 @@ import sys
 import time
 from typing import Optional
 
-from ..units import parse_duration, parse_link_rate, parse_size
+from ..cliutil import OneLineParser, typed
+from ..units import parse_duration, parse_link_rate, parse_number, parse_size
 from ._proc import die_with_parent
 from .tcpinfo import congestion_control, set_congestion_control, tcp_info
 
@@ -148,32 +148,27 @@ def probe_window(rate_bps: float, rtt_s: float, mtu_bytes: int, rcvbuf_bytes: in
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tcpsim.lab.winprobe", description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="python -m tcpsim.lab.winprobe", description=__doc__.splitlines()[0])
     p.add_argument("--role", choices=("probe", "recv", "send"), default="probe")
-    p.add_argument("--rate", default="1gbit")
-    p.add_argument("--rtt", default="0")
-    p.add_argument("--mtu", default="1500")
-    p.add_argument("--rcvbuf", default="16384")
-    p.add_argument("--duration", type=float, default=1.5)
+    p.add_argument("--rate", type=typed(parse_link_rate, "rate"), default="1gbit")
+    p.add_argument("--rtt", type=typed(parse_duration, "rtt", lo_s=0.0, hi_s=1.0), default="0")
+    p.add_argument("--mtu", type=typed(parse_size, "mtu", decimal=True), default="1500")
+    p.add_argument("--rcvbuf", type=typed(parse_size, "rcvbuf"), default="16384")
+    p.add_argument("--duration", type=typed(parse_number, "duration", lo=0.1, hi=60.0), default=1.5,
+                   help="seconds of traffic (default 1.5, at most 60)")
     p.add_argument("--connect", default="")
-    p.add_argument("--read-delay", default="0", help="the reader spins this long after each wake-up (0..10 ms)")
+    p.add_argument("--read-delay", type=typed(parse_duration, "read_delay", lo_s=0.0, hi_s=0.01), default="0",
+                   help="the reader spins this long after each wake-up (0..10 ms)")
     p.add_argument("--cc", default="cubic", help="TCP_CONGESTION of both sockets (default cubic, the sweep's)")
     a = p.parse_args(argv)
-    try:
-        read_delay_s = parse_duration(a.read_delay, "read-delay", 0.0, 0.01)
-    except ValueError as exc:
-        print(f"winprobe: {exc}", file=sys.stderr)
-        return 2
     if a.role == "recv":
         die_with_parent()
-        print(json.dumps(_receiver(parse_size(a.rcvbuf, "rcvbuf"), a.duration, read_delay_s, a.cc)), flush=True)
+        print(json.dumps(_receiver(a.rcvbuf, a.duration, a.read_delay, a.cc)), flush=True)
     elif a.role == "send":
         die_with_parent()
         print(json.dumps(_sender(a.connect, a.duration, a.cc)), flush=True)
     else:
-        print(json.dumps(probe_window(parse_link_rate(a.rate, "rate"), parse_duration(a.rtt, "rtt"),
-                                      parse_size(a.mtu, "mtu", decimal=True), parse_size(a.rcvbuf, "rcvbuf"),
-                                      a.duration, read_delay_s, a.cc)))
+        print(json.dumps(probe_window(a.rate, a.rtt, a.mtu, a.rcvbuf, a.duration, a.read_delay, a.cc)))
     return 0
 
 
