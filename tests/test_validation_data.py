@@ -167,3 +167,16 @@ def test_the_dataset_tool_refuses_a_runs_file_in_one_line(tmp_path, capsys):
     assert dataset.main([str(tmp_path / "out"), "--median-of", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "runs file" in err
+
+
+@pytest.mark.parametrize("argv, field", [(["--duration", "-1"], "duration"), (["--duration", "100"], "duration"),
+                                         (["--only", "0"], "only"), (["--only", "-1"], "only")])
+def test_the_sweep_refuses_a_bad_duration_or_row_count_in_one_line(tmp_path, capsys, argv, field):
+    """Before anything is measured: a negative --only took all rows but the last, a negative duration a traceback."""
+    from tcpsim.lab import dataset
+
+    with pytest.raises(SystemExit) as exc:
+        dataset.main([str(tmp_path), *argv])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and field in err[0], err

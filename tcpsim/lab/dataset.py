@@ -26,9 +26,11 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Optional
 
+from ..cliutil import OneLineParser, typed
 from ..errors import ConfigError
 from ..fileio import read_text_limited
-from .scenario import LabScenario, lab_scenario
+from ..units import parse_int, parse_number
+from .scenario import MAX_DURATION_S, LabScenario, lab_scenario
 
 __all__ = ["Row", "sweep_rows", "role_of", "csv_row", "median_runs", "EXTRA_COLUMNS"]
 
@@ -214,7 +216,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     from .cli import to_json
     from .testbed import LabUnavailable, install_signal_handlers, missing_requirement
 
-    p = argparse.ArgumentParser(prog="python -m tcpsim.lab.dataset")
+    p = OneLineParser(prog="python -m tcpsim.lab.dataset")
     p.add_argument("out", help="folder for the CSV tables")
     p.add_argument("--runs", default=None, help="also write every run's JSON (a list) here")
     saved = p.add_mutually_exclusive_group()
@@ -224,8 +226,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                             "them)")
     p.add_argument("--load", default=None, help="with --from-runs or --median-of: load averages 'a b c,d e f' at "
                    "start and end (default: the first and last run's; of several passes, the highest)")
-    p.add_argument("--only", type=int, default=None, help="the first N rows only")
-    p.add_argument("--duration", type=float, default=3.0)
+    p.add_argument("--only", type=typed(parse_int, "only", lo=1), default=None, help="the first N rows only")
+    p.add_argument("--duration", type=typed(parse_number, "duration", lo=0.5, hi=MAX_DURATION_S), default=3.0,
+                   help=f"seconds of traffic a row (default 3, at most {MAX_DURATION_S:.0f})")
     p.add_argument("--pin", default=None, metavar="SND,RCV",
                    help="run every row's sending and receiving tool on these CPUs (tcpsim lab --pin); 0,1 is the "
                         "placement validate's lab_vm models")
