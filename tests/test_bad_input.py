@@ -370,7 +370,8 @@ _RUN = os.path.join(os.path.dirname(__file__), "data", "iperf3_unshaped.json")
 @pytest.mark.parametrize("flags, field", [
     ("--max-evals 0", "max_evals"), ("--max-evals -3", "max_evals"), ("--workers 0", "workers"),
     ("--workers ١", "workers"), ("--cpus 0", "cpus"), ("--cpus 2.5", "cpus"),
-    ("--costs per_packet_s,per_packet_s", "costs"), ("--costs per_nothing_s", "costs"), ("--prior 0.5", "prior"),
+    ("--costs per_packet_s,per_packet_s", "costs"), ("--costs per_packet_s,per_packet_rx_s", "costs"),
+    ("--costs per_nothing_s", "costs"), ("--prior 0.5", "prior"),
     ("--out fit.json", "out"),
 ])
 def test_calibrating_this_machine_refuses_bad_input_in_one_line(capsys, tmp_path, flags, field):

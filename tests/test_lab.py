@@ -168,6 +168,21 @@ def test_one_run_the_model_cannot_reach_drags_the_costs_less_than_squares_would(
     assert robust_cost(log_err(np.log(fit.values))) < robust_cost(plain.fun)
 
 
+def test_a_segment_cost_can_be_fitted_for_each_direction_apart():
+    """``--costs per_packet_tx_s,per_packet_rx_s``: each half sets its own CpuCost field; ``per_packet_s`` sets both."""
+    from tcpsim.calibration.own import COSTS
+    from tcpsim.profiles import load_platform
+
+    base = load_platform("lab_vm")
+    tx = COSTS["per_packet_tx_s"].set(base, 7e-6)
+    assert (tx.cpu.per_packet_tx_s, tx.cpu.per_packet_rx_s) == (7e-6, base.cpu.per_packet_rx_s)
+    rx = COSTS["per_packet_rx_s"].set(base, 1e-6)
+    assert (rx.cpu.per_packet_tx_s, rx.cpu.per_packet_rx_s) == (base.cpu.per_packet_tx_s, 1e-6)
+    both = COSTS["per_packet_s"].set(base, 3e-6)
+    assert both.cpu.per_packet_tx_s == both.cpu.per_packet_rx_s == 3e-6
+    assert COSTS["per_packet_rx_s"].get(rx) == 1e-6
+
+
 def test_fitter_says_when_the_runs_do_not_tell_a_cost():
     def window_limited(values):  # goodput independent of the third cost
         return [w * 8 / (values[0] + values[1] * math.ceil(w / 1448)) for w in _WRITES]

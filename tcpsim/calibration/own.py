@@ -63,6 +63,10 @@ COSTS: dict[str, Cost] = {c.name: c for c in (
          unset="syscall_rx_s"),
     Cost("per_packet_s", ("per_packet_tx_s", "per_packet_rx_s"), 0.05e-6, 50e-6,
          "CPU seconds per data segment, sending and receiving alike (TCP/IP, driver, skb)"),
+    Cost("per_packet_tx_s", ("per_packet_tx_s",), 0.05e-6, 50e-6,
+         "CPU seconds per data segment sent (TCP output, IP, qdisc, the driver's or veth's transmit)"),
+    Cost("per_packet_rx_s", ("per_packet_rx_s",), 0.05e-6, 50e-6,
+         "CPU seconds per data segment received (the driver's or veth's receive, IP and TCP input, the socket queue)"),
     Cost("per_byte_s", ("per_byte_copy_s",), 0.005e-9, 5e-9, "CPU seconds per byte copied user<->kernel"),
 )}
 """Bounds: a 2-5 GHz core spends at least a few hundred cycles on any call or segment (0.05 us) and no
@@ -341,8 +345,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for n in names:
         if n not in COSTS:
             raise ConfigError("costs", n, "names from " + ", ".join(COSTS))
-    if len(set(names)) < len(names):
-        raise ConfigError("costs", a.costs, "each cost named once")
+    fields = [f for n in names for f in COSTS[n].fields]
+    if len(set(fields)) < len(fields):
+        raise ConfigError("costs", a.costs, "each cost named once, per_packet_s or its _tx_s/_rx_s halves, not both")
     if not a.out.endswith(".toml"):
         raise ConfigError("out", a.out, "a path ending in .toml")
     if a.lab:
