@@ -4,6 +4,8 @@ import json
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from tcpsim.engine import _Run, run
@@ -405,6 +407,28 @@ def test_a_veth_without_delay_receives_each_frame_inside_the_call_that_sent_it(o
     sizes = [t[4] for t in run(sc).trace if t[2] == "data" and t[1].startswith("sender")][:8]
     assert len(sizes) == 8
     assert (max(sizes) > 1024) if one_way_delay_s else sizes == [1024] * 8
+
+
+@settings(max_examples=12, deadline=None)
+@given(write=st.sampled_from(["16k", "64k", "256k"]), streams=st.integers(1, 2), mtu=st.sampled_from([1500, 9000]),
+       seed=st.integers(0, 3))
+def test_a_drop_free_veth_takes_every_segment_in_order(write, streams, mtu, seed):
+    """Linux takes a connection's segments in the order they arrived (``enqueue_to_backlog`` is first in first out;
+    ``tcp_v4_rcv`` locks the socket before it runs a segment or queues it on the owner's backlog): on a path that
+    drops nothing the receiver never sees a hole and the sender never retransmits. tcpsim once let the part of a GSO
+    aggregate that found the reader inside a call overtake the part still waiting for the sending CPU (67
+    segments out of order in 30 ms of 64 KiB writes, 6 retransmissions; validation/README.md, "A connection's
+    segments are taken in the order they arrived")."""
+    from tcpsim.api import build_scenario
+
+    sc = build_scenario(platform="lab_vm", rate=0, veth=True, write=write, streams=streams, mtu=mtu, rtt="40us",
+                        seed=seed, budget=Budget(max_sim_time_s=0.02, rel_tol=1e-6))
+    assert sc.link.rx_on_sending_cpu and sc.receiver.tcp.owner_backlog
+    sim = _Run(sc)
+    r = sim.run()
+    assert r.delivered_bytes > 0 and not any(r.drops.values())
+    assert [f[3].out_of_order_segments for f in sim.flows] == [0] * streams
+    assert r.retransmits == 0
 
 
 def test_a_segment_the_pruned_queue_cannot_take_is_dropped_and_the_window_offered_is_zero():

@@ -95,6 +95,8 @@ class HostRuntime:
         self._rx_in_call = False
         """Whether what arrives here was received inside the peer's call that sent it (:func:`_lasts`)."""
         self._tx_order: dict[object, float] = {}
+        self._rx_order: dict[object, float] = {}
+        """Per receiving endpoint, when the stack last finished taking in one of its segments (:meth:`_handle`)."""
         # Each FIFO stage's completions come due in order: one kernel lane each (Kernel.lane).
         self._to_wire_lanes = [kernel.lane(self._to_wire) for _ in self.cpus]
         self._deliver_lanes = [kernel.lane(self._deliver) for _ in self.cpus]
@@ -331,6 +333,7 @@ class HostRuntime:
             self._to_owner(seg, dst, cost, now)
             return
         done = self._rx_server(seg, cpu_index).run(now, cost)
+        self._rx_order[dst] = done
         if self._rx_in_call:
             _lasts(dst.peer, done, now)
         self._handler_until[cpu_index] = done
@@ -340,9 +343,13 @@ class HostRuntime:
         """The socket's application is inside a call: the segment joins the socket's backlog and the application
         runs it on its CPU after its own work, before the call returns (Linux ``tcp_v4_rcv``: ``sock_owned_by_user``
         -> ``tcp_add_backlog``; ``release_sock`` -> ``__release_sock``; a send flushes it only every 16 new skbs,
-        ``tcp_sendmsg_locked``). No wake-up: the owner is running."""
+        ``tcp_sendmsg_locked``). No wake-up: the owner is running. It joins the backlog only once the connection's
+        segment ahead of it is taken in (the receiving CPU's backlog, ``enqueue_to_backlog``, is first in first out,
+        and ``tcp_v4_rcv`` takes the socket's lock first), so it never overtakes one still waiting for a CPU."""
         cpu = dst.owner_cpu
-        done = self.cpus[cpu].run(now, cost)
+        ahead = self._rx_order.get(dst, 0.0)
+        done = self.cpus[cpu].run(ahead if ahead > now else now, cost)
+        self._rx_order[dst] = done
         dst.owner_until_s = done
         self._backlog_lanes[cpu].call_at(done, seg, cpu)
 
