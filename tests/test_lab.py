@@ -752,15 +752,42 @@ def test_an_unshaped_run_predicted_on_ideal_hosts_says_so():
                              limited_by="window", retransmits=0, transactions_per_s=None, cpu_utilization_frac={},
                              streams=[], run_average_bps=lambda duration_s: 5.7e11, cautions=())
 
-    def run(rate_bps):
+    def run(rate_bps, goodput_bps=9e8, tools_cpu=0.3):
         return SimpleNamespace(scenario=LabScenario(rate_bps=rate_bps), kernel="6.18", sysctls={}, cpu="test",
                                load_avg=(0.1, 0.1, 0.1), delay_line="none", notes=[],
-                               measured=SimpleNamespace(tool="iperf3", duration_s=3.0, to_dict=lambda: {}))
+                               measured=SimpleNamespace(tool="iperf3", duration_s=3.0, to_dict=lambda: {},
+                                                        goodput_bps=goodput_bps, cpu_tools_s_per_s=tools_cpu))
 
     notes = to_json(run(0.0), result, None, "linux")["notes"]
     assert any("ideal hosts" in n and "--platform NAME|FILE" in n for n in notes)
     assert not any("ideal hosts" in n for n in to_json(run(0.0), result, "lab_vm", "linux")["notes"])
     assert not any("ideal hosts" in n for n in to_json(run(1e9), result, None, "linux")["notes"])
+
+
+def test_a_cpu_bound_run_predicted_on_ideal_hosts_says_the_machine_set_its_rate():
+    """``tcpsim lab --rate 1gbit --message 60 --nodelay`` without ``--platform``: 91 Mbit/s measured with the tools
+    using 1.4 CPU-s a second, 942 predicted on ideal hosts (+934 %); the notes say why and what to name."""
+    from types import SimpleNamespace
+
+    from tcpsim.lab.cli import to_json
+    from tcpsim.lab.scenario import LabScenario
+
+    result = SimpleNamespace(goodput_bps=9.42e8, data_packets_per_s=0.0, ack_packets_per_s=0.0, rtt_s=4e-5,
+                             limited_by="line", retransmits=0, transactions_per_s=None, cpu_utilization_frac={},
+                             streams=[], run_average_bps=lambda duration_s: 9.42e8, cautions=())
+
+    def notes(goodput_bps, tools_cpu, platform=None):
+        run = SimpleNamespace(scenario=LabScenario(rate_bps=1e9), kernel="6.18", sysctls={}, cpu="test",
+                              load_avg=(0.1, 0.1, 0.1), delay_line="none", notes=[],
+                              measured=SimpleNamespace(tool="iperf3", duration_s=3.0, to_dict=lambda: {},
+                                                       goodput_bps=goodput_bps, cpu_tools_s_per_s=tools_cpu))
+        return [n for n in to_json(run, result, platform, "linux")["notes"] if "machine's CPU set the rate" in n]
+
+    [note] = notes(9.11e7, 1.40)
+    assert "1.40 CPU-s" in note and "10% of the prediction" in note and "--platform lab_vm" in note
+    assert not notes(9.11e7, 1.40, "lab_vm")  # the hosts were named
+    assert not notes(9.3e8, 1.40)  # the prediction held
+    assert not notes(9.11e7, 0.2)  # the tools were idle: something else held the run
 
 
 def test_the_call_probe_reads_syscall_pairs_and_phases():

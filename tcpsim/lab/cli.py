@@ -87,13 +87,31 @@ def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dic
     from .predict import path_note
 
     sc = run.scenario
-    ideal = [ideal_unshaped_note("--platform NAME|FILE")] if platform is None and not sc.rate_bps else []
+    predicted = _predicted_dict(result, run)
+    if platform is not None:
+        ideal = []
+    elif not sc.rate_bps:
+        ideal = [ideal_unshaped_note("--platform NAME|FILE")]
+    else:
+        ideal = _cpu_bound_note(run.measured, predicted["goodput_bps"])
     return {"scenario": sc.to_dict(), "kernel": run.kernel, "sysctls": run.sysctls, "cpu": run.cpu,
             "load_avg": list(run.load_avg), "delay_line": run.delay_line,
             "notes": list(run.notes) + [path_note(run.delay_line)] + ideal,
             "measured": run.measured.to_dict(),
-            "predicted": {**_predicted_dict(result, run), "os": os_name, "platform": platform,
+            "predicted": {**predicted, "os": os_name, "platform": platform,
                           "read_bytes": sc.read_bytes(run.measured.tool)}}
+
+
+def _cpu_bound_note(measured: Any, predicted_bps: float) -> list[str]:
+    """A shaped run predicted on ideal hosts whose tools kept a CPU busy and reached well under the prediction: the
+    machine's CPU, which ideal hosts do not have, set its rate, and the note says what to name instead."""
+    tools_cpu = measured.cpu_tools_s_per_s
+    if not predicted_bps or measured.goodput_bps >= 0.8 * predicted_bps or tools_cpu < 0.8:
+        return []
+    return [f"ideal hosts (no CPU costs) predicted this run, but its tools kept the CPUs busy ({tools_cpu:.2f} CPU-s a "
+            f"second) and reached {measured.goodput_bps / predicted_bps:.0%} of the prediction: the machine's CPU set "
+            "the rate; name the hosts (--platform lab_vm for this project's VM, or the file tcpsim calibrate --lab "
+            "fits for yours)"]
 
 
 def _mbit(bps: Optional[float]) -> str:
