@@ -223,11 +223,10 @@ def _tuned(spec: Any, tuning: str | None, parts: dict[str, Any], knobs: list, pa
     from .machine.spec import platform_for
     from .platform import Platform
     from .tuning import apply_tuning
-    from .tuning.knobs import _show
 
     base = platform_for(spec, tuning=tuning, **parts) or Platform()
     out = apply_tuning(base, knobs, path)
-    effects.update(((k.line_no, k.name, _show(k.value), what), None) for k, what in out.effects)
+    effects.update(((k.line_no, k.name, k.value_text, what), None) for k, what in out.effects)
     return out.platform
 
 

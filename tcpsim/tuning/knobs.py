@@ -28,6 +28,11 @@ class Knob:
     text: str = ""
     """The statement as written (for error messages)."""
 
+    @property
+    def value_text(self) -> str:
+        """The value as a tuning file writes it (a tuple's numbers separated by spaces)."""
+        return _show(self.value)
+
 
 def _show(value: Any) -> str:
     return " ".join(map(str, value)) if isinstance(value, tuple) else str(value)
