@@ -12,6 +12,7 @@ from .errors import ConfigError
 from .platform import CONGESTION_CONTROLS, DELACK_RULES, OsTcp, Platform, _check_range, os_defaults
 from .protocol.linux_window import DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8
 from .protocol.window import WINDOW_UPDATE_RULES
+from .units import UNSHAPED_RATE_BPS
 
 __all__ = ["Link", "TcpOptions", "Host", "Workload", "Budget", "Scenario", "WORKLOAD_KINDS"]
 
@@ -436,6 +437,18 @@ class Scenario:
     def __post_init__(self) -> None:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError("seed", self.seed, "a whole number >= 0")
+        if self._unbounded():
+            raise ConfigError("link.one_way_delay_s", self.link.one_way_delay_s,
+                              "> 0 on an unshaped link between ideal hosts: nothing else bounds the rate (give a "
+                              "round trip or a rate, or hosts with costs)")
+
+    def _unbounded(self) -> bool:
+        """Ideal hosts, an unshaped link with no delay and no relay, unpaced writes: only the unshaped link's
+        10 Tbit/s stand-in would set the rate, and the run would spend its event budget to say so."""
+        link = self.link
+        return (link.rate_bps == UNSHAPED_RATE_BPS and link.one_way_delay_s == 0 and not link.relay_packet_s
+                and not link.relay_byte_s and not self.workload.message_rate_hz
+                and not self.sender.platform.host_model_on and not self.receiver.platform.host_model_on)
 
     def replace(self, **changes) -> "Scenario":
         """``dataclasses.replace`` as a method, for notebooks."""

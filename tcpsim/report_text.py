@@ -246,9 +246,12 @@ FAR_LIMIT = 10.0
 """A next limit more than this many times the goodput is "no nearby limit", not a percentage."""
 
 
-def _headroom(r: Result) -> str | None:
+def _headroom(sc: Scenario, r: Result) -> str | None:
+    """The next limit above goodput; an unshaped link's 10 Tbit/s stand-in is not one."""
+    unshaped = sc.link.rate_bps == UNSHAPED_RATE_BPS
     others = sorted((v, k) for k, v in r.ceilings_bps.items()
-                    if k != r.limited_by and math.isfinite(v) and v > r.goodput_bps * 1.001)
+                    if k != r.limited_by and math.isfinite(v) and v > r.goodput_bps * 1.001
+                    and not (unshaped and k == "line"))
     if not others:
         return None
     v, k = others[0]
@@ -319,7 +322,7 @@ def describe(sc: Scenario, r: Result) -> str:
         lines.append(f"loss model   {ceilings.loss_estimate_bps(sc) / 1e6:9.1f} Mbit/s  Mathis et al.'s long-run average, "
                      f"MSS / RTT x {ceilings.MATHIS_C:.2f} / sqrt({sc.link.loss_frac:g}) a stream")
     lines.append(f"limited by   {limit_name(r.limited_by)}")
-    room = _headroom(r)
+    room = _headroom(sc, r)
     if room:
         lines.append(f"headroom     {room}")
     lines.append(f"try          {advice(sc, r)}")

@@ -50,3 +50,18 @@ def test_ideal_hosts_on_an_unshaped_link_say_the_figure_is_the_windows(capsys):
     assert main(["predict", "--rate", "0", "--rtt", "40us", "--platform", "lab_vm", "--max-time", "20ms"]) == 0
     out = capsys.readouterr().out
     assert "the hosts' own limit" in out and "ideal hosts" not in out
+
+
+def test_ideal_hosts_on_an_unshaped_link_with_no_round_trip_are_refused(capsys):
+    """Nothing bounds such a run but the unshaped link's 10 Tbit/s stand-in: one line naming the delay, at once,
+    not an event budget spent to print the stand-in as a rate. Hosts with costs, a round trip or a paced writer
+    bound it, and a run with a round trip names no stand-in line as its next limit."""
+    with pytest.raises(ConfigError, match=r"one_way_delay_s=0.*unshaped link between ideal hosts"):
+        build_scenario(rate=0, rtt=0)
+    assert main(["predict", "--rate", "0", "--rtt", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "one_way_delay_s" in err
+    assert build_scenario(rate=0, rtt=0, platform="lab_vm").link.one_way_delay_s == 0
+    assert build_scenario(rate=0, rtt="40us").link.rate_bps == UNSHAPED_RATE_BPS
+    assert main(["predict", "--rate", "0", "--rtt", "100us", "--max-time", "20ms"]) == 0
+    assert "the line rate" not in capsys.readouterr().out
