@@ -486,6 +486,20 @@ def test_a_pinned_tool_runs_on_its_cpu_alone():
         assert proc.communicate(timeout=30)[0].strip() == "[0]"
 
 
+@needs_lab
+def test_the_namespaces_never_default_to_a_congestion_control_that_paces():
+    """iperf3 sets TCP_CONGESTION after connect: a socket established under BBR keeps SK_PACING_NEEDED when it
+    switches to cubic (tcp_reinit_congestion_control leaves sk_pacing_status), so a "cubic" run would be paced.
+    The namespaces default to the requested algorithm, or to reno where the host does not allow it."""
+    from tcpsim.lab.testbed import Testbed
+
+    with Testbed(0.0, 0.0, 1500, cc="cubic") as tb:
+        for ns in (tb.ns_a, tb.ns_b):
+            got = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-n", "net.ipv4.tcp_congestion_control"],
+                                 capture_output=True, text=True, timeout=20).stdout.strip()
+            assert got in ("cubic", "reno")
+
+
 def test_pin_names_the_sending_and_the_receiving_cpu():
     assert lab_scenario(rate=0, pin="0,1").pin_cpus == (0, 1)
     assert LabScenario(**{**LabScenario(pin_cpus=(1, 0)).to_dict(), "pin_cpus": [1, 0]}).pin_cpus == (1, 0)  # JSON

@@ -170,8 +170,21 @@ class Testbed:
         self._namespaces.append(name)
         _run(["ip", "-n", name, "link", "set", "dev", "lo", "up"])
 
-    def _sysctl(self, ns: str, *pairs: str, check: bool = True) -> None:
-        _run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", *pairs], check=check)
+    def _sysctl(self, ns: str, *pairs: str, check: bool = True) -> subprocess.CompletedProcess:
+        return _run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", *pairs], check=check)
+
+    def _default_cc(self, ns: str) -> None:
+        """Make ``self.cc`` the namespace's default, or else ``reno``: never leave a default whose ``init``
+        paces. iperf3 sets ``TCP_CONGESTION`` only after ``connect`` returns, so its socket was first
+        established under the namespace's default; ``bbr_init`` sets ``sk_pacing_status`` to
+        ``SK_PACING_NEEDED`` and ``tcp_reinit_congestion_control`` (Linux ``net/ipv4/tcp_cong.c``) does not clear
+        it, so a "cubic" run would be paced by ``tcp_pacing_check``'s hrtimer. A namespace other than the
+        host's may only default to the host's ``tcp_allowed_congestion_control``, which always has ``reno``
+        (no pacing; the tool's switch then starts the requested algorithm fresh, before any data)."""
+        for cc in (self.cc, "reno"):
+            if self._sysctl(ns, f"net.ipv4.tcp_congestion_control={cc}", check=False).returncode == 0:
+                return
+        raise LabUnavailable(f"namespace {ns}: neither {self.cc!r} nor 'reno' can be its default congestion control")
 
     def _build(self) -> None:
         a, b = self.ns_a, self.ns_b
@@ -180,9 +193,9 @@ class Testbed:
         if self._probe:
             _run(["ip", "link", "add", self.dev_a, "netns", a, "type", "veth", "peer", "name", self.dev_b, "netns", b])
             return
-        if self.cc:  # a namespace may only default to the host's allowed list; the tools also set it per socket
+        if self.cc:
             for ns in (a, b):
-                self._sysctl(ns, f"net.ipv4.tcp_congestion_control={self.cc}", check=False)
+                self._default_cc(ns)
         if self.rtt_s > 0 and self._want_delay in ("auto", "netem") and has_netem():
             self.delay_line = "netem"
         elif self.rtt_s > 0:
