@@ -17,15 +17,16 @@ from tcpsim.calibration.validate import evaluate
 WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
 
 KNOWN_MISSES = {
-    "window-limited max": ("22.9 % (1 of 30 rows above 15 %): MTU 9000, 32 KiB at 0.5 ms is 23 % low; the kernel's "
-                           "window grows from three segments to four once a small skb arrives alone after iperf3's "
-                           "writer stalls (traced, 0.32 s into a run after a 2 ms stall); tcpsim's writer never "
-                           "stalls, and the built-in generator, which does not either, measures within 3 % of tcpsim "
-                           "lab's prediction there, 6 % of validate's (validation/lab_tool_compare.json)"),
-    "messages_nagle": ("19.8 %: with iperf3's reader at its measured 2.39 us a read and the socket owner's backlog "
-                       "(fourteenth session) the 60-byte row came from +98 to +25 %, but the 200- and 1000-byte rows "
-                       "are +32 and +16 %: the kernel's writer pays more per write with Nagle than tcpsim's "
-                       "(validation/README.md, 'What a small write that is taken in costs')"),
+    "window-limited median": ("9.2 % over the 28 rows since the sweep was measured again without pacing (validation/"
+                              "README.md, 'The lab sweep measured again without pacing'; 3.9 % on the paced sweep): "
+                              "tcpsim is now low on most of them, by up to a third at 32 KiB buffers"),
+    "window-limited max": ("34.5 %: 1 Gbit/s, 4 ms, MTU 1500, 32 KiB buffers, measured 97.1 Mbit/s against 63.6 "
+                           "predicted (more than 32 KiB a round trip); the rows with the smallest buffers are "
+                           "30-35 % low since the unpaced sweep"),
+    "messages_nagle": ("17.0 %: the 60- and 200-byte rows are 35 and 32 % low since the unpaced sweep (reader-bound "
+                       "in tcpsim, the kernel's receiver keeping up), the 1000- and 4000-byte ones at the line"),
+    "tengig": ("28.7 %: unpaced, the kernel reaches 8.9-9.9 Gbit/s on ten of the twelve rows where tcpsim stops "
+               "at 4.7-8.0 (window, cwnd or the receiver's CPU), 16-48 % low"),
 }
 
 
@@ -54,7 +55,7 @@ def _window_limited(p):
                                    pytest.param("max", marks=_miss("window-limited max"))])
 def test_window_limited_rows_within_target(lab, check):
     errors = _errors(lab, _window_limited)
-    assert len(errors) == 30
+    assert len(errors) == 28  # rows measured below 80 % of their rate, in the sweep of 2026-11-29
     if check == "median":
         assert statistics.median(errors) <= WINDOW_TARGET
     else:
