@@ -349,7 +349,8 @@ def test_a_deferral_that_waits_on_cwnd_lets_cwnd_grow():
                  and "write 16384," in p.row)
     lab = load_platform("lab_vm")  # with the costs of the mechanism check, not whatever lab_vm is fitted to now
     lab = replace(lab, cpu=replace(lab.cpu, per_packet_tx_s=5.56e-6, per_packet_rx_s=5.56e-6,
-                                   per_byte_copy_s=2.411e-10, wake_cost_s=0.0, per_syscall_rx_s=None))  # as then
+                                   per_byte_copy_s=2.411e-10, wake_cost_s=0.0, per_syscall_s=9.7e-7,
+                                   per_syscall_rx_s=None))  # as then
     sc = scenario_for(point, platforms_for_point(point, {"lab_vm": lab}))
     sc = replace(sc, sender=replace(sc.sender, tcp=replace(sc.sender.tcp, owner_backlog=False)),
                  receiver=replace(sc.receiver, tcp=replace(sc.receiver.tcp, owner_backlog=False)))  # nor a backlog
