@@ -22,21 +22,22 @@ VETH_RTT_S = 40e-6
 """The round trip tcpsim is given when no delay is added: a veth pair's own (25-50 us measured with
 TCP_INFO min_rtt on a 2-core VM), kept fixed so a prediction does not depend on one run's noise."""
 
-RELAY_EXCESS_FIXED_S = 32.6e-6
-RELAY_EXCESS_FRACTION = 0.0273
+RELAY_EXCESS_FIXED_S = 15.0e-6
+RELAY_EXCESS_FRACTION = 0.00098
 """What the user-space delay line (:mod:`tcpsim.lab.relay`) adds to a round trip beyond its nominal RTT and
 its work on the packets (below): ``RELAY_EXCESS_FIXED_S + RELAY_EXCESS_FRACTION x RTT``. The relay counts
 each packet's delay from when it reads it, so its wake-up from ``select`` comes on top, and it wakes later
 the longer it slept."""
 
-RELAY_PACKET_S = 8.20e-6
-RELAY_BYTE_S = 0.694e-9
-RELAY_LATENCY_BYTE_S = 0.865e-9
+RELAY_PACKET_S = 3.80e-6
+RELAY_BYTE_S = 0.108e-9
+RELAY_LATENCY_BYTE_S = 0.429e-9
 """The relay's work on each packet it passes (a GSO aggregate is one): served in ``RELAY_PACKET_S`` plus
 ``RELAY_BYTE_S`` a byte by the one relay process both directions share, then ``RELAY_LATENCY_BYTE_S`` a byte
 more before it comes out (:attr:`tcpsim.config.Link.relay_packet_s`). These five constants are one
 least-squares fit to the path probe (:func:`tcpsim.lab.pathprobe.relay_fit`: ICMP echoes, no TCP, 0.2-4 ms,
-MTU 1500 and 9000, 56 B to 32 KB; validation/lab_path_probe*.json, 2026-11-27)."""
+MTU 1500 and 9000, 56 B to 32 KB; validation/lab_path_probe*_2026-11-29.json, measured again on the unpaced
+lab sweep's day: on 2026-11-27, a slower day, they were 32.6 us, 0.0273, 8.20 us, 0.694 and 0.865 ns)."""
 
 MAX_DURATION_S = 60.0
 MAX_RTT_S = 0.2
