@@ -620,13 +620,14 @@ def test_the_handshake_round_trip_is_each_connections_first_rtt_sample():
         assert ep.rto.srtt_s == syn and ep.rto.rttvar_s == syn / 2 and ep.rtt_n == 0
 
 
-@pytest.mark.parametrize("rtt_s, ratio", [(4e-3, 164), (1e-3, 205)])
+@pytest.mark.parametrize("rtt_s, ratio", [(4.2e-3, 164), (4e-3, 205), (1e-3, 205)])
 def test_the_first_aggregate_follows_the_handshake_and_sets_the_scaling_ratio(rtt_s, ratio):
     """The kernel trace in validation/README.md ("The handshake's round trip is the first RTT sample"): on the
-    lab path at 4 ms, ``tcp_tso_autosize`` sizes the first skb from the SYN's round trip (2 x 10 x 1448 bytes
-    / 4.2 ms >> 10, plus 64 KiB >> 8): four segments, 5792 bytes in two pages, and the receiver's
-    ``tcp_measure_rcv_mss`` takes its ratio from it, 5792 x 256 / 9024 = 164; at 1 ms half of cwnd (five
-    segments, 7240 bytes in the same two pages) binds first: 205."""
+    lab path, ``tcp_tso_autosize`` sizes the first skb from the SYN's round trip (2 x 10 x 1448 bytes / RTT >>
+    10, plus 64 KiB >> (min RTT in us >> 9)): over 4.096 ms four segments, 5792 bytes in two pages, and the
+    receiver's ``tcp_measure_rcv_mss`` takes its ratio from it, 5792 x 256 / 9024 = 164; under it (4 ms on the
+    delay line as measured on 2026-11-29) five, 7240 bytes in the same two pages: 205; at 1 ms half of cwnd
+    (five segments) binds first: 205."""
     from dataclasses import replace
 
     from tcpsim.api import build_scenario

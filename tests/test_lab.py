@@ -531,8 +531,8 @@ def test_a_shaped_lab_path_is_the_testbed_s_token_bucket():
 
 def test_the_delay_line_s_constants_are_the_path_probe_s_fit():
     """A run through the user-space relay is predicted on the nominal RTT plus what the relay adds and through
-    its relay stage, whose five constants are the least-squares fit of the committed path probe
-    (validation/lab_path_probe*.json); netem and the bare veth add nothing."""
+    its relay stage, whose five constants are the least-squares fit of the committed path probe of the unpaced
+    sweep's day (validation/lab_path_probe*_2026-11-29.json); netem and the bare veth add nothing."""
     from tcpsim.calibration.tables import load_points
     from tcpsim.calibration.validate import platforms_for_point, scenario_for
     from tcpsim.lab import scenario as lab
@@ -542,7 +542,8 @@ def test_the_delay_line_s_constants_are_the_path_probe_s_fit():
     assert ip_packets(56, 1500) == [84] and ip_packets(16000, 9000) == [8996, 7052]
     assert sum(p - 20 for p in ip_packets(8000, 1500)) == 8008 and len(ip_packets(8000, 1500)) == 6
     here = Path(__file__).parents[1] / "validation"
-    sets = [s for f in ("lab_path_probe.json", "lab_path_probe_sizes.json") for s in json.loads((here / f).read_text())]
+    sets = [s for f in ("lab_path_probe_2026-11-29.json", "lab_path_probe_sizes_2026-11-29.json")
+            for s in json.loads((here / f).read_text())]
     fit = relay_fit(sets)
     assert fit["fixed_s"] == pytest.approx(lab.RELAY_EXCESS_FIXED_S, abs=0.1e-6)
     assert fit["fraction"] == pytest.approx(lab.RELAY_EXCESS_FRACTION, abs=1e-4)
