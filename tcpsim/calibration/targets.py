@@ -50,8 +50,9 @@ _FOURTEENTH = ("a wake-up's cost by the time since the wakee's last, the reader'
                "figures in view (2026-11-28, fourteenth session)")
 _FIFTEENTH = ("a veth that delivers inside the sending call, scored with the RTT-0 lab rows in view and not kept "
               "(2026-11-28, fifteenth session)")
-_SEVENTEENTH = ("the sweep measured again without pacing: new runs of scenarios whose paced figures steered every lab "
-                "decision above, scored once after a refit on its calibration rows (2026-11-29, seventeenth session)")
+_SEVENTEENTH = ("the sweep measured again without pacing (new runs of scenarios whose paced figures steered every lab "
+                "decision above), then lab_vm's measured inputs and the delay line measured again the same day, each "
+                "ruled on with the earlier scores in view and scored once (2026-11-29, seventeenth session)")
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
     "sunfire/table2": ("Solaris receive list and its refit", "ce blanking timer from the first frame"),
