@@ -495,9 +495,8 @@ def test_the_namespaces_never_default_to_a_congestion_control_that_paces():
 
     with Testbed(0.0, 0.0, 1500, cc="cubic") as tb:
         for ns in (tb.ns_a, tb.ns_b):
-            got = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-n", "net.ipv4.tcp_congestion_control"],
-                                 capture_output=True, text=True, timeout=20).stdout.strip()
-            assert got in ("cubic", "reno")
+            assert tb.sysctls(["net.ipv4.tcp_congestion_control"], ns)["net.ipv4.tcp_congestion_control"] in (
+                "cubic", "reno")
 
 
 def test_pin_names_the_sending_and_the_receiving_cpu():

@@ -275,11 +275,11 @@ class Testbed:
     def exec_args(self, ns: str) -> list[str]:
         return ["ip", "netns", "exec", ns]
 
-    def sysctls(self, names: Sequence[str]) -> dict[str, str]:
-        """Values of ``names`` as the sender's namespace sees them (missing ones left out)."""
+    def sysctls(self, names: Sequence[str], ns: Optional[str] = None) -> dict[str, str]:
+        """Values of ``names`` as namespace ``ns`` (default: the sender's) sees them (missing ones left out)."""
         out: dict[str, str] = {}
         for name in names:
-            proc = _run(["ip", "netns", "exec", self.ns_a, "sysctl", "-n", name], check=False)
+            proc = _run(["ip", "netns", "exec", ns or self.ns_a, "sysctl", "-n", name], check=False)
             if proc.returncode == 0:
                 out[name] = " ".join(proc.stdout.split())
         return out
