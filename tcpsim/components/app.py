@@ -8,7 +8,10 @@ sleeps until a third of it is free (``TcpOptions.writer_wakes_at_third``).
 
 from __future__ import annotations
 
+from typing import Callable
+
 from .endpoint import TcpEndpoint
+from .kernel import Kernel
 
 __all__ = ["Writer", "Reader", "RequestResponse"]
 
@@ -32,7 +35,7 @@ def _own(ep: TcpEndpoint, done_s: float, cpu: int) -> None:
         ep.owner_cpu = cpu
 
 
-def _returns_later(ep: TcpEndpoint, kernel, resume) -> bool:
+def _returns_later(ep: TcpEndpoint, kernel: Kernel, resume: Callable[[], None]) -> bool:
     """The call's own work is done, but the backlog it took on is not (``__release_sock`` runs it before the call
     returns): ``resume`` when it is."""
     until = ep.owner_until_s
@@ -231,7 +234,8 @@ class Reader:
     ``read_bytes`` a read asks for the receive window as it stands when the reader is built (before a Linux
     receiver measures its ratio, so possibly less than the window it offers later)."""
 
-    def __init__(self, ep: TcpEndpoint, read_bytes: int | None, cpu: int, on_data=None) -> None:
+    def __init__(self, ep: TcpEndpoint, read_bytes: int | None, cpu: int,
+                 on_data: Callable[[int], None] | None = None) -> None:
         self.ep = ep
         self.kernel = ep.kernel
         self.host = ep.host

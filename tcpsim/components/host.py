@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..platform import Platform
 from .kernel import Kernel, Lane
 from .resources import LinkDirection, Server
 from .segment import Segment
 
+if TYPE_CHECKING:
+    from .endpoint import TcpEndpoint
+
 __all__ = ["HostRuntime"]
 
 
-def _lasts(ep, until_s: float, now: float) -> None:
+def _lasts(ep: TcpEndpoint, until_s: float, now: float) -> None:
     """A frame sent by ``ep`` over a veth without delay is taken in at once and received on the sending CPU
     before the call that sent it returns (Linux ``veth_xmit`` -> ``__netif_rx``; the ``NET_RX`` softirq runs when
     ``__dev_queue_xmit`` re-enables bottom halves, still in that call): if ``ep``'s application is inside a call
@@ -339,7 +342,7 @@ class HostRuntime:
         self._handler_until[cpu_index] = done
         self._deliver_lanes[cpu_index].call_at(done, seg, cpu_index)
 
-    def _to_owner(self, seg: Segment, dst, cost: float, now: float) -> None:
+    def _to_owner(self, seg: Segment, dst: TcpEndpoint, cost: float, now: float) -> None:
         """The socket's application is inside a call: the segment joins the socket's backlog and the application
         runs it on its CPU after its own work, before the call returns (Linux ``tcp_v4_rcv``: ``sock_owned_by_user``
         -> ``tcp_add_backlog``; ``release_sock`` -> ``__release_sock``; a send flushes it only every 16 new skbs,

@@ -12,13 +12,17 @@ Ties are broken by the insertion counter, so runs are deterministic. A FIFO stag
 from __future__ import annotations
 
 import time
-from heapq import heappop, heappush
-from typing import Any, Callable
+from heapq import heappop
+from typing import Any, Callable, Final
 
-import simpy
 from simpy.events import NORMAL
 
+from .simpy_env import KernelEnvironment
+
 __all__ = ["Kernel", "BudgetExhausted", "Timer", "Lane"]
+
+_simpy_pop: Final = heappop
+"""heapq's pop for simpy's own queue, as a final: compiled, a C static, where an imported name is a dict lookup."""
 
 
 class _Call:
@@ -39,6 +43,49 @@ class _Call:
 
     def __lt__(self, other: _Call) -> bool:
         return self.time_s < other.time_s or (self.time_s == other.time_s and self.eid < other.eid)
+
+
+def _push(heap: list[_Call], call: _Call) -> None:
+    """``heapq.heappush`` on calls, comparing (time, eid) inline: compiled, heapq's every comparison is a
+    dispatch through ``__lt__``, some 10 % of a run. The order calls leave in is the same: eids are unique."""
+    t, e = call.time_s, call.eid
+    pos = len(heap)
+    heap.append(call)
+    while pos > 0:
+        up = (pos - 1) >> 1
+        parent = heap[up]
+        if t < parent.time_s or (t == parent.time_s and e < parent.eid):
+            heap[pos] = parent
+            pos = up
+        else:
+            break
+    heap[pos] = call
+
+
+def _pop(heap: list[_Call]) -> _Call:
+    """``heapq.heappop`` on calls (see :func:`_push`)."""
+    last = heap.pop()
+    n = len(heap)
+    if n == 0:
+        return last
+    top = heap[0]
+    t, e = last.time_s, last.eid
+    pos, child = 0, 1
+    while child < n:
+        c = heap[child]
+        if child + 1 < n:
+            r = heap[child + 1]
+            if r.time_s < c.time_s or (r.time_s == c.time_s and r.eid < c.eid):
+                child += 1
+                c = r
+        if c.time_s < t or (c.time_s == t and c.eid < e):
+            heap[pos] = c
+            pos = child
+            child = 2 * pos + 1
+        else:
+            break
+    heap[pos] = last
+    return top
 
 
 _WALL_CHECK_EVERY = 0x100
@@ -88,10 +135,10 @@ class Kernel:
                  "poll", "_every", "_checked_s")
 
     def __init__(self, max_events: int, max_wall_s: float) -> None:
-        self.env = simpy.Environment()
         self.now_s = 0.0
-        """The simulated time, kept beside ``env.now``: a field of this class, not an attribute of a Python
-        object, so the components read it at native speed (the run loop keeps the two equal)."""
+        """The simulated time: a field of this class, not an attribute of a Python object, so the components
+        read it at native speed; ``env`` reads its clock from here (:class:`KernelEnvironment`)."""
+        self.env = KernelEnvironment(self)
         self._calls: list[_Call] = []
         self._eid = _Counter()
         self.env._eid = self._eid  # type: ignore[assignment]  # one counter orders simpy's events and ours
@@ -120,7 +167,7 @@ class Kernel:
         self._schedule(time_s, fn, args)
 
     def _schedule(self, time_s: float, fn, args: tuple) -> None:
-        heappush(self._calls, self._new_call(time_s, fn, args))
+        _push(self._calls, self._new_call(time_s, fn, args))
 
     def _new_call(self, time_s: float, fn, args: tuple) -> _Call:
         """Count one more event against the budgets; the call, not yet queued."""
@@ -174,20 +221,19 @@ class Kernel:
         event (a process, a timeout) scheduled on ``env`` is taken in its turn and processed exactly as
         simpy would (:meth:`_step_simpy`). Use this, not ``env.run()``, which does not know callbacks.
         """
-        env = self.env
         calls = self._calls
-        simpy_queue: list[Any] = env._queue
+        simpy_queue: list[Any] = self.env._queue
         while not self.stopped:
             if simpy_queue and self._simpy_first(simpy_queue[0]):
                 self._step_simpy()
                 continue
             if not calls:
                 return False
-            call = heappop(calls)
+            call = _pop(calls)
             call.ran = True
             if call.next is not None:
-                heappush(calls, call.next)
-            env._now = self.now_s = call.time_s
+                _push(calls, call.next)
+            self.now_s = call.time_s
             call.fn(*call.args)
         return True
 
@@ -202,8 +248,8 @@ class Kernel:
     def _step_simpy(self) -> None:
         """:meth:`simpy.Environment.step` without its end-of-queue check."""
         env = self.env
-        entry: Any = heappop(env._queue)
-        env._now = self.now_s = entry[0]
+        entry: Any = _simpy_pop(env._queue)
+        self.now_s = entry[0]
         event = entry[3]
         callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]  # simpy's own idiom
         for callback in callbacks:
@@ -236,7 +282,7 @@ class Lane:
         if tail is not None and not tail.ran and tail.time_s <= call.time_s:
             tail.next = call  # after the tail in (time, counter) order: it enters the heap when the tail leaves
         else:
-            heappush(kernel._calls, call)
+            _push(kernel._calls, call)
         self._tail = call
 
 

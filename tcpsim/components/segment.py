@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # typed, the compiled hot path calls the receiving endpoint natively
+    from .endpoint import TcpEndpoint
+
 __all__ = ["Segment"]
 
 
@@ -11,7 +16,7 @@ class Segment:
     __slots__ = ("dst", "seq", "length", "ack", "wnd", "frame_bytes", "wire_s", "retransmit", "sent_s", "push", "sack",
                  "more", "cont")
 
-    def __init__(self, dst, seq: int, length: int, ack: int, wnd: int, frame_bytes: int, wire_s: float,
+    def __init__(self, dst: TcpEndpoint, seq: int, length: int, ack: int, wnd: int, frame_bytes: int, wire_s: float,
                  retransmit: bool, sent_s: float, push: bool = False, sack: tuple | None = None) -> None:
         self.dst = dst
         self.seq = seq

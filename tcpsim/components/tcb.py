@@ -9,7 +9,7 @@ connection: pairing and segment arrival). mypyc compiles them as one group (``se
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Final
+from typing import TYPE_CHECKING, Callable, Final
 
 from ..config import TcpOptions
 from ..protocol import framing
@@ -23,6 +23,9 @@ from ..protocol.window import scale_window, window_shift
 from .host import HostRuntime
 from .kernel import Kernel
 from .segment import Segment
+
+if TYPE_CHECKING:
+    from .endpoint import TcpEndpoint
 
 __all__ = ["EndpointState", "BLOCK_REASONS", "AUDIT", "audit"]
 
@@ -48,6 +51,9 @@ def audit(on: bool = True, sndbuf: bool = True) -> None:
 class EndpointState:
     """Sender and receiver state of one side of a connection; emitting a segment."""
 
+    peer: TcpEndpoint
+    """The other end of the connection (:meth:`TcpEndpoint.connect` sets it before the first segment)."""
+
     def __init__(self, kernel: Kernel, host: HostRuntime, opts: TcpOptions, peer_opts: TcpOptions,
                  mtu_bytes: int, rate_bps: float, stream: int, trace: deque | None, name: str) -> None:
         self.kernel = kernel
@@ -58,7 +64,6 @@ class EndpointState:
         self.trace = trace
         self._trace_limit = (trace.maxlen or 0) if trace is not None else 0
         """The shared log keeps the run's first segments, up to this many."""
-        self.peer: EndpointState | None = None
         # Both ends must agree to use timestamps (RFC 7323 §3.2); the MSS is the smaller one offered.
         ts = opts.timestamps and peer_opts.timestamps
         self.option_bytes = framing.tcp_option_bytes(ts)
