@@ -27,6 +27,7 @@ import itertools
 import json
 import math
 import os
+import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -458,7 +459,8 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     own: Executor | None = None
     n_workers = workers or os.cpu_count() or 1
     if executor is None and n_workers > 1 and n_points > 1:
-        own = executor = ProcessPoolExecutor(max_workers=min(n_workers, n_points))
+        own = executor = ProcessPoolExecutor(max_workers=min(n_workers, n_points),
+                                             initializer=_leave_sigint_to_parent)
     bar = _progress_bar(n_points) if progress is True else None
     report = progress if callable(progress) else (bar.update_to if bar else (_stderr_progress if progress else None))
     rows: list[dict] = []
@@ -503,6 +505,13 @@ def _ordered_map(executor: Executor, points: Iterator[tuple], ahead: int) -> Ite
     finally:  # an error or Ctrl-C: what was not started yet never starts (a caller's executor too)
         for _, _, fut in pending:
             fut.cancel()
+
+
+def _leave_sigint_to_parent() -> None:
+    """A worker of the sweep's own pool ignores Ctrl-C: the parent takes it and stops the workers
+    (:func:`_stop_workers`). A worker that took it between two points raised outside the pool's task and
+    printed a traceback of its own ("Process ForkProcess-1: ...") under the parent's one line."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:

@@ -312,7 +312,8 @@ def test_ctrl_c_in_a_sweep_stops_the_workers_and_exits_130(whole_group):
     sweep ends with one line, exit 130, and no worker left."""
     # SIGINT as a terminal leaves it: a test run started in the background by a non-interactive shell inherits
     # it ignored, and so would the sweep.
-    with subprocess.Popen(_tcpsim("sweep", "--rtt", "10ms", "--sockbuf", "4M", "--loss", "1e-3,2e-3,3e-3",
+    # Points that take seconds each (a million segments between two random losses), so the sweep is still running.
+    with subprocess.Popen(_tcpsim("sweep", "--rtt", "1ms", "--sockbuf", "4M", "--loss", "1e-6,2e-6,3e-6",
                                   "--max-time", "60s", "--workers", "2"),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) as p:

@@ -421,7 +421,7 @@ def test_a_retransmission_lost_after_a_timeout_is_sent_again():
     first_rto, second_rto = drops[2] - drops[1], drops[3] - drops[2]
     assert second_rto == pytest.approx(2 * first_rto, rel=0.05)
     assert run_.flows[0][3].rcv_nxt > victim[0] + 1_000_000  # and the transfer went on
-    assert 1 not in run_.flows[0][2].payload_hist  # a timeout with data outstanding sends no persist probe
+    assert 1 not in run_.links["forward"].sent_payloads  # a timeout with data outstanding sends no persist probe
 
 
 @pytest.mark.parametrize("limited_transmit", [False, True])

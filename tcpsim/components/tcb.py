@@ -201,7 +201,6 @@ class EndpointState:
         self.acks_sent = 0
         self.hand_ups = 0
         self.bytes_sent = 0
-        self.payload_hist: dict[int, int] = {}
         self.block = "app"
         self.block_since = 0.0
         self.block_time = dict.fromkeys(BLOCK_REASONS, 0.0)
@@ -289,8 +288,6 @@ class EndpointState:
                 self._tsq_bytes += length
             self.data_segments += 1
             self.bytes_sent += length
-            hist = self.payload_hist
-            hist[length] = hist.get(length, 0) + 1
             if retransmit:
                 self.retransmits += 1
         else:
