@@ -242,6 +242,13 @@ def format_duration(duration_s: float) -> str:
     return f"{duration_s / 1e-9:.3g} ns"
 
 
+def _percent(frac: float) -> str:
+    """A fraction as a percentage: whole percent from 10 % up, two significant digits below (a loss rate of 1e-6
+    is 0.0001 %, not 0 %; 1.5 % is not 2 %)."""
+    pct = frac * 100.0
+    return f"{pct:.0f}%" if pct == 0 or abs(pct) >= 10 else f"{pct:.2g}%"
+
+
 def format_quantity(name: str, value: object, plain: str = "g") -> str:
     """``value`` written for the unit its ``name`` ends in: ``_bytes`` (binary multiples as KiB, MiB...),
     ``_bps``, ``_per_s``, ``_s`` and ``_frac``; other floats with the format spec ``plain``, other values as
@@ -259,5 +266,5 @@ def format_quantity(name: str, value: object, plain: str = "g") -> str:
     if name.endswith("_s"):
         return format_duration(value)
     if name.endswith("_frac"):
-        return f"{value:.0%}"
+        return _percent(value)
     return format(value, plain) if isinstance(value, float) else str(value)

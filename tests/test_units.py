@@ -60,6 +60,9 @@ def test_format_quantity_reads_the_unit_from_the_name():
     assert format_quantity("data_packets_per_s", 57512.4) == "57,512"
     assert format_quantity("delay_s", 1.5e-4) == "150 us"
     assert format_quantity("cpu_frac", 0.42) == "42%"
+    assert format_quantity("loss_frac", 0.0) == "0%"
+    assert format_quantity("loss_frac", 0.015) == "1.5%"  # a sweep's rows stay apart below 10 %
+    assert format_quantity("loss_frac", 1e-6) == "0.0001%"
     assert format_quantity("goodput_mbps", 949.53, ",.1f") == "949.5"
     assert format_quantity("streams", 4) == "4"
     assert format_quantity("limited_by", "window") == "window"
