@@ -25,21 +25,36 @@ _simpy_pop: Final = heappop
 """heapq's pop for simpy's own queue, as a final: compiled, a C static, where an imported name is a dict lookup."""
 
 
+_NO_ARG: Final = object()
+"""A :class:`Lane` call's argument not given."""
+
+
 class _Call:
-    """A scheduled callback: ``fn(*args)`` at ``time_s``; ``eid`` orders equal times (scheduling order).
+    """A scheduled callback: ``fn(*args)`` at ``time_s``, or for a :class:`Lane` ``fn(arg)`` or ``fn(arg, arg2)``
+    (``nargs`` 1 or 2: no tuple made per call); ``eid`` orders equal times (scheduling order).
 
     ``next`` is the call after it on its :class:`Lane`, which enters the heap when this one leaves it;
     ``ran`` tells a lane that its last call has left the heap (so the next one must enter it)."""
 
-    __slots__ = ("time_s", "eid", "fn", "args", "next", "ran")
+    __slots__ = ("time_s", "eid", "fn", "args", "arg", "arg2", "nargs", "next", "ran")
 
     def __init__(self, time_s: float, eid: int, fn: Callable[..., object], args: tuple) -> None:
         self.time_s = time_s
         self.eid = eid
         self.fn = fn
         self.args = args
+        self.arg: object = None
+        self.arg2: object = None
+        self.nargs = -1
         self.next: _Call | None = None
         self.ran = False
+
+    def take(self, arg: object, arg2: object) -> None:
+        """Hold up to two arguments (:data:`_NO_ARG`: not given) in fields rather than a tuple."""
+        if arg2 is not _NO_ARG:
+            self.arg, self.arg2, self.nargs = arg, arg2, 2
+        elif arg is not _NO_ARG:
+            self.arg, self.nargs = arg, 1
 
     def __lt__(self, other: _Call) -> bool:
         return self.time_s < other.time_s or (self.time_s == other.time_s and self.eid < other.eid)
@@ -162,9 +177,15 @@ class Kernel:
         """Call ``fn(*args)`` after ``delay_s`` simulated seconds."""
         self._schedule(self.now_s + delay_s, fn, args)
 
-    def call_at(self, time_s: float, fn, *args) -> None:
-        """Call ``fn(*args)`` at simulated time ``time_s`` (now, if that is already past)."""
-        self._schedule(time_s, fn, args)
+    def call_at(self, time_s: float, fn: Callable[..., object], arg: object = _NO_ARG, arg2: object = _NO_ARG,
+                *more: object) -> None:
+        """Call ``fn`` with the arguments given at simulated time ``time_s`` (now, if that is already past)."""
+        call = self._new_call(time_s, fn, more)
+        if more:
+            call.args = (arg, arg2, *more)
+        else:
+            call.take(arg, arg2)
+        _push(self._calls, call)
 
     def _schedule(self, time_s: float, fn, args: tuple) -> None:
         _push(self._calls, self._new_call(time_s, fn, args))
@@ -234,7 +255,13 @@ class Kernel:
             if call.next is not None:
                 _push(calls, call.next)
             self.now_s = call.time_s
-            call.fn(*call.args)
+            n = call.nargs
+            if n == 1:
+                call.fn(call.arg)
+            elif n == 2:
+                call.fn(call.arg, call.arg2)
+            else:
+                call.fn(*call.args)
         return True
 
     def _simpy_first(self, entry: tuple) -> bool:
@@ -274,10 +301,11 @@ class Lane:
         self._fn = fn
         self._tail: _Call | None = None
 
-    def call_at(self, time_s: float, *args) -> None:
-        """:meth:`Kernel.call_at` of the lane's function, through this lane."""
+    def call_at(self, time_s: float, arg: object = _NO_ARG, arg2: object = _NO_ARG) -> None:
+        """:meth:`Kernel.call_at` of the lane's function with up to two arguments, through this lane."""
         kernel = self._kernel
-        call = kernel._new_call(time_s, self._fn, args)
+        call = kernel._new_call(time_s, self._fn, ())
+        call.take(arg, arg2)
         tail = self._tail
         if tail is not None and not tail.ran and tail.time_s <= call.time_s:
             tail.next = call  # after the tail in (time, counter) order: it enters the heap when the tail leaves
