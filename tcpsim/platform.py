@@ -75,6 +75,13 @@ class CpuCost:
     (idle gap s, latency s) points, linear between them from (0, 0) and flat after the last; empty, on
     time. A virtual machine's halted vCPU wakes later the longer it slept (``python -m
     tcpsim.lab.wakeprobe`` measures it). Not CPU time: the CPU is free meanwhile."""
+    wake_stall_frac: float = 0.0
+    """The fraction of wake-ups of a blocked application that come milliseconds late (a VM's vCPU not running
+    when it is made runnable): each such wake-up runs :attr:`wake_stall_s` late, on top of
+    :attr:`wake_latency_s`, drawn from the run's seeded generator (``python -m tcpsim.lab.wakeprobe --tail``;
+    validation/README.md, "A blocked process now and then wakes milliseconds late"). 0: never."""
+    wake_stall_s: float = 0.0
+    """How late a stalled wake-up runs (the mean of the probe's wake-ups later than 1 ms)."""
 
     def __post_init__(self) -> None:
         _check_range("n_cpus", self.n_cpus, 1, 1024)
@@ -87,6 +94,8 @@ class CpuCost:
                      "per_packet_rx_s", "per_ack_tx_s", "per_ack_rx_s", "per_interrupt_s", "per_push_s"):
             _check_range(name, getattr(self, name), 0.0, 1.0)
         _check_range("per_stream_frac", self.per_stream_frac, 0.0, 10.0)
+        _check_range("wake_stall_frac", self.wake_stall_frac, 0.0, 1.0)
+        _check_range("wake_stall_s", self.wake_stall_s, 0.0, 1.0)
         for name in ("per_byte_copy_rx_s", "per_syscall_rx_s"):
             if getattr(self, name) is not None:
                 _check_range(name, getattr(self, name), 0.0, 1.0)
@@ -130,7 +139,7 @@ class CpuCost:
         return not any((self.per_syscall_s, self.syscall_rx_s, self.per_byte_copy_s, self.copy_rx_s,
                         self.per_byte_csum_s, self.per_packet_tx_s, self.per_packet_rx_s, self.per_ack_tx_s,
                         self.per_ack_rx_s, self.per_interrupt_s, self.per_push_s, self.wake_cost_s,
-                        self.wake_latency_s))
+                        self.wake_latency_s, self.wake_stall_frac and self.wake_stall_s))
 
 
 def _wake_points(name: str, points, at_least: int = 0) -> tuple[tuple[float, float], ...]:

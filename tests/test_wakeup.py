@@ -264,3 +264,54 @@ def test_the_receive_trace_refuses_a_bad_window_in_one_line(capsys):
     assert _exit_code(rxtrace.main, ["--scenario", "--rate 0", "--window", "5s"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "window" in err[0]
+
+
+# ---------------------------------------------------------------- rare stalls (CpuCost.wake_stall_frac)
+
+@pytest.mark.parametrize("field, bad", [("wake_stall_frac", -0.1), ("wake_stall_frac", 1.5), ("wake_stall_s", -1e-3),
+                                        ("wake_stall_s", 2.0)])
+def test_a_stall_figure_out_of_range_is_one_error_naming_the_field(field, bad):
+    with pytest.raises(ConfigError, match=field):
+        CpuCost(**{field: bad})
+
+
+def test_a_stall_is_drawn_per_wake_up_with_its_probability():
+    from tcpsim.components.host import HostRuntime
+    from tcpsim.components.kernel import Kernel
+
+    def host(frac, draws):
+        return HostRuntime(Kernel(10, 1.0), Platform(cpu=replace(COSTS, wake_stall_frac=frac, wake_stall_s=2e-3)),
+                           "h", 1, iter(draws).__next__)
+
+    always, never = host(1.0, [0.999] * 3), host(0.0, [0.0] * 3)
+    assert [always.wake_delay_s(1e-4) for _ in range(3)] == [2e-3] * 3
+    assert [never.wake_delay_s(1e-4) for _ in range(3)] == [0.0] * 3
+    some = host(0.25, [0.1, 0.3, 0.2, 0.9])
+    assert [some.wake_delay_s(1e-4) for _ in range(4)] == [2e-3, 0.0, 2e-3, 0.0]
+    # without a generator (a host built by hand) it never stalls
+    assert HostRuntime(Kernel(10, 1.0), Platform(cpu=replace(COSTS, wake_stall_frac=1.0, wake_stall_s=2e-3)),
+                       "h", 1).wake_delay_s(1e-4) == 0.0
+
+
+def test_stalls_slow_a_send_buffer_limited_transfer_and_repeat_with_the_seed():
+    """A writer that blocks every round trip and stalls 2 ms on a fifth of its wake-ups loses about that share
+    of 2 ms per wake-up; the same seed gives the same run, link loss draws apart."""
+    linux = os_version("linux-6.8")
+    stalls = Platform(cpu=replace(COSTS, wake_stall_frac=0.2, wake_stall_s=2e-3), os=linux)
+    on_time = _goodput(Platform(cpu=COSTS, os=linux), sndbuf="16k", rcvbuf="1m")
+    runs = [simulate(build_scenario(platform=stalls, rate="1gbit", rtt="1ms", write="128k", sndbuf="16k",
+                                    rcvbuf="1m", seed=seed)) for seed in (1, 1, 2)]
+    assert runs[0].goodput_bps == runs[1].goodput_bps
+    assert runs[0].goodput_bps < 0.9 * on_time
+    assert runs[0].goodput_bps > 0.3 * on_time
+
+
+def test_the_probe_pools_its_stalls():
+    sets = [{"cpus": [0, 1], "n": 1000, "stall_n": 2, "stall_mean_s": 1.5e-3},
+            {"cpus": [0, 1], "n": 3000, "stall_n": 2, "stall_mean_s": 2.5e-3},
+            {"cpus": [0, 0], "n": 1000, "stall_n": 900, "stall_mean_s": 9e-3}]  # same CPU: left out
+    tail = wakeprobe.stall_tail(sets)
+    assert tail["wake_stall_frac"] == pytest.approx(4 / 4000)
+    assert tail["wake_stall_s"] == pytest.approx(2e-3)
+    assert wakeprobe.stall_tail([])["wake_stall_frac"] == 0.0
+    CpuCost(wake_stall_frac=tail["wake_stall_frac"], wake_stall_s=tail["wake_stall_s"])

@@ -39,7 +39,8 @@ class HostRuntime:
     """This host's direction of the link; the engine sets it, and :attr:`peer`, when it wires a run."""
     peer: HostRuntime
 
-    def __init__(self, kernel: Kernel, platform: Platform, name: str, n_streams_here: int) -> None:
+    def __init__(self, kernel: Kernel, platform: Platform, name: str, n_streams_here: int,
+                 draw: Callable[[], float] | None = None) -> None:
         self.kernel = kernel
         self.name = name
         self.platform = platform
@@ -64,7 +65,11 @@ class HostRuntime:
         self.per_byte_copy_s = cpu.per_byte_copy_s
         self.per_byte_copy_rx_s = cpu.copy_rx_s
         self.irq_on_one = cpu.interrupts_on_one_cpu
-        self.wakes_late = bool(cpu.wake_latency_s)
+        self._stall_frac = cpu.wake_stall_frac if cpu.wake_stall_s and draw is not None else 0.0
+        self._stall_s = cpu.wake_stall_s
+        self._draw = draw
+        """Uniform draws in [0, 1) for the wake-up stalls (``CpuCost.wake_stall_frac``): the run's, seeded."""
+        self.wakes_late = bool(cpu.wake_latency_s) or self._stall_frac > 0.0
         """Whether a blocked application here runs late once it can (:meth:`wake_delay_s`)."""
         self.charges_wakes = bool(cpu.wake_cost_s)
         """Whether waking a blocked application here costs the waking CPU (``CpuCost.wake_cost_s``)."""
@@ -390,8 +395,15 @@ class HostRuntime:
 
     # --- application system calls ------------------------------------------------------------------
     def wake_delay_s(self, idle_s: float) -> float:
-        """How late an application that blocked ``idle_s`` ago runs once it can (``CpuCost.wake_latency_s``)."""
-        return self.platform.cpu.wake_latency_after_s(idle_s) if self.wakes_late else 0.0
+        """How late an application that blocked ``idle_s`` ago runs once it can (``CpuCost.wake_latency_s``), and
+        now and then a stall more (``CpuCost.wake_stall_frac``, one draw per wake-up)."""
+        if not self.wakes_late:
+            return 0.0
+        late = self.platform.cpu.wake_latency_after_s(idle_s)
+        draw = self._draw
+        if draw is not None and self._stall_frac > 0.0 and draw() < self._stall_frac:
+            late += self._stall_s
+        return late
 
     def syscall(self, cpu: int, size_bytes: int, new_call: bool, extra_passes: int = 0,
                 receive: bool = False) -> float:

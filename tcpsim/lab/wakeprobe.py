@@ -6,6 +6,10 @@ from ``read`` less the timestamp is its wake-up latency (the writer stamps after
 stays out). It prints, as JSON, the median and spread of each gap's set; :func:`wake_table` turns them
 into a platform's ``CpuCost.wake_latency_s`` (validation/README.md, "A process wakes late after idling").
 
+``--tail`` adds the rare long wake-ups pooled over every set: the fraction later than :data:`STALL_S` and their
+mean lateness, a platform's ``CpuCost.wake_stall_frac`` and ``wake_stall_s`` (:func:`stall_tail`;
+validation/README.md, "A blocked process now and then wakes milliseconds late").
+
 ``--waker`` times the other side (:func:`probe_waker`): what the ``write`` that wakes the reader costs the
 writer itself, with the reader asleep on the other CPU, asleep on the writer's CPU, and awake on the other CPU
 polling the pipe (no wake-up at all); the difference is what waking a process costs the CPU that does it
@@ -27,13 +31,16 @@ from typing import Optional
 from ..units import parse_duration
 from .pathprobe import spread
 
-__all__ = ["probe_wake", "probe_waker", "wake_table", "waker_table", "main", "MAX_SET_S", "WAKER_PLACEMENTS"]
+__all__ = ["probe_wake", "probe_waker", "wake_table", "waker_table", "stall_tail", "main", "MAX_SET_S",
+           "WAKER_PLACEMENTS", "STALL_S"]
 
 MAX_SET_S = 30.0
 """Wall-clock budget of one set: it stops with the wake-ups it has when this runs out."""
 MAX_COUNT = 10_000
 _STAMP = struct.Struct("q")
 _WARMUP_S = 0.05
+STALL_S = 1e-3
+"""A wake-up later than this is a stall (some 40 times the median on the lab's VM: the vCPU was not running)."""
 
 
 def _reader(fd_in: int, fd_out: int, cpu: int) -> None:
@@ -91,7 +98,9 @@ def probe_wake(gap_s: float, count: int = 200, cpus: tuple[int, int] = (0, 1)) -
     latencies = [x / 1e9 for x in struct.unpack(f"{len(raw) // 8}q", raw)]
     if not latencies:
         raise RuntimeError("the wake-up probe's reader returned no measurement")
-    return {"gap_s": gap_s, "cpus": list(cpus), **spread(latencies)}
+    stalls = [x for x in latencies if x > STALL_S]
+    return {"gap_s": gap_s, "cpus": list(cpus), **spread(latencies), "stall_n": len(stalls),
+            "stall_mean_s": statistics.fmean(stalls) if stalls else None}
 
 
 LATENCY_GAPS = "0.1ms,0.2ms,0.5ms,1ms,2ms,4ms,8ms"
@@ -174,6 +183,17 @@ def wake_table(sets: list[dict]) -> list[list[float]]:
     return [[gap, statistics.median(meds)] for gap, meds in sorted(by_gap.items())]
 
 
+def stall_tail(sets: list[dict]) -> dict:
+    """``CpuCost.wake_stall_frac`` and ``wake_stall_s`` from probe sets: over every wake-up of the cross-CPU sets,
+    the fraction later than :data:`STALL_S`, and the mean lateness of those (0 if none)."""
+    cross = [s for s in sets if s["cpus"][0] != s["cpus"][1] and s.get("stall_n") is not None]
+    n = sum(s["n"] for s in cross)
+    stalls = sum(s["stall_n"] for s in cross)
+    late = sum(s["stall_n"] * s["stall_mean_s"] for s in cross if s["stall_n"])
+    return {"wake_stall_frac": stalls / n if n else 0.0, "wake_stall_s": late / stalls if stalls else 0.0,
+            "wake_ups": n, "stalls": stalls}
+
+
 def _cpu_pair() -> tuple[int, int]:
     cpus = sorted(os.sched_getaffinity(0))
     return (cpus[0], cpus[1]) if len(cpus) > 1 else (cpus[0], cpus[0])
@@ -189,6 +209,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                          f"at most {MAX_COUNT}")
     ap.add_argument("--same-cpu", action="store_true", help="waker and sleeper on one CPU")
     ap.add_argument("--passes", type=int, default=1, help="repeat the whole list this many times")
+    ap.add_argument("--tail", action="store_true", help="also the stalls (wake-ups later than 1 ms) pooled over "
+                    "every set: CpuCost.wake_stall_frac and wake_stall_s")
     ap.add_argument("--waker", action="store_true", help="time the waking write instead, in three placements "
                     "(--count writes each, default 2000)")
     args = ap.parse_args(argv)
@@ -212,8 +234,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 0
     cpus = (pair[0], pair[0]) if args.same_cpu else pair
     sets = [probe_wake(g, count, cpus) for _ in range(args.passes) for g in gaps]
-    print(json.dumps({"kernel": os.uname().release, "load_avg": os.getloadavg(), "sets": sets,
-                      "wake_latency_s": wake_table(sets)}, indent=1))
+    out = {"kernel": os.uname().release, "load_avg": os.getloadavg(), "sets": sets, "wake_latency_s": wake_table(sets)}
+    if args.tail:
+        out["stall_tail"] = stall_tail(sets)
+    print(json.dumps(out, indent=1))
     return 0
 
 
