@@ -45,8 +45,8 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
     trace["cpu.per_syscall_rx_s"] = "= cpu.per_syscall_s (None)"
     trace["cpu.interrupts_on_one_cpu"] = "= not nic.interrupts_spread"
     trace["cpu.wake_latency_s"] = "on time: no part gives it (a file may set it; python -m tcpsim.lab.wakeprobe)"
-    for name in ("wake_stall_frac", "wake_stall_s"):
-        trace[f"cpu.{name}"] = "never: no part gives it (a file may set it; python -m tcpsim.lab.wakeprobe --tail)"
+    for stall in ("wake_stall_frac", "wake_stall_s"):
+        trace[f"cpu.{stall}"] = "never: no part gives it (a file may set it; python -m tcpsim.lab.wakeprobe --tail)"
     per_packet = nic.coalesce_style == "per-packet"
     runtime_nic = Nic(tx_ring_packets=nic.tx_ring_packets, rx_ring_packets=nic.rx_ring_packets,
                       backlog_packets=os_.backlog_packets,
