@@ -20,8 +20,9 @@ KNOWN_MISSES = {
     "window-limited max": ("28.7 % (the 28 rows of the unpaced sweep, the delay line measured again the same day): "
                            "the four MTU-9000 rows with 32 KiB buffers are 21-29 % low; on them the kernel's window "
                            "steps from three jumbo segments to four once iperf3's writer stalls, and tcpsim's writer "
-                           "does not stall (its window state equals the kernel's on the window probe's connection, "
-                           "validation/README.md, 'Why the unpaced window rows are low'); the 0.5 ms, MTU 1500, "
+                           "meets no stall in its short converged run (since 2026-11-29 lab_vm's wake-ups stall "
+                           "0.05 % of the time, validation/README.md, 'What the stall rule gave'; its window state "
+                           "equals the kernel's on the window probe's connection); the 0.5 ms, MTU 1500, "
                            "16 KiB row, 17 % low, the same: tcpsim's window equals the probe connection's"),
 }
 
