@@ -74,6 +74,8 @@ class Writer:
         """Blocked for room (a wake-up that ends it costs the waking CPU ``CpuCost.wake_cost_s``)."""
         self.woken_s = -1.0
         """When a wake-up last ended a sleep (-1: none yet); what the next costs depends on the time since."""
+        self._done_lane = self.kernel.lane(self._done)
+        """The end of each call (one at a time, so in order): the callback bound once, not per call."""
         ep.on_writable = self.kick
 
     def start(self) -> None:
@@ -99,7 +101,7 @@ class Writer:
             if done > self.kernel.now_s:
                 self.busy = True
                 _own(self.ep, done, self.cpu)
-                self.kernel.call_at(done, self._done, chunk)
+                self._done_lane.call_at(done, chunk)
                 return
             sent = self.ep.data_segments
             self._commit(chunk)
@@ -255,6 +257,8 @@ class Reader:
         """Found nothing to read (a wake-up that ends it costs the waking CPU ``CpuCost.wake_cost_s``)."""
         self.woken_s = -1.0
         """When a wake-up last ended a sleep (-1: none yet); what the next costs depends on the time since."""
+        self._done_lane = self.kernel.lane(self._done)
+        """The end of each read (one at a time, so in order): the callback bound once, not per read."""
         ep.on_readable = self.kick
 
     def kick(self) -> None:
@@ -282,7 +286,7 @@ class Reader:
             if done > self.kernel.now_s:
                 self.busy = True
                 _own(self.ep, done, self.cpu)
-                self.kernel.call_at(done, self._done, chunk)
+                self._done_lane.call_at(done, chunk)
                 return
             self._commit(chunk)
             calls += 1

@@ -12,7 +12,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Callable
 
 from ..platform import Platform
-from .kernel import Kernel, Lane
+from .kernel import Kernel
 from .resources import LinkDirection, Server
 from .segment import Segment
 
@@ -102,9 +102,6 @@ class HostRuntime:
         """Whether the peer receives what this host sends inside the call that sent it (:func:`_lasts`)."""
         self._rx_in_call = False
         """Whether what arrives here was received inside the peer's call that sent it (:func:`_lasts`)."""
-        self._tx_order: dict[object, float] = {}
-        self._rx_order: dict[object, float] = {}
-        """Per receiving endpoint, when the stack last finished taking in one of its segments (:meth:`_handle`)."""
         # Each FIFO stage's completions come due in order: one kernel lane each (Kernel.lane).
         self._to_wire_lanes = [kernel.lane(self._to_wire) for _ in self.cpus]
         self._deliver_lanes = [kernel.lane(self._deliver) for _ in self.cpus]
@@ -112,10 +109,8 @@ class HostRuntime:
         self._dma_lane = kernel.lane(self._dma_done)
         self._arrivals = kernel.lane(self._arrive)
         self.tx_drop_filter: Callable[[Segment], bool] | None = None
-        self.tx_watch: dict[object, Lane] = {}
-        """Per destination endpoint, the lane of a call made with the payload when one of its data segments leaves
-        this host (its frame is off the wire, or dropped): the sender's transmit completion, for Linux autocorking
-        and TCP small queues (:meth:`watch_transmits`)."""
+        self._watching = False
+        """Whether a sender here watches its segments leave (:meth:`watch_transmits`)."""
         """Fault injection (tests, teaching): a frame it returns True for is lost before the NIC takes it."""
 
     # --- placement -------------------------------------------------------------------------------
@@ -166,12 +161,11 @@ class HostRuntime:
             _lasts(seg.dst.peer, done, now)
         # One connection's segments reach the driver queue in the order TCP sent them: the socket lock
         # serializes its output even when the work of two segments runs on two CPUs at once.
-        order = self._tx_order
         dst = seg.dst
-        last = order.get(dst, 0.0)
+        last = dst.tx_order_s
         if done < last:
             done = last
-        order[dst] = done
+        dst.tx_order_s = done
         if done > now or last >= now:  # an earlier segment may still wait to be released at ``now``
             self._to_wire_lanes[cpu].call_at(done, seg)
         else:
@@ -191,7 +185,7 @@ class HostRuntime:
         limit = self.link_out.queue_packets
         if limit is not None and self.tx_ring + len(self._qdisc) > limit:
             self.link_out.drops += 1
-            if self.tx_watch:
+            if self._watching:
                 self._tx_completed(seg, self.kernel.now_s)
             return
         self._qdisc.append(seg)
@@ -224,7 +218,7 @@ class HostRuntime:
     def _post(self, seg: Segment) -> None:
         """DMA ``seg`` over the bus and serialize it onto the link."""
         if self.tx_drop_filter is not None and self.tx_drop_filter(seg):
-            if self.tx_watch:
+            if self._watching:
                 self._tx_completed(seg, self.kernel.now_s)
             return
         kernel = self.kernel
@@ -239,7 +233,7 @@ class HostRuntime:
         if self.modelled and link.busy_s != busy_s:
             # On the wire; a frame the full link queue refused frees its descriptor at once.
             self._tx_posted.append(link.free_at)
-        if self.tx_watch:
+        if self._watching:
             self._tx_completed(seg, link.free_at if link.busy_s != busy_s else now)
         if arrival is not None:
             if self._tx_in_call and not link.held:
@@ -253,13 +247,15 @@ class HostRuntime:
         else:
             seg.dst.on_segment(seg, 0)
 
-    def watch_transmits(self, dst: object, done: Callable[[int], None]) -> None:
-        """Call ``done(payload bytes)`` whenever a data segment to ``dst`` leaves this host (:attr:`tx_watch`)."""
-        self.tx_watch[dst] = self.kernel.lane(done)
+    def watch_transmits(self, dst: TcpEndpoint, done: Callable[[int], None]) -> None:
+        """Call ``done(payload bytes)`` whenever a data segment to ``dst`` leaves this host (its frame is off the wire,
+        or dropped): the sender's transmit completion, for Linux autocorking and TCP small queues."""
+        dst.tx_watch = self.kernel.lane(done)
+        self._watching = True
 
     def _tx_completed(self, seg: Segment, at_s: float) -> None:
         """Tell a watching sender that a data segment of its has left the host at ``at_s``."""
-        watch = self.tx_watch.get(seg.dst)
+        watch = seg.dst.tx_watch
         if watch is not None and seg.length:
             watch.call_at(at_s, seg.length)
 
@@ -341,7 +337,7 @@ class HostRuntime:
             self._to_owner(seg, dst, cost, now)
             return
         done = self._rx_server(seg, cpu_index).run(now, cost)
-        self._rx_order[dst] = done
+        dst.rx_order_s = done
         if self._rx_in_call:
             _lasts(dst.peer, done, now)
         self._handler_until[cpu_index] = done
@@ -355,9 +351,9 @@ class HostRuntime:
         segment ahead of it is taken in (the receiving CPU's backlog, ``enqueue_to_backlog``, is first in first out,
         and ``tcp_v4_rcv`` takes the socket's lock first), so it never overtakes one still waiting for a CPU."""
         cpu = dst.owner_cpu
-        ahead = self._rx_order.get(dst, 0.0)
+        ahead = dst.rx_order_s
         done = self.cpus[cpu].run(ahead if ahead > now else now, cost)
-        self._rx_order[dst] = done
+        dst.rx_order_s = done
         dst.owner_until_s = done
         self._backlog_lanes[cpu].call_at(done, seg, cpu)
 

@@ -21,7 +21,7 @@ from ..protocol.sack import Scoreboard, max_blocks
 from ..protocol.sack import option_bytes as sack_option_bytes
 from ..protocol.window import scale_window, window_shift
 from .host import HostRuntime
-from .kernel import Kernel
+from .kernel import Kernel, Lane
 from .segment import Segment
 
 if TYPE_CHECKING:
@@ -159,6 +159,13 @@ class EndpointState:
         """While a call of this socket's application runs (with ``owner_backlog``): when it returns; a segment
         arriving before then joins the socket's backlog (:meth:`HostRuntime._handle`)."""
         self.owner_cpu = 0
+        self.tx_order_s = 0.0
+        """When the sending host last released a segment to this endpoint to its driver (``HostRuntime.transmit``):
+        a field here, not a dict of the host's, since only one host sends to an endpoint."""
+        self.rx_order_s = 0.0
+        """When this host's stack last finished taking in one of this endpoint's segments (``HostRuntime._handle``)."""
+        self.tx_watch: Lane | None = None
+        """The sender's transmit-completion lane for segments to this endpoint (``HostRuntime.watch_transmits``)."""
         self._tx_unfreed = 0  # data segments handed to the host and not yet off the wire (Linux sk_wmem_alloc)
         # TCP small queues (tcpsim.components.sender._tsq_holds): bytes handed to the host and not yet off the wire
         self._tsq_cap = opts.tsq_limit_bytes if self._linux_wnd else 0
