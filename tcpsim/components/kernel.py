@@ -1,9 +1,10 @@
 """A thin, budgeted layer over :class:`simpy.Environment`: schedule a call at a time, count events.
 
 Components schedule plain callbacks rather than generator processes: a TCP run is millions of events,
-and a process resume costs several times a call. Callbacks wait in the kernel's own heap as
-:class:`_Call` entries, which compare by (time, insertion counter) natively: heapq on simpy's tuples
-spent a fifth of a run in tuple and float comparisons. The counter is simpy's, and :meth:`Kernel.run`
+and a process resume costs several times a call. Callbacks wait in the kernel's own binary heap of
+:class:`_Call` entries, compared by (time, insertion counter) inline (:func:`_push`, :func:`_pop`): heapq on
+simpy's tuples spent a fifth of a run in tuple and float comparisons, and heapq on the entries a tenth in
+dispatching to their ``__lt__``. The counter is simpy's, and :meth:`Kernel.run`
 takes simpy's own queue in its turn, so simpy processes and timeouts on ``env`` still run, in order.
 Ties are broken by the insertion counter, so runs are deterministic. A FIFO stage schedules through a
 :class:`Lane`, which keeps the heap to one entry per busy stage without changing that order.
@@ -26,12 +27,12 @@ _simpy_pop: Final = heappop
 
 
 _NO_ARG: Final = object()
-"""A :class:`Lane` call's argument not given."""
+"""An argument not given (:meth:`Kernel.call_at`, :meth:`Lane.call_at`)."""
 
 
 class _Call:
-    """A scheduled callback: ``fn(*args)`` at ``time_s``, or for a :class:`Lane` ``fn(arg)`` or ``fn(arg, arg2)``
-    (``nargs`` 1 or 2: no tuple made per call); ``eid`` orders equal times (scheduling order).
+    """A scheduled callback at ``time_s``: ``fn(arg)`` or ``fn(arg, arg2)`` (``nargs`` 1 or 2, no tuple made per
+    call), else ``fn(*args)``; ``eid`` orders equal times (scheduling order).
 
     ``next`` is the call after it on its :class:`Lane`, which enters the heap when this one leaves it;
     ``ran`` tells a lane that its last call has left the heap (so the next one must enter it)."""
@@ -56,13 +57,10 @@ class _Call:
         elif arg is not _NO_ARG:
             self.arg, self.nargs = arg, 1
 
-    def __lt__(self, other: _Call) -> bool:
-        return self.time_s < other.time_s or (self.time_s == other.time_s and self.eid < other.eid)
-
 
 def _push(heap: list[_Call], call: _Call) -> None:
-    """``heapq.heappush`` on calls, comparing (time, eid) inline: compiled, heapq's every comparison is a
-    dispatch through ``__lt__``, some 10 % of a run. The order calls leave in is the same: eids are unique."""
+    """``heapq.heappush`` on calls, comparing (time, eid) inline. Any binary heap pops them in one order, since
+    eids are unique."""
     t, e = call.time_s, call.eid
     pos = len(heap)
     heap.append(call)

@@ -1,6 +1,8 @@
 """The event kernel and its re-armable timer, with exact simulated times (simpy-style log)."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tcpsim.components.kernel import Kernel
 
@@ -69,3 +71,35 @@ def test_lanes_keep_the_order_of_plain_calls():
         return log, kernel.n_events
 
     assert order(True) == order(False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 20), st.booleans()), max_size=200))
+def test_the_heap_gives_calls_back_in_time_then_scheduling_order(ops):
+    """The hand-written heap (``_push``, ``_pop``) is ``heapq`` on (time, eid): pushes and pops in any mix."""
+    import heapq
+
+    from tcpsim.components.kernel import _Call, _pop, _push
+
+    heap, ref, eid = [], [], 0
+    for t, pop in ops:
+        if pop and heap:
+            call = _pop(heap)
+            assert (call.time_s, call.eid) == heapq.heappop(ref)
+        else:
+            _push(heap, _Call(t / 4, eid, print, ()))
+            heapq.heappush(ref, (t / 4, eid))
+            eid += 1
+    assert [(c.time_s, c.eid) for c in iter(lambda: _pop(heap) if heap else None, None)] == sorted(ref)
+
+
+def test_a_call_takes_any_number_of_arguments():
+    kernel = Kernel(max_events=100, max_wall_s=10.0)
+    log = []
+    kernel.call_at(1.0, lambda *a: log.append(a))
+    kernel.call_at(2.0, lambda *a: log.append(a), "x")
+    kernel.call_at(3.0, lambda *a: log.append(a), "x", None)
+    kernel.call_at(4.0, lambda *a: log.append(a), "x", "y", "z")
+    kernel.lane(lambda *a: log.append(a)).call_at(5.0, None)
+    kernel.run()
+    assert log == [(), ("x",), ("x", None), ("x", "y", "z"), (None,)]
