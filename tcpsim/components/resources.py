@@ -59,8 +59,8 @@ class LinkDirection:
 
     __slots__ = ("rate_bps", "delay_s", "queue_packets", "free_at", "busy_s", "departures", "drops", "loss_frac",
                  "rng", "iface_bytes", "hops", "_hop_free_at", "_on_wire", "_gone", "sent_iface_bytes",
-                 "_stream_frames", "sent_payloads", "burst_bytes", "_tokens", "_tokens_at", "relay", "relay_packet_s", "relay_byte_s",
-                 "relay_latency_byte_s", "_relay_bytes", "held")
+                 "_stream_frames", "sent_payloads", "burst_bytes", "_tokens", "_tokens_at", "relay", "relay_packet_s",
+                 "relay_byte_s", "relay_latency_byte_s", "_relay_bytes", "held")
 
     def __init__(self, rate_bps: float, delay_s: float, queue_packets: int | None, loss_frac: float = 0.0,
                  rng=None, hops: int = 0, burst_bytes: int = 0, relay: Server | None = None,
