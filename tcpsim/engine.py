@@ -112,7 +112,7 @@ def _sim_time_needed_s(sc: Scenario, rtt_s: float) -> float:
 def _stall_draw(platform: Platform, seed: int, host_index: int) -> Callable[[], float] | None:
     """Uniform draws for one host's wake-up stalls (``CpuCost.wake_stall_frac``; None without them): a generator
     of their own, seeded by the scenario's seed and the host, so the link's loss draws are the same either way."""
-    if not platform.cpu.wake_stall_frac:
+    if not platform.cpu.stalls:
         return None
     return np.random.default_rng((seed, host_index)).random
 

@@ -133,13 +133,19 @@ class CpuCost:
     def syscall_rx_s(self) -> float:
         """CPU seconds a ``recv`` call costs besides its copy."""
         return self.per_syscall_s if self.per_syscall_rx_s is None else self.per_syscall_rx_s
+
+    @property
+    def stalls(self) -> bool:
+        """Whether a wake-up here now and then stalls (both :attr:`wake_stall_frac` and :attr:`wake_stall_s` set)."""
+        return self.wake_stall_frac > 0.0 and self.wake_stall_s > 0.0
+
     @property
     def is_free(self) -> bool:
         """True when every cost is zero: the engine then skips the host model entirely."""
         return not any((self.per_syscall_s, self.syscall_rx_s, self.per_byte_copy_s, self.copy_rx_s,
                         self.per_byte_csum_s, self.per_packet_tx_s, self.per_packet_rx_s, self.per_ack_tx_s,
                         self.per_ack_rx_s, self.per_interrupt_s, self.per_push_s, self.wake_cost_s,
-                        self.wake_latency_s, self.wake_stall_frac and self.wake_stall_s))
+                        self.wake_latency_s, self.stalls))
 
 
 def _wake_points(name: str, points, at_least: int = 0) -> tuple[tuple[float, float], ...]:

@@ -65,7 +65,7 @@ class HostRuntime:
         self.per_byte_copy_s = cpu.per_byte_copy_s
         self.per_byte_copy_rx_s = cpu.copy_rx_s
         self.irq_on_one = cpu.interrupts_on_one_cpu
-        self._stall_frac = cpu.wake_stall_frac if cpu.wake_stall_s and draw is not None else 0.0
+        self._stall_frac = cpu.wake_stall_frac if cpu.stalls and draw is not None else 0.0
         self._stall_s = cpu.wake_stall_s
         self._draw = draw
         """Uniform draws in [0, 1) for the wake-up stalls (``CpuCost.wake_stall_frac``): the run's, seeded."""
