@@ -18,12 +18,12 @@ WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
 
 KNOWN_MISSES = {
     "window-limited max": ("28.7 % (the 28 rows of the unpaced sweep, the delay line measured again the same day): "
-                           "the four MTU-9000 rows with 32 KiB buffers are 21-29 % low; on them the kernel's window "
-                           "steps from three jumbo segments to four once iperf3's writer stalls, and tcpsim's writer "
-                           "meets no stall in its short converged run (since 2026-11-29 lab_vm's wake-ups stall "
-                           "0.05 % of the time, validation/README.md, 'What the stall rule gave'; its window state "
-                           "equals the kernel's on the window probe's connection); the 0.5 ms, MTU 1500, "
-                           "16 KiB row, 17 % low, the same: tcpsim's window equals the probe connection's"),
+                           "the four MTU-9000 rows with 32 KiB buffers are 21-29 % low; the kernel's window on them is "
+                           "three jumbo segments in some runs and four in others (a write's tail queued alone once "
+                           "raises rcv_ssthresh past four segments; 26 runs of 2026-11-29, validation/README.md, 'The "
+                           "jumbo 32 KiB window rows are two rows in the kernel'), the sweep's medians fell on four, "
+                           "tcpsim sends only full segments there and stays at three; the 0.5 ms, MTU 1500, 16 KiB row, "
+                           "17 % low: tcpsim's window equals the window probe connection's"),
 }
 
 
