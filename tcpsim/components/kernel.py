@@ -18,6 +18,7 @@ from typing import Any, Callable, Final
 
 from simpy.events import NORMAL
 
+from .native import mypyc_attr
 from .simpy_env import KernelEnvironment
 
 __all__ = ["Kernel", "BudgetExhausted", "Timer", "Lane"]
@@ -30,6 +31,7 @@ _NO_ARG: Final = object()
 """An argument not given (:meth:`Kernel.call_at`, :meth:`Lane.call_at`)."""
 
 
+@mypyc_attr(free_list_len=1)  # an event is freed as the next is scheduled: no allocator call for it
 class _Call:
     """A scheduled callback at ``time_s``: ``fn(arg)`` or ``fn(arg, arg2)`` (``nargs`` 1 or 2, no tuple made per
     call), else ``fn(*args)``; ``eid`` orders equal times (scheduling order).

@@ -1,0 +1,17 @@
+"""``mypyc_attr`` for the compiled hot path's classes, importable where ``mypy_extensions`` is not installed.
+
+mypyc reads the attributes at build time (``free_list_len=1``: a freed instance is kept for the next, no
+allocator call); at run time nothing reads them, so without ``mypy_extensions`` the decorator does nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+__all__ = ["mypyc_attr"]
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:
+    def mypyc_attr(*_attrs: str, **_kwattrs: object) -> Callable[[type], type]:  # type: ignore[misc]
+        return lambda cls: cls
