@@ -103,3 +103,28 @@ def test_a_call_takes_any_number_of_arguments():
     kernel.lane(lambda *a: log.append(a)).call_at(5.0, None)
     kernel.run()
     assert log == [(), ("x",), ("x", None), ("x", "y", "z"), (None,)]
+
+
+def test_mypyc_attr_without_mypy_extensions_leaves_the_class_as_it_is():
+    """``tcpsim.components.native``: where ``mypy_extensions`` is not installed (a pure-Python install without mypy),
+    its decorator returns the class unchanged, so the hot path imports and runs the same."""
+    import importlib
+    import sys
+
+    import tcpsim.components.native as native
+
+    saved = sys.modules.get("mypy_extensions")
+    sys.modules["mypy_extensions"] = None  # type: ignore[assignment]  # import now raises ImportError
+    try:
+        fallback = importlib.reload(native)
+
+        class Plain:
+            pass
+
+        assert fallback.mypyc_attr(free_list_len=1)(Plain) is Plain
+    finally:
+        if saved is None:
+            del sys.modules["mypy_extensions"]
+        else:
+            sys.modules["mypy_extensions"] = saved
+        importlib.reload(native)
