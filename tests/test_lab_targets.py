@@ -22,8 +22,8 @@ KNOWN_MISSES = {
                            "three jumbo segments in some runs and four in others (a write's tail queued alone once "
                            "raises rcv_ssthresh past four segments; 26 runs of 2026-11-29, validation/README.md, 'The "
                            "jumbo 32 KiB window rows are two rows in the kernel'), the sweep's medians fell on four, "
-                           "tcpsim sends only full segments there and stays at three; the 0.5 ms, MTU 1500, 16 KiB row, "
-                           "17 % low: tcpsim's window equals the window probe connection's"),
+                           "tcpsim sends only full segments there and stays at three; the 0.5 ms, MTU 1500, 16 KiB "
+                           "row, 17 % low: tcpsim's window equals the window probe connection's"),
 }
 
 
