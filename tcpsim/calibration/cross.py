@@ -5,16 +5,22 @@ to the calibration tables of the *other* sources only, and :func:`cross_outcomes
 of the left-out source with those fitted platforms (``Outcome.cross_predicted``). A parameter that no
 remaining point constrains keeps its start (validation/README.md, the cross-validation rule). Sources
 whose folds fit the same points (those without calibration tables) share one fit.
+
+A source none of whose machines is in the joint model (the lab, the VirtualBox note, the NIC article) is
+predicted in its fold by its profiles without their ``[calibration.*]`` residuals (:func:`uncalibrated`): a
+value calibrated on the left-out source never enters its fold (validation/README.md, "The lab left out").
 """
 
 from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
+from ..platform import Platform
 from .calibrate import fittable
 from .joint import JointFit, JointModel, fit_joint
+from .mapping import platform_ids
 from .tables import Point
 from .validate import Outcome, evaluate
 
@@ -35,6 +41,8 @@ class Fold:
     left_out: str
     fit_points: tuple[Point, ...]
     fit: Optional[JointFit]
+    profiles: tuple[str, ...] = ()
+    """The profiles the left-out source's points run on (for a fold with no fit: :func:`uncalibrated`)."""
 
 
 def leave_one_source_out(model: JointModel, points: Sequence[Point], executor: Optional[Executor] = None,
@@ -56,7 +64,8 @@ def leave_one_source_out(model: JointModel, points: Sequence[Point], executor: O
     for source in sources:
         fit_points = tuple(p for p in usable if p.source_id != source)
         if source != IN_SAMPLE and not any(model.touches(p) for p in points if p.source_id == source):
-            out[source] = Fold(source, fit_points, None)
+            profiles = sorted({pid for p in points if p.source_id == source for pid in platform_ids(p) if pid})
+            out[source] = Fold(source, fit_points, None, tuple(profiles))
             continue
         key = tuple(p.key for p in fit_points)
         if key not in fits:
@@ -77,20 +86,56 @@ def cross_outcomes(outcomes: Sequence[Outcome], folds: dict[str, Fold],
         if source == IN_SAMPLE:
             continue
         mine = [i for i, o in enumerate(outcomes) if o.point.source_id == source]
-        if fold.fit is None:
+        platforms = fold.fit.platforms if fold.fit is not None else uncalibrated(fold.profiles)
+        if not platforms:  # nothing of this source was calibrated: its fold is its profiles
             cross.update((i, outcomes[i].predicted) for i in mine)
             continue
-        predicted = evaluate([outcomes[i].point for i in mine], executor, platforms=fold.fit.platforms)
+        predicted = evaluate([outcomes[i].point for i in mine], executor, platforms=platforms)
         cross.update((i, o.predicted) for i, o in zip(mine, predicted))
     return [replace(o, cross_predicted=cross.get(i)) for i, o in enumerate(outcomes)]
+
+
+def _without_calibration(key: str, table: str) -> bool:
+    return table != "calibration"
+
+
+def uncalibrated(ids: Iterable[str]) -> dict[str, Platform]:
+    """The profiles among ``ids`` that carry ``[calibration.*]`` residuals, resolved without them: their fitted
+    values replaced by what their parts and the shared costs give."""
+    from ..machine.spec import load_machine
+
+    return {pid: load_machine(pid, keep=_without_calibration).platform for pid in ids if _calibrated_values(pid)}
+
+
+def _calibrated_values(pid: str) -> list[tuple[str, float, float]]:
+    """(runtime key, calibrated value, what the parts and shared costs give) of each ``[calibration.*]`` residual
+    of profile ``pid``; none for a profile of runtime values."""
+    from ..machine.spec import is_machine_spec, load_machine
+
+    if not is_machine_spec(pid):
+        return []
+    m = load_machine(pid)
+    return [(key, _dotted(m.platform, key), _dotted(m.physics, key)) for key, table in sorted(m.residuals.items())
+            if table == "calibration"]
+
+
+def _dotted(platform: Platform, key: str) -> float:
+    kind, name = key.split(".", 1)
+    return getattr(getattr(platform, kind), name)
 
 
 def describe_fold(fold: Fold) -> list[str]:
     """Per parameter: start -> fitted value (or kept), what it means, and the measured points that constrain it."""
     fit = fold.fit
     if fit is None:
-        return [f"without {fold.left_out}: no machine of it is in the joint model; its predictions are its "
-                "profiles', unchanged"]
+        changes = [f"{pid} {key} {old:.4g} -> {new:.4g}" for pid in fold.profiles
+                   for key, old, new in _calibrated_values(pid)]
+        if not changes:
+            return [f"without {fold.left_out}: no machine of it is in the joint model and no value of its profiles was "
+                    "calibrated on it: its predictions are its profiles', unchanged"]
+        return [f"without {fold.left_out}: no machine of it is in the joint model; its profiles predict it without the "
+                "values calibrated on it, which come from their parts and the shared costs instead: "
+                + "; ".join(changes)]
     lines = [f"{_title(fold.left_out)}: {fit.n_points} points, {fit.n_evaluations} evaluations, "
              f"{fit.n_jacobians} Jacobians, "
              f"median |error| {fit.median_abs_rel_error:.1%} on them, objective {fit.start_objective:.4g} -> "

@@ -54,7 +54,7 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
                       coalesce_delay_s=0.0 if per_packet else nic.coalesce_delay_s,
                       tx_checksum_offload=nic.tx_checksum_offload, rx_checksum_offload=nic.rx_checksum_offload,
                       drain_ring=nic.drain_ring, coalesce_idle_timer=nic.coalesce_style == "idle",
-                      port_rate_bps=nic.port_rate_bps)
+                      gso_whole=nic.gso_whole, port_rate_bps=nic.port_rate_bps)
     for f in fields(Nic):
         trace[f"nic.{f.name}"] = f"= nic.{f.name}"
     trace["nic.backlog_packets"] = "= os.backlog_packets"

@@ -145,6 +145,7 @@ class NicPart:
     driver_class: str
     """The driver family whose per-packet work the cost catalog knows (``e1000``, ``ixgb``, ``tigon2``...)."""
     port_rate_bps: float = 1e9
+    """The port's line rate; 0 for a software device that has none (a veth)."""
     ports: int = 1
     active_ports: int = 1
     """Ports carrying traffic at once; the others' DMA shares the bus with the modelled port."""
@@ -161,6 +162,8 @@ class NicPart:
     """TCP segmentation offload supported (recorded; the engine does not model it)."""
     lro: bool = False
     """Large receive offload supported (recorded; the engine does not model it)."""
+    gso_whole: bool = False
+    """The device hands the sender's TSO/GSO aggregates to the receiver whole (a veth pair)."""
     interrupts_spread: bool = False
     """The driver spreads receive work over CPUs (several queues, RSS, Solaris ce task queues)."""
     descriptor_bytes: int = 16
@@ -173,7 +176,8 @@ class NicPart:
         _check_name("nic", self.name)
         if not isinstance(self.driver_class, str) or not self.driver_class:
             raise ConfigError("nic.driver_class", self.driver_class, "a non-empty string")
-        _check_range("nic.port_rate_bps", self.port_rate_bps, 1e6, 1e13)
+        if self.port_rate_bps != 0:
+            _check_range("nic.port_rate_bps", self.port_rate_bps, 1e6, 1e13, "0 (none) or in 1e6..1e13")
         _check_range("nic.ports", self.ports, 1, 64)
         _check_range("nic.active_ports", self.active_ports, 1, self.ports, f"in 1..{self.ports} (nic.ports)")
         _check_range("nic.tx_ring_packets", self.tx_ring_packets, 1, 1 << 20)

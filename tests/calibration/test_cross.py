@@ -196,3 +196,48 @@ def test_joint_without_cross_is_a_one_line_config_error():
 
     with pytest.raises(ConfigError, match="--joint"):
         main(["--joint"])
+
+
+def test_a_source_outside_the_joint_model_is_predicted_without_what_was_calibrated_on_it():
+    """The lab left out (validation/README.md): lab_vm's three costs fitted on the sweep come from its parts and the
+    shared costs; what its probes measured or was set by hand stays, and so does every setting."""
+    from dataclasses import fields
+
+    from tcpsim.calibration.cross import uncalibrated
+    from tcpsim.machine.costs import default_costs
+    from tcpsim.machine.lookup import microarch_factor
+    from tcpsim.machine.spec import load_machine
+    from tcpsim.profiles import load_platform
+
+    lab = load_platform("lab_vm")
+    left_out = uncalibrated(["lab_vm", "vbox_centos", "ideal"])
+    assert set(left_out) == {"lab_vm"}  # nothing of the others was calibrated
+    fold = left_out["lab_vm"]
+    changed = {f.name for f in fields(CpuCost) if getattr(fold.cpu, f.name) != getattr(lab.cpu, f.name)}
+    assert changed == {"per_packet_tx_s", "per_packet_rx_s", "per_byte_copy_s"}
+    assert (fold.nic, fold.os, fold.bus) == (lab.nic, lab.os, lab.bus)
+    assert (fold.cost_basis, lab.cost_basis) == ("catalog", "measurements")
+    parts = load_machine("lab_vm").parts
+    hz = parts.cpu.clock_hz * microarch_factor(parts.cpu.microarch)[0]
+    costs = default_costs()
+    row, key = costs.packet_row("linux", parts.nic.driver_class)
+    assert key == "family.linux"  # no row for a veth: the family's
+    assert fold.cpu.per_packet_tx_s == pytest.approx(row["packet_tx_cycles"] / hz)
+    assert fold.cpu.per_packet_rx_s == pytest.approx(row["packet_rx_cycles"] / hz)
+    assert fold.cpu.per_byte_copy_s == pytest.approx(costs.copy_factor / parts.memory.copy_bw_Bps)
+
+
+def test_the_lab_fold_predicts_with_the_uncalibrated_profile_and_says_so():
+    from tcpsim.calibration.cross import Fold, uncalibrated
+    from tcpsim.calibration.tables import load_points
+
+    point = next(p for p in load_points() if p.source_id == "lab" and p.table_id == "messages_nodelay")
+    point = replace(point, fields={**point.fields, "duration_s": "0.02"})  # a short run of the same row
+    fold = Fold("lab", (), None, ("lab_vm",))
+    (crossed,) = cross_outcomes(evaluate([point]), {"lab": fold})
+    (expected,) = evaluate([point], platforms=uncalibrated(["lab_vm"]))
+    assert crossed.cross_predicted == expected.predicted != crossed.predicted
+    text = "\n".join(describe_fold(fold))
+    assert "lab_vm cpu.per_packet_tx_s 1.382e-06 ->" in text and "parts and the shared costs" in text
+    untouched = Fold("vbox", (), None, ("vbox_centos",))
+    assert "unchanged" in "\n".join(describe_fold(untouched))
