@@ -233,8 +233,10 @@ def _sources(sources_toml: Path) -> dict[str, dict[str, str]]:
 
 
 def _cross(summary: Optional[dict[str, Any]]) -> dict[str, float]:
-    """Each left-out source's cross-validated median |error| from ``validation/cross_summary.json`` (the sources
-    with a fold of their own: a source with no machine in the joint model is not cross-validated)."""
+    """Each left-out source's cross-validated median |error| from ``validation/cross_summary.json``, for the sources
+    with a joint-model fold of their own. The lab's fold (its profile without what was calibrated on it) is not
+    quoted: most of its rows are limited by the window or the line, which no CPU cost moves (REPORT.md gives its
+    CPU-limited rows apart)."""
     if not summary:
         return {}
     fits = summary.get("fits", {})

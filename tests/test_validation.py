@@ -178,9 +178,27 @@ def test_the_shipped_cross_validation_figures_are_the_records(cross_record):
 
 
 @pytest.mark.parametrize("source", [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=CROSS_MISSES[s]))
-                                    if s in CROSS_MISSES else s for s in SOURCES])
+                                    if s in CROSS_MISSES else s for s in SOURCES + ("lab",)])
 def test_each_source_cross_validated_within_target(cross_record, source):
+    """The lab too: its fold is lab_vm without what was calibrated on the sweep (validation/README.md, "The lab left
+    out")."""
     assert cross_record["sources"][source]["cross"] <= CROSS_SOURCE_TARGET
+
+
+LAB_CROSS_MISSES = {
+    "lab/messages_nagle": "11.7 % against the calculator's 5.3 % (12.2 % in sample): two of its four rows are "
+                          "line-limited, where the calculator is right by construction, and tcpsim is 22-25 % low on "
+                          "the 60- and 200-byte rows left out and in sample alike",
+}
+
+
+@pytest.mark.parametrize("table", [pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=LAB_CROSS_MISSES[t]))
+                                   if t in LAB_CROSS_MISSES else t
+                                   for t in sorted(k for k in json.loads(CROSS_RECORD.read_text())["tables"]
+                                                   if k.startswith("lab/"))])
+def test_the_lab_left_out_below_the_calculator(cross_record, table):
+    row = cross_record["tables"][table]
+    assert row["cross"] < row["bdp"]
 
 
 def test_cross_validated_below_the_calculator_on_every_table(cross_record):

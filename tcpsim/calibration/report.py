@@ -88,15 +88,27 @@ def _cross_section(outcomes: Sequence[Outcome], folds: Mapping[str, "Fold"], joi
              "predicted with them. A parameter no remaining point constrains borrows its kind's fitted geometric "
              "mean from the other machines (an OS x driver row) or takes its prior (a residual). Target: "
              f"each source's median within {CROSS_SOURCE_TARGET:.0%} and each table below the BDP calculator. "
+             "A source none of whose machines is in the joint model is predicted by its profiles without the values "
+             "calibrated on it (the lab: `lab_vm`'s fitted costs from its parts and the shared costs instead). "
+             "The last column takes only the points whose in-sample run a CPU limits, where the costs decide. "
              "The rule for using these figures is in [README.md](README.md#held-out-seen-and-the-rule-from-now-on).",
              "", "| source | scored | in-sample median (per-platform calibration) | joint fit in sample | "
-             "cross-validated median | BDP calculator median |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "cross-validated median | BDP calculator median | CPU-limited points: in sample / cross-validated |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     joint_sources = (joint or {}).get("sources", {})
+    cpu: dict[str, tuple[list[float], list[float]]] = {}
+    for o in outcomes:
+        if o.scored and o.cross_error is not None and (o.limited_by or "").startswith("cpu"):
+            ins_errs, cross_errs = cpu.setdefault(o.point.source_id, ([], []))
+            ins_errs.append(abs(o.error))
+            cross_errs.append(abs(o.cross_error))
     for source, (n, ins, cross) in source_medians(outcomes).items():
         nv = sorted(naive.get(source, []))
+        c_ins, c_cross = cpu.get(source, ([], []))
+        limited = (f"{_fmt(statistics.median(c_ins)).strip()} / {_fmt(statistics.median(c_cross)).strip()} "
+                   f"({len(c_ins)})" if c_ins else "-")
         lines.append(f"| {source} | {n} | {_fmt(ins).strip()} | {_fmt(joint_sources.get(source)).strip()} | "
-                     f"{_fmt(cross).strip()} | {_fmt(statistics.median(nv) if nv else None).strip()} |")
+                     f"{_fmt(cross).strip()} | {_fmt(statistics.median(nv) if nv else None).strip()} | {limited} |")
     if joint:
         lines += ["", f"The joint fit in sample (`--joint`: the shared parameters fitted to every source's "
                   f"calibration tables at once): {joint['calibration_points']} calibration points, median "
