@@ -216,8 +216,9 @@ def host_cautions(sc: Scenario) -> list[str]:
         how = ("are the parts catalog's cycles, shared across machines," if p.cost_basis == "catalog"
                else "were set by hand from physical reasoning,")
         cross = _data().get("cross_validation", {})
-        scale = (f"; on the sources' machines left out of the fit, tcpsim's median error was "
-                 f"{min(cross.values()):.0%}-{max(cross.values()):.0%} (tcpsim validate --cross)" if cross else "")
+        scale = (f"; on the machines left out of the fit ({', '.join(sorted(cross))}), tcpsim's median error where "
+                 f"a CPU limits was {min(cross.values()):.0%}-{max(cross.values()):.0%} (tcpsim validate --cross)"
+                 if cross else "")
         lines.append(f"{p.name}: its CPU costs {how} not fitted to measurements of it{scale}; "
                      "tcpsim calibrate --iperf3 fits them to runs of your own")
     return lines
@@ -233,15 +234,13 @@ def _sources(sources_toml: Path) -> dict[str, dict[str, str]]:
 
 
 def _cross(summary: Optional[dict[str, Any]]) -> dict[str, float]:
-    """Each left-out source's cross-validated median |error| from ``validation/cross_summary.json``, for the sources
-    with a joint-model fold of their own. The lab's fold (its profile without what was calibrated on it) is not
-    quoted: most of its rows are limited by the window or the line, which no CPU cost moves (REPORT.md gives its
-    CPU-limited rows apart)."""
+    """Per source left out for real (its fold predicted something else than its in-sample run), the median
+    |cross-validated error| of its points a CPU limits, from ``validation/cross_summary.json``: what a host
+    whose costs were not fitted to it carries on its CPU-bound answers (:func:`host_cautions`)."""
     if not summary:
         return {}
-    fits = summary.get("fits", {})
-    return {s: round(v["cross"], 4) for s, v in summary.get("sources", {}).items()
-            if fits.get(s) is not None and v.get("cross") is not None}
+    return {s: round(v["cpu_limited"]["cross"], 4) for s, v in summary.get("sources", {}).items()
+            if v.get("left_out") and v.get("cpu_limited")}
 
 
 def derive(points_json: Sequence[dict], sources: dict[str, dict[str, str]],

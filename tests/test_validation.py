@@ -173,8 +173,8 @@ def test_the_shipped_cross_validation_figures_are_the_records(cross_record):
     """``tcpsim predict`` quotes them for a machine of uncalibrated parts (tcpsim.confidence.host_cautions)."""
     from tcpsim.confidence import _cross, _data
 
-    assert _data()["cross_validation"] == _cross(cross_record) and set(_cross(cross_record)) == {"tru64", "sunfire",
-                                                                                                  "tengbe"}
+    assert _data()["cross_validation"] == _cross(cross_record)
+    assert set(_cross(cross_record)) == {"tru64", "sunfire", "tengbe", "lab"}  # vbox, gignic: nothing fitted to leave out
 
 
 @pytest.mark.parametrize("source", [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=CROSS_MISSES[s]))

@@ -192,6 +192,20 @@ def source_medians(outcomes: Sequence[Outcome]) -> dict[str, tuple[int, Optional
     return out
 
 
+def cpu_limited_medians(outcomes: Sequence[Outcome]) -> dict[str, tuple[int, float, float]]:
+    """Per source, over its scored points whose in-sample run a CPU limits (where the costs decide): how many, and
+    the median |error| in sample and cross-validated. Sources with no such point are absent."""
+    import statistics
+
+    errs: dict[str, tuple[list[float], list[float]]] = {}
+    for o in outcomes:
+        if o.scored and o.cross_error is not None and (o.limited_by or "").startswith("cpu"):
+            ins, cross = errs.setdefault(o.point.source_id, ([], []))
+            ins.append(abs(o.error))
+            cross.append(abs(o.cross_error))
+    return {s: (len(ins), statistics.median(ins), statistics.median(cross)) for s, (ins, cross) in sorted(errs.items())}
+
+
 def fingerprint(points: Sequence[Point], model: JointModel) -> str:
     """A digest of the measured points and the joint model's parameters (names, bounds, starts): a
     cross-validation record is current only while both are what it was computed from."""
@@ -216,6 +230,10 @@ def cross_summary(outcomes: Sequence[Outcome], folds: dict[str, Fold], settings:
               for r in table_summary(outcomes)}
     sources = {s: {"scored": n, "in_sample": ins, "cross": cross}
                for s, (n, ins, cross) in source_medians(outcomes).items()}
+    for s, (n, ins, cross) in cpu_limited_medians(outcomes).items():
+        sources[s]["cpu_limited"] = {"scored": n, "in_sample": ins, "cross": cross}
+    for s, row in sources.items():
+        row["left_out"] = any(o.cross_predicted != o.predicted for o in outcomes if o.point.source_id == s)
     fits = {s: None if f.fit is None else {"points": f.fit.n_points, "evaluations": f.fit.n_evaluations,
                                            "jacobians": f.fit.n_jacobians,
                                            "objective": f.fit.objective, "start_objective": f.fit.start_objective,

@@ -76,7 +76,7 @@ def _chart_figures(outcomes: Sequence[Outcome], fig_dir: Path) -> list[tuple[str
 
 def _cross_section(outcomes: Sequence[Outcome], folds: Mapping[str, "Fold"], joint: Optional[dict] = None) -> list[str]:
     """Per source: in-sample, cross-validated and calculator medians; per fit, its parameters and points."""
-    from .cross import describe_fold, source_medians
+    from .cross import cpu_limited_medians, describe_fold, source_medians
 
     naive = {}
     for o in outcomes:
@@ -96,17 +96,13 @@ def _cross_section(outcomes: Sequence[Outcome], folds: Mapping[str, "Fold"], joi
              "cross-validated median | BDP calculator median | CPU-limited points: in sample / cross-validated |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     joint_sources = (joint or {}).get("sources", {})
-    cpu: dict[str, tuple[list[float], list[float]]] = {}
-    for o in outcomes:
-        if o.scored and o.cross_error is not None and (o.limited_by or "").startswith("cpu"):
-            ins_errs, cross_errs = cpu.setdefault(o.point.source_id, ([], []))
-            ins_errs.append(abs(o.error))
-            cross_errs.append(abs(o.cross_error))
+    cpu = cpu_limited_medians(outcomes)
     for source, (n, ins, cross) in source_medians(outcomes).items():
         nv = sorted(naive.get(source, []))
-        c_ins, c_cross = cpu.get(source, ([], []))
-        limited = (f"{_fmt(statistics.median(c_ins)).strip()} / {_fmt(statistics.median(c_cross)).strip()} "
-                   f"({len(c_ins)})" if c_ins else "-")
+        limited = "-"
+        if source in cpu:
+            n_cpu, c_ins, c_cross = cpu[source]
+            limited = f"{_fmt(c_ins).strip()} / {_fmt(c_cross).strip()} ({n_cpu})"
         lines.append(f"| {source} | {n} | {_fmt(ins).strip()} | {_fmt(joint_sources.get(source)).strip()} | "
                      f"{_fmt(cross).strip()} | {_fmt(statistics.median(nv) if nv else None).strip()} | {limited} |")
     if joint:
