@@ -216,8 +216,8 @@ def host_cautions(sc: Scenario) -> list[str]:
         how = ("are the parts catalog's cycles, shared across machines," if p.cost_basis == "catalog"
                else "were set by hand from physical reasoning,")
         cross = _data().get("cross_validation", {})
-        scale = (f"; on the machines left out of the fit ({', '.join(sorted(cross))}), tcpsim's median error where "
-                 f"a CPU limits was {min(cross.values()):.0%}-{max(cross.values()):.0%} (tcpsim validate --cross)"
+        scale = (f"; on the machines validation left out of the fit ({len(cross)} sources), tcpsim's median error "
+                 f"where a CPU limits was {min(cross.values()):.0%}-{max(cross.values()):.0%} (tcpsim validate --cross)"
                  if cross else "")
         lines.append(f"{p.name}: its CPU costs {how} not fitted to measurements of it{scale}; "
                      "tcpsim calibrate --iperf3 fits them to runs of your own")
