@@ -21,19 +21,20 @@ from tcpsim.profiles import load_platform
 
 LEGACY = Path(__file__).parent / "data" / "legacy_profiles"
 MACHINES = ["es40_tru64", "rx2600_ixgb", "se7501_ixgb", "sunfire6800_ce", "p4_linux", "p4_freebsd", "vbox_centos",
-            "vbox_opensolaris", "modern_linux"]
+            "vbox_opensolaris", "modern_linux", "lab_vm"]
 
 
 @pytest.mark.parametrize("name", MACHINES + ["ideal"])
 def test_every_profile_resolves_to_the_platform_it_was_before_parts(name):
     """tests/data/legacy_profiles holds each profile as main 1c08a75 resolved it, every field explicit (no
-    bus preset, whose numbers now come from the transaction model). A deliberate refit that moves a profile
-    replaces its file here in the same commit (``save_platform`` of the new platform with a full [bus])."""
+    bus preset, whose numbers now come from the transaction model); ``lab_vm`` as it was before it was made of parts
+    (29451cf). A deliberate refit that moves a profile replaces its file here in the same commit (``save_platform``
+    of the new platform with a full [bus])."""
     assert load_platform(name) == load_platform(LEGACY / f"{name}.toml")
 
 
-def test_nine_profiles_are_made_of_parts_with_named_residuals():
-    assert len(MACHINES) == 9
+def test_the_profiles_are_made_of_parts_with_named_residuals():
+    assert len(MACHINES) == 10
     for name in MACHINES:
         m = load_machine(name)
         fitted = {k for k, v in m.origins.items() if k.startswith("runtime.") and v.startswith("calibration")}
@@ -198,6 +199,12 @@ def test_every_catalog_part_composes():
             load_machine("p4_linux", extra=(flag_layer(**{kind: name}) if kind != "memory" else
                                             replace(flag_layer(cpu="pentium4"), parts={"memory": name}),))
     assert {f.name for f in fields(m.parts)} == {"cpu", "memory", "bus", "nic", "os"}
+
+
+def test_every_catalog_cpu_builds_a_machine_from_flags_alone():
+    """``--cpu NAME --nic NAME`` with no memory flag takes the CPU's usual memory from the catalog."""
+    for name in part_names("cpu"):
+        assert platform_for(None, cpu=name, nic="e1000").cpu.per_byte_copy_s > 0, name
 
 
 def test_a_joint_fit_can_vary_the_shared_costs_and_drop_residuals():

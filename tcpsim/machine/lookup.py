@@ -127,4 +127,7 @@ def part_names(kind: str) -> list[str]:
 def cpu_default_memory(name: str) -> str:
     """The memory system a CPU usually ships with (a machine built from flags without --memory-bw)."""
     cpu_part(name)  # an unknown name fails here, listing the known ones
-    return catalog_table("cpus")["memory_for"][name]
+    usual = catalog_table("cpus")["memory_for"].get(name)
+    if usual is None:
+        raise ConfigError("memory_bw", None, f"given (--memory-bw 10GB/s): the catalog knows no usual memory for {name}")
+    return usual
