@@ -348,6 +348,39 @@ def test_calibrate_iperf3_writes_a_loadable_machine_file(tmp_path, capsys):
     assert "rate" in capsys.readouterr().err
 
 
+def test_calibrate_on_a_base_of_parts_writes_a_machine_file_on_it(tmp_path, capsys):
+    """The fitted costs become [calibration.cpu] over ``base = ...``: ``tcpsim machine show`` explains the file, and
+    the platform it gives is the one fitted. A base of runtime values gets a file of runtime values."""
+    from tcpsim.cli import main
+    from tcpsim.machine.spec import load_machine
+    from tcpsim.profiles import load_platform, save_platform
+
+    parts = tmp_path / "parts.toml"
+    parts.write_text('base = "p4_linux"\n[cpu]\nclock_hz = 3.2e9\n')
+    sub = tmp_path / "fits"
+    sub.mkdir()
+    for base, ref in (("p4_linux", "p4_linux"), (str(parts), "../parts.toml")):
+        out = sub / "me.toml"
+        assert main(["calibrate", "--iperf3", str(FIXTURE), str(FIXTURE), "--rate", "1gbit", "--rtt", "1ms",
+                     "--costs", "per_packet_s,per_byte_s", "--base", base, "--max-evals", "2", "--workers", "1",
+                     "--out", str(out)]) == 0, capsys.readouterr().err
+        text = out.read_text()
+        assert f'base = "{ref}"' in text and "[calibration.cpu]" in text, text
+        m = load_machine(out)
+        assert m.platform.cost_basis == "measurements"
+        assert m.residuals["cpu.per_packet_tx_s"] == "calibration"
+        fitted = dict(m.platform.fit)["values"]
+        assert m.platform.cpu.per_packet_tx_s == pytest.approx(fitted[0], rel=1e-3)
+        assert m.platform.nic == load_platform(base).nic  # nothing else moved
+    runtime = tmp_path / "runtime.toml"
+    save_platform(load_platform("p4_linux"), runtime)
+    out = tmp_path / "me2.toml"
+    assert main(["calibrate", "--iperf3", str(FIXTURE), str(FIXTURE), "--rate", "1gbit", "--rtt", "1ms",
+                 "--costs", "per_packet_s,per_byte_s", "--base", str(runtime), "--max-evals", "2", "--workers", "1",
+                 "--out", str(out)]) == 0, capsys.readouterr().err
+    assert "base =" not in out.read_text() and load_platform(out).cost_basis == "measurements"
+
+
 def test_calibrate_lab_reads_saved_runs_and_keeps_the_role_asked_for(tmp_path, capsys):
     from tcpsim.calibration.own import lab_cases
     from tcpsim.cli import main

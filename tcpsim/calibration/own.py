@@ -400,7 +400,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               "evaluations": fit.n_evaluations, "optimizer": fit.message}
     if a.prior is not None:
         record["prior_factor"] = a.prior
-    from ..profiles import profile_path, save_platform, update_profile
+    from ..profiles import profile_path, save_on_base, save_platform, update_profile
 
     if a.base and Path(a.out).resolve() == profile_path(a.base).resolve():  # refit in place: keep its comments
         update_profile(a.out, host, record)
@@ -411,7 +411,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               + " CPU costs fitted; everything else from the base profile"
               + (", but for nic.gso_whole = true: the lab's veth path, on which the costs were fitted." if a.lab
                  else "."))
-    save_platform(host, a.out, fit=record, header=header)
+    if not (a.base and save_on_base(host, a.base, a.out, calibrated=fields, fit=record, header=header)):
+        save_platform(host, a.out, fit=record, header=header)
     print(f"written {a.out} (use it with --platform {a.out})")
     return 0
 

@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import re
 from dataclasses import fields, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from ..errors import ConfigError
 from ..fileio import read_text_limited, write_text_reporting
@@ -286,6 +287,46 @@ def save_platform(platform: Platform, path: str | Path, *, tuning: Optional[Mapp
     path = Path(path)
     write_text_reporting(path, "\n".join(lines), "profile")
     return path
+
+
+def save_on_base(platform: Platform, base: str, path: str | Path, *, calibrated: Sequence[str],
+                 fit: Mapping[str, Any], header: str = "") -> bool:
+    """Write ``platform`` as a machine file on ``base`` (a profile or machine file made of parts): ``base = ...``, the
+    CPU costs a fit set (``calibrated``, ``CpuCost`` field names) in ``[calibration.cpu]``, any other runtime value
+    that differs from the base's in ``[fixed.*]``, and ``fit`` as ``[fit]``; so ``tcpsim machine show`` explains it
+    and a part swapped later re-derives what it should. False (nothing left written) where the base is a profile of runtime values or the file would not give
+    ``platform`` back (another OS, another cost basis): :func:`save_platform` then writes runtime values."""
+    from ..machine.spec import is_machine_spec
+
+    if not is_machine_spec(base):
+        return False
+    old = load_platform(base)
+    if platform.os != old.os:
+        return False
+    path = Path(path)
+    base_ref = base
+    if base.endswith(".toml"):  # layers_for finds a base file beside the file that names it
+        base_ref = os.path.relpath(Path(base).resolve(), path.resolve().parent)
+    lines = [f"# {line}".rstrip() for line in header.splitlines()]
+    lines += [f"name = {_toml_str(platform.name)}", f"base = {_toml_str(base_ref)}", ""]
+    tables: dict[str, dict[str, Any]] = {}
+    for kind in ("cpu", "nic", "bus"):
+        new_values, old_values = _fields(getattr(platform, kind)), _fields(getattr(old, kind))
+        for key, value in new_values.items():
+            if kind == "cpu" and key in calibrated:
+                tables.setdefault("calibration.cpu", {})[key] = value
+            elif value != old_values[key] and value is not None:
+                tables.setdefault(f"fixed.{kind}", {})[key] = value
+    for name, values in tables.items():
+        lines += _table(name, values)
+    lines += _table("fit", dict(fit))
+    write_text_reporting(path, "\n".join(lines), "profile")
+    back = load_platform(path)
+    if (back.cpu, back.nic, back.bus, back.os, back.cost_basis) == (platform.cpu, platform.nic, platform.bus,
+                                                                     platform.os, platform.cost_basis):
+        return True
+    path.unlink()
+    return False
 
 
 def _write_residuals(doc, platform: Platform, old: Platform) -> None:
