@@ -85,7 +85,8 @@ def test_a_host_of_uncalibrated_costs_is_cautioned_with_the_cross_validated_erro
         assert not lines
     else:
         assert len(lines) == 1 and ("parts catalog" if basis == "catalog" else "by hand") in lines[0]
-        assert re.search(r"median error was \d+%-\d+% \(tcpsim validate --cross\)", lines[0]), lines[0]
+        assert re.search(r"median error where a CPU limits was \d+%-\d+% \(tcpsim validate --cross\)",
+                         lines[0]), lines[0]
 
 
 def test_a_result_in_python_carries_its_cautions():
