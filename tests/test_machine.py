@@ -310,3 +310,15 @@ def test_machine_show_says_where_the_per_packet_costs_come_from():
     assert "per-packet costs: fitted to measurements of this machine" in show_text(load_machine("es40_tru64"))
     assert "per-packet costs: set by hand" in show_text(load_machine("modern_linux"))
     assert show_dict(load_machine("rx2600_ixgb"))["cost_basis"] == "measurements"
+
+
+def test_memprobe_measures_a_copy_bandwidth_and_refuses_bad_sizes(capsys):
+    from tcpsim.machine.memprobe import main, stream_copy_Bps
+
+    assert 1e8 < stream_copy_Bps(1 << 20, 2) < 1e13
+    with pytest.raises(ValueError, match="size_bytes"):
+        stream_copy_Bps(1000)
+    assert main(["--size-mib", "1", "--repeats", "2"]) == 0 and "copy_bw_Bps = " in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(["--repeats", "0"])
+    assert exc.value.code == 2 and "repeats=0" in capsys.readouterr().err
