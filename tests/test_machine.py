@@ -322,3 +322,10 @@ def test_memprobe_measures_a_copy_bandwidth_and_refuses_bad_sizes(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--repeats", "0"])
     assert exc.value.code == 2 and "repeats=0" in capsys.readouterr().err
+
+
+def test_a_device_that_raises_no_interrupt_costs_none():
+    """A veth's frames are taken in by the sending CPU's softirq: no interrupt, so no per-interrupt cost."""
+    assert platform_for(None, cpu="epyc-zen5", nic="veth").cpu.per_interrupt_s == 0.0
+    assert platform_for(None, cpu="epyc-zen5", nic="e1000").cpu.per_interrupt_s > 0.0
+    assert "raises no interrupt" in load_machine("lab_vm").origins["runtime.cpu.per_interrupt_s"]

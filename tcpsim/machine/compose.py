@@ -39,6 +39,9 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
     phys = physics_costs(parts, costs)
     cost_values = {k: v for k, (v, _) in phys.items()}
     trace.update({f"cpu.{k}": why for k, (_, why) in phys.items()})
+    if nic.coalesce_style == "none":
+        cost_values["per_interrupt_s"] = 0.0
+        trace["cpu.per_interrupt_s"] = "= 0: nic.coalesce_style 'none' (a device that raises no interrupt)"
     cpu_cost = CpuCost(n_cpus=cpu.n_cpus, interrupts_on_one_cpu=not nic.interrupts_spread, **cost_values)
     trace["cpu.n_cpus"] = "= cpu.sockets x cpu.cores_per_socket x cpu.threads_per_core"
     trace["cpu.per_byte_copy_rx_s"] = "= cpu.per_byte_copy_s (None)"
@@ -47,7 +50,7 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
     trace["cpu.wake_latency_s"] = "on time: no part gives it (a file may set it; python -m tcpsim.lab.wakeprobe)"
     for stall in ("wake_stall_frac", "wake_stall_s"):
         trace[f"cpu.{stall}"] = "never: no part gives it (a file may set it; python -m tcpsim.lab.wakeprobe --tail)"
-    per_packet = nic.coalesce_style == "per-packet"
+    per_packet = nic.coalesce_style in ("per-packet", "none")
     runtime_nic = Nic(tx_ring_packets=nic.tx_ring_packets, rx_ring_packets=nic.rx_ring_packets,
                       backlog_packets=os_.backlog_packets,
                       coalesce_packets=1 if per_packet else nic.coalesce_packets,
@@ -60,7 +63,7 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
     trace["nic.backlog_packets"] = "= os.backlog_packets"
     trace["nic.coalesce_idle_timer"] = "= nic.coalesce_style == 'idle'"
     if per_packet:
-        trace["nic.coalesce_packets"] = trace["nic.coalesce_delay_s"] = "= nic.coalesce_style 'per-packet'"
+        trace["nic.coalesce_packets"] = trace["nic.coalesce_delay_s"] = f"= nic.coalesce_style '{nic.coalesce_style}'"
     bus = runtime_bus(parts.bus, nic)
     trace.update({"bus.kind": "= bus.name", "bus.width_bits": "= bus.width_bits", "bus.clock_hz": "= bus.data_rate_hz",
                   "bus.efficiency_frac": "physics: transaction model (tcpsim.machine.bus)",

@@ -16,7 +16,9 @@ from ..platform import OsTcp, _check_range
 __all__ = ["Cpu", "Memory", "BusPart", "NicPart", "OsPart", "Parts", "PART_KINDS", "part_fields",
            "COALESCE_STYLES", "BUS_KINDS"]
 
-COALESCE_STYLES = ("per-packet", "absolute", "idle")
+COALESCE_STYLES = ("per-packet", "absolute", "idle", "none")
+"""How a card interrupts for received frames: one interrupt each, batched from the first frame, batched by a packet
+timer, or none at all (a software device such as a veth, whose frames the sending CPU's softirq takes in)."""
 """``per-packet``: an interrupt per frame; ``absolute``: the delay counts from the first frame of a batch
 (ixgb ``RxIntDelay``, ce); ``idle``: a packet timer restarted by each frame (e1000 ``RDTR``)."""
 
