@@ -294,8 +294,9 @@ def save_on_base(platform: Platform, base: str, path: str | Path, *, calibrated:
     """Write ``platform`` as a machine file on ``base`` (a profile or machine file made of parts): ``base = ...``, the
     CPU costs a fit set (``calibrated``, ``CpuCost`` field names) in ``[calibration.cpu]``, any other runtime value
     that differs from the base's in ``[fixed.*]``, and ``fit`` as ``[fit]``; so ``tcpsim machine show`` explains it
-    and a part swapped later re-derives what it should. False (nothing left written) where the base is a profile of runtime values or the file would not give
-    ``platform`` back (another OS, another cost basis): :func:`save_platform` then writes runtime values."""
+    and a part swapped later re-derives what it should. False (nothing left written) where the base is a profile of
+    runtime values or the file would not give ``platform`` back (another OS, another cost basis): :func:`save_platform`
+    then writes runtime values."""
     from ..machine.spec import is_machine_spec
 
     if not is_machine_spec(base):
