@@ -23,8 +23,9 @@ _INTS = ("streams", "cpus", "queue", "deferred_acks_max", "seed")
 _SWITCHES = ("bidir", "nodelay")
 _KEYS = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "write", "message", "rr", "response", "read",
          "streams", "bidir", "nodelay", "delack", "deferred_acks_max", "os", "platform", "sender", "receiver",
-         "tuning", "cpus", "bus", "queue", "loss", "message_rate", "sack", "limited_transmit", "seed")
-"""The :func:`tcpsim.build_scenario` keywords a what-if may change."""
+         "tuning", "cpus", "bus", "machine", "cpu", "cpu_ghz", "memory_bw", "nic", "queue", "loss", "message_rate",
+         "sack", "limited_transmit", "seed")
+"""The :func:`tcpsim.build_scenario` keywords a what-if may change (the parts flags too: ``cpu_ghz=2``, ``nic=e1000``)."""
 
 Spec = Union[Scenario, Mapping[str, Any]]
 
