@@ -207,15 +207,22 @@ def cpu_limited_medians(outcomes: Sequence[Outcome]) -> dict[str, tuple[int, flo
 
 
 def fingerprint(points: Sequence[Point], model: JointModel) -> str:
-    """A digest of the measured points and the joint model's parameters (names, bounds, starts): a
-    cross-validation record is current only while both are what it was computed from."""
+    """A digest of the measured points, the joint model's parameters (names, bounds, starts) and every profile the
+    points run on, as resolved and as their folds resolve them (a refit, or a part changed): a cross-validation
+    record is current only while all are what it was computed from."""
     import hashlib
+
+    from ..profiles import load_platform
 
     h = hashlib.sha256()
     for p in sorted(points, key=lambda p: p.key):
         h.update(f"{p.key}|{p.value!r}|{p.role}|{';'.join(p.flags)}|{sorted(p.fields.items())!r}\n".encode())
     for prm in model.params:
         h.update(f"{prm.name}|{prm.lo!r}|{prm.hi!r}|{prm.start!r}|{prm.prior_sigma!r}\n".encode())
+    profiles = sorted({pid for p in points for pid in platform_ids(p) if pid})
+    folds = uncalibrated(profiles)
+    for pid in profiles:
+        h.update(f"{pid}|{load_platform(pid)!r}|{folds.get(pid)!r}\n".encode())
     return h.hexdigest()[:16]
 
 
