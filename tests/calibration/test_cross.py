@@ -243,3 +243,23 @@ def test_the_lab_fold_predicts_with_the_uncalibrated_profile_and_says_so():
     assert f"lab_vm cpu.per_packet_tx_s {fitted:.4g} ->" in text and "parts and the shared costs" in text
     untouched = Fold("vbox", (), None, ("vbox_centos",))
     assert "unchanged" in "\n".join(describe_fold(untouched))
+
+
+def test_the_fingerprint_sees_a_profile_change(monkeypatch):
+    """A refit (or a changed part) of a profile the points run on makes a cross-validation record stale."""
+    import tcpsim.profiles
+    from tcpsim.calibration.cross import fingerprint
+    from tcpsim.calibration.tables import load_points
+    from tcpsim.profiles import load_platform
+
+    points = [p for p in load_points() if p.source_id == "lab"][:3]
+    model = JointModel((), {})
+    before = fingerprint(points, model)
+    assert fingerprint(points, model) == before
+
+    def refit(name, tuning=None):
+        p = load_platform(name, tuning)
+        return replace(p, cpu=replace(p.cpu, per_packet_tx_s=2 * p.cpu.per_packet_tx_s))
+
+    monkeypatch.setattr(tcpsim.profiles, "load_platform", refit)
+    assert fingerprint(points, model) != before
