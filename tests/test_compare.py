@@ -66,3 +66,11 @@ def test_cli_compare_text_json_and_errors(capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "what_if" in err
     assert main(["compare", "--mtu", "9000"]) == 2
+
+
+def test_a_what_if_may_change_a_part():
+    assert parse_what_if(["cpu_ghz=1.0", "nic=e1000", "memory-bw=3GB/s"]) == {
+        "cpu_ghz": "1.0", "nic": "e1000", "memory_bw": "3GB/s"}
+    c = tcpsim.compare(dict(platform="rx2600_ixgb", rate="1gbit", sockbuf="256k"), what_if="cpu_ghz=0.5")
+    assert max(c.result_b.cpu_utilization_frac["sender"]) > max(c.result_a.cpu_utilization_frac["sender"])
+    assert c.b.sender.platform.cpu.per_packet_tx_s == pytest.approx(3 * c.a.sender.platform.cpu.per_packet_tx_s)
