@@ -25,7 +25,7 @@ _KEYS = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "write", 
          "streams", "bidir", "nodelay", "delack", "deferred_acks_max", "os", "platform", "sender", "receiver",
          "tuning", "cpus", "bus", "machine", "cpu", "cpu_ghz", "memory_bw", "nic", "queue", "loss", "message_rate",
          "sack", "limited_transmit", "seed")
-"""The :func:`tcpsim.build_scenario` keywords a what-if may change (the parts flags too: ``cpu_ghz=2``, ``nic=e1000``)."""
+"""The :func:`tcpsim.build_scenario` keywords a what-if may change (parts too: ``cpu_ghz=2``, ``nic=e1000``)."""
 
 Spec = Union[Scenario, Mapping[str, Any]]
 

@@ -129,5 +129,6 @@ def cpu_default_memory(name: str) -> str:
     cpu_part(name)  # an unknown name fails here, listing the known ones
     usual = catalog_table("cpus")["memory_for"].get(name)
     if usual is None:
-        raise ConfigError("memory_bw", None, f"given (--memory-bw 10GB/s): the catalog knows no usual memory for {name}")
+        raise ConfigError("memory_bw", None,
+                          f"given (--memory-bw 10GB/s): the catalog knows no usual memory for {name}")
     return usual
