@@ -110,18 +110,14 @@ def uncalibrated(ids: Iterable[str]) -> dict[str, Platform]:
 def _calibrated_values(pid: str) -> list[tuple[str, float, float]]:
     """(runtime key, calibrated value, what the parts and shared costs give) of each ``[calibration.*]`` residual
     of profile ``pid``; none for a profile of runtime values."""
+    from ..machine.resolve import runtime_value
     from ..machine.spec import is_machine_spec, load_machine
 
     if not is_machine_spec(pid):
         return []
     m = load_machine(pid)
-    return [(key, _dotted(m.platform, key), _dotted(m.physics, key)) for key, table in sorted(m.residuals.items())
-            if table == "calibration"]
-
-
-def _dotted(platform: Platform, key: str) -> float:
-    kind, name = key.split(".", 1)
-    return getattr(getattr(platform, kind), name)
+    return [(key, runtime_value(m.platform, key), runtime_value(m.physics, key))
+            for key, table in sorted(m.residuals.items()) if table == "calibration"]
 
 
 def describe_fold(fold: Fold) -> list[str]:

@@ -33,7 +33,7 @@ from .machinefile import PART_CLASSES
 from .parts import OsPart, Parts
 from .schema import FileFieldError, line_of
 
-__all__ = ["Machine", "Residual", "resolve_layers", "PART_FIELD_SOURCES", "KERNEL_FIELDS"]
+__all__ = ["Machine", "Residual", "resolve_layers", "runtime_value", "PART_FIELD_SOURCES", "KERNEL_FIELDS"]
 
 _CATALOG_FILE = {"cpu": "cpus.toml", "memory": "memory.toml", "bus": "buses.toml", "nic": "nics.toml",
                  "os": "tcpsim.os_versions"}
@@ -78,7 +78,8 @@ class Machine:
     """Runtime key -> ``calibration`` or ``fixed``, for each per-machine residual in :attr:`platform`."""
 
 
-def _dotted(obj: Any, key: str) -> Any:
+def runtime_value(obj: Any, key: str) -> Any:
+    """The value of a runtime key (``cpu.per_packet_tx_s``) in a :class:`~tcpsim.platform.Platform`."""
     kind, name = key.split(".", 1)
     return getattr(getattr(obj, kind), name)
 
@@ -192,7 +193,7 @@ class _State:
                 deps = tuple(getattr(parts, d) for d in DEPENDS_ON.get(key, ()))
                 what = (f"calibration ({layer.label}{fit_note})" if table == "calibration"
                         else f"fixed by hand ({layer.label})")
-                self.residuals[key] = Residual(key, value, what, deps, _dotted(physics, key), table)
+                self.residuals[key] = Residual(key, value, what, deps, runtime_value(physics, key), table)
                 self.setter[f"{table}.{key}"] = layer
         if layer.name:
             self.name = layer.name
@@ -265,7 +266,7 @@ class _State:
             origins[f"runtime.{key}"] = why
         for key, res in self.residuals.items():
             deps = tuple(getattr(parts, d) for d in DEPENDS_ON.get(key, ()))
-            now = _dotted(physics, key)
+            now = runtime_value(physics, key)
             if deps == res.parts_at or now == res.physics_at:
                 values[key] = res.value
                 origins[f"runtime.{key}"] = res.origin
