@@ -1,4 +1,4 @@
-"""``tcpsim machine``: show a machine's every value and its origin; list the catalog's parts.
+"""``tcpsim machine``: show a machine's every value and its origin; list the catalog's parts; detect this host.
 
 The part flags (``--machine``, ``--cpu``, ``--cpu-ghz``, ``--memory-bw``, ``--nic``, ``--os``; ``--bus``
 and ``--cpus`` are the scenario's) are declared here once, for predict, sweep, explain, plan and show.
@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from typing import Any, Optional, Sequence
 
 from ..cliutil import typed
+from ..errors import ConfigError
 from ..units import parse_int
 
 __all__ = ["add_part_flags", "part_kwargs", "main"]
@@ -80,12 +82,13 @@ def _parts(a: argparse.Namespace) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``tcpsim machine show|parts``; errors raise (the tcpsim CLI prints them in one line, exit 2)."""
+    """``tcpsim machine show|parts|detect``; errors raise (the tcpsim CLI prints them in one line, exit 2)."""
     from ..cliutil import OneLineParser
 
-    p = OneLineParser(prog="tcpsim machine", description="Machines made of parts: show one, list the catalog.",
+    p = OneLineParser(prog="tcpsim machine",
+                      description="Machines made of parts: show one, list the catalog, describe this host.",
                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EXAMPLES)
-    sub = p.add_subparsers(dest="what", required=True, metavar="show|parts", parser_class=OneLineParser)
+    sub = p.add_subparsers(dest="what", required=True, metavar="show|parts|detect", parser_class=OneLineParser)
     sp = sub.add_parser("show", help="every parameter of a machine and where it came from",
                         description="Every resolved parameter of a profile or machine file, with its origin "
                         "(catalog, calibration, the file, a flag).", epilog=_EXAMPLES,
@@ -95,5 +98,39 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sp.add_argument("--json", action="store_true", help="print JSON: parts and platform as {key: {value, origin}}")
     sp = sub.add_parser("parts", help="the catalog's parts", description="List the parts of the catalog.")
     sp.add_argument("kind", nargs="?", choices=("cpu", "memory", "bus", "nic", "os"))
+    sp = sub.add_parser("detect", help="write a machine file of the Linux host this runs on",
+                        description="Write a machine file of this Linux host: its CPU, clock, network interface "
+                        "(driver, line rate, rings, coalescing, PCIe link), kernel version and TCP sysctls, and its "
+                        "memory's STREAM Copy, measured (a few seconds). Nothing is fitted; tcpsim calibrate --base "
+                        "FILE fits the costs to runs of this host.", epilog=_DETECT_EXAMPLES,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sp.add_argument("--iface", default=None, metavar="IF", help="network interface (default: the default route's)")
+    sp.add_argument("--name", default="detected", type=typed(_machine_name, "name"), help="the machine's name")
+    sp.add_argument("--no-memory-probe", action="store_true",
+                    help="do not measure the memory (the file then says its copy bandwidth is assumed)")
+    sp.add_argument("-o", "--out", default="-", metavar="FILE", help="where to write the file (default: stdout)")
     a = p.parse_args(list(argv) if argv is not None else None)
-    return _show(a) if a.what == "show" else _parts(a)
+    return {"show": _show, "parts": _parts, "detect": _detect}[a.what](a)
+
+
+_DETECT_EXAMPLES = ("Examples:\n  tcpsim machine detect -o myhost.toml\n  tcpsim machine show myhost.toml\n"
+                    "  tcpsim predict --machine myhost.toml --rate 1gbit --rtt 0.2ms --sockbuf 256k")
+
+
+def _machine_name(text: str, field: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", text):
+        raise ConfigError(field, text, "letters, digits, '_', '.' and '-', at most 64, starting with a letter or digit")
+    return text
+
+
+def _detect(a: argparse.Namespace) -> int:
+    import sys
+
+    from ..fileio import write_text_reporting
+    from .detect import read_host, render
+
+    text = render(read_host(a.iface, measure_memory=not a.no_memory_probe), a.name)
+    write_text_reporting(a.out, text, "out")
+    if a.out != "-":
+        print(f"wrote {a.out}; next: tcpsim machine show {a.out}", file=sys.stderr)
+    return 0

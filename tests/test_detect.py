@@ -1,0 +1,176 @@
+"""``tcpsim machine detect``: a Linux host's own report becomes a machine file that loads, explains and predicts.
+
+The parsing is tested on the text of hosts this project does not run on (an Alder Lake desktop, a Zen 3 server,
+a Raspberry Pi 4); the command itself on the host the tests run on, where it is Linux.
+"""
+
+import platform
+from pathlib import Path
+
+import pytest
+
+from tcpsim.cli import main
+from tcpsim.errors import ConfigError
+from tcpsim.machine.cpuid import microarch_of, parse_cpuinfo
+from tcpsim.machine.detect import (HostReport, NicReport, default_interface, linux_version_part, pcie_bus_name,
+                                   render)
+from tcpsim.machine.lookup import microarch_factor, part_names
+from tcpsim.machine.spec import load_machine
+
+
+def _x86(vendor, family, model, name, n=4, cores=4, siblings=4, mhz="800.000"):
+    block = (f"processor\t: {{i}}\nvendor_id\t: {vendor}\ncpu family\t: {family}\nmodel\t\t: {model}\n"
+             f"model name\t: {name}\ncpu MHz\t\t: {mhz}\nphysical id\t: 0\nsiblings\t: {siblings}\n"
+             f"cpu cores\t: {cores}\n")
+    return "\n".join(block.format(i=i) for i in range(n))
+
+
+ALDER_LAKE = _x86("GenuineIntel", 6, 151, "12th Gen Intel(R) Core(TM) i7-12700", n=20, cores=12, siblings=20)
+ZEN3 = _x86("AuthenticAMD", 25, 1, "AMD EPYC 7543 32-Core Processor", n=64, cores=32, siblings=64)
+UNKNOWN_INTEL = _x86("GenuineIntel", 6, 250, "Intel(R) Future", n=2, cores=2, siblings=2)
+PI4 = "\n".join(f"processor\t: {i}\nBogoMIPS\t: 108.00\nCPU implementer\t: 0x41\nCPU architecture: 8\n"
+                f"CPU variant\t: 0x0\nCPU part\t: 0xd08\nCPU revision\t: 3\n" for i in range(4))
+PI4 += "\nHardware\t: BCM2835\nRevision\t: c03114\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n"
+
+
+@pytest.mark.parametrize("text, machine, arch, counts", [
+    (ALDER_LAKE, "x86_64", "golden-cove", (1, 12, 1)),
+    (ZEN3, "x86_64", "zen3", (1, 32, 2)),
+    (PI4, "aarch64", "cortex-a72", (1, 4, 1)),
+])
+def test_a_processor_is_told_by_its_family_and_model(text, machine, arch, counts):
+    cpu = parse_cpuinfo(text, machine)
+    assert microarch_of(cpu)[0] == arch
+    assert (cpu.sockets, cpu.cores_per_socket, cpu.threads_per_core) == counts
+    microarch_factor(arch)  # the catalog knows every class the tables name
+
+
+def test_the_raspberry_pi_is_named_by_its_board():
+    assert parse_cpuinfo(PI4, "aarch64").model_name == "Raspberry Pi 4 Model B Rev 1.4"
+
+
+def test_an_unknown_core_gets_its_isas_usual_class_and_says_so():
+    arch, how = microarch_of(parse_cpuinfo(UNKNOWN_INTEL))
+    assert arch == "skylake" and "not in tcpsim's table" in how and "set [cpu] microarch" in how
+
+
+def test_every_class_the_tables_name_is_in_the_catalog():
+    from tcpsim.machine import cpuid
+
+    for arch in list(cpuid._INTEL_FAMILY6) + list(cpuid._ARM_PARTS) + list(cpuid._USUAL.values()):
+        microarch_factor(arch)
+    for family, model in ((0x17, 0x01), (0x17, 0x71), (0x19, 0x21), (0x19, 0x61), (0x1A, 0x02), (0xF, 0x05)):
+        assert cpuid._amd(family, model) is not None
+
+
+@pytest.mark.parametrize("speed, width, name", [
+    ("8.0 GT/s PCIe", "4", "pcie-gen3-x4"), ("2.5 GT/s PCIe", "1", "pcie-gen1-x1"), ("5 GT/s", "8", "pcie-gen2-x8"),
+    ("16.0 GT/s PCIe", "12", "pcie-gen4-x8"), ("Unknown", "4", None), (None, None, None), ("8.0 GT/s PCIe", "0", None),
+])
+def test_a_pcie_link_names_a_catalog_bus(speed, width, name):
+    assert pcie_bus_name(speed, width) == name
+    if name:
+        assert name in part_names("bus")
+
+
+@pytest.mark.parametrize("release, part", [
+    ("6.18.44-fc-v657", "linux-6.12"), ("6.8.0-45-generic", "linux-6.8"), ("5.4.0-150-generic", "linux-4.19"),
+    ("3.10.0-1160.el7.x86_64", "linux-3.10"), ("2.6.32-754.el6", "linux-2.6"), ("2.4.20", "linux-2.4"),
+])
+def test_the_kernel_takes_the_newest_rules_not_newer_than_itself(release, part):
+    assert linux_version_part(release)[0] == part
+
+
+def test_a_release_that_is_not_linux_is_one_line():
+    with pytest.raises(ConfigError, match="kernel release"):
+        linux_version_part("Darwin")
+
+
+def test_the_default_route_names_the_interface():
+    route = ("Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\n"
+             "eth1\t0000A8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+             "eth0\t00000000\t0100A8C0\t0003\t0\t0\t0\t00000000\n")
+    assert default_interface(route) == "eth0"
+    assert default_interface(route.splitlines()[0]) is None
+
+
+def _host(cpu_text, nic, machine="x86_64", **kw):
+    cpu = parse_cpuinfo(cpu_text, machine)
+    return HostReport(cpu=cpu, clock_hz=4.9e9, clock_how="cpufreq", nic=nic, kernel_release="6.8.0-45-generic",
+                      sysctls={"net.core.rmem_max": "212992", "net.ipv4.tcp_rmem": "4096 131072 6291456",
+                               "net.ipv4.tcp_congestion_control": "bbr"}, **kw)
+
+
+DESKTOP_NIC = NicReport(iface="eno1", driver="e1000e", speed_mbps=100, mtu=1500, pcie_gts=None, pcie_width=None,
+                        rx_ring=256, tx_ring=256, rx_usecs=3, rx_frames=0, adaptive_rx=False)
+SERVER_NIC = NicReport(iface="ens1f0", driver="ice", speed_mbps=25000, mtu=9000, pcie_gts=16.0, pcie_width=16,
+                       rx_ring=2048, tx_ring=2048, rx_usecs=50, rx_frames=0, adaptive_rx=False)
+ODD_NIC = NicReport(iface="enp3s0", driver="atlantic", speed_mbps=10000, mtu=1500, pcie_gts=8.0, pcie_width=4,
+                    rx_ring=None, tx_ring=None, rx_usecs=None, rx_frames=None, adaptive_rx=None)
+
+
+@pytest.mark.parametrize("cpu_text, nic, machine", [
+    (ALDER_LAKE, DESKTOP_NIC, "x86_64"), (ZEN3, SERVER_NIC, "x86_64"), (PI4, ODD_NIC, "aarch64"),
+    (ZEN3, None, "x86_64"),
+])
+def test_the_file_written_loads_and_says_where_each_value_came_from(tmp_path, cpu_text, nic, machine):
+    text = render(_host(cpu_text, nic, machine, copy_bw_Bps=2.1e10), "box")
+    path = tmp_path / "box.toml"
+    path.write_text(text)
+    m = load_machine(str(path))
+    assert m.parts.cpu.clock_hz == pytest.approx(4.9e9)
+    assert m.parts.memory.copy_bw_Bps == pytest.approx(2.1e10)
+    assert m.parts.os.name == "linux-6.8"
+    assert m.platform.os.max_sockbuf_bytes == 212992
+    assert "bbr is not modelled" in text  # an ignored sysctl is said, not dropped silently
+    if nic is not None:
+        assert m.parts.nic.port_rate_bps == nic.speed_mbps * 1e6  # the negotiated rate, not the card's best
+    for line in text.splitlines():
+        if "=" in line and not line.startswith(("#", "name", "source", "hardware", "os =")) and "[" not in line:
+            assert "#" in line, line  # every value carries where it came from
+
+
+def test_an_intel_dynamic_mode_keeps_the_catalogs_delay_and_a_set_delay_is_taken(tmp_path):
+    from tcpsim.machine.lookup import nic_part
+
+    for nic, delay_s in ((DESKTOP_NIC, None), (SERVER_NIC, 50e-6)):
+        path = tmp_path / f"{nic.iface}.toml"
+        path.write_text(render(_host(ZEN3, nic), "box"))
+        m = load_machine(str(path))
+        expected = delay_s if delay_s is not None else nic_part(m.parts.nic.name).coalesce_delay_s
+        assert m.parts.nic.coalesce_delay_s == pytest.approx(expected)
+
+
+def test_without_a_memory_probe_the_file_says_the_memory_is_assumed(tmp_path):
+    text = render(_host(ZEN3, SERVER_NIC), "box")
+    assert "ASSUMED, not measured" in text
+
+
+def test_an_unknown_driver_is_a_part_of_its_own(tmp_path):
+    path = tmp_path / "odd.toml"
+    path.write_text(render(_host(PI4, ODD_NIC, "aarch64"), "odd"))
+    m = load_machine(str(path))
+    assert m.parts.nic.driver_class == "atlantic" and m.parts.bus.name == "pcie-gen3-x4"
+
+
+linux_only = pytest.mark.skipif(platform.system() != "Linux" or not Path("/proc/cpuinfo").exists(),
+                                reason="machine detect reads Linux's /proc and /sys")
+
+
+@linux_only
+def test_detect_on_this_host_writes_a_file_that_predicts(tmp_path, capsys):
+    out = tmp_path / "here.toml"
+    assert main(["machine", "detect", "--no-memory-probe", "--name", "here", "-o", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().err
+    assert main(["machine", "show", str(out)]) == 0
+    assert "file here.toml" in capsys.readouterr().out
+    assert main(["predict", "--machine", str(out), "--rate", "1gbit", "--rtt", "1ms", "--sockbuf", "64k"]) == 0
+    assert "goodput" in capsys.readouterr().out
+
+
+@linux_only
+@pytest.mark.parametrize("argv, field", [(["--iface", "no-such-if0"], "iface"), (["--name", "a b"], "name")])
+def test_detect_bad_input_is_one_line(capsys, argv, field):
+    assert main(["machine", "detect", "--no-memory-probe", *argv]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and field in err and "Traceback" not in err
