@@ -270,7 +270,7 @@ def _nic_rows(n: NicReport) -> tuple[list[tuple[str, Any, str]], list[str]]:
     rows: list[tuple[str, Any, str]] = []
     if known:
         base = nic_part(known)
-        rows.append(("part", known, f"driver {n.driver}: the catalog's {known}; this device's own values below"))
+        rows.append(("part", known, f"driver {n.driver}: the catalog's {known}; where this device differs, below"))
     else:
         base = None
         rows += [("driver_class", n.driver or "unknown",
