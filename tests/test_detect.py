@@ -8,6 +8,8 @@ import platform
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tcpsim.cli import main
 from tcpsim.errors import ConfigError
@@ -174,3 +176,30 @@ def test_detect_bad_input_is_one_line(capsys, argv, field):
     assert main(["machine", "detect", "--no-memory-probe", *argv]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and field in err and "Traceback" not in err
+
+
+_u32 = st.integers(0, 2**32 - 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=st.text(max_size=400), machine=st.sampled_from(["x86_64", "aarch64", "riscv64", ""]))
+def test_any_cpuinfo_text_parses_to_a_known_class(text, machine):
+    cpu = parse_cpuinfo(text, machine)
+    microarch_factor(microarch_of(cpu)[0])
+    assert cpu.logical_cpus >= 1 and cpu.sockets >= 1 and cpu.cores_per_socket >= 1 and cpu.threads_per_core >= 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(driver=st.sampled_from(["e1000e", "ice", "virtio_net", "veth", "atlantic", None]), speed=_u32, rx_ring=_u32,
+       tx_ring=_u32, usecs=_u32, frames=_u32, adaptive=st.booleans(), gts=st.sampled_from([None, 2.5, 8.0, 64.0]),
+       width=st.sampled_from([None, 0, 1, 3, 32]), clock_hz=st.floats(0, 1e12))
+def test_whatever_the_kernel_reports_the_file_loads(tmp_path_factory, driver, speed, rx_ring, tx_ring, usecs, frames,
+                                                    adaptive, gts, width, clock_hz):
+    nic = NicReport(iface="x0", driver=driver, speed_mbps=speed or None, mtu=1500, pcie_gts=gts, pcie_width=width,
+                    rx_ring=rx_ring or None, tx_ring=tx_ring or None, rx_usecs=usecs, rx_frames=frames,
+                    adaptive_rx=adaptive)
+    host = HostReport(cpu=parse_cpuinfo(ZEN3), clock_hz=clock_hz, clock_how="cpufreq", nic=nic,
+                      kernel_release="5.15.0-1-generic")
+    path = tmp_path_factory.mktemp("any") / "any.toml"
+    path.write_text(render(host, "any"))
+    load_machine(str(path))

@@ -251,12 +251,14 @@ def _table(name: str, rows: list[tuple[str, Any, str]]) -> list[str]:
 def _cpu_rows(h: HostReport) -> list[tuple[str, Any, str]]:
     arch, how = microarch_of(h.cpu)
     c = h.cpu
+    clock_hz, clock_how = (h.clock_hz, h.clock_how) if 1e6 <= h.clock_hz <= 1e11 else (2e9, "assumed: the kernel's "
+                                                                                      "figure is no clock")
     return [("isa", c.isa, "uname -m"),
             ("microarch", arch, how),
-            ("clock_hz", float(f"{h.clock_hz:.4g}"), h.clock_how),
-            ("sockets", c.sockets, "/proc/cpuinfo physical id"),
-            ("cores_per_socket", c.cores_per_socket, "/proc/cpuinfo cpu cores (or processors / sockets)"),
-            ("threads_per_core", c.threads_per_core, "/proc/cpuinfo siblings / cpu cores"),
+            ("clock_hz", float(f"{clock_hz:.4g}"), clock_how),
+            ("sockets", min(c.sockets, 1024), "/proc/cpuinfo physical id"),
+            ("cores_per_socket", min(c.cores_per_socket, 1024), "/proc/cpuinfo cpu cores (or processors / sockets)"),
+            ("threads_per_core", min(c.threads_per_core, 16), "/proc/cpuinfo siblings / cpu cores"),
             ("source", f"detected: {c.model_name} ({c.logical_cpus} logical CPUs)", "")]
 
 
@@ -278,7 +280,7 @@ def _nic_rows(n: NicReport) -> tuple[list[tuple[str, Any, str]], list[str]]:
         notes.append(f"NIC driver {n.driver or '(none reported)'} is not in tcpsim's catalog: coalescing, rings and "
                      "offloads below are what the device reports or defaults")
     virtual = (n.driver or "") in _VIRTUAL
-    if n.speed_mbps and not virtual:
+    if n.speed_mbps and not virtual and n.speed_mbps <= 10_000_000:  # a larger figure is no line rate
         rate = n.speed_mbps * 1e6
         if base is None or rate != base.port_rate_bps:
             rows.append(("port_rate_bps", rate, f"/sys/class/net/{n.iface}/speed (the negotiated line rate)"))
@@ -287,7 +289,7 @@ def _nic_rows(n: NicReport) -> tuple[list[tuple[str, Any, str]], list[str]]:
                      "a software device: no line rate" if virtual else "assumed: the link reports no speed"))
     for key, value in (("rx_ring_packets", n.rx_ring), ("tx_ring_packets", n.tx_ring)):
         if value and (base is None or value != getattr(base, key)):
-            rows.append((key, value, "ethtool -g (SIOCETHTOOL): this device's ring"))
+            rows.append((key, min(value, 1 << 20), "ethtool -g (SIOCETHTOOL): this device's ring"))
     rows += _coalesce_rows(n, base, virtual)
     return rows, notes
 
@@ -308,7 +310,7 @@ def _coalesce_rows(n: NicReport, base: Any, virtual: bool) -> list[tuple[str, An
                  f"{said}: the driver picks the delay; the catalog's under bulk load")]
     if n.rx_usecs == 0 and (n.rx_frames or 0) <= 1:
         return [("coalesce_style", "per-packet", said), ("coalesce_delay_s", 0.0, said)]
-    rows: list[tuple[str, Any, str]] = [("coalesce_delay_s", n.rx_usecs * 1e-6, said)]
+    rows: list[tuple[str, Any, str]] = [("coalesce_delay_s", min(n.rx_usecs * 1e-6, 0.1), said)]
     if n.rx_frames:
         rows.append(("coalesce_packets", max(1, min(4096, n.rx_frames)), said))
     if base is None:
