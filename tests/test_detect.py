@@ -203,3 +203,25 @@ def test_whatever_the_kernel_reports_the_file_loads(tmp_path_factory, driver, sp
     path = tmp_path_factory.mktemp("any") / "any.toml"
     path.write_text(render(host, "any"))
     load_machine(str(path))
+
+
+def test_probe_values_go_to_fixed_cpu_and_are_the_platforms(tmp_path):
+    probes = {"per_syscall_s": 5e-7, "wake_cost_s": [[1e-5, 4e-7], [2e-3, 7.5e-6]]}
+    host = HostReport(cpu=parse_cpuinfo(ZEN3), clock_hz=3.7e9, clock_how="cpufreq", nic=SERVER_NIC,
+                      kernel_release="6.8.0-45-generic", probes=probes, probe_notes=("measured",))
+    path = tmp_path / "probed.toml"
+    path.write_text(render(host, "probed"))
+    cpu = load_machine(str(path)).platform.cpu
+    assert cpu.per_syscall_s == 5e-7 and cpu.wake_cost_s == ((1e-5, 4e-7), (2e-3, 7.5e-6))
+
+
+@linux_only
+@pytest.mark.skipif(len(getattr(__import__("os"), "sched_getaffinity", lambda _: {0})(0)) < 2,
+                    reason="the wake-up probe needs two CPUs")
+def test_the_probes_measure_a_system_call_and_a_wake_up_table():
+    from tcpsim.machine.detect import WAKE_GAPS_S, measure_probes
+
+    measured, notes = measure_probes(count=20)
+    assert 1e-8 < measured["per_syscall_s"] < 1e-3
+    assert [g for g, _ in measured["wake_cost_s"]] == list(WAKE_GAPS_S)
+    assert all(c >= 0 for _, c in measured["wake_cost_s"]) and len(notes) == 2

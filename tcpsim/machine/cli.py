@@ -108,6 +108,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sp.add_argument("--name", default="detected", type=typed(_machine_name, "name"), help="the machine's name")
     sp.add_argument("--no-memory-probe", action="store_true",
                     help="do not measure the memory (the file then says its copy bandwidth is assumed)")
+    sp.add_argument("--probes", action="store_true",
+                    help="also measure a system call's and a wake-up's CPU cost (no root, no network; some seconds)")
     sp.add_argument("-o", "--out", default="-", metavar="FILE", help="where to write the file (default: stdout)")
     a = p.parse_args(list(argv) if argv is not None else None)
     return {"show": _show, "parts": _parts, "detect": _detect}[a.what](a)
@@ -129,7 +131,7 @@ def _detect(a: argparse.Namespace) -> int:
     from ..fileio import write_text_reporting
     from .detect import read_host, render
 
-    text = render(read_host(a.iface, measure_memory=not a.no_memory_probe), a.name)
+    text = render(read_host(a.iface, measure_memory=not a.no_memory_probe, probes=a.probes), a.name)
     write_text_reporting(a.out, text, "out")
     if a.out != "-":
         print(f"wrote {a.out}; next: tcpsim machine show {a.out}", file=sys.stderr)

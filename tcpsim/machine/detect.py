@@ -84,6 +84,9 @@ class HostReport:
     kernel_release: str
     sysctls: dict[str, str] = field(default_factory=dict)
     copy_bw_Bps: Optional[float] = None
+    probes: dict[str, Any] = field(default_factory=dict)
+    """Runtime CPU costs the probes measured (``per_syscall_s``, ``wake_cost_s``), for ``[fixed.cpu]``."""
+    probe_notes: tuple[str, ...] = ()
 
 
 def _read_small(path: str | Path) -> Optional[str]:
@@ -196,9 +199,35 @@ def _clock(cpu: CpuReport) -> tuple[float, str]:
     return 2e9, "assumed: the kernel reports no clock (set [cpu] clock_hz)"
 
 
-def read_host(iface: Optional[str] = None, *, measure_memory: bool = True) -> HostReport:
-    """This host's :class:`HostReport`: ``iface`` (default: the default route's interface, if any), and the
-    memory's STREAM Copy measured unless ``measure_memory`` is False (a few seconds)."""
+WAKE_GAPS_S = (1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 2e-3)
+"""The waker's spin between writes for the wake-up cost table: ``lab_vm``'s gaps (validation/README.md, "A
+wake-up's cost by how long since the last")."""
+
+
+def measure_probes(count: int = 300) -> tuple[dict[str, Any], list[str]]:
+    """What needs no root, no network and a few seconds: a system call (``tcpsim.lab.callprobe``'s EAGAIN
+    ``send``: ``per_syscall_s``) and what waking a process costs the CPU that wakes it, by the time since the
+    last wake-up (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``), with notes for the file."""
+    from ..lab.callprobe import probe_calls
+    from ..lab.wakeprobe import WAKER_PLACEMENTS, probe_waker, waker_table
+
+    calls = probe_calls(passes=3)
+    out: dict[str, Any] = {"per_syscall_s": calls["send_s"]}
+    notes = [f"per_syscall_s: python -m tcpsim.lab.callprobe's EAGAIN send ({calls['note']})"]
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return out, notes + ["wake_cost_s not measured: this process may run on one CPU only"]
+    sets = [probe_waker(p, count, (cpus[0], cpus[1]), gap) for gap in WAKE_GAPS_S for p in WAKER_PLACEMENTS]
+    out["wake_cost_s"] = [[gap, float(f"{max(0.0, cost):.3g}")] for gap, cost in waker_table(sets)]
+    notes.append(f"wake_cost_s: python -m tcpsim.lab.wakeprobe --waker, {count} writes a placement and gap (by the "
+                 "time since the last wake-up; the read cost and the stall tail are not measured: README)")
+    return out, notes
+
+
+def read_host(iface: Optional[str] = None, *, measure_memory: bool = True, probes: bool = False) -> HostReport:
+    """This host's :class:`HostReport`: ``iface`` (default: the default route's interface, if any), the
+    memory's STREAM Copy measured unless ``measure_memory`` is False (a few seconds), and with ``probes`` a system
+    call's and a wake-up's costs (:func:`measure_probes`, some seconds more)."""
     if _platform_mod.system() != "Linux":
         raise ConfigError("machine detect", _platform_mod.system(),
                           "run on Linux (it reads /proc and /sys); elsewhere write the machine file by hand (README)")
@@ -217,8 +246,9 @@ def read_host(iface: Optional[str] = None, *, measure_memory: bool = True) -> Ho
         from .memprobe import stream_copy_Bps
 
         bw = stream_copy_Bps()
+    measured, notes = measure_probes() if probes else ({}, [])
     return HostReport(cpu=cpu, clock_hz=clock_hz, clock_how=how, nic=nic, kernel_release=_platform_mod.release(),
-                      sysctls=sysctls, copy_bw_Bps=bw)
+                      sysctls=sysctls, copy_bw_Bps=bw, probes=measured, probe_notes=tuple(notes))
 
 
 def _read_small_limited(path: str) -> str:
@@ -235,6 +265,8 @@ def _toml(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
     if isinstance(value, float):
         return f"{value:.6g}" if "e" in f"{value:.6g}" or "." in f"{value:.6g}" else f"{value:.6g}.0"
     return str(value)
@@ -378,4 +410,8 @@ def render(h: HostReport, name: str = "detected", today: Optional[datetime.date]
             ("source", "tcpsim machine detect (/proc/cpuinfo, cpufreq, /sys/class/net, SIOCETHTOOL, /proc/sys)", "")]
     lines = header + ["", f"name = {_toml(name)}", ""] + _table("provenance", prov) + _table("cpu", _cpu_rows(h))
     lines += _table("memory", mem) + _table("bus", _bus_rows(h.nic)) + _table("nic", nic_rows) + _table("os", os_rows)
+    if h.probes:
+        lines += ["# Measured on this host by tcpsim machine detect --probes, not fitted:"]
+        lines += [f"# {n}" for n in h.probe_notes]
+        lines += _table("fixed.cpu", [(k, v, "") for k, v in h.probes.items()])
     return "\n".join(lines).rstrip() + "\n"
