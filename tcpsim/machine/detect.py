@@ -204,11 +204,13 @@ WAKE_GAPS_S = (1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 2e-3)
 wake-up's cost by how long since the last")."""
 
 
-def measure_probes(count: int = 300) -> tuple[dict[str, Any], list[str]]:
+def measure_probes(count: int = 300, read_s: float = 1.0) -> tuple[dict[str, Any], list[str]]:
     """What needs no root, no network and a few seconds: a system call (``tcpsim.lab.callprobe``'s EAGAIN
-    ``send``: ``per_syscall_s``) and what waking a process costs the CPU that wakes it, by the time since the
-    last wake-up (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``), with notes for the file."""
+    ``send``: ``per_syscall_s``), a saturated reader's read (``tcpsim.lab.readprobe``: ``per_syscall_rx_s``,
+    three passes of ``read_s``) and what waking a process costs the CPU that wakes it, by the time since the last
+    wake-up (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``), with notes for the file."""
     from ..lab.callprobe import probe_calls
+    from ..lab.readprobe import read_cost
     from ..lab.wakeprobe import WAKER_PLACEMENTS, probe_waker, waker_table
 
     calls = probe_calls(passes=3)
@@ -216,11 +218,15 @@ def measure_probes(count: int = 300) -> tuple[dict[str, Any], list[str]]:
     notes = [f"per_syscall_s: python -m tcpsim.lab.callprobe's EAGAIN send ({calls['note']})"]
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
-        return out, notes + ["wake_cost_s not measured: this process may run on one CPU only"]
+        return out, notes + ["per_syscall_rx_s and wake_cost_s not measured: this process may run on one CPU only"]
+    reads = read_cost(seconds=read_s)
+    if reads["per_syscall_rx_s"] is not None:
+        out["per_syscall_rx_s"] = reads["per_syscall_rx_s"]
+    notes.append(f"per_syscall_rx_s: python -m tcpsim.lab.readprobe ({reads['note']})")
     sets = [probe_waker(p, count, (cpus[0], cpus[1]), gap) for gap in WAKE_GAPS_S for p in WAKER_PLACEMENTS]
     out["wake_cost_s"] = [[gap, float(f"{max(0.0, cost):.3g}")] for gap, cost in waker_table(sets)]
     notes.append(f"wake_cost_s: python -m tcpsim.lab.wakeprobe --waker, {count} writes a placement and gap (by the "
-                 "time since the last wake-up; the read cost and the stall tail are not measured: README)")
+                 "time since the last wake-up; the stall tail is not measured: README)")
     return out, notes
 
 
