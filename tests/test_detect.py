@@ -226,3 +226,31 @@ def test_the_probes_measure_a_system_call_and_a_wake_up_table():
     assert 1e-8 < measured.get("per_syscall_rx_s", 1e-6) < 1e-3  # absent only if no pass was saturated (said)
     assert [g for g, _ in measured["wake_cost_s"]] == list(WAKE_GAPS_S)
     assert all(c >= 0 for _, c in measured["wake_cost_s"]) and len(notes) == 3
+
+
+def _fake_sysfs(root: Path) -> Path:
+    """A /sys/class/net with a bond over a PCIe NIC and a wireless card (files only, no ioctl answers)."""
+    eth = root / "eth0"
+    (eth / "device").mkdir(parents=True)
+    (eth / "speed").write_text("1000\n")
+    (eth / "mtu").write_text("1500\n")
+    (eth / "device" / "current_link_speed").write_text("2.5 GT/s PCIe\n")
+    (eth / "device" / "current_link_width").write_text("1\n")
+    bond = root / "bond0"
+    bond.mkdir()
+    (bond / "lower_eth0").symlink_to(eth)
+    wl = root / "wlp2s0"
+    (wl / "device").mkdir(parents=True)
+    (wl / "wireless").mkdir()
+    return root
+
+
+def test_a_bond_is_described_by_its_device_and_a_wireless_link_says_what_is_not_modelled(tmp_path):
+    from tcpsim.machine.detect import read_nic
+
+    sys_net = _fake_sysfs(tmp_path)
+    bond = read_nic("bond0", str(sys_net))
+    assert bond.speed_mbps == 1000 and bond.pcie_gts == 2.5 and bond.pcie_width == 1 and "eth0" in bond.note
+    assert "wireless" in read_nic("wlp2s0", str(sys_net)).note
+    with pytest.raises(ConfigError, match="eth0"):
+        read_nic("nope0", str(sys_net))

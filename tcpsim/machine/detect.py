@@ -36,7 +36,8 @@ NIC_PARTS = {"e1000": "e1000", "e1000e": "i219", "igb": "i210", "igc": "i225", "
 """Linux driver name -> the catalog NIC a machine file starts from (its defaults; the device's own
 line rate, rings and coalescing are then written over them)."""
 
-_VIRTUAL = {"virtio_net", "veth", "vmxnet3", "hv_netvsc", "xen-netfront", "tun", "bridge", "bond", "macvlan"}
+_VIRTUAL = {"virtio_net", "veth", "vmxnet3", "hv_netvsc", "xen-netfront", "tun", "bridge", "bonding", "macvlan",
+            "ipvlan", "wireguard", "802.1Q VLAN Support"}
 """Drivers of devices with no bus of their own a DMA crosses (a guest's, or software between namespaces)."""
 
 _ITR_MODES = {"e1000", "e1000e", "igb", "igc"}
@@ -70,6 +71,8 @@ class NicReport:
     rx_usecs: Optional[int] = None
     rx_frames: Optional[int] = None
     adaptive_rx: Optional[bool] = None
+    note: str = ""
+    """What the file should say of the interface (a bond or VLAN read through its device, a wireless link)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,12 +165,19 @@ def _u32s(data: Optional[bytes]) -> Optional[tuple[int, ...]]:
     return struct.unpack(f"{len(data) // 4}I", data) if data else None
 
 
-def read_nic(iface: str, sys_net: str = "/sys/class/net") -> NicReport:
-    """The :class:`NicReport` of ``iface`` on this host; ConfigError if there is no such interface."""
+def read_nic(iface: str, sys_net: str = "/sys/class/net", _depth: int = 0) -> NicReport:
+    """The :class:`NicReport` of ``iface`` on this host; ConfigError if there is no such interface. A bond, VLAN
+    or bridge with no device of its own is read through its first lower device (``lower_*`` in sysfs)."""
     base = Path(sys_net) / iface
     if not iface or "/" in iface or not base.exists():
         have = sorted(p.name for p in Path(sys_net).iterdir()) if Path(sys_net).is_dir() else []
         raise ConfigError("iface", iface, "an interface of this host (" + ", ".join(have) + ")")
+    lowers = sorted(p.name[len("lower_"):] for p in base.glob("lower_*"))
+    if not (base / "device").exists() and lowers and _depth < 4:
+        lower = read_nic(lowers[0], sys_net, _depth + 1)
+        return replace(lower, note=f"{iface} has no device of its own: described by {lowers[0]}'s, under it"
+                                   + (f"; {lower.note}" if lower.note else ""))
+    wireless = (base / "wireless").exists() or (base / "phy80211").exists()
     driver = None
     link = base / "device" / "driver"
     if link.exists():
@@ -186,7 +196,9 @@ def read_nic(iface: str, sys_net: str = "/sys/class/net") -> NicReport:
                      pcie_width=_int_or_none(width),
                      rx_ring=rings[5] if rings and rings[5] else None, tx_ring=rings[8] if rings and rings[8] else None,
                      rx_usecs=coal[1] if coal else None, rx_frames=coal[2] if coal else None,
-                     adaptive_rx=bool(coal[10]) if coal else None)
+                     adaptive_rx=bool(coal[10]) if coal else None,
+                     note="a wireless interface: tcpsim models a wired Ethernet link at the rate the card reports, "
+                          "not the air's contention or retries" if wireless else "")
 
 
 def _clock(cpu: CpuReport) -> tuple[float, str]:
@@ -304,7 +316,7 @@ def _nic_rows(n: NicReport) -> tuple[list[tuple[str, Any, str]], list[str]]:
     """The ``[nic]`` rows for the interface, and notes for the file's header."""
     from .lookup import nic_part, part_names
 
-    notes: list[str] = []
+    notes: list[str] = [n.note] if n.note else []
     known = NIC_PARTS.get(n.driver or "")
     known = known if known in part_names("nic") else None
     rows: list[tuple[str, Any, str]] = []
