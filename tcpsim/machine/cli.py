@@ -99,9 +99,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sp = sub.add_parser("parts", help="the catalog's parts", description="List the parts of the catalog.")
     sp.add_argument("kind", nargs="?", choices=("cpu", "memory", "bus", "nic", "os"))
     sp = sub.add_parser("detect", help="write a machine file of the Linux host this runs on",
-                        description="Write a machine file of this Linux host: its CPU, clock, network interface "
-                        "(driver, line rate, rings, coalescing, PCIe link), kernel version and TCP sysctls, and its "
-                        "memory's STREAM Copy, measured (a few seconds). Nothing is fitted; tcpsim calibrate --base "
+                        description="Write a machine file of this Linux host: its CPU, clock, network interface\n"
+                        "(driver, line rate, rings, coalescing, PCIe link), kernel version and TCP sysctls, and its\n"
+                        "memory's STREAM Copy, measured (a few seconds). Nothing is fitted; tcpsim calibrate --base\n"
                         "FILE fits the costs to runs of this host.", epilog=_DETECT_EXAMPLES,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     sp.add_argument("--iface", default=None, metavar="IF", help="network interface (default: the default route's)")
@@ -109,13 +109,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sp.add_argument("--no-memory-probe", action="store_true",
                     help="do not measure the memory (the file then says its copy bandwidth is assumed)")
     sp.add_argument("--probes", action="store_true",
-                    help="also measure a system call's and a wake-up's CPU cost (no root, no network; some seconds)")
+                    help="also measure what a system call, a saturated reader's read and a wake-up cost the CPU "
+                         "(no root, no network; about 8 s)")
     sp.add_argument("-o", "--out", default="-", metavar="FILE", help="where to write the file (default: stdout)")
     a = p.parse_args(list(argv) if argv is not None else None)
     return {"show": _show, "parts": _parts, "detect": _detect}[a.what](a)
 
 
-_DETECT_EXAMPLES = ("Examples:\n  tcpsim machine detect -o myhost.toml\n  tcpsim machine show myhost.toml\n"
+_DETECT_EXAMPLES = ("Examples:\n  tcpsim machine detect --probes -o myhost.toml\n  tcpsim machine show myhost.toml\n"
                     "  tcpsim predict --machine myhost.toml --rate 1gbit --rtt 0.2ms --sockbuf 256k")
 
 
