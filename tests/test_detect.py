@@ -255,3 +255,14 @@ def test_a_bond_is_described_by_its_device_and_a_wireless_link_says_what_is_not_
     assert "wireless" in read_nic("wlp2s0", str(sys_net)).note
     with pytest.raises(ConfigError, match="eth0"):
         read_nic("nope0", str(sys_net))
+
+
+@pytest.mark.parametrize("cpu_text, machine, part", [
+    (ALDER_LAKE, "x86_64", "core-i7-12700"), (PI4, "aarch64", "bcm2711"), (ZEN3, "x86_64", "epyc-7543"),
+    (UNKNOWN_INTEL, "x86_64", None)])
+def test_a_catalog_processor_is_named_as_the_catalogs_part(tmp_path, cpu_text, machine, part):
+    path = tmp_path / "named.toml"
+    path.write_text(render(_host(cpu_text, None, machine), "named"))
+    cpu = load_machine(str(path)).parts.cpu
+    assert (cpu.name == part) if part else cpu.name == "named-cpu"
+    assert cpu.clock_hz == pytest.approx(4.9e9)  # the clock the host reports, over the catalog's where they differ

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping, Optional
 
-__all__ = ["CpuReport", "parse_cpuinfo", "microarch_of"]
+__all__ = ["CpuReport", "parse_cpuinfo", "microarch_of", "catalog_cpu_of"]
 
 _INTEL_FAMILY6 = {
     "p6": (1, 3, 5, 6, 7, 8, 9, 10, 11, 13, 14),
@@ -158,3 +158,16 @@ def _amd(family: int, model: int) -> Optional[str]:
     if family == 0x1A:
         return "zen5"
     return None
+
+
+_CATALOG_MODELS = ((r"\bi5-8500\b", "core-i5-8500"), (r"\bi7-12700\b(?![KFT])", "core-i7-12700"),
+                   (r"\bRyzen 7 5800X\b(?!3D)", "ryzen-7-5800x"), (r"\bRyzen 7 7700X\b(?!3D)", "ryzen-7-7700x"),
+                   (r"\bGold 6330\b(?![A-Z])", "xeon-gold-6330"), (r"\bEPYC 7543\b(?!P)", "epyc-7543"),
+                   (r"\bXeon\(R\) CPU\s+5160\b", "xeon-5160"), (r"\bRaspberry Pi 4\b", "bcm2711"),
+                   (r"\bRaspberry Pi 5\b", "bcm2712"))
+"""Model names (``/proc/cpuinfo`` ``model name``, or an Arm board's ``Model``) of the catalog's processors."""
+
+
+def catalog_cpu_of(cpu: CpuReport) -> Optional[str]:
+    """The catalog CPU part whose model ``cpu`` reports, if the catalog has it."""
+    return next((part for pattern, part in _CATALOG_MODELS if re.search(pattern, cpu.model_name)), None)

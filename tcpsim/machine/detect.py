@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..errors import ConfigError
-from .cpuid import CpuReport, microarch_of, parse_cpuinfo
+from .cpuid import CpuReport, catalog_cpu_of, microarch_of, parse_cpuinfo
 
 __all__ = ["NicReport", "HostReport", "read_host", "render", "linux_version_part", "pcie_bus_name",
            "default_interface", "NIC_PARTS", "SYSCTLS"]
@@ -299,17 +299,25 @@ def _table(name: str, rows: list[tuple[str, Any, str]]) -> list[str]:
 
 
 def _cpu_rows(h: HostReport) -> list[tuple[str, Any, str]]:
-    arch, how = microarch_of(h.cpu)
+    """The ``[cpu]`` rows: the catalog's part where it has the model, with what this host reports otherwise."""
+    from .lookup import cpu_part
+
     c = h.cpu
     clock_hz, clock_how = (h.clock_hz, h.clock_how) if 1e6 <= h.clock_hz <= 1e11 else (2e9, "assumed: the kernel's "
                                                                                       "figure is no clock")
-    return [("isa", c.isa, "uname -m"),
-            ("microarch", arch, how),
-            ("clock_hz", float(f"{clock_hz:.4g}"), clock_how),
-            ("sockets", min(c.sockets, 1024), "/proc/cpuinfo physical id"),
-            ("cores_per_socket", min(c.cores_per_socket, 1024), "/proc/cpuinfo cpu cores (or processors / sockets)"),
-            ("threads_per_core", min(c.threads_per_core, 16), "/proc/cpuinfo siblings / cpu cores"),
-            ("source", f"detected: {c.model_name} ({c.logical_cpus} logical CPUs)", "")]
+    counts = [("sockets", min(c.sockets, 1024), "/proc/cpuinfo physical id"),
+              ("cores_per_socket", min(c.cores_per_socket, 1024), "/proc/cpuinfo cpu cores (or processors / sockets)"),
+              ("threads_per_core", min(c.threads_per_core, 16), "/proc/cpuinfo siblings / cpu cores")]
+    known = catalog_cpu_of(c)
+    if known:
+        part = cpu_part(known)
+        rows: list[tuple[str, Any, str]] = [("part", known, f"model {c.model_name!r}: the catalog's")]
+        if abs(clock_hz - part.clock_hz) > 0.01 * part.clock_hz:
+            rows.append(("clock_hz", float(f"{clock_hz:.4g}"), clock_how))
+        return rows + [row for row in counts if row[1] != getattr(part, row[0])]
+    arch, how = microarch_of(c)
+    return [("isa", c.isa, "uname -m"), ("microarch", arch, how), ("clock_hz", float(f"{clock_hz:.4g}"), clock_how),
+            *counts, ("source", f"detected: {c.model_name} ({c.logical_cpus} logical CPUs)", "")]
 
 
 def _nic_rows(n: NicReport) -> tuple[list[tuple[str, Any, str]], list[str]]:
