@@ -26,12 +26,12 @@ import statistics
 import struct
 import sys
 import time
-from typing import Optional
+from typing import Optional, Sequence
 
 from ..units import parse_duration
 from .pathprobe import spread
 
-__all__ = ["probe_wake", "probe_waker", "wake_table", "waker_table", "stall_tail", "main", "MAX_SET_S",
+__all__ = ["probe_wake", "probe_waker", "waker_sets", "wake_table", "waker_table", "stall_tail", "main", "MAX_SET_S",
            "WAKER_PLACEMENTS", "STALL_S"]
 
 MAX_SET_S = 30.0
@@ -162,6 +162,11 @@ def probe_waker(placement: str, count: int = 2000, cpus: tuple[int, int] = (0, 1
     return {"placement": placement, "cpus": [cpus[0], reader_cpu], "gap_s": gap_s, **spread(took)}
 
 
+def waker_sets(gaps_s: Sequence[float], count: int, cpus: tuple[int, int], passes: int = 1) -> list[dict]:
+    """:func:`probe_waker` in every placement at each of ``gaps_s``, ``passes`` times over."""
+    return [probe_waker(p, count, cpus, g) for _ in range(passes) for g in gaps_s for p in WAKER_PLACEMENTS]
+
+
 def waker_table(sets: list[dict]) -> list[list[float]]:
     """(gap, cost) pairs from :func:`probe_waker` sets: at each gap the median over passes of the waking write
     with the reader asleep on the other CPU less the median with it polling, in order of gap."""
@@ -228,7 +233,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         if pair[0] == pair[1]:
             print("wakeprobe: --waker needs two CPUs", file=sys.stderr)
             return 2
-        wsets = [probe_waker(p, count, pair, g) for _ in range(args.passes) for g in gaps for p in WAKER_PLACEMENTS]
+        wsets = waker_sets(gaps, count, pair, args.passes)
         print(json.dumps({"kernel": os.uname().release, "load_avg": os.getloadavg(), "sets": wsets,
                           "wake_cost_s": waker_table(wsets)}, indent=1))
         return 0

@@ -61,10 +61,6 @@ class CpuReport:
     """``cpu MHz`` of the first processor (on a host with frequency scaling, its clock at that moment)."""
 
 
-def _int(text: str) -> int:
-    return int(text, 0) if text.lower().startswith("0x") else int(text)
-
-
 def parse_cpuinfo(text: str, machine: str = "x86_64") -> CpuReport:
     """The :class:`CpuReport` of ``/proc/cpuinfo``'s text (``machine``: ``uname -m``, for the ISA)."""
     procs: list[dict[str, str]] = []
@@ -82,19 +78,19 @@ def parse_cpuinfo(text: str, machine: str = "x86_64") -> CpuReport:
     first = procs[0] if procs else {}
     n = max(1, len(procs))
     sockets = max(1, len({p["physical id"] for p in procs if "physical id" in p}))
-    cores = _positive(first.get("cpu cores"))
-    siblings = _positive(first.get("siblings"))
+    cores = max(0, _number(first.get("cpu cores", "0")))
+    siblings = max(0, _number(first.get("siblings", "0")))
     if cores and siblings and siblings >= cores:
         threads = max(1, siblings // cores)
     else:
         cores, threads = max(1, n // sockets), 1
     if "cpu implementer" in first:
-        implementer = _parse_or_zero(first["cpu implementer"])
+        implementer = _number(first["cpu implementer"])
         vendor = "arm" if implementer == 0x41 else f"arm-implementer-{implementer:#x}"
-        family, model = 0, _parse_or_zero(first.get("cpu part", "0"))
+        family, model = 0, _number(first.get("cpu part", "0"))
     else:
         vendor = first.get("vendor_id", "")
-        family, model = _parse_or_zero(first.get("cpu family", "0")), _parse_or_zero(first.get("model", "0"))
+        family, model = _number(first.get("cpu family", "0")), _number(first.get("model", "0"))
     try:
         clock: Optional[float] = float(first["cpu mhz"]) * 1e6
     except (KeyError, ValueError):
@@ -106,14 +102,10 @@ def parse_cpuinfo(text: str, machine: str = "x86_64") -> CpuReport:
                      sockets=sockets, cores_per_socket=cores, threads_per_core=threads, clock_hz=clock)
 
 
-def _positive(text: Optional[str]) -> int:
-    v = _parse_or_zero(text or "0")
-    return v if v > 0 else 0
-
-
-def _parse_or_zero(text: str) -> int:
+def _number(text: str) -> int:
+    """A decimal or ``0x`` hexadecimal field of cpuinfo; 0 if it is neither."""
     try:
-        return _int(text.strip())
+        return int(text.strip(), 16 if text.strip().lower().startswith("0x") else 10)
     except ValueError:
         return 0
 

@@ -117,15 +117,22 @@ def default_interface(route_text: str) -> Optional[str]:
     return None
 
 
+def _gts(speed_text: Optional[str]) -> Optional[float]:
+    """GT/s a lane from sysfs's ``current_link_speed`` (``8.0 GT/s PCIe``); None if it says none."""
+    m = re.match(r"\s*([0-9.]+)\s*GT/s", speed_text or "")
+    return float(m[1]) if m else None
+
+
+def _pcie(gts: Optional[float], width: Optional[int]) -> Optional[str]:
+    """The catalog bus of a PCIe link of ``gts`` a lane and ``width`` lanes; None if unknown."""
+    gen = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 5}.get(gts or 0.0)
+    lanes = max((n for n in (1, 2, 4, 8, 16) if n <= (width or 0)), default=None)
+    return f"pcie-gen{gen}-x{lanes}" if gen and lanes else None
+
+
 def pcie_bus_name(speed_text: Optional[str], width_text: Optional[str]) -> Optional[str]:
     """The catalog bus of a PCIe link from sysfs (``8.0 GT/s PCIe``, ``4`` -> ``pcie-gen3-x4``); None if unknown."""
-    m = re.match(r"\s*([0-9.]+)\s*GT/s", speed_text or "")
-    width = _int_or_none(width_text)
-    if not m or not width:
-        return None
-    gen = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 5}.get(float(m[1]))
-    lanes = max((n for n in (1, 2, 4, 8, 16) if n <= width), default=None)
-    return f"pcie-gen{gen}-x{lanes}" if gen and lanes else None
+    return _pcie(_gts(speed_text), _int_or_none(width_text))
 
 
 def linux_version_part(release: str) -> tuple[str, str]:
@@ -189,10 +196,9 @@ def read_nic(iface: str, sys_net: str = "/sys/class/net", _depth: int = 0) -> Ni
     rings = _u32s(_ethtool(iface, _ETHTOOL_GRINGPARAM, 36))
     coal = _u32s(_ethtool(iface, _ETHTOOL_GCOALESCE, 92))
     dev = base / "device"
-    gts, width = _read_small(dev / "current_link_speed"), _read_small(dev / "current_link_width")
-    m = re.match(r"\s*([0-9.]+)\s*GT/s", gts or "")
+    gts, width = _gts(_read_small(dev / "current_link_speed")), _read_small(dev / "current_link_width")
     return NicReport(iface=iface, driver=driver, speed_mbps=speed if speed and speed > 0 else None,
-                     mtu=_int_or_none(_read_small(base / "mtu")), pcie_gts=float(m[1]) if m else None,
+                     mtu=_int_or_none(_read_small(base / "mtu")), pcie_gts=gts,
                      pcie_width=_int_or_none(width),
                      rx_ring=rings[5] if rings and rings[5] else None, tx_ring=rings[8] if rings and rings[8] else None,
                      rx_usecs=coal[1] if coal else None, rx_frames=coal[2] if coal else None,
@@ -223,7 +229,7 @@ def measure_probes(count: int = 300, read_s: float = 1.0) -> tuple[dict[str, Any
     wake-up (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``), with notes for the file."""
     from ..lab.callprobe import probe_calls
     from ..lab.readprobe import read_cost
-    from ..lab.wakeprobe import WAKER_PLACEMENTS, probe_waker, waker_table
+    from ..lab.wakeprobe import waker_sets, waker_table
 
     calls = probe_calls(passes=3)
     out: dict[str, Any] = {"per_syscall_s": calls["send_s"]}
@@ -235,8 +241,8 @@ def measure_probes(count: int = 300, read_s: float = 1.0) -> tuple[dict[str, Any
     if reads["per_syscall_rx_s"] is not None:
         out["per_syscall_rx_s"] = reads["per_syscall_rx_s"]
     notes.append(f"per_syscall_rx_s: python -m tcpsim.lab.readprobe ({reads['note']})")
-    sets = [probe_waker(p, count, (cpus[0], cpus[1]), gap) for gap in WAKE_GAPS_S for p in WAKER_PLACEMENTS]
-    out["wake_cost_s"] = [[gap, float(f"{max(0.0, cost):.3g}")] for gap, cost in waker_table(sets)]
+    table = waker_table(waker_sets(WAKE_GAPS_S, count, (cpus[0], cpus[1])))
+    out["wake_cost_s"] = [[gap, float(f"{max(0.0, cost):.3g}")] for gap, cost in table]
     notes.append(f"wake_cost_s: python -m tcpsim.lab.wakeprobe --waker, {count} writes a placement and gap (by the "
                  "time since the last wake-up; the stall tail is not measured: README)")
     return out, notes
@@ -380,7 +386,7 @@ def _bus_rows(n: Optional[NicReport]) -> list[tuple[str, Any, str]]:
     if n is None or (n.driver or "") in _VIRTUAL:
         return [("part", "none", "no physical bus between this interface and memory (a virtual device)"
                  if n else "no interface read")]
-    name = pcie_bus_name(f"{n.pcie_gts} GT/s" if n.pcie_gts else None, str(n.pcie_width) if n.pcie_width else None)
+    name = _pcie(n.pcie_gts, n.pcie_width)
     if name is None:
         return [("part", "none", "no PCIe link reported (a device on the SoC, or not PCIe): no bus modelled")]
     return [("part", name, f"/sys/class/net/{n.iface}/device current_link_speed {n.pcie_gts} GT/s, "
