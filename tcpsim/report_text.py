@@ -9,6 +9,7 @@ from .config import Scenario
 from .platform import BUS_PRESETS, Bus
 from .protocol import framing
 from .result import LIMIT_NAMES, Result
+from .tuning.advice import buffer_plan, cap_knob
 from .units import UNSHAPED_RATE_BPS, format_duration, format_rate, format_size
 
 __all__ = ["advice", "describe", "granted_note", "limit_name", "line_goodput_bps", "workload_text"]
@@ -108,8 +109,7 @@ def advice(sc: Scenario, r: Result) -> str:
             text = (f"the socket buffers ({format_size(have)}) already cover bandwidth x RTT; the window waits on the "
                     "round trip itself")
         else:
-            text = (f"raise the socket buffers to about {format_size(size)} (bandwidth x RTT with margin): "
-                    f"--sockbuf {size // 1024}k")
+            text = _buffer_advice(sc, size)
         path_rtt = 2 * sc.link.one_way_delay_s
         if r.rtt_s and path_rtt > 0 and r.rtt_s > 3 * path_rtt:
             text += f"; the measured round trip ({format_duration(r.rtt_s)}) is {r.rtt_s / path_rtt:.0f}x the path's: "
@@ -160,10 +160,22 @@ def advice(sc: Scenario, r: Result) -> str:
     return "no single change stands out"
 
 
-_CAP_KNOBS = {("linux", True): "net.core.wmem_max", ("linux", False): "net.core.rmem_max",
-              ("solaris", True): "tcp_max_buf", ("solaris", False): "tcp_max_buf"}
-"""The tuning knob that caps a setsockopt buffer request, per OS family and side (send = True); see
-:mod:`tcpsim.tuning` for how each maps onto ``OsTcp.max_sockbuf_bytes``."""
+def _buffer_advice(sc: Scenario, size_bytes: int) -> str:
+    """Buffers of about ``size_bytes``, said so that they can be had: the flag, and before it the tuning lines that
+    let the OS grant them (:func:`tcpsim.tuning.advice.buffer_plan`)."""
+    plan = buffer_plan(sc, size_bytes)
+    size = format_size(plan.size_bytes)
+    why = "(bandwidth x RTT with margin)" if plan.size_bytes == size_bytes else "(the most without window scaling)"
+    if plan.flag:
+        text = f"raise the socket buffers to about {size} {why}: {plan.flag}"
+    elif plan.lines:
+        text = f"let autotuning grow the buffers to about {size} {why}:"
+    else:
+        return "; ".join(plan.notes)
+    if plan.lines:
+        text += (", with" if plan.flag else "") + " a --sysctl file of " + ", ".join(f"'{line}'" for line in plan.lines)
+        text += " (the OS grants less without it)"
+    return "; ".join([text, *plan.notes])
 
 
 def _exact_size(size_bytes: int) -> str:
@@ -190,7 +202,7 @@ def granted_note(sc: Scenario) -> str:
         if os.setsockopt_doubles and "Linux doubles the request (socket(7))" not in doubles:
             doubles.append("Linux doubles the request (socket(7))")
         if asked > cap:
-            knob = _CAP_KNOBS.get((os.family, send), "sb_max" if "tru64" in os.name.lower() else "kern.ipc.maxsockbuf")
+            knob = cap_knob(os, send)
             knobs = caps.setdefault(cap, [])
             if knob not in knobs:
                 knobs.append(knob)

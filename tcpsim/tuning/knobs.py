@@ -98,7 +98,8 @@ def _nic(field: str, why: str = "", convert: Callable[[Any], Any] = lambda v: v)
 
 
 def _rmem_max(p: Platform, value: int) -> tuple[Platform, str]:
-    """Linux ``rmem_max`` caps receive buffers only: a platform without a send cap keeps its old one for sending."""
+    """A cap on receive buffers only (Linux ``rmem_max``, HP-UX ``tcp_recv_hiwater_max``): a platform without a send
+    cap keeps its old one for sending."""
     pin = {} if p.os.max_sndbuf_bytes is not None else {"max_sndbuf_bytes": p.os.max_sockbuf_bytes}
     os = replace(p.os, max_sockbuf_bytes=value, **pin)
     rule = f"2 x min(n, {value})" if os.setsockopt_doubles else f"min(n, {value})"
@@ -113,7 +114,7 @@ def _common_cap(p: Platform, value: int) -> tuple[Platform, str]:
 
 
 def _send_cap(p: Platform, value: int) -> tuple[Platform, str]:
-    """Linux ``wmem_max``: the cap on send buffers."""
+    """The cap on send buffers (Linux ``wmem_max``, HP-UX ``tcp_xmit_hiwater_max``)."""
     rule = f"2 x min(n, {value})" if p.os.setsockopt_doubles else f"min(n, {value})"
     return (replace(p, os=replace(p.os, max_sndbuf_bytes=value)),
             f"os.max_sndbuf_bytes = {value}: setsockopt(SO_SNDBUF, n) gives {rule}")
@@ -194,6 +195,25 @@ def _congestion_control(p: Platform, value: str) -> tuple[Platform, str]:
     return p, f"ignored: {value} is not modelled; {p.os.congestion_control} runs (reno and cubic are)"
 
 
+def _autotune_max(field: str) -> Setter:
+    """The most a buffer left to autotuning grows to (FreeBSD ``net.inet.tcp.sendbuf_max``/``recvbuf_max``, 7.0 on:
+    ``tcp_output``, ``tcp_input``), on a kernel that autotunes it."""
+    def apply(p: Platform, value: int) -> tuple[Platform, str]:
+        if not getattr(p.os, field):
+            return p, f"ignored: {p.os.name} does not autotune this buffer here"
+        return replace(p, os=replace(p.os, **{field: value})), f"os.{field} = {value} (autotuning stops there)"
+    return apply
+
+
+def _autotune_switch(field: str) -> Setter:
+    """FreeBSD ``net.inet.tcp.sendbuf_auto``/``recvbuf_auto``: 0 leaves a buffer at its default."""
+    def apply(p: Platform, value: bool) -> tuple[Platform, str]:
+        if value:
+            return p, f"autotuning stays as {p.os.name} has it (os.{field} = {getattr(p.os, field)})"
+        return replace(p, os=replace(p.os, **{field: 0})), f"os.{field} = 0: the buffer stays at its default"
+    return apply
+
+
 def _both_defaults(p: Platform, value: int) -> tuple[Platform, str]:
     os = replace(p.os, default_sndbuf_bytes=value, default_rcvbuf_bytes=value)
     return replace(p, os=os), f"os.default_sndbuf_bytes = os.default_rcvbuf_bytes = {value}"
@@ -234,13 +254,21 @@ class KnobSpec:
     apply: Optional[Setter] = None
     """None: accepted and ignored, for the reason in ``note``."""
 
+    def line(self, value: Any) -> str:
+        """The statement of a tuning file (what ``--sysctl`` reads) that sets this knob to ``value``."""
+        name = self.key.split(".", 1)[1] if self.syntax == "modprobe" else self.key
+        v = _show(value)
+        return {"sysctl": f"{name} = {v}", "ndd": f"ndd -set {self.where} {name} {v}", "system": f"set {name} = {v}",
+                "sysconfig": f"sysconfig -r {self.where} {name}={v}", "registry": f"{name} = {v}",
+                "modprobe": f"modprobe {self.where} {name}={v}"}[self.syntax]
+
     @property
     def how(self) -> str:
         """How a line sets it, for error messages."""
-        name = self.key.split(".", 1)[1] if self.syntax == "modprobe" else self.key
-        return {"sysctl": f"'sysctl -w {name}=N' or '{name} = N'", "ndd": f"'ndd -set {self.where} {name} N'",
-                "system": f"'set {name} = N' in /etc/system", "sysconfig": f"'sysconfig -r {self.where} {name}=N'",
-                "registry": f"'{name} = N' (registry value)", "modprobe": f"'modprobe {self.where} {name}=N'"}[self.syntax]
+        written = f"'{self.line('N')}'"
+        if self.syntax == "sysctl":
+            return f"'sysctl -w {self.key}=N' or {written}"
+        return written + {"system": " in /etc/system", "registry": " (registry value)"}.get(self.syntax, "")
 
 
 _BUF = (1, 1 << 31)
@@ -331,6 +359,11 @@ _SPECS = [
     _S("tcp_max_buf", "ndd", "/dev/tcp", "solaris", "os.max_sockbuf_bytes",
        "largest buffer setsockopt may ask for (Solaris refuses larger requests; tcpsim caps them)",
        _int(*_BUF), _common_cap),
+    # HP-UX 11i ndd /dev/tcp (its STREAMS TCP is Mentat's, as Solaris's): a cap per direction.
+    _S("tcp_recv_hiwater_max", "ndd", "/dev/tcp", "solaris", "os.max_sockbuf_bytes",
+       "HP-UX: largest receive buffer setsockopt may ask for", _int(*_BUF), _rmem_max),
+    _S("tcp_xmit_hiwater_max", "ndd", "/dev/tcp", "solaris", "os.max_sndbuf_bytes",
+       "HP-UX: largest send buffer setsockopt may ask for", _int(*_BUF), _send_cap),
     _S("tcp_naglim_def", "ndd", "/dev/tcp", "solaris", "os.naglim_bytes",
        "Nagle holds data below min(MSS, this); 1 disables Nagle", _int(1, 65535), _os("naglim_bytes")),
     _S("tcp_deferred_acks_max", "ndd", "/dev/tcp", "solaris", "os.deferred_acks_max",
@@ -368,6 +401,15 @@ _SPECS = [
        "default send buffer", _int(*_BUF), _os("default_sndbuf_bytes")),
     _S("net.inet.tcp.recvspace", "sysctl", "", "bsd", "os.default_rcvbuf_bytes",
        "default receive buffer", _int(*_BUF), _os("default_rcvbuf_bytes")),
+    _S("net.inet.tcp.sendbuf_max", "sysctl", "", "bsd", "os.sndbuf_autotune_max_bytes",
+       "FreeBSD 7 on: the most an unset send buffer grows to", _int(*_BUF), _autotune_max("sndbuf_autotune_max_bytes")),
+    _S("net.inet.tcp.recvbuf_max", "sysctl", "", "bsd", "os.rcvbuf_autotune_max_bytes",
+       "FreeBSD 7 on: the most an unset receive buffer grows to", _int(*_BUF),
+       _autotune_max("rcvbuf_autotune_max_bytes")),
+    _S("net.inet.tcp.sendbuf_auto", "sysctl", "", "bsd", "os.sndbuf_autotune_max_bytes",
+       "FreeBSD 7 on: 0 turns send buffer autotuning off", _flag, _autotune_switch("sndbuf_autotune_max_bytes")),
+    _S("net.inet.tcp.recvbuf_auto", "sysctl", "", "bsd", "os.rcvbuf_autotune_max_bytes",
+       "FreeBSD 7 on: 0 turns receive buffer autotuning off", _flag, _autotune_switch("rcvbuf_autotune_max_bytes")),
     _S("net.inet.tcp.rfc1323", "sysctl", "", "bsd", "os.window_scaling",
        "RFC 1323 window scaling and timestamps, both", _flag, _rfc1323_flag),
     _S("net.inet.tcp.delayed_ack", "sysctl", "", "bsd", "os.delack", "0 turns delayed ACKs off", _flag, _delayed_ack),
