@@ -187,8 +187,8 @@ def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20
         capped = kernel_bytes(min(2 * upper, hi_bytes)) <= kernel_bytes(upper)
         if upper >= hi_bytes or capped or lim_hi not in ("window", "cwnd", "sndbuf", "loss_recovery"):
             kernel = kernel_bytes(upper)
-            cap = (f"; the OS caps the buffer at {format_size(kernel)}: raise its limit with a tuning file "
-                   f"(--sysctl)" + _autotune_note(sc, need) if capped and upper < hi_bytes else "")
+            cap = (f"; the OS caps the buffer at {format_size(kernel)}: " + _cap_lines(kw, upper, need)
+                   + _autotune_note(sc, need) if capped and upper < hi_bytes else "")
             return SockbufAnswer(target_bps=target_bps, sockbuf_bytes=None, goodput_bps=g_hi, limited_by=lim_hi,
                                  reason=f"not reachable: {format_size(upper)} buffers give {format_rate(g_hi)}, "
                                         f"limited by {limit_name(lim_hi)}{cap}")
@@ -220,6 +220,19 @@ def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20
                          reason=f"smallest socket buffer for {format_rate(target_bps)}: {format_size(size)} "
                                 f"(--sockbuf {size // 1024}k gives {format_rate(g)}; then limited by {limit_name(lim)})"
                                 f"{auto}")
+
+
+def _cap_lines(kw: dict[str, Any], request_bytes: int, needed_bytes: float) -> str:
+    """The tuning lines that let a request carrying ``needed_bytes`` of window through the OS's cap
+    (:func:`tcpsim.tuning.advice.buffer_plan`), for a ``--sysctl`` file."""
+    from .api import build_scenario
+    from .tuning.advice import buffer_plan
+
+    size = 1 << max(12, math.ceil(math.log2(max(needed_bytes * 1.25, 4096))))
+    plan = buffer_plan(build_scenario(sockbuf=request_bytes, **kw), size)
+    if not plan.lines:
+        return "raise its limit with a tuning file (--sysctl)"
+    return f"a --sysctl file of {', '.join(repr(line) for line in plan.lines)} lets a request of {format_size(size)} through"
 
 
 def _autotune_note(sc: Any, needed_bytes: float) -> str:

@@ -96,3 +96,20 @@ def test_a_capped_linux_buffer_points_to_autotuning():
     assert "or set none: this OS autotunes" in ans.reason
     bsd = smallest_sockbuf("500mbit", os="bsd", rtt="10ms")
     assert bsd.sockbuf_bytes is not None and "autotunes" not in bsd.reason
+
+
+def test_the_cap_lines_of_an_unreachable_answer_make_it_reachable():
+    """The capped answer names the tuning lines that let the needed request through; with them applied (as a
+    --sysctl file would be) the same question has an answer."""
+    import re
+
+    from tcpsim.api import build_scenario
+    from tcpsim.tuning import apply_tuning, parse_tuning
+
+    ans = smallest_sockbuf("500mbit", os="linux-6.8", rtt="10ms")
+    assert ans.sockbuf_bytes is None
+    lines = re.findall(r"'([^']+)'", ans.reason)
+    assert lines and all("mem_max" in line for line in lines)
+    tuned = apply_tuning(build_scenario(os="linux-6.8").sender.platform, parse_tuning("\n".join(lines))).platform
+    again = smallest_sockbuf("500mbit", sender=tuned, receiver=tuned, rtt="10ms")
+    assert again.sockbuf_bytes is not None and again.goodput_bps >= 500e6
