@@ -239,11 +239,22 @@ def _buffer(start_bytes: int, autotune_max_bytes: int | None, what: str = "") ->
     return f"{format_size(start_bytes)} (autotuned, {what}up to {format_size(autotune_max_bytes)})"
 
 
+_CPUS_LISTED = 4
+"""The most CPUs a host's line lists by number; the rest are summed up (a 64-CPU server's line stays short)."""
+
+
 def _cpus(fracs: list[float]) -> str:
-    """A host's CPUs by number (``CPU0 22%, CPU1 61%``), or ``CPU 22%`` for one."""
+    """A host's CPUs by number (``CPU0 22%, CPU1 61%``), or ``CPU 22%`` for one; of many, the busiest
+    :data:`_CPUS_LISTED` that are busy at all, by number, and the busiest of the others (``16 others at most 1%``)."""
     if len(fracs) == 1:
         return f"CPU {fracs[0]:.0%}"
-    return ", ".join(f"CPU{i} {c:.0%}" for i, c in enumerate(fracs))
+    if len(fracs) <= _CPUS_LISTED:
+        return ", ".join(f"CPU{i} {c:.0%}" for i, c in enumerate(fracs))
+    top = sorted(range(len(fracs)), key=lambda i: -fracs[i])[:_CPUS_LISTED]
+    busiest = sorted([i for i in top if fracs[i] >= 0.005] or top[:1])  # an idle CPU is said in the sum
+    rest = max(c for i, c in enumerate(fracs) if i not in busiest)
+    listed = ", ".join(f"CPU{i} {fracs[i]:.0%}" for i in busiest)
+    return f"{listed}, {len(fracs) - len(busiest)} others at most {rest:.0%}"
 
 
 def _interval(r: Result) -> str:

@@ -344,3 +344,13 @@ def test_result_summary_and_html_give_rates_in_bit_per_second_only():
         assert "Mbit/s" in text and "MB/s" not in text and "bytes/s" not in text
     assert "s wall" in r.summary()  # the wall time says what it is
     assert "limited by the TCP window" in r.summary() and "limited by <b>the TCP window" in r._repr_html_()
+
+
+def test_a_host_of_many_cpus_lists_its_busiest_and_sums_up_the_rest():
+    from tcpsim.report_text import _cpus
+
+    assert _cpus([0.2, 0.6]) == "CPU0 20%, CPU1 60%"
+    many = [0.0] * 64
+    many[5], many[40], many[7] = 0.9, 0.3, 0.01
+    assert _cpus(many) == "CPU5 90%, CPU7 1%, CPU40 30%, 61 others at most 0%"
+    assert _cpus([0.0] * 12) == "CPU0 0%, 11 others at most 0%"
