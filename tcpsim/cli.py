@@ -138,6 +138,7 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--cpus", type=typed(parse_int, "cpus", lo=1), default=None, metavar="N", help="CPUs per host")
     g.add_argument("--bus", default=None, metavar="PART", help="I/O bus (pci-32-33, pcix-64-133, pcie-gen1-x4 ...; "
                    "a profile's fitted bus efficiency does not carry over)")
+    from .config import Budget
     from .machine.cli import add_part_flags
 
     add_part_flags(g, with_os=False)
@@ -146,6 +147,11 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-time", default=None, metavar="DURATION",
                    help="simulated-time budget (default: what the run needs to converge, at least 5s and 500 round "
                         "trips, more on a lossy path, at most 1h)")
+    g.add_argument("--max-events", default=None, metavar="N", type=typed(parse_int, "max_events", lo=100, hi=10**12),
+                   help=f"event budget of a run, e.g. 20000000 (default {Budget().max_events:,}: some 1-2 s of a compiled "
+                        "install's time; an unshaped link's warm-up can need more)")
+    g.add_argument("--max-wall", default=None, metavar="DURATION",
+                   help=f"wall-clock budget of a run (default {Budget().max_wall_s:g}s)")
 
 
 def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None) -> dict[str, Any]:
@@ -181,11 +187,21 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
                               limited_transmit=a.limited_transmit, cc=a.cc, seed=a.seed,
                               machine=a.machine, cpu=a.cpu, cpu_ghz=a.cpu_ghz, memory_bw=a.memory_bw, nic=a.nic,
                               veth=a.veth)
+    budget: dict[str, Any] = {}
     if a.max_time is not None:
         try:
-            kw["budget"] = Budget(max_sim_time_s=parse_duration(a.max_time, "max_time"))
+            budget["max_sim_time_s"] = Budget(max_sim_time_s=parse_duration(a.max_time, "max_time")).max_sim_time_s
         except ConfigError as exc:  # name the flag, not Budget's field
             raise ConfigError("max_time", a.max_time, exc.allowed) from None
+    if a.max_events is not None:
+        budget["max_events"] = a.max_events
+    if a.max_wall is not None:
+        try:
+            budget["max_wall_s"] = Budget(max_wall_s=parse_duration(a.max_wall, "max_wall")).max_wall_s
+        except ConfigError as exc:
+            raise ConfigError("max_wall", a.max_wall, exc.allowed) from None
+    if budget:
+        kw["budget"] = Budget(**budget)
     if a.sysctl is not None:
         for bad in ("tuning", "os", "machine", "cpu", "cpu_ghz", "memory_bw", "nic", "bus", "cpus"):
             if bad in axes:

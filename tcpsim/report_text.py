@@ -16,8 +16,10 @@ __all__ = ["advice", "describe", "granted_note", "limit_name", "line_goodput_bps
 
 _NAMES = {**LIMIT_NAMES, "closed_form": "the closed-form bound"}
 
-_BUDGETS = {"time_budget": "simulated-time", "event_budget": "event", "wall_budget": "wall-clock"}
-"""A :attr:`Result.termination` that means the run did not converge, and the budget it spent, in words."""
+_BUDGETS = {"time_budget": ("simulated-time", "--max-time"), "event_budget": ("event", "--max-events"),
+            "wall_budget": ("wall-clock", "--max-wall")}
+"""A :attr:`Result.termination` that means the run did not converge: the budget it spent, in words, and the flag that
+gives more of it."""
 
 
 def limit_name(limit: str) -> str:
@@ -355,6 +357,7 @@ def describe(sc: Scenario, r: Result) -> str:
 
     lines.extend(f"caution      {c}" for c in cautions(sc))
     if r.termination in _BUDGETS:
-        lines.append(f"caution      the {_BUDGETS[r.termination]} budget ended the run before the estimate converged: "
-                     "read the goodput with its interval, or allow more (--max-time)")
+        what, flag = _BUDGETS[r.termination]
+        lines.append(f"caution      the {what} budget ended the run before the estimate converged: "
+                     f"read the goodput with its interval, or allow more ({flag})")
     return "\n".join(lines)

@@ -176,3 +176,33 @@ def test_a_run_that_converged_within_five_seconds_is_the_same_run():
     assert by_rule.termination == fixed.termination == "converged"
     assert by_rule.to_dict()["goodput_bps"] == fixed.to_dict()["goodput_bps"]
     assert by_rule.events == fixed.events
+
+
+@pytest.mark.parametrize("flags, budget, flag", [
+    (["--max-events", "2000"], "event", "--max-events"),
+    (["--max-time", "1ms"], "simulated-time", "--max-time"),
+])
+def test_a_budget_that_ends_a_run_is_named_with_the_flag_that_gives_more(capsys, flags, budget, flag):
+    from tcpsim.cli import main
+
+    assert main(["predict", "--rtt", "10ms", "--sockbuf", "1M", *flags]) == 0
+    out = capsys.readouterr().out
+    assert f"the {budget} budget ended the run" in out and f"allow more ({flag})" in out
+
+
+@pytest.mark.parametrize("flags, field", [(["--max-events", "50"], "max_events"), (["--max-wall", "0s"], "max_wall"),
+                                          (["--max-events", "lots"], "max_events")])
+def test_a_budget_flag_out_of_range_is_one_line(capsys, flags, field):
+    from tcpsim.cli import main
+
+    assert main(["predict", *flags]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and field in err
+
+
+def test_the_budget_flags_reach_the_run():
+    from tcpsim.cli import _parser, _scenario_kwargs
+
+    a = _parser().parse_args(["predict", "--max-events", "1234", "--max-wall", "2s", "--max-time", "3s"])
+    budget = _scenario_kwargs(a)["budget"]
+    assert (budget.max_events, budget.max_wall_s, budget.max_sim_time_s) == (1234, 2.0, 3.0)
