@@ -141,6 +141,8 @@ def advice(sc: Scenario, r: Result) -> str:
             ideas.append("checksum offload")
         if host.platform.cpu.interrupts_on_one_cpu and host.platform.cpu.n_cpus > 1:
             ideas.append("spreading interrupts over the CPUs")
+        elif host.platform.cpu.n_cpus > 1 and sc.workload.n_streams == 1 and sc.workload.kind != "rr":
+            ideas.append("parallel streams (--streams N, iperf3 -P N): each connection's work on CPUs of its own")
         ideas.append("faster CPUs (more CPUs help only while one CPU is not the bottleneck: --cpus)")
         return "; ".join(ideas)
     if lim.startswith("bus_"):

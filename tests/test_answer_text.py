@@ -354,3 +354,18 @@ def test_a_host_of_many_cpus_lists_its_busiest_and_sums_up_the_rest():
     many[5], many[40], many[7] = 0.9, 0.3, 0.01
     assert _cpus(many) == "CPU5 90%, CPU7 1%, CPU40 30%, 61 others at most 0%"
     assert _cpus([0.0] * 12) == "CPU0 0%, 11 others at most 0%"
+
+
+def test_one_cpu_bound_stream_on_a_host_of_many_cpus_is_told_to_add_streams():
+    """A single connection's work stays on one or two CPUs (its interrupt queue, its application): on a
+    many-CPU host whose NIC spreads connections, more streams are the way past a CPU limit, as -P 8 shows."""
+    from tcpsim.api import build_scenario, simulate
+    from tcpsim.report_text import advice
+
+    kw = dict(cpu="epyc-7543", nic="e810", os="linux-6.8", rate="100gbit", mtu=9000)
+    sc = build_scenario(**kw)
+    r = simulate(sc)
+    assert r.limited_by == "cpu_receiver"
+    assert "--streams N" in advice(sc, r)
+    more = simulate(build_scenario(streams=8, **kw))
+    assert more.goodput_bps > 2 * r.goodput_bps

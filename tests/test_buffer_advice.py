@@ -53,7 +53,7 @@ def test_following_the_plan_reaches_its_size(os, asked, shift):
 
 
 @pytest.mark.parametrize("request_kw, expect", [
-    ({"sockbuf": "4M"}, ["--sockbuf 16384k", "net.core.wmem_max = 16777216", "net.core.rmem_max = 16777216"]),
+    ({"sockbuf": "4M"}, ["--sockbuf 16M", "net.core.wmem_max = 16777216", "net.core.rmem_max = 16777216"]),
     ({}, ["let autotuning grow", "net.ipv4.tcp_wmem = 4096 16384 16777216", "net.ipv4.tcp_rmem = 4096 131072"]),
 ])
 def test_linux_advice_names_the_cap_or_the_autotuning_limit(request_kw, expect):

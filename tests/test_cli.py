@@ -52,10 +52,10 @@ def test_window_limit_advice_names_a_buffer_above_the_bdp(capsys):
     code, out, _ = _run(capsys, ["predict", "--rtt", "10ms", "--sockbuf", "64k"])
     assert code == 0
     assert "TCP window" in out
-    m = re.search(r"--sockbuf (\d+)k", out)
+    m = re.search(r"--sockbuf (\d+)([kMG])", out)
     assert m, out
     bdp_bytes = 949e6 / 8 * 10e-3
-    assert bdp_bytes <= int(m.group(1)) * 1024 <= 4 * bdp_bytes
+    assert bdp_bytes <= int(m.group(1)) * {"k": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)] <= 4 * bdp_bytes
 
 
 def test_predict_shows_which_buffers_linux_autotunes(capsys):

@@ -72,6 +72,14 @@ def _buffer_for_window(os: OsTcp, window_bytes: int) -> int:
     return min(size, _MAX_BUFFER_BYTES)
 
 
+def _size_word(size_bytes: int) -> str:
+    """A power-of-two size as a flag takes it, in its largest whole unit (``1G``, ``16M``, ``512k``)."""
+    for unit, shift in (("G", 30), ("M", 20)):
+        if size_bytes >= 1 << shift and size_bytes % (1 << shift) == 0:
+            return f"{size_bytes >> shift}{unit}"
+    return f"{size_bytes // 1024}k"
+
+
 @dataclass(frozen=True, slots=True)
 class BufferPlan:
     """How to give a connection buffers of a size: the flag to request them (or "" when autotuning is left to grow
@@ -129,7 +137,7 @@ def buffer_plan(sc: Scenario, size_bytes: int) -> BufferPlan:
             line = knob_line(cap_knob(os, send), need)
             if line not in lines:
                 lines.append(line)
-    size_k = f"{size_bytes // 1024}k"
-    flag = {("snd", "rcv"): f"--sockbuf {size_k}", ("snd",): f"--sndbuf {size_k}",
-            ("rcv",): f"--rcvbuf {size_k}"}.get(tuple(flags), "")
+    size = _size_word(size_bytes)
+    flag = {("snd", "rcv"): f"--sockbuf {size}", ("snd",): f"--sndbuf {size}", ("rcv",): f"--rcvbuf {size}"}.get(
+        tuple(flags), "")
     return BufferPlan(size_bytes=size_bytes, flag=flag, lines=tuple(lines), notes=tuple(notes))
