@@ -5,6 +5,7 @@ a Raspberry Pi 4); the command itself on the host the tests run on, where it is 
 """
 
 import platform
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -237,6 +238,10 @@ def _fake_sysfs(root: Path) -> Path:
     (eth / "mtu").write_text("1500\n")
     (eth / "device" / "current_link_speed").write_text("2.5 GT/s PCIe\n")
     (eth / "device" / "current_link_width").write_text("1\n")
+    for q, mask in (("rx-0", "0\n"), ("rx-1", "00000000,0000000c\n"), ("tx-0", None)):
+        (eth / "queues" / q).mkdir(parents=True)
+        if mask is not None:
+            (eth / "queues" / q / "rps_cpus").write_text(mask)
     bond = root / "bond0"
     bond.mkdir()
     (bond / "lower_eth0").symlink_to(eth)
@@ -252,6 +257,8 @@ def test_a_bond_is_described_by_its_device_and_a_wireless_link_says_what_is_not_
     sys_net = _fake_sysfs(tmp_path)
     bond = read_nic("bond0", str(sys_net))
     assert bond.speed_mbps == 1000 and bond.pcie_gts == 2.5 and bond.pcie_width == 1 and "eth0" in bond.note
+    assert (bond.rx_queues, bond.rps_cpus) == (2, 2)  # rx-0 and rx-1 (tx-0 is not one); rx-1 steers to CPUs 2, 3
+    assert read_nic("wlp2s0", str(sys_net)).rx_queues is None
     assert "wireless" in read_nic("wlp2s0", str(sys_net)).note
     with pytest.raises(ConfigError, match="eth0"):
         read_nic("nope0", str(sys_net))
@@ -266,3 +273,22 @@ def test_a_catalog_processor_is_named_as_the_catalogs_part(tmp_path, cpu_text, m
     cpu = load_machine(str(path)).parts.cpu
     assert (cpu.name == part) if part else cpu.name == "named-cpu"
     assert cpu.clock_hz == pytest.approx(4.9e9)  # the clock the host reports, over the catalog's where they differ
+
+
+@pytest.mark.parametrize("nic, spread", [
+    (replace(SERVER_NIC, rx_queues=1), False),             # ice spreads by RSS; this one has one queue
+    (replace(SERVER_NIC, rx_queues=8), None),              # as its part: no row
+    (replace(DESKTOP_NIC, rx_queues=1, rps_cpus=4), True),  # one queue, RPS over four CPUs
+    (replace(DESKTOP_NIC, rx_queues=1), None),
+    (replace(ODD_NIC, rx_queues=4), True),                 # a driver of its own: always said
+])
+def test_receive_queues_and_rps_decide_whether_interrupts_spread(tmp_path, nic, spread):
+    text = render(_host(ZEN3, nic), "box")
+    rows = [line for line in text.splitlines() if line.startswith("interrupts_spread")]
+    assert len(rows) == (spread is not None)
+    path = tmp_path / "box.toml"
+    path.write_text(text)
+    m = load_machine(str(path))
+    if spread is not None:
+        assert m.parts.nic.interrupts_spread is spread and "queues" in rows[0]
+        assert m.platform.cpu.interrupts_on_one_cpu is (not spread)

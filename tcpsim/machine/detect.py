@@ -71,6 +71,10 @@ class NicReport:
     rx_usecs: Optional[int] = None
     rx_frames: Optional[int] = None
     adaptive_rx: Optional[bool] = None
+    rx_queues: Optional[int] = None
+    """Receive queues (``queues/rx-*``): more than one, and the NIC spreads connections over CPUs (RSS)."""
+    rps_cpus: int = 0
+    """The most CPUs one queue's Receive Packet Steering mask names (``queues/rx-*/rps_cpus``; 0: RPS off)."""
     note: str = ""
     """What the file should say of the interface (a bond or VLAN read through its device, a wireless link)."""
 
@@ -197,14 +201,29 @@ def read_nic(iface: str, sys_net: str = "/sys/class/net", _depth: int = 0) -> Ni
     coal = _u32s(_ethtool(iface, _ETHTOOL_GCOALESCE, 92))
     dev = base / "device"
     gts, width = _gts(_read_small(dev / "current_link_speed")), _read_small(dev / "current_link_width")
+    rx_queues, rps_cpus = _queues(base)
     return NicReport(iface=iface, driver=driver, speed_mbps=speed if speed and speed > 0 else None,
                      mtu=_int_or_none(_read_small(base / "mtu")), pcie_gts=gts,
                      pcie_width=_int_or_none(width),
                      rx_ring=rings[5] if rings and rings[5] else None, tx_ring=rings[8] if rings and rings[8] else None,
                      rx_usecs=coal[1] if coal else None, rx_frames=coal[2] if coal else None,
-                     adaptive_rx=bool(coal[10]) if coal else None,
+                     adaptive_rx=bool(coal[10]) if coal else None, rx_queues=rx_queues, rps_cpus=rps_cpus,
                      note="a wireless interface: tcpsim models a wired Ethernet link at the rate the card reports, "
                           "not the air's contention or retries" if wireless else "")
+
+
+def _queues(base: Path) -> tuple[Optional[int], int]:
+    """Receive queues of the interface at ``base`` and the most CPUs any queue's RPS mask steers to
+    (``rps_cpus``, hexadecimal words separated by commas; ``net/core/net-sysfs.c``)."""
+    rx = sorted((base / "queues").glob("rx-*")) if (base / "queues").is_dir() else []
+    steered = 0
+    for q in rx:
+        mask = _read_small(q / "rps_cpus") or ""
+        try:
+            steered = max(steered, sum(bin(int(word, 16)).count("1") for word in mask.split(",") if word))
+        except ValueError:
+            continue
+    return (len(rx) or None), steered
 
 
 def _clock(cpu: CpuReport) -> tuple[float, str]:
@@ -355,7 +374,22 @@ def _nic_rows(n: NicReport) -> tuple[list[tuple[str, Any, str]], list[str]]:
         if value and (base is None or value != getattr(base, key)):
             rows.append((key, min(value, 1 << 20), "ethtool -g (SIOCETHTOOL): this device's ring"))
     rows += _coalesce_rows(n, base, virtual)
+    rows += _spread_rows(n, base)
     return rows, notes
+
+
+def _spread_rows(n: NicReport, base: Any) -> list[tuple[str, Any, str]]:
+    """``interrupts_spread`` where the device says otherwise than its part: several receive queues spread
+    connections over CPUs by their hash (RSS), an RPS mask of several CPUs spreads their stack work; one queue
+    without RPS keeps every connection's receive work on the CPU its interrupt goes to."""
+    if n.rx_queues is None:
+        return []
+    spread = n.rx_queues > 1 or n.rps_cpus > 1
+    if base is not None and spread == base.interrupts_spread:
+        return []
+    said = f"/sys/class/net/{n.iface}/queues: {n.rx_queues} receive queue(s)" + (
+        f", RPS over {n.rps_cpus} CPUs" if n.rps_cpus > 1 else ", RPS off" if n.rps_cpus == 0 else "")
+    return [("interrupts_spread", spread, said)]
 
 
 def _coalesce_rows(n: NicReport, base: Any, virtual: bool) -> list[tuple[str, Any, str]]:
