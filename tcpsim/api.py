@@ -24,11 +24,17 @@ def simulate(scenario: Scenario) -> Result:
     validation's cautions for it (:attr:`~tcpsim.result.Result.cautions`).
     """
     from . import ceilings, engine
-    from .confidence import cautions
 
-    result = engine.run(scenario)
-    return replace(result, ceilings_bps=ceilings.ceilings(scenario), inputs=scenario_inputs(scenario),
-                   cautions=tuple(cautions(scenario)))
+    return _explained(scenario, replace(engine.run(scenario), ceilings_bps=ceilings.ceilings(scenario)))
+
+
+def _explained(scenario: Scenario, result: Result) -> Result:
+    """``result`` with the scenario's inputs, the validation's cautions and the advice attached."""
+    from .confidence import cautions
+    from .report_text import advice
+
+    result = replace(result, inputs=scenario_inputs(scenario), cautions=tuple(cautions(scenario)))
+    return replace(result, advice=advice(scenario, result))
 
 
 def scenario_inputs(sc: Scenario) -> dict[str, Any]:
@@ -221,17 +227,16 @@ def predict(*, method: str = "simulate", **kwargs: Any) -> Result:
         return simulate(scenario)
     if method == "ceilings":
         from . import ceilings
-        from .confidence import cautions
 
         bounds = ceilings.ceilings(scenario)
         name, bps = ceilings.binding_ceiling(scenario)
         lossy = ceilings.loss_estimate_bps(scenario)
         if lossy < bps:  # random loss holds the congestion window below every bound
             name, bps = "cwnd", lossy
-        return Result(goodput_bps=bps, interface_bps={}, data_packets_per_s=float("nan"), ack_packets_per_s=float("nan"),
-                      transactions_per_s=None, payload_histogram={}, rtt_s=ceilings.base_rtt_s(scenario),
-                      limited_by=name, utilization_frac={}, cpu_utilization_frac={}, retransmits=0, drops={},
-                      streams=(), termination="closed_form", converged=True, sim_time_s=0.0, measure_time_s=0.0,
-                      events=0, wall_s=0.0, ceilings_bps=bounds, inputs=scenario_inputs(scenario),
-                      cautions=tuple(cautions(scenario)))
+        result = Result(goodput_bps=bps, interface_bps={}, data_packets_per_s=float("nan"),
+                        ack_packets_per_s=float("nan"), transactions_per_s=None, payload_histogram={},
+                        rtt_s=ceilings.base_rtt_s(scenario), limited_by=name, utilization_frac={},
+                        cpu_utilization_frac={}, retransmits=0, drops={}, streams=(), termination="closed_form",
+                        converged=True, sim_time_s=0.0, measure_time_s=0.0, events=0, wall_s=0.0, ceilings_bps=bounds)
+        return _explained(scenario, result)
     raise ConfigError("method", method, "'simulate' or 'ceilings'")

@@ -113,6 +113,9 @@ class Result:
     cautions: tuple[str, ...] = ()
     """Where to read the answer with care, attached by :func:`tcpsim.simulate`: the validation misses its regime,
     or a host's costs were not fitted to measurements of it (:func:`tcpsim.confidence.cautions`)."""
+    advice: str = ""
+    """The one change most likely to raise goodput, as ``tcpsim predict`` words it on its ``try`` line (a flag, or the
+    tuning lines the OS needs), attached by :func:`tcpsim.simulate` (:func:`tcpsim.report_text.advice`)."""
 
     @property
     def goodput_mbps(self) -> float:
@@ -154,6 +157,7 @@ class Result:
                 f"{self.data_packets_per_s:,.0f} data pkt/s, limited by {LIMIT_NAMES.get(self.limited_by, self.limited_by)}\n"
                 f"busiest: {util}; {self.termination} after {format_duration(self.sim_time_s)} simulated, "
                 f"{self.events:,} events, {self.wall_s:.2f} s wall"
+                + (f"\ntry: {self.advice}" if self.advice else "")
                 + "".join(f"\ncaution: {c}" for c in self.cautions))
 
     def __str__(self) -> str:
@@ -166,6 +170,7 @@ class Result:
                 f"limited by <b>{html.escape(LIMIT_NAMES.get(self.limited_by, self.limited_by))}</b>; "
                 f"{self.data_packets_per_s:,.0f} data pkt/s; "
                 f"{self.termination}<table><tr><th>resource</th><th>busy</th></tr>{rows}</table>"
+                + (f"<p>try: {html.escape(self.advice)}</p>" if self.advice else "")
                 + "".join(f"<p>caution: {html.escape(c)}</p>" for c in self.cautions) + "</div>")
 
 

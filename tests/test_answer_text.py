@@ -369,3 +369,16 @@ def test_one_cpu_bound_stream_on_a_host_of_many_cpus_is_told_to_add_streams():
     assert "--streams N" in advice(sc, r)
     more = simulate(build_scenario(streams=8, **kw))
     assert more.goodput_bps > 2 * r.goodput_bps
+
+
+def test_a_result_from_python_carries_the_advice_predict_prints():
+    """Jupyter's users get the CLI's 'try' line: on the Result, in print(r) and in the rich display."""
+    import tcpsim
+    from tcpsim.report_text import advice
+
+    kw = dict(rtt="10ms", sockbuf="64k")
+    r = tcpsim.predict(**kw)
+    assert r.advice == advice(tcpsim.build_scenario(**kw), r) and "--sockbuf" in r.advice
+    assert f"try: {r.advice}" in str(r) and "try: " in r._repr_html_()
+    assert r.to_dict()["advice"] == r.advice
+    assert tcpsim.predict(method="ceilings", **kw).advice
