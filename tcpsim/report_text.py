@@ -352,7 +352,7 @@ def describe(sc: Scenario, r: Result) -> str:
     room = _headroom(sc, r)
     if room:
         lines.append(f"headroom     {room}")
-    lines.append(f"try          {advice(sc, r)}")
+    lines.append(f"try          {r.advice or advice(sc, r)}")
     lines.append(f"run          {r.termination}, {format_duration(r.sim_time_s)} simulated, {r.events:,} events, "
                  f"{r.wall_s:.2f} s wall time{_interval(r)}")
     from .confidence import cautions
