@@ -81,6 +81,20 @@ def test_machine_parts_lists_the_catalog(capsys):
     for name in ("itanium2", "xeon-5160", "i5000p", "pcix-64-266", "pcie-gen5-x16", "pro1000pt-dual", "hpux-11",
                  "windows-2003", "freebsd-14", "tru64-5"):
         assert name in out
+    assert max(len(line) for line in out.splitlines() if not line.startswith("bus:")) <= 140  # one line a part
+    assert re.search(r"^  e810 +2 x 100 Gbit/s +Intel E810-CQDA2 \(two 100 Gbit/s QSFP28 ports, PCIe gen4 x16\), "
+                     r"ice driver$", out, re.M)  # the figures, and the source up to its evidence
+    assert re.search(r"^  zx1 +3\.5 GB/s", out, re.M) and re.search(r"^  epyc-7543 +3\.70 GHz x 32 \(2 thr\)", out, re.M)
+
+
+def test_machine_parts_shows_one_part_whole(capsys):
+    code, out, _ = _run(capsys, ["machine", "parts", "nic", "e810"])
+    assert code == 0 and out.startswith("nic e810\n")
+    assert re.search(r"^  coalesce_delay_s +6\.2e-05$", out, re.M) and "ice_32byte_rx_desc" in out
+    code, out, _ = _run(capsys, ["machine", "parts", "os", "linux-6.8"])
+    assert re.search(r"^  tcp\.max_sockbuf_bytes +212992$", out, re.M)
+    code, _, err = _run(capsys, ["machine", "parts", "nic", "nope"])
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "e810" in err
 
 
 GOOD = '[cpu]\npart = "itanium2"\nsockets = 2\n\n[memory]\npart = "zx1"\n\n[bus]\npart = "pcix-64-133"\n\n' \

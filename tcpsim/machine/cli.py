@@ -18,7 +18,8 @@ from ..units import parse_int
 __all__ = ["add_part_flags", "part_kwargs", "main"]
 
 _EXAMPLES = ("Examples:\n  tcpsim machine show rx2600_ixgb\n  tcpsim machine show rx2600_ixgb --nic e1000 --os linux-2.4\n"
-             "  tcpsim machine show mybox.toml --json\n  tcpsim machine parts\n  tcpsim machine parts bus")
+             "  tcpsim machine show mybox.toml --json\n  tcpsim machine parts\n  tcpsim machine parts bus\n"
+             "  tcpsim machine parts nic e810")
 
 
 def add_part_flags(g: Any, *, with_bus_cpus: bool = False, with_os: bool = True) -> None:
@@ -59,25 +60,72 @@ def _show(a: argparse.Namespace) -> int:
     return 0
 
 
-def _parts(a: argparse.Namespace) -> int:
-    from .lookup import catalog_table, part_names
+def _summary(source: str, width: int = 88) -> str:
+    """A part's source up to its first ``: `` or ``; `` (what it is, before the evidence), at most ``width`` long."""
+    depth, cut = 0, len(source)
+    for i, ch in enumerate(source):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and source.startswith((": ", "; "), i):
+            cut = i
+            break
+    text = source[:cut]
+    return text if len(text) <= width else text[:width - 3].rstrip() + "..."
 
-    kinds = [a.kind] if a.kind else ["cpu", "memory", "bus", "nic", "os"]
-    for kind in kinds:
+
+def _figures(kind: str, p: Any) -> str:
+    """The figures a listing shows of a part: a CPU's clock and cores, a memory's copy rate, a NIC's ports."""
+    from ..units import format_rate
+
+    if kind == "cpu":
+        cores = p.sockets * p.cores_per_socket
+        return f"{p.clock_hz / 1e9:.2f} GHz x {cores}" + (f" ({p.threads_per_core} thr)" if p.threads_per_core > 1 else "")
+    if kind == "memory":
+        return f"{p.copy_bw_Bps / 1e9:.1f} GB/s"
+    if kind == "nic":
+        rate = format_rate(p.port_rate_bps) if p.port_rate_bps else "no line rate"
+        return f"{p.ports} x {rate}" if p.ports > 1 else rate
+    return p.tcp.name if kind == "os" else ""
+
+
+def _parts(a: argparse.Namespace) -> int:
+    from .lookup import part, part_names
+
+    if a.name:
+        if not a.kind:
+            raise ConfigError("name", a.name, "given after a kind: tcpsim machine parts nic e810")
+        return _one_part(a.kind, part(a.kind, a.name))
+    for kind in [a.kind] if a.kind else ["cpu", "memory", "bus", "nic", "os"]:
         names = part_names(kind)
         if kind == "bus":
             print(f"bus: {', '.join(names)}")
             continue
         print(f"{kind}:")
-        if kind == "os":
-            from ..os_versions import OS_VERSIONS
-
-            for n in names:
-                print(f"  {n:16s} {OS_VERSIONS[n].tcp.name}")
-            continue
-        table = catalog_table({"cpu": "cpus", "memory": "memory", "nic": "nics"}[kind])["part"]
         for n in names:
-            print(f"  {n:16s} {table[n].get('source', '')}")
+            p = part(kind, n)
+            print(f"  {n:16s} {_figures(kind, p):22s} {_summary(p.source) if kind != 'os' else ''}".rstrip())
+    if not a.kind:
+        print("(tcpsim machine parts KIND NAME: one part, every field and its whole source)")
+    return 0
+
+
+def _one_part(kind: str, p: Any) -> int:
+    """Every field of one catalog part, and its source whole (wrapped)."""
+    import textwrap
+    from dataclasses import fields, is_dataclass
+
+    def rows(obj: Any, prefix: str = "") -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = []
+        for f in fields(obj):
+            value = getattr(obj, f.name)
+            if f.name in ("name", "source") and not prefix:
+                continue
+            out += rows(value, f"{prefix}{f.name}.") if is_dataclass(value) else [(prefix + f.name, value)]
+        return out
+
+    print(f"{kind} {p.name}")
+    for key, value in rows(p):
+        print(f"  {key:28s} {value:g}" if isinstance(value, float) else f"  {key:28s} {value}")
+    print(textwrap.fill(p.source, width=100, initial_indent="  source: ", subsequent_indent="    "))
     return 0
 
 
@@ -98,6 +146,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sp.add_argument("--json", action="store_true", help="print JSON: parts and platform as {key: {value, origin}}")
     sp = sub.add_parser("parts", help="the catalog's parts", description="List the parts of the catalog.")
     sp.add_argument("kind", nargs="?", choices=("cpu", "memory", "bus", "nic", "os"))
+    sp.add_argument("name", nargs="?", help="one part of that kind: every field and its whole source")
     sp = sub.add_parser("detect", help="write a machine file of the Linux host this runs on",
                         description="Write a machine file of this Linux host: its CPU, clock, network interface\n"
                         "(driver, line rate, rings, coalescing, PCIe link), kernel version and TCP sysctls, and its\n"
