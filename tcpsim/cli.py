@@ -148,8 +148,8 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
                    help="simulated-time budget (default: what the run needs to converge, at least 5s and 500 round "
                         "trips, more on a lossy path, at most 1h)")
     g.add_argument("--max-events", default=None, metavar="N", type=typed(parse_int, "max_events", lo=100, hi=10**12),
-                   help=f"event budget of a run, e.g. 20000000 (default {Budget().max_events:,}: some 1-2 s of a compiled "
-                        "install's time; an unshaped link's warm-up can need more)")
+                   help=f"event budget of a run, e.g. 20000000 (default {Budget().max_events:,}: some 1-2 s of "
+                        "a compiled install's time; an unshaped link's warm-up can need more)")
     g.add_argument("--max-wall", default=None, metavar="DURATION",
                    help=f"wall-clock budget of a run (default {Budget().max_wall_s:g}s)")
 

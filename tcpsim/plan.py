@@ -232,7 +232,8 @@ def _cap_lines(kw: dict[str, Any], request_bytes: int, needed_bytes: float) -> s
     plan = buffer_plan(build_scenario(sockbuf=request_bytes, **kw), size)
     if not plan.lines:
         return "raise its limit with a tuning file (--sysctl)"
-    return f"a --sysctl file of {', '.join(repr(line) for line in plan.lines)} lets a request of {format_size(size)} through"
+    lines = ", ".join(repr(line) for line in plan.lines)
+    return f"a --sysctl file of {lines} lets a request of {format_size(size)} through"
 
 
 def _autotune_note(sc: Any, needed_bytes: float) -> str:

@@ -84,7 +84,8 @@ def test_machine_parts_lists_the_catalog(capsys):
     assert max(len(line) for line in out.splitlines() if not line.startswith("bus:")) <= 140  # one line a part
     assert re.search(r"^  e810 +2 x 100 Gbit/s +Intel E810-CQDA2 \(two 100 Gbit/s QSFP28 ports, PCIe gen4 x16\), "
                      r"ice driver$", out, re.M)  # the figures, and the source up to its evidence
-    assert re.search(r"^  zx1 +3\.5 GB/s", out, re.M) and re.search(r"^  epyc-7543 +3\.70 GHz x 32 \(2 thr\)", out, re.M)
+    assert re.search(r"^  zx1 +3\.5 GB/s", out, re.M)
+    assert re.search(r"^  epyc-7543 +3\.70 GHz x 32 \(2 thr\)", out, re.M)
 
 
 def test_machine_parts_shows_one_part_whole(capsys):

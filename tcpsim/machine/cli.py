@@ -78,7 +78,8 @@ def _figures(kind: str, p: Any) -> str:
 
     if kind == "cpu":
         cores = p.sockets * p.cores_per_socket
-        return f"{p.clock_hz / 1e9:.2f} GHz x {cores}" + (f" ({p.threads_per_core} thr)" if p.threads_per_core > 1 else "")
+        threads = f" ({p.threads_per_core} thr)" if p.threads_per_core > 1 else ""
+        return f"{p.clock_hz / 1e9:.2f} GHz x {cores}{threads}"
     if kind == "memory":
         return f"{p.copy_bw_Bps / 1e9:.1f} GB/s"
     if kind == "nic":
