@@ -11,7 +11,8 @@ from .config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from .errors import ConfigError
 from .platform import CONGESTION_CONTROLS, Platform
 from .result import Result
-from .units import parse_duration, parse_fraction, parse_int, parse_link_rate, parse_number, parse_size, parse_switch
+from .units import (parse_duration, parse_fraction, parse_int, parse_link_rate, parse_number, parse_rate, parse_size,
+                    parse_switch)
 
 __all__ = ["simulate", "predict", "build_scenario", "scenario_inputs"]
 
@@ -59,6 +60,7 @@ def scenario_inputs(sc: Scenario) -> dict[str, Any]:
         "limited_transmit": sc.sender.tcp.limited_transmit,
         "delack": sc.receiver.tcp.delack,
         "congestion_control": sc.sender.tcp.congestion_control,
+        "max_pacing_rate_bps": sc.sender.tcp.max_pacing_rate_bps,
         "os_name": sc.sender.platform.os.name,
         "seed": sc.seed,
     }
@@ -120,8 +122,8 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
                    cpu: Optional[str] = None, cpu_ghz: Any = None, memory_bw: Any = None, nic: Optional[str] = None,
                    queue: Optional[int] = None, burst: Any = None, veth: bool = False,
                    loss: float = 0.0, message_rate: Any = None, sack: Optional[bool] = None,
-                   limited_transmit: Optional[bool] = None, cc: Optional[str] = None, seed: int = 0,
-                   budget: Optional[Budget] = None) -> Scenario:
+                   limited_transmit: Optional[bool] = None, cc: Optional[str] = None,
+                   max_pacing_rate: Any = None, seed: int = 0, budget: Optional[Budget] = None) -> Scenario:
     """A :class:`Scenario` from human quantities (``"512k"``, ``"1gbit"``, ``"100us"``), as the CLI takes them.
 
     ``sockbuf`` is what the application asks for with ``setsockopt`` on both ends; the OS of each host
@@ -136,6 +138,8 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     as on ``tcpsim lab``'s path without the delay line). ``sack`` turns
     selective acknowledgment (RFC 2018, with RFC 6675 recovery) on or off on both ends, ``limited_transmit``
     (RFC 3042) too, ``cc`` picks the congestion control (``reno`` or ``cubic``); None keeps each OS's default.
+    ``max_pacing_rate`` is ``SO_MAX_PACING_RATE`` on every socket (iperf3 ``--fq-rate``: ``"300mbit"``), which a
+    Linux of 4.13 on paces it to (:mod:`tcpsim.protocol.pacing`).
     """
     delay_given = ("rtt", rtt, "twice a one-way delay ") if rtt is not None else ("delay", delay, "")
     with _as_given({"one_way_delay_s": delay_given, "rate_bps": ("rate", rate, ""), "mtu_bytes": ("mtu", mtu, ""),
@@ -170,6 +174,8 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     snd_platform, rcv_platform = hosts
     _check_port_rate(link.rate_bps, rate, snd_platform, rcv_platform)
 
+    pacing_bps = 0.0 if max_pacing_rate is None else parse_rate(max_pacing_rate, "max_pacing_rate")
+
     def tcp_for(p: Platform) -> TcpOptions:
         over: dict[str, Any] = {}
         if delack is not None:
@@ -183,13 +189,14 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
         if cc is not None:
             over["congestion_control"] = cc
         with _as_given({"sockbuf_bytes": ("sockbuf", sockbuf, ""), "sndbuf_bytes": ("sndbuf", sndbuf, ""),
-                        "rcvbuf_bytes": ("rcvbuf", rcvbuf, ""), "congestion_control": ("cc", cc, "")}):
+                        "rcvbuf_bytes": ("rcvbuf", rcvbuf, ""), "congestion_control": ("cc", cc, ""),
+                        "max_pacing_rate_bps": ("max_pacing_rate", max_pacing_rate, "")}):
             return TcpOptions.for_os(
                 p.os,
                 sockbuf_bytes=None if sockbuf is None else parse_size(sockbuf, "sockbuf"),
                 sndbuf_bytes=None if sndbuf is None else parse_size(sndbuf, "sndbuf"),
                 rcvbuf_bytes=None if rcvbuf is None else parse_size(rcvbuf, "rcvbuf"),
-                nodelay=nodelay, **over)
+                nodelay=nodelay, max_pacing_rate_bps=pacing_bps, **over)
 
     written = ("rr", rr, "") if rr is not None else ("message", message, "") if message is not None \
         else ("write", write, "")

@@ -289,7 +289,18 @@ def ceilings(sc: Scenario) -> dict[str, float]:
         "bus_receiver": bus_ceiling_bps(sc, sc.receiver),
         "cpu_sender": cpu_ceiling_bps(sc, sc.sender, "sender"),
         "cpu_receiver": cpu_ceiling_bps(sc, sc.receiver, "receiver"),
+        "pacing": pacing_ceiling_bps(sc),
     }
+
+
+def pacing_ceiling_bps(sc: Scenario) -> float:
+    """Goodput the sockets' pacing caps allow (``SO_MAX_PACING_RATE`` bounds each stream's payload rate,
+    :mod:`tcpsim.protocol.pacing`; inf without a cap). The credit an skb takes back for time its flow fell behind
+    lets a stream run above its cap only while it catches up."""
+    caps = [host.tcp.max_pacing_rate_bps for host in (sc.sender, sc.receiver)[:_directions(sc)]]
+    if not all(caps):
+        return math.inf
+    return min(caps) * sc.workload.n_streams * _directions(sc)
 
 
 def binding_ceiling(sc: Scenario) -> tuple[str, float]:

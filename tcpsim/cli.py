@@ -64,8 +64,8 @@ _EXAMPLES = {
 
 _SWEEPABLE = ("rate", "delay", "rtt", "mtu", "sockbuf", "sndbuf", "rcvbuf", "write", "message", "read", "rr",
               "response", "streams", "cpus", "bus", "platform", "sender", "receiver", "tuning", "os", "delack",
-              "deferred_acks_max", "message_rate", "loss", "queue", "sack", "limited_transmit", "cc", "seed",
-              "machine", "cpu", "cpu_ghz", "memory_bw", "nic")
+              "deferred_acks_max", "message_rate", "loss", "queue", "sack", "limited_transmit", "cc",
+              "max_pacing_rate", "seed", "machine", "cpu", "cpu_ghz", "memory_bw", "nic")
 
 _SHORT = {"-w": "sockbuf", "-P": "streams", "-l": "write"}
 """iperf3's spellings of sweepable flags (-M, -N and -J take one value or none)."""
@@ -113,6 +113,9 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
                         "os); a profile keeps its own OS settings unless the family changes")
     g.add_argument("--cc", choices=("reno", "cubic"), default=None,
                    help="congestion control on both ends (default: the OS's own, cubic on versioned Linux)")
+    g.add_argument("--max-pacing-rate", default=None, metavar="RATE",
+                   help="SO_MAX_PACING_RATE on every socket, as iperf3 --fq-rate sets it (300mbit): Linux 4.13 on "
+                        "paces each stream's payload to it")
     g = p.add_argument_group("workload")
     g.add_argument("-l", "--write", default="64k", help="application write size (default 64k; iperf3 -l)")
     g.add_argument("--message", default=None, help="small messages of this size instead of bulk writes")
@@ -184,7 +187,8 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
                               delack=a.delack, deferred_acks_max=a.deferred_acks_max, os=a.os, platform=a.platform,
                               sender=a.sender, receiver=a.receiver, tuning=a.tuning, cpus=a.cpus, bus=a.bus,
                               queue=a.queue, loss=a.loss, message_rate=a.message_rate, sack=a.sack,
-                              limited_transmit=a.limited_transmit, cc=a.cc, seed=a.seed,
+                              limited_transmit=a.limited_transmit, cc=a.cc, max_pacing_rate=a.max_pacing_rate,
+                              seed=a.seed,
                               machine=a.machine, cpu=a.cpu, cpu_ghz=a.cpu_ghz, memory_bw=a.memory_bw, nic=a.nic,
                               veth=a.veth)
     budget: dict[str, Any] = {}

@@ -39,7 +39,7 @@ _FIGURES = (
 )
 
 _BOUNDS = {"line": "line rate", "window": "window / RTT", "bus_sender": "sender bus", "bus_receiver": "receiver bus",
-           "cpu_sender": "sender CPUs", "cpu_receiver": "receiver CPUs"}
+           "cpu_sender": "sender CPUs", "cpu_receiver": "receiver CPUs", "pacing": "pacing caps"}
 """Short names of the closed-form bounds (:func:`tcpsim.ceilings.ceilings`) for the table's first column."""
 
 

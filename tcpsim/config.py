@@ -206,6 +206,15 @@ class TcpOptions:
     rate >> 10) at most that; 2 (6.7 on, "relax tcp_small_queue_check() when rtx queue contains a single
     skb", October 2023; the release between 6.2 and 6.8 not confirmed) = as 1, and a sender with one
     aggregate or less unacknowledged is not held."""
+    pacing_rule: int = 0
+    """``linux`` rule, pacing (:mod:`tcpsim.protocol.pacing`): 0 = none; 1 = each new skb leaves no sooner than the
+    last one's payload at the pacing rate after it (``fq`` before 4.20); 2 (4.20 on) = by the departure time TCP
+    stamps on each skb, which takes back up to half of an skb's time where the flow fell behind
+    (``tcp_update_skb_after_send``). Paced: a host with the ``fq`` qdisc (3.12 on), or a socket with a
+    :attr:`max_pacing_rate_bps` (4.13 on, TCP's own pacing)."""
+    max_pacing_rate_bps: float = 0.0
+    """``SO_MAX_PACING_RATE`` (iperf3 ``--fq-rate``) in bit/s of payload: the pacing rate is at most this (0 = no
+    cap); it caps the TSO/GSO size goal and the TSQ limit that derive from the rate too."""
     congestion_control: str = "reno"
     """``reno`` or ``cubic`` (:mod:`tcpsim.protocol.cubic`, with HyStart)."""
     autocork: bool = False
@@ -231,6 +240,8 @@ class TcpOptions:
         _check_range("tsq_limit_bytes", self.tsq_limit_bytes, 0, (1 << 31) - 1)
         _check_range("tsq_rule", self.tsq_rule, 0, 2)
         _check_range("tso_defer_rule", self.tso_defer_rule, 0, 2)
+        _check_range("pacing_rule", self.pacing_rule, 0, 2)
+        _check_range("max_pacing_rate_bps", self.max_pacing_rate_bps, 0.0, 1e13, "0 (no cap) or up to 10 Tbit/s")
         _check_range("tso_win_divisor", self.tso_win_divisor, 0, (1 << 31) - 1)
         _check_range("init_rcv_wnd_segments", self.init_rcv_wnd_segments, 0, 1000)
         if self.window_update_rule not in WINDOW_UPDATE_RULES:
@@ -270,11 +281,14 @@ class TcpOptions:
 
     @classmethod
     def for_os(cls, os: OsTcp | str, *, sockbuf_bytes: Optional[int] = None, sndbuf_bytes: Optional[int] = None,
-               rcvbuf_bytes: Optional[int] = None, nodelay: bool = False, **overrides) -> "TcpOptions":
+               rcvbuf_bytes: Optional[int] = None, nodelay: bool = False, max_pacing_rate_bps: float = 0.0,
+               **overrides) -> "TcpOptions":
         """Endpoint settings under ``os``'s rules; requested buffers go through its setsockopt semantics.
 
         A buffer left unset (None) starts at the OS default and, where the OS autotunes (Linux), may grow to
         its autotuning limit; a requested one is fixed, as setsockopt locks it in the kernel.
+        ``max_pacing_rate_bps`` is ``SO_MAX_PACING_RATE`` (0: not set), which a Linux of 4.13 on, or of 3.12 on
+        with the ``fq`` qdisc, paces the socket to (:func:`_pacing_rule`).
         """
         if isinstance(os, str):
             os = os_defaults(os)
@@ -310,8 +324,27 @@ class TcpOptions:
         )
         if os.version:
             values.update(_linux_window_rules(os, rcv, rcv_req is None))
+        rule = _pacing_rule(os, max_pacing_rate_bps)
+        if rule:
+            values.update(pacing_rule=rule, max_pacing_rate_bps=max_pacing_rate_bps)
         values.update(overrides)
         return cls(**values)
+
+
+def _pacing_rule(os: OsTcp, max_pacing_rate_bps: float) -> int:
+    """:attr:`TcpOptions.pacing_rule` for a socket on ``os`` with that ``SO_MAX_PACING_RATE`` (0: none): paced by
+    the ``fq`` qdisc from 3.12, by TCP itself for a capped socket from 4.13 (``sock_setsockopt`` sets
+    ``SK_PACING_NEEDED``); stamped departure times from 4.20. A cap no kernel rule paces is refused."""
+    _check_range("max_pacing_rate_bps", max_pacing_rate_bps, 0.0, 1e13, "0 (no cap) or up to 10 Tbit/s")
+    v = os.version_tuple if os.family == "linux" else ()
+    paced = (os.fq_qdisc and v >= (3, 12)) or (max_pacing_rate_bps > 0.0 and v >= (4, 13))
+    if max_pacing_rate_bps > 0.0 and not paced:
+        raise ConfigError("max_pacing_rate_bps", max_pacing_rate_bps,
+                          "set on a versioned Linux of 4.13 or later (--os linux-4.19 ...), or of 3.12 or later "
+                          "with the fq qdisc: the kernels that pace a socket to SO_MAX_PACING_RATE")
+    if not paced:
+        return 0
+    return 2 if v >= (4, 20) else 1
 
 
 def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:

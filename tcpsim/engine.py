@@ -441,6 +441,8 @@ class _Run:
         util["nagle_delack"] = min(max(block["nagle"], 0.0), 1.0)
         util["application"] = min(max(block["app"], 0.0), 1.0)
         util["loss_recovery"] = min(max(block["recovery"], 0.0), 1.0)
+        if self.sc.sender.tcp.max_pacing_rate_bps or self.sc.receiver.tcp.max_pacing_rate_bps:
+            util["pacing"] = min(max(block["pacing"], 0.0), 1.0)
         drops = {k: v - s0["drops"][k] for k, v in s1["drops"].items()}
         retx = sum(s.retransmits for s in streams)
         # Interface byte counters (Linux /proc/net/dev counts the Ethernet header, not the FCS).
@@ -486,7 +488,8 @@ def _binding(util: dict[str, float], drops: dict[str, int], retransmits: int) ->
             return name
     if drops.get("receiver_backlog", 0) + drops.get("receiver_ring", 0) > 0 and retransmits > 0:
         return "receiver_drops"
-    held = {k: util[k] for k in ("window", "cwnd", "sndbuf", "nagle_delack", "application", "loss_recovery")}
+    held = {k: util[k] for k in ("window", "cwnd", "sndbuf", "nagle_delack", "application", "loss_recovery", "pacing")
+            if k in util}
     name, frac = max(held.items(), key=lambda kv: kv[1])
     if physical and frac < _HELD_BINDING_FRAC:
         pname, pfrac = max(physical.items(), key=lambda kv: kv[1])

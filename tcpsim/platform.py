@@ -376,6 +376,10 @@ class OsTcp:
     have in the host's transmit path (``tcp_small_queue_check``); 0 = no TSQ. Used only with a :attr:`version`
     (defaults by version: :func:`tcpsim.os_versions.tsq_default_bytes`)."""
 
+    fq_qdisc: bool = False
+    """Linux: the host's egress qdisc is ``fq`` (``net.core.default_qdisc = fq``, or ``tc qdisc ... fq``), which paces
+    every TCP flow at its pacing rate (3.12 on; :mod:`tcpsim.protocol.pacing`). Used only with a :attr:`version`."""
+
     tso_win_divisor: int = 3
     """Linux ``net.ipv4.tcp_tso_win_divisor``: a sender holding a partial TSO skb for the next ACK sends it once
     1/N of min(window, cwnd) may go (``tcp_tso_should_defer``); 0 = once more than three segments may. Used

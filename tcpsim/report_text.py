@@ -121,6 +121,10 @@ def advice(sc: Scenario, r: Result) -> str:
             else:  # most of the round trip is spent in the hosts: the window waits on them, not on the wire
                 text += "interrupt coalescing, delayed ACKs and host queues hold the ACKs"
         return text
+    if lim == "pacing":
+        cap = sc.sender.tcp.max_pacing_rate_bps
+        return (f"each socket's pacing cap ({format_rate(cap)}, SO_MAX_PACING_RATE) holds its stream: a higher "
+                "--max-pacing-rate (iperf3 --fq-rate), none, or more streams")
     if lim == "nagle_delack":
         return "disable Nagle on the sending socket (TCP_NODELAY): --nodelay"
     if lim == "line":

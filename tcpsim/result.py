@@ -15,7 +15,7 @@ from .units import format_duration, format_rate
 __all__ = ["Result", "StreamResult", "LIMITS", "LIMIT_NAMES", "json_ready"]
 
 LIMITS = ("window", "cwnd", "sndbuf", "nagle_delack", "application", "line", "bus_sender", "bus_receiver",
-          "cpu_sender", "cpu_receiver", "receiver_drops", "loss_recovery")
+          "cpu_sender", "cpu_receiver", "receiver_drops", "loss_recovery", "pacing")
 """Names ``Result.limited_by`` can take."""
 
 LIMIT_NAMES = {
@@ -31,6 +31,7 @@ LIMIT_NAMES = {
     "cpu_receiver": "the receiver's CPU",
     "receiver_drops": "receive ring or backlog drops and retransmissions",
     "loss_recovery": "loss recovery (repairing lost segments, and waiting for retransmission timers)",
+    "pacing": "the socket's pacing cap (SO_MAX_PACING_RATE)",
 }
 """Each of :data:`LIMITS` in words, as every printed answer names it."""
 

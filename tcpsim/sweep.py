@@ -68,6 +68,7 @@ AXES: dict[str, tuple[str, str]] = {
     "sack": ("bool", "sack"),
     "limited_transmit": ("bool", "limited_transmit"),
     "cc": ("text", "congestion_control"),
+    "max_pacing_rate": ("rate", "max_pacing_rate_bps"),
     "bus": ("text", "bus"),
     "platform": ("text", "platform"),
     "sender": ("text", "sender_platform"),

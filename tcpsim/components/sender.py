@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..errors import AuditError
 from ..protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
+from ..protocol.pacing import PACING_MIN_SEGMENTS, advance, pacing_rate_Bps, skb_start
 from ..protocol.push import sender_sets_push
 from ..protocol.tso_defer import deferral_is_cwnd_limited, tso_should_defer
 from .receiver import TcpReceiver
@@ -66,14 +67,44 @@ class TcpSender(TcpReceiver):
             self.output(self.host.irq_cpu(self.stream))
 
     def _pacing_rate(self) -> float:
-        """``sk_pacing_rate`` in bytes/s (``tcp_update_pacing_rate``, 3.12 on): max(cwnd, in flight) / srtt,
-        x2 while cwnd < ssthresh / 2, else x1.2; 0 before the first RTT sample."""
+        """``sk_pacing_rate`` in bytes/s (:func:`tcpsim.protocol.pacing.pacing_rate_Bps`); 0 before the first RTT
+        sample on a socket without a cap (unlimited)."""
         srtt = self.rto.srtt_s
-        if srtt is None or srtt <= 0.0:
-            return 0.0
         cwnd = self.cc.cwnd
-        flight = self.snd_nxt - self.snd_una
-        return (cwnd if cwnd > flight else flight) / srtt * (2.0 if cwnd < self.cc.ssthresh // 2 else 1.2)
+        return pacing_rate_Bps(cwnd, self.snd_nxt - self.snd_una, srtt if srtt is not None else 0.0,
+                               cwnd < self.cc.ssthresh // 2, self._pace_cap_Bps)
+
+    def _pacing_holds(self, length: int, cpu: int, cwnd: int, peer_wnd: int) -> bool:
+        """``tcp_pacing_check`` before a new skb (a segment that extends this pass's aggregate is part of one): the
+        flow's departure time has not come, so the pacing timer is armed for it and the pass ends; the timer's
+        ``tcp_pace_kick`` runs the output again on the CPU that armed it (``HRTIMER_MODE_ABS_PINNED_SOFT``). With
+        ``fq`` the skb would wait in the qdisc instead; it leaves at the same time."""
+        if self._extends_aggregate(length):
+            return False
+        at = self._pace_at_s
+        if at <= self.kernel.now_s:
+            return False
+        self._pace_cpu = cpu
+        self._pace_timer.arm(at)
+        cap = self._pace_cap_Bps
+        if cap > 0.0 and self._pacing_rate() >= cap:
+            self._set_block("pacing")
+        else:
+            self._set_block("cwnd" if cwnd < peer_wnd else "window")
+        return True
+
+    def _pace_expired(self) -> None:
+        self.output(self._pace_cpu)
+
+    def _paced(self, length: int, cont: bool) -> None:
+        """A new segment left (``__tcp_transmit_skb``): the first of an skb brings the departure time up to now
+        (:func:`~tcpsim.protocol.pacing.skb_start`); from the tenth data segment on each moves it on by its
+        payload at the pacing rate (:func:`~tcpsim.protocol.pacing.advance`)."""
+        if not cont:
+            self._pace_at_s, self._pace_credit_s = skb_start(self._pace_at_s, self.kernel.now_s, self._pacing == 2)
+        if self.data_segments >= PACING_MIN_SEGMENTS:
+            self._pace_at_s, self._pace_credit_s = advance(self._pace_at_s, self._pace_credit_s, length,
+                                                           self._pacing_rate())
 
     def _tsq_limit(self) -> int:
         """The TCP small queues limit (``tcp_small_queue_check``, a flow not paced: ``SK_PACING_NONE``): before
@@ -87,6 +118,8 @@ class TcpSender(TcpReceiver):
         paced = int(self._pacing_rate()) >> 10
         if paced > lim:
             lim = paced
+        if self._pacing:  # a paced flow is not capped by tcp_limit_output_bytes (SK_PACING_NONE only)
+            return lim
         return lim if lim < cap else cap
 
     def _tsq_holds(self) -> bool:
@@ -191,6 +224,8 @@ class TcpSender(TcpReceiver):
                     return
             if self._tsq_cap and self._tsq_holds():
                 return
+            if self._pacing and self._pacing_holds(length, cpu, cwnd, peer_wnd):
+                return
             self._send_new(length, cpu, usable)
 
     def _tso_defers(self, length: int, unsent: int, usable: int, cwnd: int, peer_wnd: int) -> bool:
@@ -255,6 +290,8 @@ class TcpSender(TcpReceiver):
             self._arm_rto()
         if not self._gso:
             self._emit(seq, length, cpu, False, push)
+            if self._pacing:
+                self._paced(length, False)
             return
         prev = self._agg_prev
         cont = self._extends_aggregate(length)
@@ -275,6 +312,8 @@ class TcpSender(TcpReceiver):
                     self._agg_goal = half
             self._agg_sent = length
         self._agg_prev = self._emit(seq, length, cpu, False, push, cont)
+        if self._pacing:
+            self._paced(length, cont)
 
     def _extends_aggregate(self, length: int) -> bool:
         """``length`` more bytes go on the aggregate this ``tcp_write_xmit`` pass is building (it has room)."""

@@ -29,11 +29,13 @@ if TYPE_CHECKING:
 
 __all__ = ["EndpointState", "BLOCK_REASONS", "AUDIT", "audit"]
 
-BLOCK_REASONS = ("window", "cwnd", "nagle", "sndbuf", "app", "recovery", "tsq")
+BLOCK_REASONS = ("window", "cwnd", "nagle", "sndbuf", "app", "recovery", "tsq", "pacing")
 """Why a sender is not sending: what :attr:`EndpointState.block_time` accumulates. ``recovery`` is a
 window, cwnd or send-buffer hold while a loss is being repaired (fast recovery, or the go-back-N resend
 after a timeout), and the wait for a retransmission timer that fired. ``tsq``: Linux TCP small queues hold
-data while the host's transmit path drains (the line or the host binds, not TCP)."""
+data while the host's transmit path drains (the line or the host binds, not TCP). ``pacing``: the socket's
+pacing cap (``SO_MAX_PACING_RATE``) holds the next skb; pacing at a multiple of cwnd / srtt counts as the
+window's hold (the rate follows the window)."""
 _HELD_BY_WINDOW: Final = frozenset(("window", "cwnd", "sndbuf"))
 
 
@@ -171,6 +173,14 @@ class EndpointState:
         self._tsq_cap = opts.tsq_limit_bytes if self._linux_wnd else 0
         self._tsq_bytes = 0
         self._tsq_held = False
+        # Pacing (tcpsim.components.sender._pacing_holds, tcpsim.protocol.pacing): the next skb's departure time
+        # (tcp_wstamp_ns), the credit an skb being sent may still take back, SO_MAX_PACING_RATE in bytes/s
+        self._pacing = opts.pacing_rule if self._linux_wnd else 0
+        self._pace_at_s = 0.0
+        self._pace_credit_s = 0.0
+        self._pace_cap_Bps = opts.max_pacing_rate_bps / 8.0
+        self._pace_cpu = 0
+        self._pace_timer = kernel.timer(self._pace_expired)
         self._rcv_wnd = 0  # tp->rcv_wnd: the window last offered
         self._rcv_wup = 0  # tp->rcv_wup: RCV.NXT when it was offered
         self._rcv_mss = self.mss  # icsk_ack.rcv_mss: the payload of a full-sized received segment
@@ -336,4 +346,7 @@ class EndpointState:
         raise NotImplementedError
 
     def _push_expired(self) -> None:
+        raise NotImplementedError
+
+    def _pace_expired(self) -> None:
         raise NotImplementedError

@@ -182,6 +182,19 @@ def _tsq(p: Platform, value: int) -> tuple[Platform, str]:
     return _os("limit_output_bytes")(p, value)
 
 
+def _default_qdisc(p: Platform, value: str) -> tuple[Platform, str]:
+    """``fq`` paces every TCP flow at its pacing rate (3.12 on, :mod:`tcpsim.protocol.pacing`); the other qdiscs
+    queue without pacing, which tcpsim's hosts do as they are. Modelled for a versioned Linux."""
+    v = p.os.version_tuple
+    if not v:
+        return p, "ignored: pacing is modelled for a versioned Linux (os.version) only"
+    if value == "fq" and v < (3, 12):
+        return p, f"ignored: Linux {p.os.version} has no fq qdisc (3.12 on)"
+    fq = value == "fq"
+    what = "every TCP flow is paced at its pacing rate" if fq else f"{value} does not pace"
+    return replace(p, os=replace(p.os, fq_qdisc=fq)), f"os.fq_qdisc = {fq}: {what}"
+
+
 def _tso_win_divisor(p: Platform, value: int) -> tuple[Platform, str]:
     """The TSO Nagle test is modelled for a versioned Linux from 4.1 (:attr:`tcpsim.config.TcpOptions.tso_defer_rule`)."""
     if not p.os.version or p.os.version_tuple < (4, 1):
@@ -329,9 +342,9 @@ _SPECS = [
        "restart from the initial window after an idle RTO (tcp_cwnd_restart)", _flag,
        _since((2, 6, 18), "tcp_slow_start_after_idle", unmodelled="the congestion window does not decay "
               "in idle periods (a bulk stream has none; paced messages and request/response may)")),
-    _S("net.core.default_qdisc", "sysctl", "", "linux", "ignored",
-       "the qdisc new devices get (fq adds pacing)", _word,
-       _since((3, 12), "default_qdisc", unmodelled="the host sends without a qdisc of its own, no fq pacing")),
+    _S("net.core.default_qdisc", "sysctl", "", "linux", "os.fq_qdisc",
+       "the qdisc new devices get: fq paces every TCP flow, the others (pfifo_fast, fq_codel ...) do not", _word,
+       _default_qdisc),
     _S("net.ipv4.tcp_ecn", "sysctl", "", "linux", "ignored",
        "ECN negotiation: no effect without a marking queue, which tcpsim's links have not", _int(0, 2)),
     _S("net.ipv4.tcp_mtu_probing", "sysctl", "", "linux", "ignored",
