@@ -61,6 +61,21 @@ def test_iperf3_runs_at_least_the_duration_asked_in_whole_seconds():
     assert (t(0.5), t(2.0), t(2.5)) == ("1", "2", "3")
 
 
+def test_a_pacing_cap_reaches_the_tools_and_the_prediction():
+    """--max-pacing-rate is iperf3's --fq-rate in bits/s (SO_MAX_PACING_RATE of it over 8) and the prediction's."""
+    from tcpsim.lab.iperf3 import client_args
+    from tcpsim.lab.scenario import lab_scenario
+
+    args = client_args("10.0.0.1", 5201, 1.0, sockbuf=None, write_bytes=1024, nodelay=False, n_streams=1,
+                       interval_s=0.1, max_pacing_rate_bps=3e8)
+    assert args[args.index("--fq-rate") + 1] == "300000000"
+    sc = lab_scenario(rate="1gbit", rtt="1ms", max_pacing_rate="300mbit")
+    assert sc.max_pacing_rate_bps == 3e8 and sc.predict_kwargs()["max_pacing_rate"] == 3e8
+    assert "max_pacing_rate" not in lab_scenario().predict_kwargs()
+    with pytest.raises(ConfigError, match="max_pacing_rate"):
+        lab_scenario(max_pacing_rate="40gbit")  # past the option's 32-bit bytes per second
+
+
 def test_iperf3_fixture_parses_to_si_units():
     run = read_iperf3(FIXTURE)
     assert run.goodput_bps == pytest.approx(12658198743.7232)
@@ -517,6 +532,24 @@ def test_a_pinned_tool_runs_on_its_cpu_alone():
         proc = tb.spawn(tb.ns_a, [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"], "probe",
                         cpu=0, stdout=subprocess.PIPE)
         assert proc.communicate(timeout=30)[0].strip() == "[0]"
+
+
+@needs_lab
+@pytest.mark.parametrize("tool", ["builtin", "iperf3"])
+def test_the_kernel_paces_a_capped_socket_to_its_cap(tool):
+    """SO_MAX_PACING_RATE on the real kernel (4.13 on, TCP's own pacing): a 1 s run at 150 Mbit/s on a 1 Gbit/s
+    veth, within 10 % of the cap, as tcpsim predicts it."""
+    if tool == "iperf3" and shutil.which("iperf3") is None:
+        pytest.skip("iperf3 is not installed")
+    from tcpsim.lab.measure import run_lab
+    from tcpsim.lab.predict import predict_lab
+
+    sc = LabScenario(rate_bps=1e9, sndbuf_bytes=1 << 20, rcvbuf_bytes=1 << 20, duration_s=1.0,
+                     max_pacing_rate_bps=150e6)
+    run = run_lab(sc, tool=tool)
+    assert run.measured.goodput_bps == pytest.approx(150e6, rel=0.10)
+    predicted = predict_lab(sc, run.sysctls, delay_line=run.delay_line, tool=tool)
+    assert predicted.goodput_bps == pytest.approx(150e6, rel=0.02) and predicted.limited_by == "pacing"
 
 
 @needs_lab

@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--write", default="128k", help="bytes per write (default 128k, iperf3's)")
     g.add_argument("--message", default=None, help="small messages of this size instead of bulk writes")
     g.add_argument("--nodelay", action="store_true", help="TCP_NODELAY (Nagle off)")
+    g.add_argument("--max-pacing-rate", default=None, metavar="RATE",
+                   help="SO_MAX_PACING_RATE on the sending sockets (iperf3 --fq-rate): the kernel paces each stream")
     g.add_argument("--streams", type=typed(parse_int, "streams", lo=1, hi=64), default=1, metavar="N",
                    help="parallel connections (default 1, at most 64)")
     g.add_argument("--rr", default=None, help="request/response of this request size (built-in generator)")
@@ -126,7 +128,9 @@ def _text(d: dict[str, Any]) -> str:
              f"sockbuf {buf if buf else 'autotuned'}, "
              + (f"request/response {sc['rr_bytes']}/{sc['response_bytes'] or sc['rr_bytes']} bytes" if sc["rr_bytes"]
                 else f"{sc['write_bytes']}-byte writes") +
-             f"{' TCP_NODELAY' if sc['nodelay'] else ''}, {sc['n_streams']} stream(s), {m['tool']}, "
+             f"{' TCP_NODELAY' if sc['nodelay'] else ''}"
+             + (f", paced to {sc['max_pacing_rate_bps'] / 1e6:g} Mbit/s" if sc.get("max_pacing_rate_bps") else "")
+             + f", {sc['n_streams']} stream(s), {m['tool']}, "
              f"{m['duration_s']:.1f} s"
              + (f", tools on CPUs {sc['pin_cpus'][0]} and {sc['pin_cpus'][1]}" if sc.get("pin_cpus") else ""),
              f"kernel {d['kernel']} ({d['sysctls'].get('congestion_control (per socket)', '?')}), "
@@ -178,7 +182,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         sc = lab_scenario(rate=a.rate, rtt=a.rtt, delay=a.delay, mtu=a.mtu, sockbuf=a.sockbuf, sndbuf=a.sndbuf,
                           rcvbuf=a.rcvbuf, write=a.write, message=a.message, nodelay=a.nodelay, streams=a.streams,
-                          rr=a.rr, response=a.response, duration=a.duration, cc=a.cc, pin=a.pin)
+                          rr=a.rr, response=a.response, duration=a.duration, cc=a.cc, pin=a.pin,
+                          max_pacing_rate=a.max_pacing_rate)
         install_signal_handlers()
         run = run_lab(sc, tool=a.tool, delay_line=a.delay_line)
         result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os, delay_line=run.delay_line,

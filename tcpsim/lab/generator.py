@@ -25,6 +25,9 @@ from .tcpinfo import set_congestion_control, tcp_info
 
 __all__ = ["main"]
 
+_SO_MAX_PACING_RATE = getattr(socket, "SO_MAX_PACING_RATE", 47)
+"""asm-generic/socket.h; Python's socket module names it only on some builds."""
+
 
 def _set_buffers(s: socket.socket, a: argparse.Namespace) -> None:
     if a.sndbuf:
@@ -33,6 +36,8 @@ def _set_buffers(s: socket.socket, a: argparse.Namespace) -> None:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, a.rcvbuf)
     if a.nodelay:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if a.max_pacing_rate:  # bits/s, as iperf3 --fq-rate; the option takes bytes/s (socket(7))
+        s.setsockopt(socket.SOL_SOCKET, _SO_MAX_PACING_RATE, a.max_pacing_rate // 8)
     set_congestion_control(s, a.cc)
 
 
@@ -193,6 +198,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sndbuf", type=int, default=0)
     p.add_argument("--rcvbuf", type=int, default=0)
     p.add_argument("--nodelay", action="store_true")
+    p.add_argument("--max-pacing-rate", type=int, default=0, help="SO_MAX_PACING_RATE in bits/s (0: none)")
     p.add_argument("--cc", default="", help="TCP_CONGESTION of every socket")
     p.add_argument("--write", type=int, default=65536)
     p.add_argument("--read", type=int, default=GENERATOR_READ_BYTES)

@@ -101,9 +101,11 @@ def read_iperf3(path: str | Path) -> Iperf3Run:
 
 
 def client_args(server: str, port: int, duration_s: float, *, sockbuf: Optional[int], write_bytes: int,
-                nodelay: bool, n_streams: int, interval_s: float, cc: Optional[str] = None) -> list[str]:
+                nodelay: bool, n_streams: int, interval_s: float, cc: Optional[str] = None,
+                max_pacing_rate_bps: float = 0.0) -> list[str]:
     """The iperf3 client command line of a lab run. iperf3 reads ``-t`` as whole seconds (``atoi``: "0.5" is 0,
-    which runs for ever), so a fractional duration is rounded up; the measured seconds come from its JSON."""
+    which runs for ever), so a fractional duration is rounded up; the measured seconds come from its JSON.
+    ``--fq-rate`` (bits/s) is ``SO_MAX_PACING_RATE`` of its value over 8 on the sending sockets."""
     args = ["iperf3", "-c", server, "-p", str(port), "-J", "-t", str(max(1, math.ceil(duration_s))), "-l", str(write_bytes),
             "-P", str(n_streams), "-i", f"{interval_s:g}", "--connect-timeout", "5000"]
     if sockbuf:
@@ -112,4 +114,6 @@ def client_args(server: str, port: int, duration_s: float, *, sockbuf: Optional[
         args.append("-N")
     if cc:
         args += ["-C", cc]
+    if max_pacing_rate_bps:
+        args += ["--fq-rate", str(int(max_pacing_rate_bps))]
     return args

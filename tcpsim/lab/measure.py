@@ -143,6 +143,8 @@ def pinned_cpus(sc: LabScenario) -> tuple[Optional[int], Optional[int]]:
 def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:
     common = ["--port", str(_PORT), "--streams", str(sc.n_streams), "--interval", str(_INTERVAL_S),
               "--cc", sc.congestion_control]
+    if sc.max_pacing_rate_bps:
+        common += ["--max-pacing-rate", str(int(sc.max_pacing_rate_bps))]
     bufs = []
     if sc.sndbuf_bytes:
         bufs += ["--sndbuf", str(sc.sndbuf_bytes)]
@@ -171,7 +173,8 @@ def _run_iperf3(tb: Testbed, sc: LabScenario) -> dict:
                    cpu=rcv_cpu, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.3)
     args = client_args(tb.receiver_addr, _PORT, sc.duration_s, sockbuf=sc.sockbuf_bytes, write_bytes=sc.write_bytes,
-                       nodelay=sc.nodelay, n_streams=sc.n_streams, interval_s=_INTERVAL_S, cc=sc.congestion_control)
+                       nodelay=sc.nodelay, n_streams=sc.n_streams, interval_s=_INTERVAL_S, cc=sc.congestion_control,
+                       max_pacing_rate_bps=sc.max_pacing_rate_bps)
     doc: dict = {}
     for _attempt in range(20):  # the server may still be starting
         cli = tb.spawn(tb.ns_a, args, "iperf3 client", cpu=snd_cpu, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)

@@ -140,6 +140,8 @@ class LabScenario:
     response_bytes: Optional[int] = None
     duration_s: float = 3.0
     congestion_control: str = "cubic"
+    max_pacing_rate_bps: float = 0.0
+    """``SO_MAX_PACING_RATE`` on the sending sockets in bit/s (iperf3 ``--fq-rate``; 0: none): TCP paces them."""
     pin_cpus: Optional[tuple[int, int]] = None
     """The CPUs the sending and the receiving tool run on (``taskset``; None: where the scheduler puts them). On
     a small VM the placement decides a CPU-bound row: two ends on one CPU do their work in turn but wake each
@@ -165,6 +167,9 @@ class LabScenario:
             raise bad("streams", self.n_streams, "1..64")
         if self.rr_bytes is not None and not 1 <= self.rr_bytes <= 1 << 20:
             raise bad("rr", self.rr_bytes, "1 byte..1 MiB")
+        if self.max_pacing_rate_bps and not 8 <= self.max_pacing_rate_bps <= 8 * 0xFFFFFFFE:
+            # iperf3 and the socket option take it as 32-bit bytes per second (~0U means none)
+            raise bad("max_pacing_rate", self.max_pacing_rate_bps, "0 (none) or 8 bit/s..34 Gbit/s")
         if not 0.5 <= self.duration_s <= MAX_DURATION_S:
             raise bad("duration", self.duration_s, f"0.5..{MAX_DURATION_S:.0f} s (every run is bounded)")
         if self.pin_cpus is not None:
@@ -197,6 +202,8 @@ class LabScenario:
         kw: dict[str, Any] = dict(rate=link["rate_bps"], rtt=2 * link["one_way_delay_s"], veth=link["rx_on_sending_cpu"],
                                   mtu=self.mtu_bytes, sndbuf=self.sndbuf_bytes, rcvbuf=self.rcvbuf_bytes,
                                   write=self.write_bytes, nodelay=self.nodelay, streams=self.n_streams)
+        if self.max_pacing_rate_bps:
+            kw["max_pacing_rate"] = self.max_pacing_rate_bps
         if link["burst_bytes"]:
             kw["burst"] = link["burst_bytes"]
         if self.rr_bytes:
@@ -207,7 +214,8 @@ class LabScenario:
 def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu: Any = 1500, sockbuf: Any = None,
                  sndbuf: Any = None, rcvbuf: Any = None, write: Any = "128k", message: Any = None,
                  nodelay: bool = False, streams: int = 1, rr: Any = None, response: Any = None,
-                 duration: Any = "3s", cc: str = "cubic", pin: Any = None) -> LabScenario:
+                 duration: Any = "3s", cc: str = "cubic", pin: Any = None,
+                 max_pacing_rate: Any = None) -> LabScenario:
     """A :class:`LabScenario` from human units (``rate="1gbit", rtt="1ms", sockbuf="64k"``)."""
     if rtt is not None and delay is not None:
         raise ConfigError("delay", delay, "left out when --rtt is given (one of --delay, --rtt)")
@@ -223,7 +231,9 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
                        rr_bytes=None if rr is None else parse_size(rr, "rr"),
                        response_bytes=None if response is None else parse_size(response, "response"),
                        duration_s=parse_duration(duration, "duration"), congestion_control=cc,
-                       pin_cpus=None if pin is None else _pins(pin))
+                       pin_cpus=None if pin is None else _pins(pin),
+                       max_pacing_rate_bps=0.0 if max_pacing_rate is None else parse_rate(max_pacing_rate,
+                                                                                          "max_pacing_rate"))
 
 
 def _pins(pin: Any) -> tuple[int, int]:
