@@ -164,6 +164,7 @@ def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Option
         link = replace(link, mtu_bytes=mtu)
     link = _row_link(point, link)
     sockbuf = point.get_int("sockbuf_bytes", setup.default_sockbuf_bytes)
+    pacing = float(point.get("max_pacing_rate_bps") or 0.0)  # the lab's SO_MAX_PACING_RATE rows
     nagle = (point.get("nagle") or "").lower()
     nodelay = nagle in _FALSE
     delack = (point.get("delack") or "").lower()
@@ -178,7 +179,7 @@ def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Option
             over["deferred_acks_max"] = dam
             if dam == 1:
                 over["delack"] = "off"
-        return TcpOptions.for_os(p.os, sockbuf_bytes=sockbuf, nodelay=nodelay, **over)
+        return TcpOptions.for_os(p.os, sockbuf_bytes=sockbuf, nodelay=nodelay, max_pacing_rate_bps=pacing, **over)
 
     message = point.get_int("message_bytes")
     write = point.get_int("write_bytes", setup.default_write_bytes)

@@ -35,7 +35,7 @@ from .scenario import MAX_DURATION_S, LabScenario, lab_scenario
 __all__ = ["Row", "sweep_rows", "role_of", "csv_row", "median_runs", "EXTRA_COLUMNS"]
 
 EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min",
-                 "delay_line", "duration_s")
+                 "delay_line", "duration_s", "max_pacing_rate_bps")
 """Columns the lab rows add after the common ones (the path varies by row; the measured RTT and the delay line
 say what the path gave; the tool averaged over the measured duration); each is one of
 :data:`tcpsim.calibration.tables.EXTRA_COLUMNS`."""
@@ -56,8 +56,9 @@ class Row:
         rate = "unshaped" if not sc.rate_bps else f"{sc.rate_bps / 1e9:g}G"
         buf = f"buf {sc.sndbuf_bytes // _K}k" if sc.sndbuf_bytes else "buf auto"
         extra = " nodelay" if sc.nodelay else ""
+        paced = f", paced {sc.max_pacing_rate_bps / 1e6:g}M" if sc.max_pacing_rate_bps else ""
         return (f"{self.kind}: {rate}, rtt {sc.rtt_s * 1e3:g}ms, mtu {sc.mtu_bytes}, {buf}, write {sc.write_bytes}"
-                f"{extra}, {sc.n_streams} stream(s)")
+                f"{extra}, {sc.n_streams} stream(s){paced}")
 
 
 CALIBRATION_TABLES = ("writes", "messages_nodelay")
@@ -101,6 +102,15 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
             add("messages", rate_bps=1e9, write_bytes=msg, nodelay=nodelay)
     for streams in (1, 2, 4, 8):
         add("streams", rate_bps=1e9, rtt_s=1e-3, sndbuf_bytes=64 * _K, rcvbuf_bytes=64 * _K, n_streams=streams)
+    # SO_MAX_PACING_RATE (validation/README.md, "Pacing by the socket's rate cap": the rows fixed there)
+    for cap_mbps in (100, 250, 500, 750):
+        add("pacing", rate_bps=1e9, rtt_s=1e-3, sndbuf_bytes=4096 * _K, rcvbuf_bytes=4096 * _K,
+            max_pacing_rate_bps=cap_mbps * 1e6)
+    for cap_mbps in (1000, 3000, 6000):
+        add("pacing", rate_bps=10e9, mtu_bytes=9000, sndbuf_bytes=4096 * _K, rcvbuf_bytes=4096 * _K,
+            max_pacing_rate_bps=cap_mbps * 1e6)
+    for cap_mbps in (2000, 8000):
+        add("pacing", rate_bps=0.0, max_pacing_rate_bps=cap_mbps * 1e6)
     return rows
 
 
@@ -149,6 +159,7 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
         "rtt_mean_measured_s": "" if m["rtt_mean_s"] is None else f"{m['rtt_mean_s']:.6f}",
         "tool": m["tool"], "load_avg_1min": f"{run['load_avg'][0]:.2f}", "delay_line": run["delay_line"],
         "duration_s": f"{m['duration_s']:.1f}",
+        "max_pacing_rate_bps": f"{sc.max_pacing_rate_bps:g}" if sc.max_pacing_rate_bps else "",
     }
 
 
@@ -227,6 +238,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--load", default=None, help="with --from-runs or --median-of: load averages 'a b c,d e f' at "
                    "start and end (default: the first and last run's; of several passes, the highest)")
     p.add_argument("--only", type=typed(parse_int, "only", lo=1), default=None, help="the first N rows only")
+    p.add_argument("--kind", default=None, choices=sorted({r.kind for r in sweep_rows()}),
+                   help="only the rows of this kind (window, writes, pacing ...)")
     p.add_argument("--duration", type=typed(parse_number, "duration", lo=0.5, hi=MAX_DURATION_S), default=3.0,
                    help=f"seconds of traffic a row (default 3, at most {MAX_DURATION_S:.0f})")
     p.add_argument("--pin", default=None, metavar="SND,RCV",
@@ -251,7 +264,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(missing, file=sys.stderr)
         return 2
     install_signal_handlers()
-    rows = [replace(r, scenario=replace(r.scenario, pin_cpus=pins)) for r in sweep_rows(a.duration)[: a.only]]
+    rows = [replace(r, scenario=replace(r.scenario, pin_cpus=pins)) for r in sweep_rows(a.duration)
+            if a.kind is None or r.kind == a.kind][: a.only]
     load0 = os.getloadavg()
     records, runs = [], []
     for i, row in enumerate(rows):
