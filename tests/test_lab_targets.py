@@ -67,6 +67,18 @@ def test_cpu_bound_rows_within_target_after_calibration(lab, table):
     assert errors and statistics.median(errors) <= CPU_TARGET
 
 
+PACING_TARGET, PACING_MAX = 0.05, 0.10
+"""The paced rows' targets, written with their rule before they were measured (validation/README.md, "Pacing by the
+socket's rate cap")."""
+
+
+@pytest.mark.slow
+def test_paced_rows_within_target(lab):
+    errors = _errors(lab, lambda p: p.table_id == "pacing")
+    assert len(errors) == 9  # the rows the rule fixed
+    assert statistics.median(errors) <= PACING_TARGET and max(errors) <= PACING_MAX
+
+
 @pytest.mark.slow
 def test_the_shipped_cautions_are_this_models_on_the_lab(lab):
     """``tcpsim predict --platform lab_vm`` cautions from tcpsim/data/regimes.json: the lab's regimes in it must be
