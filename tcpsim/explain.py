@@ -25,6 +25,8 @@ REASONS = {
     "window": "after waiting for the peer's window",
     "cwnd": "after waiting for cwnd",
     "sndbuf": "after the send buffer filled",
+    "tsq": "after TCP small queues held it",
+    "pacing": "after the pacing cap held it",
     "retransmit": "retransmission",
 }
 """The engine's reason a sender had been held before this segment left (trace column ``why``) -> words."""
