@@ -292,3 +292,15 @@ def test_receive_queues_and_rps_decide_whether_interrupts_spread(tmp_path, nic, 
     if spread is not None:
         assert m.parts.nic.interrupts_spread is spread and "queues" in rows[0]
         assert m.platform.cpu.interrupts_on_one_cpu is (not spread)
+
+
+def test_a_host_whose_default_qdisc_is_fq_is_paced(tmp_path):
+    host = _host(ZEN3, SERVER_NIC)
+    text = render(replace(host, sysctls={**host.sysctls, "net.core.default_qdisc": "fq"}), "box")
+    assert "fq_qdisc = true" in text
+    path = tmp_path / "box.toml"
+    path.write_text(text)
+    m = load_machine(str(path))
+    assert m.platform.os.fq_qdisc
+    plain = render(replace(host, sysctls={**host.sysctls, "net.core.default_qdisc": "fq_codel"}), "box")
+    assert "fq_qdisc" not in plain

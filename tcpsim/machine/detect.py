@@ -47,7 +47,8 @@ report their number); for them a small value keeps the catalog's delay under bul
 SYSCTLS = ("net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
            "net.ipv4.tcp_limit_output_bytes", "net.ipv4.tcp_autocorking", "net.ipv4.tcp_sack",
            "net.ipv4.tcp_timestamps", "net.ipv4.tcp_window_scaling", "net.ipv4.tcp_moderate_rcvbuf",
-           "net.ipv4.tcp_tso_win_divisor", "net.ipv4.tcp_congestion_control", "net.core.netdev_max_backlog")
+           "net.ipv4.tcp_tso_win_divisor", "net.ipv4.tcp_congestion_control", "net.core.netdev_max_backlog",
+           "net.core.default_qdisc")
 """The sysctls read: those tcpsim's Linux model takes (tcpsim.tuning's knob table)."""
 
 _SIOCETHTOOL = 0x8946
