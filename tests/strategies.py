@@ -72,15 +72,18 @@ def host_scenarios(draw, lossless: bool = False):
 @st.composite
 def linux_versioned_scenarios(draw):
     """:func:`scenarios` on a versioned Linux (its own window rules, TSO sizing and deferral, TCP small queues,
-    autocorking, the whole-skb writer), maybe with aggregates carried whole to the peer (``nic.gso_whole``, as
+    autocorking, the whole-skb writer, pacing by fq or by a socket's cap), maybe with aggregates carried whole to
+    the peer (``nic.gso_whole``, as
     on a veth). Writes of at least 100 bytes: on a host that charges nothing, a 1-byte writer's calls are handed
     over one by one while less than a segment is unsent (each may let Nagle send), tens of thousands of calls a
     simulated millisecond, so such a run takes seconds to minutes of wall time."""
     sc = draw(scenarios(lossless=False))
     os = os_version(draw(st.sampled_from(["linux-4.19", "linux-6.1", "linux-6.12"])))
+    os = replace(os, fq_qdisc=draw(st.booleans()))  # fq paces every flow
     buf = draw(st.sampled_from([None, 8192, 16384, 65536, 262144]))
-    tcp = replace(TcpOptions.for_os(os, sockbuf_bytes=buf, nodelay=sc.sender.tcp.nodelay), sack=sc.sender.tcp.sack,
-                  min_rto_s=sc.sender.tcp.min_rto_s)
+    cap = draw(st.sampled_from([0.0, 0.0, 5e7, 5e8]))  # SO_MAX_PACING_RATE: TCP's own pacing
+    tcp = replace(TcpOptions.for_os(os, sockbuf_bytes=buf, nodelay=sc.sender.tcp.nodelay, max_pacing_rate_bps=cap),
+                  sack=sc.sender.tcp.sack, min_rto_s=sc.sender.tcp.min_rto_s)
     host = Host(platform=Platform(nic=Nic(gso_whole=draw(st.booleans())), os=os), tcp=tcp)
     write = draw(st.sampled_from([100, 1460, 8192, 65536]))
     return replace(sc, sender=host, receiver=host, workload=replace(sc.workload, write_bytes=write))
