@@ -56,9 +56,12 @@ def user_inputs(draw) -> dict:
     platform = draw(st.sampled_from([None, None, *list_platforms()]))
     if platform:
         kw["platform"] = platform
-    os_family = draw(st.sampled_from([None, None, "bsd", "linux", "solaris"]))
+    os_family = draw(st.sampled_from([None, None, "bsd", "linux", "solaris", "linux-4.19", "freebsd-14"]))
     if os_family:
         kw["os"] = os_family
+    pacing = draw(st.sampled_from([None, None, None, "10mbit", "300mbit", "8gbit"]))
+    if pacing:  # SO_MAX_PACING_RATE: refused on a host no kernel rule paces, else TCP's own pacing
+        kw["max_pacing_rate"] = pacing
     sack = draw(st.sampled_from([None, True, False]))
     if sack is not None:
         kw["sack"] = sack
