@@ -1,7 +1,9 @@
 """Closed-form bounds on goodput: the simulator's cross-check and the vocabulary of "what limits it".
 
-:func:`loss_estimate_bps` is the one estimate here that is not a bound: the long-run average of a
-congestion window that random loss keeps cutting (Mathis et al. 1997).
+Two are estimates, not bounds: :func:`loss_estimate_bps`, the long-run average of a congestion window that
+random loss keeps cutting (Mathis et al. 1997), and :func:`cpu_ceiling_bps`, which places each piece of work on a
+fixed CPU at fixed rates where a run may do better (see there). The line, bus, window and pacing figures are
+bounds.
 
 Every function returns application goodput in bit/s for the whole scenario (all streams, both
 directions when the workload is bidirectional) unless it says otherwise. No simpy here.
@@ -191,6 +193,11 @@ def cpu_ceiling_bps(sc: Scenario, host: Host, role: str) -> float:
     the simulation does (:func:`segments_per_aggregate`). On a veth (``Link.rx_on_sending_cpu``) each
     frame's receive stack work runs on the CPU that sent it: the receiver's data work on the sender's
     application CPU, the sender's ACK work on the receiver's interrupt CPU.
+
+    An estimate, not a bound: a run can beat it where a driver's poll drains the ring without an interrupt a
+    frame (NAPI), where a reader that falls behind makes the receiver ACK less often than every second segment
+    (``__tcp_ack_snd_check`` waits for the window to move), or where the socket owner's backlog runs receive work
+    on the reader's CPU (a virtio host at 10 Gbit/s ran at 9.4 Gbit/s with this at 7.5).
     """
     p = host.platform
     c = p.cpu

@@ -155,7 +155,8 @@ class Comparison:
         for k in dict.fromkeys([*ra.ceilings_bps, *rb.ceilings_bps]):
             va, vb = ra.ceilings_bps.get(k), rb.ceilings_bps.get(k)
             if (va is not None and math.isfinite(va)) or (vb is not None and math.isfinite(vb)):
-                out.append((f"bound: {_BOUNDS.get(k, k)}", "bound_bps", va, vb))
+                kind = "estimate" if k.startswith("cpu_") else "bound"  # ceilings.cpu_ceiling_bps: not a bound
+                out.append((f"{kind}: {_BOUNDS.get(k, k)}", f"{kind}_bps", va, vb))
         return out
 
     def limit_text(self) -> str:
