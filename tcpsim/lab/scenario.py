@@ -120,6 +120,11 @@ def tool_read_bytes(tool: Optional[str], write_bytes: int) -> Optional[int]:
     return None
 
 
+_PACING_MIN_BPS, _PACING_MAX_BPS = 8.0, 8.0 * 0xFFFFFFFE
+"""``SO_MAX_PACING_RATE`` as iperf3 and the socket option take it: 32-bit bytes per second (~0U means none)."""
+_PACING_RANGE = "0 (none) or 8 bit/s..34 Gbit/s (SO_MAX_PACING_RATE is 32-bit bytes per second)"
+
+
 @dataclass(frozen=True)
 class LabScenario:
     """One measurement on the real kernel: path, sockets, workload and how long to run."""
@@ -167,9 +172,8 @@ class LabScenario:
             raise bad("streams", self.n_streams, "1..64")
         if self.rr_bytes is not None and not 1 <= self.rr_bytes <= 1 << 20:
             raise bad("rr", self.rr_bytes, "1 byte..1 MiB")
-        if self.max_pacing_rate_bps and not 8 <= self.max_pacing_rate_bps <= 8 * 0xFFFFFFFE:
-            # iperf3 and the socket option take it as 32-bit bytes per second (~0U means none)
-            raise bad("max_pacing_rate", self.max_pacing_rate_bps, "0 (none) or 8 bit/s..34 Gbit/s")
+        if self.max_pacing_rate_bps and not _PACING_MIN_BPS <= self.max_pacing_rate_bps <= _PACING_MAX_BPS:
+            raise bad("max_pacing_rate", self.max_pacing_rate_bps, _PACING_RANGE)
         if not 0.5 <= self.duration_s <= MAX_DURATION_S:
             raise bad("duration", self.duration_s, f"0.5..{MAX_DURATION_S:.0f} s (every run is bounded)")
         if self.pin_cpus is not None:
@@ -226,14 +230,16 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
     snd = parse_size(sndbuf, "sndbuf") if sndbuf is not None else sock
     rcv = parse_size(rcvbuf, "rcvbuf") if rcvbuf is not None else sock
     w = parse_size(message if message is not None else write, "message" if message is not None else "write")
+    pacing_bps = 0.0 if max_pacing_rate is None else parse_rate(max_pacing_rate, "max_pacing_rate")
+    if pacing_bps and not _PACING_MIN_BPS <= pacing_bps <= _PACING_MAX_BPS:  # name the rate as the user wrote it
+        raise ConfigError("max_pacing_rate", max_pacing_rate, _PACING_RANGE)
     return LabScenario(rate_bps=rate_bps, rtt_s=rtt_s, mtu_bytes=parse_size(mtu, "mtu"), sndbuf_bytes=snd,
                        rcvbuf_bytes=rcv, write_bytes=w, nodelay=bool(nodelay), n_streams=int(streams),
                        rr_bytes=None if rr is None else parse_size(rr, "rr"),
                        response_bytes=None if response is None else parse_size(response, "response"),
                        duration_s=parse_duration(duration, "duration"), congestion_control=cc,
                        pin_cpus=None if pin is None else _pins(pin),
-                       max_pacing_rate_bps=0.0 if max_pacing_rate is None else parse_rate(max_pacing_rate,
-                                                                                          "max_pacing_rate"))
+                       max_pacing_rate_bps=pacing_bps)
 
 
 def _pins(pin: Any) -> tuple[int, int]:
