@@ -193,19 +193,18 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
                               veth=a.veth)
     budget: dict[str, Any] = {}
     if a.max_time is not None:
-        try:
-            budget["max_sim_time_s"] = Budget(max_sim_time_s=parse_duration(a.max_time, "max_time")).max_sim_time_s
-        except ConfigError as exc:  # name the flag, not Budget's field
-            raise ConfigError("max_time", a.max_time, exc.allowed) from None
+        budget["max_sim_time_s"] = parse_duration(a.max_time, "max_time")
     if a.max_events is not None:
         budget["max_events"] = a.max_events
     if a.max_wall is not None:
-        try:
-            budget["max_wall_s"] = Budget(max_wall_s=parse_duration(a.max_wall, "max_wall")).max_wall_s
-        except ConfigError as exc:
-            raise ConfigError("max_wall", a.max_wall, exc.allowed) from None
+        budget["max_wall_s"] = parse_duration(a.max_wall, "max_wall")
     if budget:
-        kw["budget"] = Budget(**budget)
+        flags = {"max_sim_time_s": ("max_time", a.max_time), "max_wall_s": ("max_wall", a.max_wall)}
+        try:
+            kw["budget"] = Budget(**budget)
+        except ConfigError as exc:  # name the flag as written, not Budget's field
+            flag, given = flags.get(exc.field, (exc.field, exc.value))
+            raise ConfigError(flag, given, exc.allowed) from None
     if a.sysctl is not None:
         for bad in ("tuning", "os", "machine", "cpu", "cpu_ghz", "memory_bw", "nic", "bus", "cpus"):
             if bad in axes:

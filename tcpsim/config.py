@@ -241,7 +241,7 @@ class TcpOptions:
         _check_range("tsq_rule", self.tsq_rule, 0, 2)
         _check_range("tso_defer_rule", self.tso_defer_rule, 0, 2)
         _check_range("pacing_rule", self.pacing_rule, 0, 2)
-        _check_range("max_pacing_rate_bps", self.max_pacing_rate_bps, 0.0, 1e13, "0 (no cap) or up to 10 Tbit/s")
+        _check_range("max_pacing_rate_bps", self.max_pacing_rate_bps, 0.0, _MAX_PACING_BPS, _PACING_RANGE)
         _check_range("tso_win_divisor", self.tso_win_divisor, 0, (1 << 31) - 1)
         _check_range("init_rcv_wnd_segments", self.init_rcv_wnd_segments, 0, 1000)
         if self.window_update_rule not in WINDOW_UPDATE_RULES:
@@ -331,11 +331,15 @@ class TcpOptions:
         return cls(**values)
 
 
+_MAX_PACING_BPS, _PACING_RANGE = 1e13, "0 (no cap) or up to 10 Tbit/s"
+"""The range of ``SO_MAX_PACING_RATE`` in bit/s, as :class:`TcpOptions` and :func:`_pacing_rule` check it."""
+
+
 def _pacing_rule(os: OsTcp, max_pacing_rate_bps: float) -> int:
     """:attr:`TcpOptions.pacing_rule` for a socket on ``os`` with that ``SO_MAX_PACING_RATE`` (0: none): paced by
     the ``fq`` qdisc from 3.12, by TCP itself for a capped socket from 4.13 (``sock_setsockopt`` sets
     ``SK_PACING_NEEDED``); stamped departure times from 4.20. A cap no kernel rule paces is refused."""
-    _check_range("max_pacing_rate_bps", max_pacing_rate_bps, 0.0, 1e13, "0 (no cap) or up to 10 Tbit/s")
+    _check_range("max_pacing_rate_bps", max_pacing_rate_bps, 0.0, _MAX_PACING_BPS, _PACING_RANGE)
     v = os.version_tuple if os.family == "linux" else ()
     paced = (os.fq_qdisc and v >= (3, 12)) or (max_pacing_rate_bps > 0.0 and v >= (4, 13))
     if max_pacing_rate_bps > 0.0 and not paced:
