@@ -76,6 +76,20 @@ def test_a_pacing_cap_reaches_the_tools_and_the_prediction():
         lab_scenario(max_pacing_rate="40gbit")  # past the option's 32-bit bytes per second
 
 
+def test_loss_reaches_the_delay_line_and_the_prediction():
+    """--loss is drawn by the relay, so it needs an added delay; the prediction's link loses the same."""
+    from tcpsim.lab.scenario import lab_scenario
+
+    sc = lab_scenario(rate="1gbit", rtt="4ms", loss="0.1%")
+    assert sc.loss_frac == pytest.approx(1e-3) and sc.predict_kwargs()["loss"] == pytest.approx(1e-3)
+    assert build_scenario(**sc.predict_kwargs()).link.loss_frac == pytest.approx(1e-3)
+    assert "loss" not in lab_scenario(rtt="4ms").predict_kwargs()
+    with pytest.raises(ConfigError, match="loss.*--rtt"):
+        lab_scenario(loss="1%")
+    with pytest.raises(ConfigError, match="loss"):
+        lab_scenario(rtt="1ms", loss="60%")
+
+
 def test_iperf3_fixture_parses_to_si_units():
     run = read_iperf3(FIXTURE)
     assert run.goodput_bps == pytest.approx(12658198743.7232)
@@ -550,6 +564,24 @@ def test_the_kernel_paces_a_capped_socket_to_its_cap(tool):
     assert run.measured.goodput_bps == pytest.approx(150e6, rel=0.10)
     predicted = predict_lab(sc, run.sysctls, delay_line=run.delay_line, tool=tool)
     assert predicted.goodput_bps == pytest.approx(150e6, rel=0.02) and predicted.limited_by == "pacing"
+
+
+@needs_lab
+def test_the_delay_line_loses_frames_and_the_kernel_retransmits_them():
+    """--loss on the real kernel: the sender retransmits about the frames the relay dropped (1 s at 2 %, 10 ms;
+    not a row of lab/loss), and goodput falls far below the unlossy path's, as tcpsim predicts it does."""
+    from tcpsim.lab.measure import run_lab
+    from tcpsim.lab.predict import predict_lab
+
+    sc = LabScenario(rate_bps=200e6, rtt_s=10e-3, duration_s=1.0, loss_frac=0.02)
+    run = run_lab(sc, tool="builtin")
+    assert run.delay_line == "relay" and any("probability 0.02" in n for n in run.notes)
+    m = run.measured
+    sent = m.goodput_bps * m.duration_s / 8 / 1448
+    assert 0.005 * sent < m.retransmits < 0.08 * sent
+    assert m.goodput_bps < 100e6
+    predicted = predict_lab(sc, run.sysctls, delay_line=run.delay_line, tool="builtin")
+    assert predicted.goodput_bps < 100e6 and predicted.retransmits > 0
 
 
 @needs_lab

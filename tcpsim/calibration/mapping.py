@@ -163,6 +163,9 @@ def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Option
     if mtu is not None:
         link = replace(link, mtu_bytes=mtu)
     link = _row_link(point, link)
+    loss = point.get("loss_frac")  # the lab's rows with loss drawn on the delay line
+    if loss:
+        link = replace(link, loss_frac=float(loss))
     sockbuf = point.get_int("sockbuf_bytes", setup.default_sockbuf_bytes)
     pacing = float(point.get("max_pacing_rate_bps") or 0.0)  # the lab's SO_MAX_PACING_RATE rows
     nagle = (point.get("nagle") or "").lower()

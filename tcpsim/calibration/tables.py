@@ -29,9 +29,9 @@ UNSCORED_FLAGS = frozenset({"invalid_measurement", "not_a_measurement", "duplica
 number the source prints twice (``duplicate``: the other printing, in a table, is the one scored)."""
 
 EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min",
-                 "delay_line", "duration_s", "n_cpus_host", "max_pacing_rate_bps")
+                 "delay_line", "duration_s", "n_cpus_host", "max_pacing_rate_bps", "loss_frac")
 """Columns a table may add after :data:`COLUMNS` (the lab sweep: its path varies by row, and its tool averaged
-over ``duration_s`` from a cold start, and its sockets' ``SO_MAX_PACING_RATE``; Sun TABLE 4: which host ``n_cpus``
+over ``duration_s`` from a cold start, its sockets' ``SO_MAX_PACING_RATE`` and its path's loss; Sun TABLE 4: which host ``n_cpus``
 applies to). Lines starting
 with ``#`` before the header are comments (the lab sweep records its kernel, sysctls and CPU there)."""
 

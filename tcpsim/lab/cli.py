@@ -10,7 +10,7 @@ from typing import Any, Optional, Sequence
 from ..cliutil import OneLineParser, fail, typed
 from ..errors import TcpsimError
 from ..os_versions import OS_NAMES
-from ..units import parse_int
+from ..units import format_quantity, parse_int
 
 __all__ = ["main"]
 
@@ -32,6 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--rtt", default=None, help="added round-trip delay (1ms; default none: the veth's own)")
     g.add_argument("--delay", default=None, help="added one-way delay, instead of --rtt")
     g.add_argument("--mtu", default="1500", help="MTU of the links (default 1500)")
+    g.add_argument("--loss", default=None, metavar="P",
+                   help="drop each frame, both ways, with probability P (0.001 or 0.1%%; needs --rtt: the delay line "
+                        "draws it); tcpsim predicts the same loss")
     g = p.add_argument_group("sockets and workload")
     g.add_argument("--sockbuf", default=None, help="SO_SNDBUF and SO_RCVBUF on both ends (default: autotuning)")
     g.add_argument("--sndbuf", default=None, help="SO_SNDBUF request")
@@ -130,6 +133,7 @@ def _text(d: dict[str, Any]) -> str:
                 else f"{sc['write_bytes']}-byte writes") +
              f"{' TCP_NODELAY' if sc['nodelay'] else ''}"
              + (f", paced to {sc['max_pacing_rate_bps'] / 1e6:g} Mbit/s" if sc.get("max_pacing_rate_bps") else "")
+             + (f", loss {format_quantity('loss_frac', sc['loss_frac'])}" if sc.get("loss_frac") else "")
              + f", {sc['n_streams']} stream(s), {m['tool']}, "
              f"{m['duration_s']:.1f} s"
              + (f", tools on CPUs {sc['pin_cpus'][0]} and {sc['pin_cpus'][1]}" if sc.get("pin_cpus") else ""),
@@ -183,7 +187,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         sc = lab_scenario(rate=a.rate, rtt=a.rtt, delay=a.delay, mtu=a.mtu, sockbuf=a.sockbuf, sndbuf=a.sndbuf,
                           rcvbuf=a.rcvbuf, write=a.write, message=a.message, nodelay=a.nodelay, streams=a.streams,
                           rr=a.rr, response=a.response, duration=a.duration, cc=a.cc, pin=a.pin,
-                          max_pacing_rate=a.max_pacing_rate)
+                          max_pacing_rate=a.max_pacing_rate, loss=a.loss)
         install_signal_handlers()
         run = run_lab(sc, tool=a.tool, delay_line=a.delay_line)
         result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os, delay_line=run.delay_line,

@@ -35,7 +35,7 @@ from .scenario import MAX_DURATION_S, LabScenario, lab_scenario
 __all__ = ["Row", "sweep_rows", "role_of", "csv_row", "median_runs", "EXTRA_COLUMNS"]
 
 EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min",
-                 "delay_line", "duration_s", "max_pacing_rate_bps")
+                 "delay_line", "duration_s", "max_pacing_rate_bps", "loss_frac")
 """Columns the lab rows add after the common ones (the path varies by row; the measured RTT and the delay line
 say what the path gave; the tool averaged over the measured duration); each is one of
 :data:`tcpsim.calibration.tables.EXTRA_COLUMNS`."""
@@ -57,8 +57,9 @@ class Row:
         buf = f"buf {sc.sndbuf_bytes // _K}k" if sc.sndbuf_bytes else "buf auto"
         extra = " nodelay" if sc.nodelay else ""
         paced = f", paced {sc.max_pacing_rate_bps / 1e6:g}M" if sc.max_pacing_rate_bps else ""
+        lossy = f", loss {sc.loss_frac * 100:g}%" if sc.loss_frac else ""
         return (f"{self.kind}: {rate}, rtt {sc.rtt_s * 1e3:g}ms, mtu {sc.mtu_bytes}, {buf}, write {sc.write_bytes}"
-                f"{extra}, {sc.n_streams} stream(s){paced}")
+                f"{extra}, {sc.n_streams} stream(s){paced}{lossy}")
 
 
 CALIBRATION_TABLES = ("writes", "messages_nodelay")
@@ -111,6 +112,10 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
             max_pacing_rate_bps=cap_mbps * 1e6)
     for cap_mbps in (2000, 8000):
         add("pacing", rate_bps=0.0, max_pacing_rate_bps=cap_mbps * 1e6)
+    # random loss on the delay line (validation/README.md, "Random loss on the lab's path": the rows fixed there)
+    for rtt_s, losses in ((1e-3, (1e-3, 1e-2)), (4e-3, (1e-4, 1e-3, 1e-2)), (16e-3, (1e-4, 1e-3, 1e-2))):
+        for loss in losses:
+            add("loss", rate_bps=1e9, rtt_s=rtt_s, loss_frac=loss)
     return rows
 
 
@@ -160,6 +165,7 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
         "tool": m["tool"], "load_avg_1min": f"{run['load_avg'][0]:.2f}", "delay_line": run["delay_line"],
         "duration_s": f"{m['duration_s']:.1f}",
         "max_pacing_rate_bps": f"{sc.max_pacing_rate_bps:g}" if sc.max_pacing_rate_bps else "",
+        "loss_frac": f"{sc.loss_frac:g}" if sc.loss_frac else "",
     }
 
 

@@ -232,7 +232,8 @@ def _series_builtin(client: dict, server: dict) -> tuple[list[dict], dict[str, O
 def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> LabRun:
     """Set up the namespaces, run ``sc`` once, tear everything down; the measurement and the kernel's facts."""
     tool = choose_tool(sc, tool)
-    with Testbed(sc.rate_bps, sc.rtt_s, sc.mtu_bytes, delay_line=delay_line, cc=sc.congestion_control) as tb:
+    with Testbed(sc.rate_bps, sc.rtt_s, sc.mtu_bytes, delay_line=delay_line, cc=sc.congestion_control,
+                 loss_frac=sc.loss_frac) as tb:
         sysctls = tb.sysctls(SYSCTLS)
         sysctls["congestion_control (per socket)"] = sc.congestion_control
         st0 = tb.link_stats(tb.ns_a, tb.dev_a)
@@ -244,7 +245,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
         wall = time.monotonic() - t0
         cpu1, ru1 = _proc_stat(), resource.getrusage(resource.RUSAGE_CHILDREN)
         st1 = tb.link_stats(tb.ns_a, tb.dev_a)
-        delay = tb.delay_line
+        delay, loss_seed = tb.delay_line, tb.loss_seed
     busy = 1.0 - (cpu1[1] - cpu0[1]) / max(cpu1[0] - cpu0[0], 1e-9)
     tools_cpu = (ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime) / max(wall, 1e-9)
     notes: list[str] = []
@@ -275,7 +276,9 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
         retransmits=int(extra["retransmits"] or 0), rtt_min_s=extra["rtt_min_s"], rtt_mean_s=extra["rtt_mean_s"],
         cpu_busy_frac=busy, cpu_tools_s_per_s=tools_cpu, transactions_per_s=tps, series=tuple(series))
     if delay == "relay":
-        notes.append("delay line: tcpsim's user-space TUN relay (this kernel has no netem); its scheduling "
-                     "adds jitter, see rtt_min_s and rtt_mean_s")
+        why = f"it drops each frame with probability {sc.loss_frac:g}, seed {loss_seed}" if sc.loss_frac \
+            else "this kernel has no netem"
+        notes.append(f"delay line: tcpsim's user-space TUN relay ({why}); its scheduling adds jitter, see rtt_min_s "
+                     "and rtt_mean_s")
     return LabRun(scenario=sc, measured=measured, kernel=_platform.release(), sysctls=sysctls, delay_line=delay,
                   cpu=cpu_model(), load_avg=os.getloadavg(), notes=tuple(notes))

@@ -5,8 +5,11 @@ namespace routes everything that arrives from either veth into the TUN device (p
 and what this process writes back is routed on to the other side. The device takes TSO/GSO packets
 whole (``IFF_VNET_HDR``, ``TUNSETOFFLOAD``), so it handles a few thousand aggregates per second, not
 every MTU-sized frame. Packets leave in arrival order; a packet is sent early by the loop's measured
-wake-up lateness (an average), so the mean delay stays near the target on a loaded machine.
-Runs as ``python -m tcpsim.lab.relay DEV ONE_WAY_DELAY_S [MAX_S]``; prints ``ready`` once the device exists.
+wake-up lateness (an average), so the mean delay stays near the target on a loaded machine. With a loss
+probability it drops each frame, in both directions, independently (:mod:`tcpsim.lab.frames`: an aggregate is cut
+around the frames it loses).
+Runs as ``python -m tcpsim.lab.relay DEV ONE_WAY_DELAY_S [MAX_S [LOSS SEED]]``; prints ``ready`` once the device
+exists, and at the end on stderr the packets relayed and the frames dropped.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ import select
 import struct
 import sys
 import time
+from typing import Optional
 
 from ._proc import die_with_parent
+from .frames import FrameLoss, lose_frames
 
 _TUNSETIFF = 0x400454CA
 _TUNSETOFFLOAD = 0x400454D0
@@ -34,8 +39,9 @@ def open_tun(name: str) -> int:
     return fd
 
 
-def serve(fd: int, delay_s: float, max_s: float) -> int:
-    """Delay every packet read from ``fd`` by ``delay_s`` and write it back; returns the packets relayed."""
+def serve(fd: int, delay_s: float, max_s: float, loss: Optional[FrameLoss] = None) -> int:
+    """Delay every packet read from ``fd`` by ``delay_s`` and write back what ``loss`` (None: nothing) leaves of
+    it; returns the packets read."""
     queue: collections.deque = collections.deque()
     late_s = 0.0  # running mean of how late the loop wakes
     end = time.monotonic() + max_s
@@ -53,8 +59,12 @@ def serve(fd: int, delay_s: float, max_s: float) -> int:
                 pkt = os.read(fd, 65536 + 64)
             except BlockingIOError:
                 break
-            queue.append((now + delay_s, pkt))
             n += 1
+            if loss is None:
+                queue.append((now + delay_s, pkt))
+            else:
+                for piece in lose_frames(pkt, loss):
+                    queue.append((now + delay_s, piece))
         now = time.monotonic()
         while queue and queue[0][0] - late_s <= now:
             due, pkt = queue.popleft()
@@ -80,10 +90,12 @@ def main(argv: list[str]) -> int:
     _realtime()
     name, delay_s = argv[0], float(argv[1])
     max_s = float(argv[2]) if len(argv) > 2 else 900.0
+    loss = FrameLoss(float(argv[3]), int(argv[4])) if len(argv) > 4 and float(argv[3]) > 0 else None
     fd = open_tun(name)
     print("ready", flush=True)
-    n = serve(fd, delay_s, max_s)
-    print(f"relayed {n}", file=sys.stderr)
+    n = serve(fd, delay_s, max_s, loss)
+    dropped = f", {loss.dropped} of {loss.frames} frames dropped" if loss else ""
+    print(f"relayed {n}{dropped}", file=sys.stderr)
     return 0
 
 

@@ -6,12 +6,13 @@ from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
 from ..errors import ConfigError
-from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_rate, parse_size
+from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_fraction, parse_rate, parse_size
 
 __all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tbf_burst_bytes", "path_rtt_s", "relay_link_fields",
            "lab_link_fields", "receives_on_sending_cpu",
            "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "RELAY_EXCESS_FIXED_S", "RELAY_EXCESS_FRACTION", "RELAY_PACKET_S",
-           "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "MAX_DURATION_S", "GENERATOR_READ_BYTES", "measured_duration_s"]
+           "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "MAX_DURATION_S", "MAX_LOSS_FRAC", "GENERATOR_READ_BYTES",
+           "measured_duration_s"]
 
 UNSHAPED_STANDIN_BPS = UNSHAPED_RATE_BPS
 """The line rate tcpsim is given for an unshaped veth (``--rate 0``): what ``tcpsim predict --rate 0`` means
@@ -41,6 +42,9 @@ lab sweep's day: on 2026-11-27, a slower day, they were 32.6 us, 0.0273, 8.20 us
 
 MAX_DURATION_S = 60.0
 MAX_RTT_S = 0.2
+MAX_LOSS_FRAC = 0.5
+"""The most loss a lab run draws, as tcpsim's ``Link.loss_frac`` allows."""
+_LOSS_RANGE = "0..0.5 (a fraction, or a percentage such as 1%)"
 
 GENERATOR_READ_BYTES = 131072
 """The built-in generator's ``recv`` size (``python -m tcpsim.lab.generator --read``)."""
@@ -147,6 +151,9 @@ class LabScenario:
     congestion_control: str = "cubic"
     max_pacing_rate_bps: float = 0.0
     """``SO_MAX_PACING_RATE`` on the sending sockets in bit/s (iperf3 ``--fq-rate``; 0: none): TCP paces them."""
+    loss_frac: float = 0.0
+    """Each frame's loss probability on the path, both ways, drawn by the delay line (:mod:`tcpsim.lab.frames`);
+    tcpsim's :attr:`tcpsim.config.Link.loss_frac` the same. Needs an added delay (the relay draws it)."""
     pin_cpus: Optional[tuple[int, int]] = None
     """The CPUs the sending and the receiving tool run on (``taskset``; None: where the scheduler puts them). On
     a small VM the placement decides a CPU-bound row: two ends on one CPU do their work in turn but wake each
@@ -174,6 +181,10 @@ class LabScenario:
             raise bad("rr", self.rr_bytes, "1 byte..1 MiB")
         if self.max_pacing_rate_bps and not _PACING_MIN_BPS <= self.max_pacing_rate_bps <= _PACING_MAX_BPS:
             raise bad("max_pacing_rate", self.max_pacing_rate_bps, _PACING_RANGE)
+        if not 0.0 <= self.loss_frac <= MAX_LOSS_FRAC:
+            raise bad("loss", self.loss_frac, _LOSS_RANGE)
+        if self.loss_frac and not self.rtt_s:
+            raise bad("loss", self.loss_frac, "0 without an added delay (the delay line draws the loss: give --rtt)")
         if not 0.5 <= self.duration_s <= MAX_DURATION_S:
             raise bad("duration", self.duration_s, f"0.5..{MAX_DURATION_S:.0f} s (every run is bounded)")
         if self.pin_cpus is not None:
@@ -208,6 +219,8 @@ class LabScenario:
                                   write=self.write_bytes, nodelay=self.nodelay, streams=self.n_streams)
         if self.max_pacing_rate_bps:
             kw["max_pacing_rate"] = self.max_pacing_rate_bps
+        if self.loss_frac:
+            kw["loss"] = self.loss_frac
         if link["burst_bytes"]:
             kw["burst"] = link["burst_bytes"]
         if self.rr_bytes:
@@ -219,7 +232,7 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
                  sndbuf: Any = None, rcvbuf: Any = None, write: Any = "128k", message: Any = None,
                  nodelay: bool = False, streams: int = 1, rr: Any = None, response: Any = None,
                  duration: Any = "3s", cc: str = "cubic", pin: Any = None,
-                 max_pacing_rate: Any = None) -> LabScenario:
+                 max_pacing_rate: Any = None, loss: Any = None) -> LabScenario:
     """A :class:`LabScenario` from human units (``rate="1gbit", rtt="1ms", sockbuf="64k"``)."""
     if rtt is not None and delay is not None:
         raise ConfigError("delay", delay, "left out when --rtt is given (one of --delay, --rtt)")
@@ -239,7 +252,8 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
                        response_bytes=None if response is None else parse_size(response, "response"),
                        duration_s=parse_duration(duration, "duration"), congestion_control=cc,
                        pin_cpus=None if pin is None else _pins(pin),
-                       max_pacing_rate_bps=pacing_bps)
+                       max_pacing_rate_bps=pacing_bps,
+                       loss_frac=0.0 if loss is None else parse_fraction(loss, "loss", hi=MAX_LOSS_FRAC))
 
 
 def _pins(pin: Any) -> tuple[int, int]:

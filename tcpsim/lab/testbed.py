@@ -136,7 +136,7 @@ class Testbed:
     """The namespaces, links and shaping of one lab run; a context manager that always tears down."""
 
     def __init__(self, rate_bps: float, rtt_s: float, mtu_bytes: int, *, delay_line: str = "auto",
-                 cc: Optional[str] = None, probe: bool = False) -> None:
+                 cc: Optional[str] = None, probe: bool = False, loss_frac: float = 0.0) -> None:
         tag = f"{os.getpid()}-{secrets.token_hex(3)}"
         self.prefix = f"{NS_PREFIX}{tag}"
         self.ns_a, self.ns_b, self.ns_m = f"{self.prefix}-a", f"{self.prefix}-b", f"{self.prefix}-m"
@@ -145,6 +145,9 @@ class Testbed:
         self.dev_ma, self.dev_mb, self.dev_tun = f"ts{short}ma", f"ts{short}mb", f"ts{short}t"
         self.rate_bps, self.rtt_s, self.mtu_bytes = float(rate_bps), float(rtt_s), int(mtu_bytes)
         self.cc = cc
+        self.loss_frac = float(loss_frac)
+        """Each frame's loss probability on the delay line, both ways (:mod:`tcpsim.lab.frames`); needs the relay."""
+        self.loss_seed = secrets.randbits(31)
         self.delay_line = "none"
         self._want_delay = delay_line
         self._probe = probe
@@ -196,7 +199,9 @@ class Testbed:
         if self.cc:
             for ns in (a, b):
                 self._default_cc(ns)
-        if self.rtt_s > 0 and self._want_delay in ("auto", "netem") and has_netem():
+        if self.loss_frac and (self.rtt_s <= 0 or self._want_delay == "netem"):
+            raise LabUnavailable("loss is drawn by tcpsim's delay line: it needs an added delay (--rtt) and the relay")
+        if self.rtt_s > 0 and self._want_delay in ("auto", "netem") and has_netem() and not self.loss_frac:
             self.delay_line = "netem"
         elif self.rtt_s > 0:
             if self._want_delay == "netem":
@@ -248,8 +253,10 @@ class Testbed:
         _run(["ip", "-n", b, "route", "add", "default", "via", "10.254.2.254"])
         self._sysctl(m, "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0",
                      "net.ipv4.conf.all.send_redirects=0")
-        relay = self.spawn(m, [sys.executable, "-m", "tcpsim.lab.relay", self.dev_tun, f"{self.rtt_s / 2:.9f}"],
-                              "relay", stdout=subprocess.PIPE)
+        argv = [sys.executable, "-m", "tcpsim.lab.relay", self.dev_tun, f"{self.rtt_s / 2:.9f}"]
+        if self.loss_frac:
+            argv += ["900", f"{self.loss_frac!r}", str(self.loss_seed)]
+        relay = self.spawn(m, argv, "relay", stdout=subprocess.PIPE)
         line = relay.stdout.readline() if relay.stdout else ""
         if not line.startswith("ready"):
             raise LabUnavailable(f"the delay line did not start ({line.strip() or 'no output'})")
