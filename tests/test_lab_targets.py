@@ -79,6 +79,28 @@ def test_paced_rows_within_target(lab):
     assert statistics.median(errors) <= PACING_TARGET and max(errors) <= PACING_MAX
 
 
+LOSS_TARGET, LOSS_MAX = 0.15, 0.30
+"""The random-loss rows' targets, written with their rule before they were measured (validation/README.md, "Random
+loss on the lab's path")."""
+
+LOSS_MISSES = {
+    "median": "19.6 %, scored once (2026-11-29): low on six of eight rows, most where losses are rare and the path long "
+              "(0.1 % at 16 ms: 30.4 predicted, 76.6 measured; 0.01 % at 4 ms: 284 against 569), a little high at 1 % "
+              "and 1-4 ms; tcpsim's recovery is RFC 6675 SACK with NewReno's rules, the kernel's RACK-TLP and PRR are "
+              "not modelled, and which of them (or CUBIC's growth, or the start-up) makes the gap is not established",
+    "max": "60.3 %: the 0.1 %, 16 ms row (30.4 predicted, 76.6 measured); see the median's reason",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=LOSS_MISSES[c]))
+                                   for c in ("median", "max")])
+def test_lossy_rows_within_target(lab, check):
+    errors = _errors(lab, lambda p: p.table_id == "loss")
+    assert len(errors) == 8  # the rows the rule fixed
+    assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
+
+
 @pytest.mark.slow
 def test_the_shipped_cautions_are_this_models_on_the_lab(lab):
     """``tcpsim predict --platform lab_vm`` cautions from tcpsim/data/regimes.json: the lab's regimes in it must be
