@@ -57,6 +57,9 @@ _EIGHTEENTH = ("rare millisecond wake-up stalls, ruled on with the window rows' 
                "measured, refitted and scored once (2026-11-29, eighteenth session)")
 _NINETEENTH = ("a Linux 6.11+ rule on which skb a write appends to, written before it was built, scored once and "
                "withdrawn with every lab score in view (2026-11-29, nineteenth session)")
+_TWENTYTHIRD = ("CUBIC's 5 % a round trip before its first loss and its reset on a timeout, ruled on from a kernel "
+                "trace of a lossy lab scenario after lab/loss was scored, every lab score in view (2026-11-29, "
+                "twenty-third session)")
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
     "sunfire/table2": ("Solaris receive list and its refit", "ce blanking timer from the first frame"),
@@ -72,19 +75,21 @@ SEEN: dict[str, tuple[str, ...]] = {
                    "tbf token bucket withdrawn after its score", _QUIET,
                    "the tbf bucket brought back after a kernel trace of five of its scenarios", _PATH, _FIFTH, _SIXTH,
                    _SEVENTH, _EIGHTH, _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH, _SEVENTEENTH,
-                   _EIGHTEENTH, _NINETEENTH),
+                   _EIGHTEENTH, _NINETEENTH, _TWENTYTHIRD),
     "lab/streams": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
                     _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH, _SEVENTEENTH, _EIGHTEENTH,
-                    _NINETEENTH),
+                    _NINETEENTH, _TWENTYTHIRD),
     "lab/tengig": ("tbf token bucket withdrawn after its score", _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH, _NINTH,
                    _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH, _SEVENTEENTH, _EIGHTEENTH,
-                   _NINETEENTH),
+                   _NINETEENTH, _TWENTYTHIRD),
     "lab/unshaped": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH, _EIGHTH,
                      _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH, _FIFTEENTH, _SEVENTEENTH,
-                     _EIGHTEENTH, _NINETEENTH),
+                     _EIGHTEENTH, _NINETEENTH, _TWENTYTHIRD),
     "lab/messages_nagle": ("tbf token bucket withdrawn after its score", _VETH, _QUIET, _PATH, _FIFTH, _SIXTH,
                            _EIGHTH, _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH, _FIFTEENTH,
-                           _SEVENTEENTH, _EIGHTEENTH, _NINETEENTH),
+                           _SEVENTEENTH, _EIGHTEENTH, _NINETEENTH, _TWENTYTHIRD),
+    "lab/pacing": (_TWENTYTHIRD,),
+    "lab/loss": (_TWENTYTHIRD,),
 }
 """Holdout tables that a model decision had in view (validation/README.md, "Held out, seen, and the rule
 from now on"): reported as seen, not as held out."""

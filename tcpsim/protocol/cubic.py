@@ -4,7 +4,8 @@ Ref: RFC 9438 (CUBIC, which obsoletes RFC 8312) and Linux ``net/ipv4/tcp_cubic.c
 W(t) = C (t - K)^3 + W_max after a loss (``bictcp_update``), with C = 0.4 and the reduction factor beta
 = 717/1024 (``bictcp_recalc_ssthresh``), fast convergence (a flow that lost below its last maximum
 remembers a lower one), the Reno-friendly region (``tcp_friendliness`` in older kernels, RFC 9438
-§4.3), and at most one segment per two acknowledged (``ca->cnt`` at least 2). HyStart (``hystart_update``)
+§4.3), at most one segment per two acknowledged (``ca->cnt`` at least 2) and, until the first loss (or since a
+timeout reset it), at least 5 % a round trip (``ca->cnt`` at most 20). HyStart (``hystart_update``)
 ends slow start before the first loss when a train of closely spaced ACKs spans half the minimum RTT,
 or when the round's smallest RTT sample exceeds the minimum by an eighth, clamped to 4..16 ms.
 
@@ -32,6 +33,9 @@ HYSTART_ACK_DELTA_S: Final = 0.002
 """ACKs closer than this belong to one train (``hystart_ack_delta_us``)."""
 HYSTART_DELAY_MIN_S: Final = 0.004
 HYSTART_DELAY_MAX_S: Final = 0.016
+FIRST_LOSS_MAX_CNT: Final = 20
+"""Until CUBIC has seen a loss, at most this many ACKed segments per segment of growth, 5 % a round trip
+(``bictcp_update``: ``if (ca->last_max_cwnd == 0 && ca->cnt > 20) ca->cnt = 20``; ``loss_cwnd`` in 2.6)."""
 
 
 def cubic_k_s(w_max_segments: float, cwnd_segments: float) -> float:
@@ -99,6 +103,8 @@ class Cubic(NewReno):
             cnt = cwnd / (target - cwnd)
         else:
             cnt = 100.0 * cwnd
+        if self.w_last_max == 0.0 and cnt > FIRST_LOSS_MAX_CNT:  # no loss yet: the bandwidth is still unknown
+            cnt = FIRST_LOSS_MAX_CNT
         # Reno-friendly estimate: grows 3 (1 - beta) / (1 + beta) segments per window acknowledged.
         self.w_est += self.ack_cnt * (3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)) / max(cwnd, 1)
         self.ack_cnt = 0
@@ -158,6 +164,13 @@ class Cubic(NewReno):
                     self.ssthresh = self.cwnd
 
     def on_timeout(self, flight_bytes: int, snd_max: int) -> None:
-        """``tcp_enter_loss`` with CUBIC's ssthresh, then one segment; HyStart starts a fresh round."""
+        """``tcp_enter_loss`` with CUBIC's ssthresh, then one segment; entering the Loss state resets CUBIC
+        (``cubictcp_state`` -> ``bictcp_reset``, ``bictcp_hystart_reset``): W_max, the epoch, ``delay_min`` and the
+        Reno-friendly estimate start from zero, so the growth before a first loss applies again."""
         super().on_timeout(flight_bytes, snd_max)
+        self.w_last_max = 0.0
+        self.epoch_s = -1.0
+        self.delay_min_s = 0.0
+        self.ack_cnt = self.cnt_acc = 0
+        self.w_est = 0.0
         self.round_end = -1

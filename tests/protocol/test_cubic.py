@@ -87,6 +87,38 @@ def test_growth_is_at_most_one_segment_per_two_acked():
     assert cc.cwnd <= 16 * MSS
 
 
+def test_before_its_first_loss_cubic_grows_at_least_five_percent_a_round_trip():
+    """bictcp_update: no loss yet (HyStart ended slow start, W_max unknown), ca->cnt at most 20. Over 40 round
+    trips of 4 ms from 600 segments the cubic curve from K = 0 adds a handful; the floor makes it 600 x 1.05^40."""
+    rtt = 0.004
+    cc = Cubic(MSS, 10)
+    cc.cwnd = cc.ssthresh = 600 * MSS                        # where HyStart left slow start
+    cc.delay_min_s = rtt
+    seen = _avoid(cc, rtt, 40 * rtt)
+    assert seen[-1][1] >= 600 * 1.05 ** 38
+    assert seen[-1][1] <= 600 * 1.06 ** 41                   # the floor, not more: one segment per 20 acked
+    cc.cwnd = 1000 * MSS
+    cc.ssthresh = cc.loss_ssthresh(cc.cwnd)                  # a loss: from here the cubic curve alone
+    cc.cwnd = cc.ssthresh
+    after = _avoid(cc, rtt, cc.now_s + 40 * rtt)
+    assert after[-1][1] - 700 < 60                           # concave, slow just below W_max (K is 4 s here)
+
+
+def test_a_timeout_resets_cubic_so_the_floor_holds_again():
+    """cubictcp_state(TCP_CA_Loss) -> bictcp_reset: W_max, epoch and delay_min forgotten."""
+    cc = Cubic(MSS, 10)
+    cc.cwnd = 500 * MSS
+    cc.delay_min_s = 0.004
+    cc.on_timeout(500 * MSS, 10**6)
+    assert cc.ssthresh == 350 * MSS and cc.cwnd == MSS
+    assert cc.w_last_max == 0.0 and cc.delay_min_s == 0.0 and cc.epoch_s < 0.0
+    cc.on_ack_timing(0.005, 10**6, 1)                        # delay_min taken afresh from the next sample
+    assert cc.delay_min_s == 0.005
+    cc.cwnd = cc.ssthresh
+    seen = _avoid(cc, 0.005, cc.now_s + 20 * 0.005)
+    assert seen[-1][1] >= 350 * 1.05 ** 18
+
+
 def test_hystart_ends_slow_start_on_an_ack_train_spanning_half_the_min_rtt():
     cc = Cubic(MSS, 10)
     cc.cwnd = 32 * MSS
