@@ -33,7 +33,7 @@ HYSTART_ACK_DELTA_S: Final = 0.002
 """ACKs closer than this belong to one train (``hystart_ack_delta_us``)."""
 HYSTART_DELAY_MIN_S: Final = 0.004
 HYSTART_DELAY_MAX_S: Final = 0.016
-FIRST_LOSS_MAX_CNT: Final = 20
+FIRST_LOSS_MAX_CNT: Final = 20.0
 """Until CUBIC has seen a loss, at most this many ACKed segments per segment of growth, 5 % a round trip
 (``bictcp_update``: ``if (ca->last_max_cwnd == 0 && ca->cnt > 20) ca->cnt = 20``; ``loss_cwnd`` in 2.6)."""
 
