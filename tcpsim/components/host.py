@@ -230,11 +230,14 @@ class HostRuntime:
         busy_s = link.busy_s
         arrival = link.send(now, ready, seg.wire_s, seg.frame_bytes, seg.dst.stream if seg.length else -1, seg.length,
                             seg.cont)
+        # The frame is the sender's until it has left the link (a frame the full link queue refused, at once);
+        # through the lab's delay line only until it enters the middle namespace (ip_rcv_core -> skb_orphan),
+        # ahead of the tbf there.
+        left_s = ready if link.relay is not None else link.free_at if link.busy_s != busy_s else now
         if self.modelled and link.busy_s != busy_s:
-            # On the wire; a frame the full link queue refused frees its descriptor at once.
-            self._tx_posted.append(link.free_at)
+            self._tx_posted.append(left_s)  # its descriptor is busy until then
         if self._watching:
-            self._tx_completed(seg, link.free_at if link.busy_s != busy_s else now)
+            self._tx_completed(seg, left_s)
         if arrival is not None:
             if self._tx_in_call and not link.held:
                 _lasts(seg.dst.peer, arrival, now)
