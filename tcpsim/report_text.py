@@ -63,6 +63,13 @@ def ideal_unshaped(sc: Scenario) -> bool:
             and not sc.receiver.platform.host_model_on)
 
 
+def _cuts(sc: Scenario) -> str:
+    """What a loss does to the sender's window: CUBIC keeps 0.7 of it (RFC 9438), Reno half (RFC 5681)."""
+    if sc.sender.tcp.congestion_control == "cubic":
+        return "keeps cutting the congestion window to 0.7"
+    return "keeps halving the congestion window"
+
+
 def advice(sc: Scenario, r: Result) -> str:
     """The single change most likely to raise goodput, phrased as a tcpsim flag where there is one."""
     lim = r.limited_by
@@ -72,11 +79,11 @@ def advice(sc: Scenario, r: Result) -> str:
         ideas = "a cleaner path or a shorter round trip"
         if sc.link.mtu_bytes < 9000:
             ideas += ", jumbo frames (--mtu 9000: a larger MSS climbs faster)"
-        return (f"random loss ({sc.link.loss_frac:g} of frames) keeps halving the congestion window, and goodput goes "
-                f"as MSS / (RTT x sqrt(loss)): {ideas}, or parallel streams (--streams N), each with its own sawtooth")
+        return (f"random loss ({sc.link.loss_frac:g} of frames) {_cuts(sc)}, and goodput goes as MSS / (RTT x "
+                f"sqrt(loss)): {ideas}, or parallel streams (--streams N), each with its own sawtooth")
     if lim == "cwnd" and r.drops.get("link"):
-        return ("the link queue overflows and halves the congestion window: a deeper queue (--queue N), or socket "
-                "buffers that stop the window just short of bandwidth x RTT plus the queue" + _sack_tip(sc))
+        return (f"the link queue overflows and {_cuts(sc)}: a deeper queue (--queue N), or socket buffers that stop "
+                "the window just short of bandwidth x RTT plus the queue" + _sack_tip(sc))
     if lim == "loss_recovery":
         ideal_hosts = not (sc.sender.platform.host_model_on or sc.receiver.platform.host_model_on)
         if sc.link.loss_frac == 0 and sc.link.queue_packets is None and ideal_hosts and not any(r.drops.values()):
