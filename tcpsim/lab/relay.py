@@ -26,6 +26,9 @@ from typing import Optional
 from ._proc import die_with_parent
 from .frames import FrameLoss, lose_frames
 
+MAX_S = 900.0
+"""How long the relay serves at most unless told (its third argument); the testbed tears it down sooner."""
+
 _TUNSETIFF = 0x400454CA
 _TUNSETOFFLOAD = 0x400454D0
 _IFF_TUN, _IFF_NO_PI, _IFF_VNET_HDR = 0x0001, 0x1000, 0x4000
@@ -89,7 +92,7 @@ def main(argv: list[str]) -> int:
     die_with_parent(timer_slack_ns=1000)
     _realtime()
     name, delay_s = argv[0], float(argv[1])
-    max_s = float(argv[2]) if len(argv) > 2 else 900.0
+    max_s = float(argv[2]) if len(argv) > 2 else MAX_S
     loss = FrameLoss(float(argv[3]), int(argv[4])) if len(argv) > 4 and float(argv[3]) > 0 else None
     fd = open_tun(name)
     print("ready", flush=True)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from ..errors import TcpsimError
+from .relay import MAX_S as RELAY_MAX_S
 from .scenario import tbf_burst_bytes
 
 __all__ = ["Testbed", "LabUnavailable", "tbf_burst_bytes", "missing_requirement", "has_netem", "install_signal_handlers",
@@ -148,6 +149,8 @@ class Testbed:
         self.loss_frac = float(loss_frac)
         """Each frame's loss probability on the delay line, both ways (:mod:`tcpsim.lab.frames`); needs the relay."""
         self.loss_seed = secrets.randbits(31)
+        if self.loss_frac and (self.rtt_s <= 0 or delay_line == "netem"):  # refused before anything is built
+            raise LabUnavailable("loss is drawn by tcpsim's delay line: it needs an added delay (--rtt) and the relay")
         self.delay_line = "none"
         self._want_delay = delay_line
         self._probe = probe
@@ -199,8 +202,6 @@ class Testbed:
         if self.cc:
             for ns in (a, b):
                 self._default_cc(ns)
-        if self.loss_frac and (self.rtt_s <= 0 or self._want_delay == "netem"):
-            raise LabUnavailable("loss is drawn by tcpsim's delay line: it needs an added delay (--rtt) and the relay")
         if self.rtt_s > 0 and self._want_delay in ("auto", "netem") and has_netem() and not self.loss_frac:
             self.delay_line = "netem"
         elif self.rtt_s > 0:
@@ -255,7 +256,7 @@ class Testbed:
                      "net.ipv4.conf.all.send_redirects=0")
         argv = [sys.executable, "-m", "tcpsim.lab.relay", self.dev_tun, f"{self.rtt_s / 2:.9f}"]
         if self.loss_frac:
-            argv += ["900", f"{self.loss_frac!r}", str(self.loss_seed)]
+            argv += [str(RELAY_MAX_S), f"{self.loss_frac!r}", str(self.loss_seed)]
         relay = self.spawn(m, argv, "relay", stdout=subprocess.PIPE)
         line = relay.stdout.readline() if relay.stdout else ""
         if not line.startswith("ready"):
