@@ -93,6 +93,11 @@ class TcpOptions:
     quickack_segments: int = 0
     whole_message_segments: bool = False
     initial_cwnd_segments: int = 2
+    slow_start_ack_segments: int = 2
+    """The most one ACK adds to cwnd in slow start, in segments: RFC 3465's L = 2 SMSS (appropriate byte counting);
+    1 for Linux before 3.18 (``tcp_slow_start``: one increment per ACK); 0 for Linux 3.18 on, every segment the ACK
+    acknowledges, up to ssthresh, the rest going on to congestion avoidance (commit 9f9843a751d0, "tcp: properly
+    handle stretch acks in slow start")."""
     min_rto_s: float = 1.0
     naglim_bytes: Optional[int] = None
     maxpsz_segments: int = 0
@@ -250,6 +255,7 @@ class TcpOptions:
         _check_range("deferred_acks_max", self.deferred_acks_max, 1, 1024)
         _check_range("quickack_segments", self.quickack_segments, 0, 1 << 20)
         _check_range("initial_cwnd_segments", self.initial_cwnd_segments, 1, 1000)
+        _check_range("slow_start_ack_segments", self.slow_start_ack_segments, 0, 1000)
         _check_range("min_rto_s", self.min_rto_s, 1e-6, 60.0)
         if self.naglim_bytes is not None:
             _check_range("naglim_bytes", self.naglim_bytes, 1, 1 << 31)
@@ -361,6 +367,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
     return dict(
         rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
         measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3),
+        slow_start_ack_segments=0 if v >= (3, 18) else 1,
         scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), nomem_zero_window=v >= (6, 10),
         init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,

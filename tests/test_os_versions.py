@@ -359,3 +359,13 @@ def test_a_deferral_that_waits_on_cwnd_lets_cwnd_grow():
     proxy = simulate(replace(sc, sender=replace(sc.sender, tcp=replace(sc.sender.tcp, measured_cwnd_limited=False))))
     assert r.timeseries.cwnd_bytes[-1] > 1.3 * proxy.timeseries.cwnd_bytes[-1]
     assert 10 < r.data_packets_per_s / r.ack_packets_per_s < 13  # one write's 11 segments and its tail an ACK
+
+
+def test_slow_start_per_ack_by_version():
+    """tcp_slow_start: one increment an ACK before 3.18, every acknowledged segment from 3.18 (stretch ACKs); the
+    unversioned profiles and the other stacks keep RFC 3465's two."""
+    per_ack = {name: TcpOptions.for_os(os_version(name)).slow_start_ack_segments
+               for name in ("linux-2.6", "linux-3.10", "linux-4.19", "linux-6.12")}
+    assert per_ack == {"linux-2.6": 1, "linux-3.10": 1, "linux-4.19": 0, "linux-6.12": 0}
+    assert TcpOptions.for_os("linux").slow_start_ack_segments == 2
+    assert TcpOptions.for_os("solaris").slow_start_ack_segments == 2

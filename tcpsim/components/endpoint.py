@@ -144,4 +144,5 @@ class TcpEndpoint(TcpRecovery):
         if mss != self.mss:
             self.mss = mss
             self.cc.mss = mss
+            self.cc.abc_limit = self.opts.slow_start_ack_segments * mss
             self.naglim = min(self.opts.naglim_bytes, mss) if self.opts.naglim_bytes else mss

@@ -245,10 +245,10 @@ class EndpointState:
         """The congestion control the options name, for the current MSS."""
         o = self.opts
         if o.congestion_control == "cubic":
-            return Cubic(self.mss, o.initial_cwnd_segments, validate=o.cwnd_validation, sack=self.sack_ok,
-                         limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited)
-        return NewReno(self.mss, o.initial_cwnd_segments, validate=o.cwnd_validation, sack=self.sack_ok,
-                       limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited)
+            return Cubic(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
+                         sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited)
+        return NewReno(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
+                       sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited)
 
     # --- helpers ----------------------------------------------------------------------------------
     def _wire(self, length: int) -> tuple[int, float]:

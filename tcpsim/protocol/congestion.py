@@ -57,6 +57,7 @@ class NewReno:
         self.recover = 0
         self.dupacks = 0
         self.abc_limit = abc_limit_segments * mss_bytes
+        """The most one ACK adds in slow start (RFC 3465's L); 0: every byte it acknowledges (Linux 3.18+)."""
         self._ca_acc = 0
         self.now_s = 0.0
         """The time of the ACK being processed (the sender sets it; time-based rules such as CUBIC read it)."""
@@ -82,9 +83,17 @@ class NewReno:
         if self.validate and not self._cwnd_limited(acked_bytes, ack, flight_bytes):
             return False  # application- or buffer-limited: the window was not used, so it does not grow
         if self.cwnd < self.ssthresh:
-            self.cwnd += min(acked_bytes, self.abc_limit)
-        else:
-            self.avoid_congestion(acked_bytes)
+            if self.abc_limit:
+                self.cwnd += min(acked_bytes, self.abc_limit)
+                return False
+            # Linux 3.18+ tcp_slow_start: every segment acknowledged, up to ssthresh; the rest grows the window
+            # as congestion avoidance does (bictcp_cong_avoid, tcp_reno_cong_avoid).
+            grown = min(self.cwnd + acked_bytes, self.ssthresh)
+            acked_bytes -= grown - self.cwnd
+            self.cwnd = grown
+            if acked_bytes <= 0:
+                return False
+        self.avoid_congestion(acked_bytes)
         return False
 
     def _cwnd_limited(self, acked_bytes: int, ack: int, flight_bytes: int) -> bool:

@@ -165,3 +165,23 @@ def test_reno_keeps_its_own_arithmetic():
     assert reno.loss_ssthresh(100 * MSS) == 50 * MSS
     reno.on_ack_timing(0.001, 0, 0)                          # no timing rule: nothing happens
     assert CUBIC_C == 0.4
+
+
+@pytest.mark.parametrize("per_ack, grown", [(2, 2), (1, 1), (0, 10)])
+def test_slow_start_credits_what_the_stack_credits_for_a_stretch_ack(per_ack, grown):
+    """An ACK of ten segments in slow start: RFC 3465's two, Linux before 3.18 one, Linux 3.18 on all ten
+    (tcp_slow_start), for Reno and CUBIC alike."""
+    for cc in (NewReno(MSS, 10, per_ack), Cubic(MSS, 10, per_ack)):
+        cc.on_new_ack(10 * MSS, 10 * MSS, 0)
+        assert cc.cwnd == (10 + grown) * MSS
+
+
+def test_linux_slow_start_stops_at_ssthresh_and_grows_the_rest_as_congestion_avoidance():
+    """tcp_slow_start: cwnd = min(cwnd + acked, ssthresh); what is left of acked goes to tcp_cong_avoid_ai."""
+    cc = NewReno(MSS, 10, 0)
+    cc.ssthresh = 14 * MSS
+    cc.on_new_ack(10 * MSS, 10 * MSS, 0)           # 4 segments reach ssthresh, 6 are left for the linear phase
+    assert cc.cwnd == 14 * MSS and cc._ca_acc == 6 * MSS
+    for _ in range(2):
+        cc.on_new_ack(4 * MSS, 20 * MSS, 0)          # 14 segments acknowledged in all: one more segment
+    assert cc.cwnd == 15 * MSS
