@@ -84,14 +84,13 @@ LOSS_TARGET, LOSS_MAX = 0.15, 0.30
 loss on the lab's path")."""
 
 LOSS_MISSES = {
-    "median": "22.3 % (19.6 % at its first score, 2026-11-29, before CUBIC's first-loss growth and the skb-orphan rule; "
-              "27.5 % over five seeds both before and after): low on six of eight rows, most where losses are rare "
-              "and the path long (0.1 % at 16 ms: 28.6 predicted, 76.6 measured; 0.01 % at 4 ms: 404 against 569), "
-              "a little high at 1 % and 1-4 ms, and each row's seeds span a third or more; tcpsim's recovery is RFC "
-              "6675 SACK with NewReno's rules, the kernel's RACK-TLP and PRR are not modelled, and what makes the gap "
-              "at 16 ms is not established",
-    "max": "62.6 %: the 0.1 %, 16 ms row (28.6 predicted, 76.6 measured; the kernel's runs of it 26-88 Mbit/s); see "
-           "the median's reason",
+    "median": "28.2 % (19.6 % at its first score, 2026-11-29, before three kernel rules of that day: CUBIC's growth "
+              "before its first loss, the skb-orphan path, slow start's stretch ACKs; 16.6 % over five seeds now, "
+              "27.5 % before the last): validate's one seed falls badly on two rows (0.1 % at 16 ms: 34.0 "
+              "predicted, 76.6 measured, five seeds 34-88 against the kernel's twelve runs 26-88; 1 % at 1 ms: "
+              "118.9 against 77.6), and at 1 % on the short paths tcpsim is high, where the kernel's RACK-TLP and "
+              "PRR, not modelled, shape each recovery",
+    "max": "55.6 %: the 0.1 %, 16 ms row (34.0 predicted, 76.6 measured); see the median's reason",
 }
 
 
