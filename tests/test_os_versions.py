@@ -305,12 +305,16 @@ def test_an_aggregate_is_at_most_half_the_cwnd_so_the_first_skb_measures_the_ker
 def test_per_packet_work_is_done_once_per_aggregate_on_a_path_that_carries_them_whole():
     """One skb, one stack traversal (tcp_transmit_skb -> dev_queue_xmit; netif_receive_skb -> tcp_v4_rcv):
     with 20 us per packet on each side and nothing else charged, segment by segment a host moves at most
-    1448 bytes per 20 us (579 Mbit/s); in aggregates of several segments it moves several times that."""
+    1448 bytes per 20 us (579 Mbit/s); in aggregates of several segments it moves several times that. The
+    window (256 KiB) is one the receiver drains in a round trip: with 4 MiB, slow start (which credits stretch
+    ACKs from 3.18) piles more onto the 20 us receiver than it drains, its backlog holds the ACKs back, and the
+    sender falls to one segment an skb (validation/README.md, "Left as found: a receiver that cannot drain the
+    window")."""
     base = load_platform("lab_vm")
     cpu = replace(base.cpu, per_packet_tx_s=20e-6, per_packet_rx_s=20e-6, per_syscall_s=0.0, per_byte_copy_s=0.0,
                   per_ack_tx_s=0.0, per_ack_rx_s=0.0)
     per_segment_bps = 1448 * 8 / 20e-6
-    kw = dict(rate="10gbit", rtt="1ms", mtu=1500, sockbuf="4M", write="128k", budget=Budget(max_sim_time_s=0.1))
+    kw = dict(rate="10gbit", rtt="1ms", mtu=1500, sockbuf="256k", write="128k", budget=Budget(max_sim_time_s=0.3))
     whole = simulate(build_scenario(platform=replace(base, cpu=cpu), **kw))
     split = simulate(build_scenario(platform=replace(base, cpu=cpu, nic=replace(base.nic, gso_whole=False)), **kw))
     assert split.goodput_bps < 1.02 * per_segment_bps
