@@ -45,6 +45,7 @@ MAX_RTT_S = 0.2
 MAX_LOSS_FRAC = 0.5
 """The most loss a lab run draws, as tcpsim's ``Link.loss_frac`` allows."""
 _LOSS_RANGE = "0..0.5 (a fraction, or a percentage such as 1%)"
+_LOSS_NEEDS_DELAY = "0 without an added delay (the delay line draws the loss: give --rtt)"
 
 GENERATOR_READ_BYTES = 131072
 """The built-in generator's ``recv`` size (``python -m tcpsim.lab.generator --read``)."""
@@ -184,7 +185,7 @@ class LabScenario:
         if not 0.0 <= self.loss_frac <= MAX_LOSS_FRAC:
             raise bad("loss", self.loss_frac, _LOSS_RANGE)
         if self.loss_frac and not self.rtt_s:
-            raise bad("loss", self.loss_frac, "0 without an added delay (the delay line draws the loss: give --rtt)")
+            raise bad("loss", self.loss_frac, _LOSS_NEEDS_DELAY)
         if not 0.5 <= self.duration_s <= MAX_DURATION_S:
             raise bad("duration", self.duration_s, f"0.5..{MAX_DURATION_S:.0f} s (every run is bounded)")
         if self.pin_cpus is not None:
@@ -243,6 +244,9 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
     snd = parse_size(sndbuf, "sndbuf") if sndbuf is not None else sock
     rcv = parse_size(rcvbuf, "rcvbuf") if rcvbuf is not None else sock
     w = parse_size(message if message is not None else write, "message" if message is not None else "write")
+    loss_frac = 0.0 if loss is None else parse_fraction(loss, "loss", hi=MAX_LOSS_FRAC)
+    if loss_frac and not rtt_s:  # name the loss as the user wrote it
+        raise ConfigError("loss", loss, _LOSS_NEEDS_DELAY)
     pacing_bps = 0.0 if max_pacing_rate is None else parse_rate(max_pacing_rate, "max_pacing_rate")
     if pacing_bps and not _PACING_MIN_BPS <= pacing_bps <= _PACING_MAX_BPS:  # name the rate as the user wrote it
         raise ConfigError("max_pacing_rate", max_pacing_rate, _PACING_RANGE)
@@ -253,7 +257,7 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
                        duration_s=parse_duration(duration, "duration"), congestion_control=cc,
                        pin_cpus=None if pin is None else _pins(pin),
                        max_pacing_rate_bps=pacing_bps,
-                       loss_frac=0.0 if loss is None else parse_fraction(loss, "loss", hi=MAX_LOSS_FRAC))
+                       loss_frac=loss_frac)
 
 
 def _pins(pin: Any) -> tuple[int, int]:
