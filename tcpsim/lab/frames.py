@@ -89,14 +89,15 @@ def _layout(pkt: bytes) -> tuple[int, int, int, int] | None:
     return ip, tcp, payload, gso_size
 
 
+def _frames(pkt: bytes, payload: int, gso_size: int) -> int:
+    return max(1, -(-(len(pkt) - payload) // gso_size))
+
+
 def frame_count(pkt: bytes) -> int:
     """The frames a packet read from the TUN device (virtio header first) is on a wire: one per ``gso_size`` of
     an IPv4 TCP aggregate's payload, else one."""
     lay = _layout(pkt)
-    if lay is None:
-        return 1
-    _ip, _tcp, payload, gso_size = lay
-    return max(1, -(-(len(pkt) - payload) // gso_size))
+    return 1 if lay is None else _frames(pkt, lay[2], lay[3])
 
 
 def cut(pkt: bytes, keep: Sequence[tuple[int, int]]) -> list[bytes]:
@@ -107,7 +108,7 @@ def cut(pkt: bytes, keep: Sequence[tuple[int, int]]) -> list[bytes]:
         raise ValueError("cut: not an IPv4 TCP GSO aggregate")
     ip, tcp, payload, gso_size = lay
     flags, gso_type, hdr_len, _size, csum_start, csum_offset = _VNET.unpack_from(pkt)
-    n = frame_count(pkt)
+    n = _frames(pkt, payload, gso_size)
     body = pkt[payload:]
     seq = struct.unpack_from("!I", pkt, tcp + 4)[0]
     ip_id = struct.unpack_from("!H", pkt, ip + 4)[0]
