@@ -98,6 +98,10 @@ class TcpOptions:
     1 for Linux before 3.18 (``tcp_slow_start``: one increment per ACK); 0 for Linux 3.18 on, every segment the ACK
     acknowledges, up to ssthresh, the rest going on to congestion avoidance (commit 9f9843a751d0, "tcp: properly
     handle stretch acks in slow start")."""
+    prr_rule: int = 0
+    """How SACK recovery brings cwnd down (:data:`tcpsim.protocol.prr.PRR_RULES`): 0, RFC 6675's cwnd = ssthresh at
+    once (every stack but Linux 3.2 on); 1-4, Linux's Proportional Rate Reduction (RFC 6937, ``tcp_cwnd_reduction``)
+    as 3.2-4.2, 4.3-5.10, 5.11-5.18 and 5.19 on have it."""
     min_rto_s: float = 1.0
     naglim_bytes: Optional[int] = None
     maxpsz_segments: int = 0
@@ -256,6 +260,7 @@ class TcpOptions:
         _check_range("quickack_segments", self.quickack_segments, 0, 1 << 20)
         _check_range("initial_cwnd_segments", self.initial_cwnd_segments, 1, 1000)
         _check_range("slow_start_ack_segments", self.slow_start_ack_segments, 0, 1000)
+        _check_range("prr_rule", self.prr_rule, 0, 4)
         _check_range("min_rto_s", self.min_rto_s, 1e-6, 60.0)
         if self.naglim_bytes is not None:
             _check_range("naglim_bytes", self.naglim_bytes, 1, 1 << 31)
@@ -368,6 +373,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
         measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3),
         slow_start_ack_segments=0 if v >= (3, 18) else 1,
+        prr_rule=4 if v >= (5, 19) else 3 if v >= (5, 11) else 2 if v >= (4, 3) else 1 if v >= (3, 2) else 0,
         scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), nomem_zero_window=v >= (6, 10),
         init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,

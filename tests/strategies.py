@@ -78,10 +78,12 @@ def linux_versioned_scenarios(draw):
     over one by one while less than a segment is unsent (each may let Nagle send), tens of thousands of calls a
     simulated millisecond, so such a run takes seconds to minutes of wall time."""
     sc = draw(scenarios(lossless=False))
-    os = os_version(draw(st.sampled_from(["linux-4.19", "linux-6.1", "linux-6.12"])))
+    # each of Linux's PRR rules (3.10, 4.19, 5.15, 6.1 on) in recovery
+    os = os_version(draw(st.sampled_from(["linux-3.10", "linux-4.19", "linux-5.15", "linux-6.1", "linux-6.12"])))
     os = replace(os, fq_qdisc=draw(st.booleans()))  # fq paces every flow
     buf = draw(st.sampled_from([None, 8192, 16384, 65536, 262144]))
-    cap = draw(st.sampled_from([0.0, 0.0, 5e7, 5e8]))  # SO_MAX_PACING_RATE: TCP's own pacing
+    # SO_MAX_PACING_RATE: TCP's own pacing, from 4.13
+    cap = draw(st.sampled_from([0.0, 0.0, 5e7, 5e8])) if os.version_tuple >= (4, 13) else 0.0
     tcp = replace(TcpOptions.for_os(os, sockbuf_bytes=buf, nodelay=sc.sender.tcp.nodelay, max_pacing_rate_bps=cap),
                   sack=sc.sender.tcp.sack, min_rto_s=sc.sender.tcp.min_rto_s)
     host = Host(platform=Platform(nic=Nic(gso_whole=draw(st.booleans())), os=os), tcp=tcp)

@@ -424,6 +424,37 @@ def test_a_retransmission_lost_after_a_timeout_is_sent_again():
     assert 1 not in run_.links["forward"].sent_payloads  # a timeout with data outstanding sends no persist probe
 
 
+def _recovery_sends(prr_rule):
+    """CUBIC with SACK at 1 Gbit/s and 2 ms, a window the receiver does not limit, one segment lost in slow start:
+    the times (from the fast retransmit) at which new segments went out until the recovery ended (an ACK of all that
+    was out when it began)."""
+    from tcpsim.engine import _Run
+
+    opts = TcpOptions(sndbuf_bytes=1 << 23, rcvbuf_bytes=1 << 23, sack=True, congestion_control="cubic",
+                      min_rto_s=0.2, prr_rule=prr_rule)
+    run_ = _Run(Scenario(sender=Host(tcp=opts), receiver=Host(tcp=opts), link=Link(one_way_delay_s=1e-3),
+                         workload=Workload(total_bytes=4_000_000),
+                         budget=Budget(max_sim_time_s=1.0, record_trace=True, trace_limit=20_000)))
+    lose_one_segment(run_, times=1, from_seq=800_000)
+    trace = run_.run().trace
+    rtx = next(t for t in trace if t[2] == "data" and t[7] == "retransmit")
+    high = max(t[3] + t[4] for t in trace if t[2] == "data" and t[0] < rtx[0])
+    end = next(t[0] for t in trace if t[2] == "ack" and t[5] >= high) + 1e-3  # when it reaches the sender
+    return [t[0] - rtx[0] for t in trace if t[2] == "data" and t[3] >= high and rtx[0] < t[0] < end]
+
+
+def test_linux_recovery_reduces_proportionally():
+    """RFC 6937 / ``tcp_cwnd_reduction``: after the fast retransmit PRR sends 0.7 new segments for each one delivered
+    from the first ACKs on, where RFC 6675 (cwnd = ssthresh at once) is silent until the flight has come down by 0.3
+    of the window; over the recovery's round trip both send about ssthresh."""
+    prr, rfc6675 = _recovery_sends(4), _recovery_sends(0)
+    assert prr and rfc6675
+    assert prr[0] < 0.05e-3 and rfc6675[0] > 0.4e-3  # a 2 ms round trip: PRR at once, RFC 6675 after 0.3 of it
+    gaps = [b - a for a, b in zip(prr, prr[1:])]
+    assert max(gaps) < 0.05e-3  # spread, no pause in the round trip
+    assert len(prr) == pytest.approx(len(rfc6675), rel=0.1)
+
+
 @pytest.mark.parametrize("limited_transmit", [False, True])
 def test_limited_transmit_turns_a_lost_first_segment_into_a_fast_retransmit(limited_transmit):
     """Linux's initial window of two: when the first segment is lost, the second brings one duplicate ACK.

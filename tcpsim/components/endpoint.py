@@ -67,6 +67,9 @@ class TcpEndpoint(TcpRecovery):
         ack = seg.ack
         now = self.kernel.now_s
         sacked_before = -1
+        prr = self.cc.prr_rule != 0 and (self._sack_rec or self.cc.dupacks == 2)  # in, or maybe entering, recovery
+        if prr:
+            self._prr_mark()
         if seg.sack is not None and self.sack_ok:
             if ack == self.snd_una and self.cc.limited_transmit and self.cc.dupacks < 2:
                 sacked_before = self._board.sacked_bytes(ack, self.snd_max)
@@ -108,6 +111,8 @@ class TcpEndpoint(TcpRecovery):
                 self._retransmit_first(cpu)
             elif self._sack_rec and not self.cc.in_recovery:
                 self._sack_rec = False  # RFC 6675 §5: the cumulative ACK passed RecoveryPoint
+            elif prr and self._sack_rec:
+                self._prr_step()
             if self.snd_max > ack:
                 self._arm_rto()
             else:
@@ -121,9 +126,11 @@ class TcpEndpoint(TcpRecovery):
                 new_info = sacked_before < 0 or self._board.sacked_bytes(ack, self.snd_max) > sacked_before
                 if self.cc.on_dupack(self.snd_max - self.snd_una, self.snd_max, self.snd_una, new_info):
                     if self.sack_ok:
-                        self._sack_enter_recovery(cpu)
+                        self._sack_enter_recovery(cpu, prr)
                         return
                     self._retransmit_first(cpu)
+            if prr and self._sack_rec:
+                self._prr_step()
             self.peer_wnd = seg.wnd
             if seg.wnd > self.max_sndwnd:
                 self.max_sndwnd = seg.wnd

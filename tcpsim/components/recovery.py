@@ -45,15 +45,41 @@ class TcpRecovery(TcpSender):
             self._arm_rto()
 
     # --- SACK-based loss recovery (RFC 6675 §5) ---------------------------------------------------
-    def _sack_enter_recovery(self, cpu: int) -> None:
-        """Step 4: the congestion window was set by :meth:`NewReno.on_dupack`; resend the first
-        unacknowledged segment at once, then send by ``pipe``."""
+    def _sack_enter_recovery(self, cpu: int, prr: bool = False) -> None:
+        """Step 4: the congestion window was set by :meth:`NewReno.on_dupack` (with PRR, by this ACK's
+        :meth:`_prr_step`, ``prr`` saying :meth:`_prr_mark` ran before it); resend the first unacknowledged segment
+        at once, then send by ``pipe``."""
         self._sack_rec = True
         self._high_rxt = 0
+        if prr:
+            self._prr_sent = self.bytes_sent
+            self._prr_step()
         if self.sent:
             self._resend(self.sent[0], cpu)
             self._arm_rto()
         self._sack_output(cpu)
+
+    # --- Proportional Rate Reduction (RFC 6937; Linux tcp_cwnd_reduction) -------------------------------
+    def _prr_mark(self) -> None:
+        """Before an ACK in SACK recovery (or one that may start it): what :meth:`_prr_step` measures it against."""
+        board, una = self._board, self.snd_una
+        self._prr_una = una
+        self._prr_sacked = board.sacked_bytes(una, self.snd_max)
+        self._prr_lost = max(board.lost_below(self.sent, self.mss), una)
+
+    def _prr_step(self) -> None:
+        """After that ACK: ``tcp_cwnd_reduction`` with the bytes it delivered (cumulatively or by new SACK blocks,
+        ``tcp_newly_delivered``), whether ``snd_una`` advanced, whether it made RFC 6675's IsLost count new bytes
+        lost (``rs->losses``), whether it acknowledged retransmitted data (``FLAG_RETRANS_DATA_ACKED``)."""
+        board, una, mss = self._board, self.snd_una, self.mss
+        una0 = self._prr_una
+        delivered = una - una0 + board.sacked_bytes(una, self.snd_max) - self._prr_sacked
+        lost = board.lost_below(self.sent, mss)
+        start = max(self._prr_lost, una)
+        newly_lost = lost > start and board.sacked_bytes(start, lost) < lost - start
+        pipe = set_pipe(board, self.sent, una, self.snd_max, self._high_rxt, mss)
+        self.cc.prr_reduce(delivered, pipe, self.bytes_sent - self._prr_sent, una > una0, newly_lost,
+                           una0 < una and una0 < self._high_rxt)
 
     def _sack_output(self, cpu: int) -> None:
         """Step (C): while cwnd - pipe allows a segment, NextSeg rule 1 (lost data), 2 (new data), 3 (other

@@ -101,6 +101,8 @@ class EndpointState:
         self._board = Scoreboard()
         self._pipe = 0
         self._high_rxt = 0
+        self._prr_sent = 0  # bytes_sent when SACK recovery began: PRR's prr_out is what was sent since
+        self._prr_una = self._prr_sacked = self._prr_lost = 0  # snd_una, SACKed bytes, IsLost's edge before an ACK
         self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
         self._rto_timer = kernel.timer(self._rto_expired)
         self.peer_wnd = 0
@@ -246,9 +248,11 @@ class EndpointState:
         o = self.opts
         if o.congestion_control == "cubic":
             return Cubic(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
-                         sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited)
+                         sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited,
+                         prr_rule=o.prr_rule)
         return NewReno(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
-                       sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited)
+                       sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited,
+                       prr_rule=o.prr_rule)
 
     # --- helpers ----------------------------------------------------------------------------------
     def _wire(self, length: int) -> tuple[int, float]:

@@ -6,7 +6,8 @@ ACKs two or more segments at once); RFC 6582 (NewReno: partial ACKs, ``recover``
 (congestion-window validation: a window the sender does not use is not grown; Linux
 ``tcp_is_cwnd_limited`` and, from 4.3, ``tcp_cwnd_validate``; 4.4BSD-derived stacks grow it regardless);
 RFC 6675 §5 (with SACK, recovery sets cwnd to ssthresh and sends by the ``pipe`` estimate instead of
-inflating cwnd per duplicate ACK);
+inflating cwnd per duplicate ACK); RFC 6937 (Linux 3.2 on: Proportional Rate Reduction brings cwnd down over the
+recovery's round trip instead, :mod:`tcpsim.protocol.prr`);
 RFC 3042 and RFC 5681 §3.2 step 1 (limited transmit: one new segment on each of the first two duplicate
 ACKs, cwnd unchanged).
 """
@@ -14,6 +15,8 @@ ACKs, cwnd unchanged).
 from __future__ import annotations
 
 from typing import Final
+
+from .prr import prr_sndcnt
 
 __all__ = ["NewReno", "INFINITE_SSTHRESH"]
 
@@ -27,15 +30,20 @@ class NewReno:
 
     __slots__ = ("mss", "cwnd", "ssthresh", "in_recovery", "recover", "dupacks", "abc_limit", "_ca_acc",
                  "validate", "sack", "limited_transmit", "extra", "now_s", "measured", "_max_out", "_usage_seq",
-                 "_is_limited")
+                 "_is_limited", "prr_rule", "prior_cwnd", "prr_delivered")
 
     MAX_BURST_SEGMENTS = 3
     """Linux ``tcp_max_burst``: a window within this many segments of the flight still counts as used."""
 
     def __init__(self, mss_bytes: int, initial_window_segments: int = 2, abc_limit_segments: int = 2,
                  validate: bool = False, sack: bool = False, limited_transmit: bool = False,
-                 measured: bool = False) -> None:
+                 measured: bool = False, prr_rule: int = 0) -> None:
         self.mss = mss_bytes
+        self.prr_rule = prr_rule if sack else 0
+        """Linux's PRR (``TcpOptions.prr_rule``; SACK recovery only): the endpoint sets cwnd on each ACK of the
+        recovery (:meth:`prr_reduce`), from the window it had (:attr:`prior_cwnd`) and what was delivered since."""
+        self.prior_cwnd = 0
+        self.prr_delivered = 0
         self.validate = validate
         self.measured = measured
         """With ``validate``: the sender's output passes say whether cwnd was used (:meth:`cwnd_validate`, Linux
@@ -74,6 +82,8 @@ class NewReno:
                 self.in_recovery = False
                 if not self.sack:
                     self.cwnd = min(self.ssthresh, max(flight_bytes, 0) + mss)
+                elif self.prr_rule:
+                    self.cwnd = self.ssthresh  # tcp_end_cwnd_reduction
                 return False
             if self.sack:
                 return False  # RFC 6675: the scoreboard, not the partial ACK, says what to resend
@@ -149,13 +159,30 @@ class NewReno:
             if self.limited_transmit:  # what limited transmit sent beyond cwnd is left out (RFC 5681 §3.2 step 2)
                 flight_bytes = min(flight_bytes, self.cwnd)
             self.ssthresh = self.loss_ssthresh(flight_bytes)
-            # RFC 6675 §5 step 4.2: cwnd = ssthresh, and ``pipe`` decides what may go out; NewReno
-            # inflates by the three segments that left the network (RFC 6582 §3.2 step 2).
-            self.cwnd = self.ssthresh if self.sack else self.ssthresh + 3 * self.mss
+            if self.prr_rule:  # tcp_init_cwnd_reduction: cwnd comes down by PRR, ACK by ACK
+                self.prior_cwnd = self.cwnd
+                self.prr_delivered = 0
+            else:
+                # RFC 6675 §5 step 4.2: cwnd = ssthresh, and ``pipe`` decides what may go out; NewReno
+                # inflates by the three segments that left the network (RFC 6582 §3.2 step 2).
+                self.cwnd = self.ssthresh if self.sack else self.ssthresh + 3 * self.mss
             self.in_recovery = True
             self.recover = snd_max
             return True
         return False
+
+    def prr_reduce(self, delivered: int, pipe: int, prr_out: int, una_advanced: bool, newly_lost: bool,
+                   retrans_acked: bool) -> None:
+        """``tcp_cwnd_reduction`` for an ACK in SACK recovery that delivered ``delivered`` bytes: cwnd = ``pipe``
+        plus what PRR lets out (:func:`tcpsim.protocol.prr.prr_sndcnt`); an ACK that delivers nothing changes
+        nothing."""
+        if delivered <= 0:
+            return
+        self.prr_delivered += delivered
+        self.cwnd = pipe + prr_sndcnt(self.prr_rule, ssthresh=self.ssthresh, prior_cwnd=self.prior_cwnd,
+                                      prr_delivered=self.prr_delivered, prr_out=prr_out, pipe=pipe,
+                                      delivered=delivered, mss=self.mss, una_advanced=una_advanced,
+                                      newly_lost=newly_lost, retrans_acked=retrans_acked)
 
     def on_timeout(self, flight_bytes: int, snd_max: int) -> None:
         """Retransmission timeout: ssthresh = max(FlightSize/2, 2 SMSS), cwnd = 1 SMSS (RFC 5681 eq. 4)."""
