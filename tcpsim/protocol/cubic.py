@@ -5,7 +5,9 @@ W(t) = C (t - K)^3 + W_max after a loss (``bictcp_update``), with C = 0.4 and th
 = 717/1024 (``bictcp_recalc_ssthresh``), fast convergence (a flow that lost below its last maximum
 remembers a lower one), the Reno-friendly region (``tcp_friendliness`` in older kernels, RFC 9438
 §4.3), at most one segment per two acknowledged (``ca->cnt`` at least 2) and, until the first loss (or since a
-timeout reset it), at least 5 % a round trip (``ca->cnt`` at most 20). HyStart (``hystart_update``)
+timeout reset it), at least 5 % a round trip (``ca->cnt`` at most 20); ``ca->cnt`` is computed again only when cwnd
+has moved or 1/32 s has passed (``bictcp_update``'s hold), so after a loss in the concave region the window can stand
+still for 1/32 s whatever the Reno-friendly estimate says. HyStart (``hystart_update``)
 ends slow start before the first loss when a train of closely spaced ACKs spans half the minimum RTT,
 or when the round's smallest RTT sample exceeds the minimum by an eighth, clamped to 4..16 ms.
 
@@ -19,7 +21,8 @@ from typing import Final
 
 from .congestion import NewReno
 
-__all__ = ["Cubic", "CUBIC_C", "CUBIC_BETA", "cubic_k_s", "cubic_window_segments"]
+__all__ = ["Cubic", "CUBIC_C", "CUBIC_BETA", "UPDATE_HOLD_S", "cubic_k_s", "cubic_offset_segments",
+           "cubic_window_segments"]
 
 CUBIC_C: Final = 0.4
 """Scaling constant C, segments per second cubed (RFC 9438 §5.1; ``bic_scale`` 41 / 1024 * 10)."""
@@ -33,6 +36,9 @@ HYSTART_ACK_DELTA_S: Final = 0.002
 """ACKs closer than this belong to one train (``hystart_ack_delta_us``)."""
 HYSTART_DELAY_MIN_S: Final = 0.004
 HYSTART_DELAY_MAX_S: Final = 0.016
+UPDATE_HOLD_S: Final = 1.0 / 32.0
+"""While cwnd equals the cwnd ``cnt`` was last computed for, it is computed again only this long after
+(``bictcp_update``: ``ca->last_cwnd == cwnd && tcp_jiffies32 - ca->last_time <= HZ / 32`` returns at once)."""
 FIRST_LOSS_MAX_CNT: Final = 20.0
 """Until CUBIC has seen a loss, at most this many ACKed segments per segment of growth, 5 % a round trip
 (``bictcp_update``: ``if (ca->last_max_cwnd == 0 && ca->cnt > 20) ca->cnt = 20``; ``loss_cwnd`` in 2.6)."""
@@ -45,6 +51,14 @@ def cubic_k_s(w_max_segments: float, cwnd_segments: float) -> float:
     return ((w_max_segments - cwnd_segments) / CUBIC_C) ** (1.0 / 3.0)
 
 
+def cubic_offset_segments(t_s: float, k_s: float) -> int:
+    """``bictcp_update``'s ``delta``: C (t - K)^3 in whole segments as its fixed-point arithmetic floors it, the sign
+    of t - K (the kernel's ``bic_target`` is W_max minus it below W_max, plus it above)."""
+    d = t_s - k_s
+    whole = int(CUBIC_C * abs(d) ** 3)
+    return whole if d >= 0.0 else -whole
+
+
 def cubic_window_segments(t_s: float, k_s: float, origin_segments: float) -> float:
     """RFC 9438 eq. 1: W_cubic(t) = C (t - K)^3 + W_max."""
     d = t_s - k_s
@@ -54,7 +68,8 @@ def cubic_window_segments(t_s: float, k_s: float, origin_segments: float) -> flo
 class Cubic(NewReno):
     """CUBIC window growth and reduction over NewReno's recovery; windows in bytes, the curve in segments."""
 
-    __slots__ = ("hystart", "w_last_max", "epoch_s", "k_s", "origin", "w_est", "ack_cnt", "cnt_acc",
+    __slots__ = ("hystart", "w_last_max", "epoch_s", "k_s", "origin", "w_est", "ack_cnt", "cnt_acc", "cnt",
+                 "last_cwnd", "last_time_s",
                  "delay_min_s", "round_end", "round_start_s", "last_ack_s", "curr_rtt_s", "samples")
 
     def __init__(self, mss_bytes: int, initial_window_segments: int = 10, abc_limit_segments: int = 2,
@@ -70,6 +85,11 @@ class Cubic(NewReno):
         self.w_est = 0.0
         self.ack_cnt = 0
         self.cnt_acc = 0
+        self.cnt = 0.0
+        """``ca->cnt``: ACKed segments per segment of growth, as last computed."""
+        self.last_cwnd = 0
+        self.last_time_s = 0.0
+        """cwnd and time of the last computation of :attr:`cnt` (``ca->last_cwnd``, ``ca->last_time``)."""
         self.delay_min_s = 0.0
         self.round_end = -1
         self.round_start_s = 0.0
@@ -79,12 +99,33 @@ class Cubic(NewReno):
 
     # --- growth ---------------------------------------------------------------------------------------
     def avoid_congestion(self, acked_bytes: int) -> None:
-        """``bictcp_cong_avoid`` / ``bictcp_update``: ``cnt`` ACKed segments per segment of growth, from
-        the cubic target one minimum RTT ahead, or faster where Reno would be (RFC 9438 §4.2-4.3)."""
+        """``bictcp_cong_avoid``: count the ACKed segments, compute ``cnt`` again if cwnd moved since the last
+        computation or 1/32 s has passed (``bictcp_update``), and grow by the ``cnt`` there is
+        (``tcp_cong_avoid_ai``)."""
         mss = self.mss
         cwnd = self.cwnd // mss
         acked = max(acked_bytes // mss, 1)
         now = self.now_s
+        self.ack_cnt += acked
+        if cwnd != self.last_cwnd or now - self.last_time_s > UPDATE_HOLD_S:
+            self._update_cnt(cwnd, acked, now)
+        # tcp_cong_avoid_ai: credits gathered under a larger cnt give one segment, not a jump, when cnt falls
+        whole = max(int(self.cnt), 2)
+        if self.cnt_acc >= whole:
+            self.cnt_acc = 0
+            self.cwnd += mss
+        self.cnt_acc += acked
+        if self.cnt_acc >= whole:
+            grow = self.cnt_acc // whole
+            self.cnt_acc -= grow * whole
+            self.cwnd += grow * mss
+
+    def _update_cnt(self, cwnd: int, acked: int, now: float) -> None:
+        """``bictcp_update`` past its hold: ``cnt`` ACKed segments per segment of growth, from the cubic target one
+        minimum RTT ahead, or faster where Reno would be (RFC 9438 §4.2-4.3), the Reno-friendly estimate taking
+        every segment counted since it last ran."""
+        self.last_cwnd = cwnd
+        self.last_time_s = now
         if self.epoch_s < 0.0:
             self.epoch_s = now
             self.ack_cnt = acked
@@ -95,10 +136,7 @@ class Cubic(NewReno):
             else:
                 self.k_s = cubic_k_s(self.w_last_max, cwnd)
                 self.origin = self.w_last_max
-        else:
-            self.ack_cnt += acked
-        t = now - self.epoch_s + self.delay_min_s
-        target = cubic_window_segments(t, self.k_s, self.origin)
+        target = self.origin + cubic_offset_segments(now - self.epoch_s + self.delay_min_s, self.k_s)
         if target > cwnd:
             cnt = cwnd / (target - cwnd)
         else:
@@ -112,12 +150,7 @@ class Cubic(NewReno):
             max_cnt = cwnd / (self.w_est - cwnd)
             if cnt > max_cnt:
                 cnt = max_cnt
-        whole = max(int(cnt), 2)
-        self.cnt_acc += acked
-        if self.cnt_acc >= whole:
-            grow = self.cnt_acc // whole
-            self.cnt_acc -= grow * whole
-            self.cwnd += grow * mss
+        self.cnt = cnt
 
     def loss_ssthresh(self, flight_bytes: int) -> int:
         """``bictcp_recalc_ssthresh``: remember W_max (lowered by fast convergence when this loss came
@@ -125,7 +158,7 @@ class Cubic(NewReno):
         mss = self.mss
         cwnd = self.cwnd // mss
         if cwnd < self.w_last_max:
-            self.w_last_max = cwnd * (1.0 + CUBIC_BETA) / 2.0
+            self.w_last_max = float(cwnd * 1741 // 2048)  # cwnd (1024 + 717) / 2048, in whole segments
         else:
             self.w_last_max = float(cwnd)
         self.epoch_s = -1.0
@@ -165,12 +198,14 @@ class Cubic(NewReno):
 
     def on_timeout(self, flight_bytes: int, snd_max: int) -> None:
         """``tcp_enter_loss`` with CUBIC's ssthresh, then one segment; entering the Loss state resets CUBIC
-        (``cubictcp_state`` -> ``bictcp_reset``, ``bictcp_hystart_reset``): W_max, the epoch, ``delay_min`` and the
-        Reno-friendly estimate start from zero, so the growth before a first loss applies again."""
+        (``cubictcp_state`` -> ``bictcp_reset``, ``bictcp_hystart_reset``): W_max, the epoch, ``delay_min``, the
+        Reno-friendly estimate and the last computation of ``cnt`` start from zero, so the growth before a first loss
+        applies again."""
         super().on_timeout(flight_bytes, snd_max)
         self.w_last_max = 0.0
         self.epoch_s = -1.0
         self.delay_min_s = 0.0
-        self.ack_cnt = self.cnt_acc = 0
+        self.ack_cnt = self.cnt_acc = self.last_cwnd = 0
+        self.cnt = 0.0
         self.w_est = 0.0
         self.round_end = -1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tcpsim.protocol.congestion import NewReno
-from tcpsim.protocol.cubic import CUBIC_BETA, CUBIC_C, Cubic, cubic_k_s, cubic_window_segments
+from tcpsim.protocol.cubic import CUBIC_BETA, CUBIC_C, UPDATE_HOLD_S, Cubic, cubic_k_s, cubic_window_segments
 
 MSS = 1448
 
@@ -25,7 +25,7 @@ def test_a_loss_keeps_seven_tenths_and_remembers_w_max():
     assert cc.w_last_max == 100
     cc.cwnd = 80 * MSS                                      # lost again below the last maximum:
     cc.loss_ssthresh(cc.cwnd)
-    assert cc.w_last_max == pytest.approx(80 * (1 + CUBIC_BETA) / 2)   # fast convergence gives way
+    assert cc.w_last_max == 68 == int(80 * (1 + CUBIC_BETA) / 2)   # fast convergence gives way, in whole segments
 
 
 def _avoid(cc: Cubic, rtt_s: float, until_s: float) -> list[tuple[float, int]]:
@@ -59,18 +59,45 @@ def test_the_window_climbs_back_to_w_max_in_about_k_then_probes_beyond():
     assert seen[-1][1] > 300                                 # convex beyond it
 
 
-def test_short_paths_grow_at_least_as_fast_as_reno_friendly_cubic():
-    # RTT 100 us, W_max 20: the cubic curve is slower than Reno there; the Reno-friendly estimate grows
-    # 3 (1 - beta) / (1 + beta) = 0.53 segments per round trip (RFC 9438 §4.3).
-    rtt = 100e-6
+def test_short_paths_grow_as_reno_friendly_cubic_in_steps_of_a_32nd_of_a_second():
+    """RTT 1 ms, W_max 20: the cubic curve is slower than Reno there, and the Reno-friendly estimate grows
+    3 (1 - beta) / (1 + beta) = 0.53 segments per round trip (RFC 9438 §4.3). Linux looks at it only when
+    ``bictcp_update`` runs past its hold: after the loss the target is below cwnd (``cnt`` = 100 cwnd) and cwnd stands
+    still for 1/32 s, then catches up; over the long run the estimate's pace."""
+    rtt = 1e-3
     cc = Cubic(MSS, 10)
     cc.cwnd = 20 * MSS
     cc.ssthresh = cc.loss_ssthresh(cc.cwnd)
     cc.cwnd = cc.ssthresh
     cc.delay_min_s = rtt
-    seen = _avoid(cc, rtt, 100 * rtt)
+    seen = _avoid(cc, rtt, 0.5)
+    held = [w for t, w in seen if t < 0.95 * UPDATE_HOLD_S]
+    assert len(held) > 25 and held[-1] - 14 <= 1             # 29 round trips without a segment of growth
+    after = [w for t, w in seen if t < 1.5 * UPDATE_HOLD_S]
+    assert after[-1] - 14 >= 0.4 * len(after)               # caught up with the estimate within 16 ms more
     per_rtt = (seen[-1][1] - 14) / len(seen)
     assert 0.4 <= per_rtt <= 1.0
+
+
+def test_the_hold_ends_when_cwnd_moves_or_a_timeout_resets_cubic():
+    """``bictcp_update`` computes again at once when cwnd differs from its last computation's (a reduction, or growth),
+    and ``bictcp_reset`` forgets that computation."""
+    cc = Cubic(MSS, 10)
+    cc.cwnd = 20 * MSS
+    cc.ssthresh = cc.loss_ssthresh(cc.cwnd)
+    cc.cwnd = cc.ssthresh
+    cc.delay_min_s = 0.001
+    cc.now_s = 1.0
+    cc.avoid_congestion(MSS)
+    assert (cc.last_cwnd, cc.last_time_s) == (14, 1.0)
+    cc.now_s = 1.01
+    cc.avoid_congestion(MSS)
+    assert cc.last_time_s == 1.0                             # held: the same cwnd, 10 ms later
+    cc.cwnd += MSS
+    cc.avoid_congestion(MSS)
+    assert (cc.last_cwnd, cc.last_time_s) == (15, 1.01)      # moved: computed again
+    cc.on_timeout(15 * MSS, 10**6)
+    assert cc.last_cwnd == 0 and cc.cnt == 0.0
 
 
 def test_growth_is_at_most_one_segment_per_two_acked():
