@@ -98,6 +98,9 @@ class TcpOptions:
     1 for Linux before 3.18 (``tcp_slow_start``: one increment per ACK); 0 for Linux 3.18 on, every segment the ACK
     acknowledges, up to ssthresh, the rest going on to congestion avoidance (commit 9f9843a751d0, "tcp: properly
     handle stretch acks in slow start")."""
+    cubic_hz: int = 0
+    """The tick rate CUBIC reads its time in (Linux ``CONFIG_HZ``, ``OsTcp.hz``; 0 = a continuous clock): the update
+    hold, the once-a-tick clause and the cubic clock of :class:`tcpsim.protocol.cubic.Cubic`."""
     prr_rule: int = 0
     """How SACK recovery brings cwnd down (:data:`tcpsim.protocol.prr.PRR_RULES`): 0, RFC 6675's cwnd = ssthresh at
     once (every stack but Linux 3.2 on); 1-4, Linux's Proportional Rate Reduction (RFC 6937, ``tcp_cwnd_reduction``)
@@ -261,6 +264,7 @@ class TcpOptions:
         _check_range("initial_cwnd_segments", self.initial_cwnd_segments, 1, 1000)
         _check_range("slow_start_ack_segments", self.slow_start_ack_segments, 0, 1000)
         _check_range("prr_rule", self.prr_rule, 0, 4)
+        _check_range("cubic_hz", self.cubic_hz, 0, 10000)
         _check_range("min_rto_s", self.min_rto_s, 1e-6, 60.0)
         if self.naglim_bytes is not None:
             _check_range("naglim_bytes", self.naglim_bytes, 1, 1 << 31)
@@ -373,6 +377,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
         measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3),
         slow_start_ack_segments=0 if v >= (3, 18) else 1,
+        cubic_hz=os.hz,
         prr_rule=4 if v >= (5, 19) else 3 if v >= (5, 11) else 2 if v >= (4, 3) else 1 if v >= (3, 2) else 0,
         scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), nomem_zero_window=v >= (6, 10),

@@ -380,6 +380,11 @@ class OsTcp:
     """Linux: the host's egress qdisc is ``fq`` (``net.core.default_qdisc = fq``, or ``tc qdisc ... fq``), which paces
     every TCP flow at its pacing rate (3.12 on; :mod:`tcpsim.protocol.pacing`). Used only with a :attr:`version`."""
 
+    hz: int = 250
+    """Linux's tick rate (``CONFIG_HZ``: 250 in Debian's and Ubuntu's generic kernels, 1000 in Fedora's and RHEL's; 0 =
+    a continuous clock): CUBIC counts its time in these ticks (``tcp_jiffies32``, :mod:`tcpsim.protocol.cubic`). Used
+    only with a :attr:`version`."""
+
     tso_win_divisor: int = 3
     """Linux ``net.ipv4.tcp_tso_win_divisor``: a sender holding a partial TSO skb for the next ACK sends it once
     1/N of min(window, cwnd) may go (``tcp_tso_should_defer``); 0 = once more than three segments may. Used
@@ -395,6 +400,7 @@ class OsTcp:
         _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
         _check_range("limit_output_bytes", self.limit_output_bytes, 0, (1 << 31) - 1)
         _check_range("tso_win_divisor", self.tso_win_divisor, 0, (1 << 31) - 1)
+        _check_range("hz", self.hz, 0, 10000, "0 (a continuous clock) or the kernel's CONFIG_HZ: 100, 250, 300, 1000")
         if self.rx_skb_page_bytes not in (0, 4096, 16384, 65536):
             raise ConfigError("rx_skb_page_bytes", self.rx_skb_page_bytes, "0 (no paging) or a page size: 4096, 16384, 65536")
         if self.delack not in DELACK_RULES:

@@ -249,7 +249,7 @@ class EndpointState:
         if o.congestion_control == "cubic":
             return Cubic(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
                          sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited,
-                         prr_rule=o.prr_rule)
+                         prr_rule=o.prr_rule, hz=o.cubic_hz)
         return NewReno(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
                        sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited,
                        prr_rule=o.prr_rule)

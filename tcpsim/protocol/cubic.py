@@ -17,6 +17,7 @@ CUBIC changes only how the window grows and how far it falls.
 
 from __future__ import annotations
 
+import math
 from typing import Final
 
 from .congestion import NewReno
@@ -69,12 +70,12 @@ class Cubic(NewReno):
     """CUBIC window growth and reduction over NewReno's recovery; windows in bytes, the curve in segments."""
 
     __slots__ = ("hystart", "w_last_max", "epoch_s", "k_s", "origin", "w_est", "ack_cnt", "cnt_acc", "cnt",
-                 "last_cwnd", "last_time_s",
+                 "last_cwnd", "last_time_s", "hz", "hold_s",
                  "delay_min_s", "round_end", "round_start_s", "last_ack_s", "curr_rtt_s", "samples")
 
     def __init__(self, mss_bytes: int, initial_window_segments: int = 10, abc_limit_segments: int = 2,
                  validate: bool = False, sack: bool = False, limited_transmit: bool = False,
-                 hystart: bool = True, measured: bool = False, prr_rule: int = 0) -> None:
+                 hystart: bool = True, measured: bool = False, prr_rule: int = 0, hz: int = 0) -> None:
         super().__init__(mss_bytes, initial_window_segments, abc_limit_segments, validate, sack, limited_transmit,
                          measured, prr_rule)
         self.hystart = hystart
@@ -90,6 +91,10 @@ class Cubic(NewReno):
         self.last_cwnd = 0
         self.last_time_s = 0.0
         """cwnd and time of the last computation of :attr:`cnt` (``ca->last_cwnd``, ``ca->last_time``)."""
+        self.hz = hz
+        """The tick rate CUBIC's clock counts in (Linux ``CONFIG_HZ``); 0: a continuous clock."""
+        self.hold_s = (hz // 32 + 0.5) / hz if hz else UPDATE_HOLD_S
+        """``HZ / 32`` ticks (integer division), or 1/32 s: the clock may advance less than this and still hold."""
         self.delay_min_s = 0.0
         self.round_end = -1
         self.round_start_s = 0.0
@@ -99,16 +104,21 @@ class Cubic(NewReno):
 
     # --- growth ---------------------------------------------------------------------------------------
     def avoid_congestion(self, acked_bytes: int) -> None:
-        """``bictcp_cong_avoid``: count the ACKed segments, compute ``cnt`` again if cwnd moved since the last
-        computation or 1/32 s has passed (``bictcp_update``), and grow by the ``cnt`` there is
-        (``tcp_cong_avoid_ai``)."""
+        """``bictcp_cong_avoid``: count the ACKed segments; compute ``cnt`` again if cwnd moved since the last
+        computation or the hold (1/32 s) has passed, only its Reno-friendly bound if cwnd moved within the tick of the
+        last (``bictcp_update``); grow by the ``cnt`` there is (``tcp_cong_avoid_ai``)."""
         mss = self.mss
         cwnd = self.cwnd // mss
         acked = max(acked_bytes // mss, 1)
         now = self.now_s
+        clock = self._clock_s(now)
         self.ack_cnt += acked
-        if cwnd != self.last_cwnd or now - self.last_time_s > UPDATE_HOLD_S:
-            self._update_cnt(cwnd, acked, now)
+        if cwnd == self.last_cwnd and clock - self.last_time_s < self.hold_s:
+            pass  # bictcp_update returns at once: cnt as it was
+        elif self.hz and self.epoch_s >= 0.0 and clock == self.last_time_s:
+            self._friendly_cap(cwnd)  # "at most once per jiffy": the Reno-friendly bound alone
+        else:
+            self._update_cnt(cwnd, acked, now, clock)
         # tcp_cong_avoid_ai: credits gathered under a larger cnt give one segment, not a jump, when cnt falls
         whole = max(int(self.cnt), 2)
         if self.cnt_acc >= whole:
@@ -120,14 +130,19 @@ class Cubic(NewReno):
             self.cnt_acc -= grow * whole
             self.cwnd += grow * mss
 
-    def _update_cnt(self, cwnd: int, acked: int, now: float) -> None:
+    def _clock_s(self, now: float) -> float:
+        """The time as CUBIC reads it: the start of the current tick (``tcp_jiffies32``), or continuous."""
+        hz = self.hz
+        return int(now * hz) / hz if hz else now
+
+    def _update_cnt(self, cwnd: int, acked: int, now: float, clock: float) -> None:
         """``bictcp_update`` past its hold: ``cnt`` ACKed segments per segment of growth, from the cubic target one
-        minimum RTT ahead, or faster where Reno would be (RFC 9438 §4.2-4.3), the Reno-friendly estimate taking
-        every segment counted since it last ran."""
+        minimum RTT ahead (in whole ticks, the RTT rounded up: ``usecs_to_jiffies``), or faster where Reno would be
+        (RFC 9438 §4.2-4.3)."""
         self.last_cwnd = cwnd
-        self.last_time_s = now
+        self.last_time_s = clock
         if self.epoch_s < 0.0:
-            self.epoch_s = now
+            self.epoch_s = clock
             self.ack_cnt = acked
             self.w_est = float(cwnd)
             if self.w_last_max <= cwnd:
@@ -136,21 +151,28 @@ class Cubic(NewReno):
             else:
                 self.k_s = cubic_k_s(self.w_last_max, cwnd)
                 self.origin = self.w_last_max
-        target = self.origin + cubic_offset_segments(now - self.epoch_s + self.delay_min_s, self.k_s)
+        ahead = self.delay_min_s
+        if self.hz:
+            ahead = math.ceil(ahead * self.hz) / self.hz
+        target = self.origin + cubic_offset_segments(clock - self.epoch_s + ahead, self.k_s)
         if target > cwnd:
             cnt = cwnd / (target - cwnd)
         else:
             cnt = 100.0 * cwnd
         if self.w_last_max == 0.0 and cnt > FIRST_LOSS_MAX_CNT:  # no loss yet: the bandwidth is still unknown
             cnt = FIRST_LOSS_MAX_CNT
-        # Reno-friendly estimate: grows 3 (1 - beta) / (1 + beta) segments per window acknowledged.
+        self.cnt = cnt
+        self._friendly_cap(cwnd)
+
+    def _friendly_cap(self, cwnd: int) -> None:
+        """``tcp_friendliness``: the Reno-friendly estimate takes every segment counted since it last ran, growing 3 (1 -
+        beta) / (1 + beta) segments per window acknowledged, and lowers ``cnt`` where Reno would be faster."""
         self.w_est += self.ack_cnt * (3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)) / max(cwnd, 1)
         self.ack_cnt = 0
         if self.w_est > cwnd:
             max_cnt = cwnd / (self.w_est - cwnd)
-            if cnt > max_cnt:
-                cnt = max_cnt
-        self.cnt = cnt
+            if self.cnt > max_cnt:
+                self.cnt = max_cnt
 
     def loss_ssthresh(self, flight_bytes: int) -> int:
         """``bictcp_recalc_ssthresh``: remember W_max (lowered by fast convergence when this loss came

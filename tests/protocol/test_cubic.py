@@ -100,6 +100,54 @@ def test_the_hold_ends_when_cwnd_moves_or_a_timeout_resets_cubic():
     assert cc.last_cwnd == 0 and cc.cnt == 0.0
 
 
+def _stretch_acks_after_a_loss(hz: int, until_s: float) -> list[tuple[float, int, float]]:
+    """60 segments lost to 42 on a 1-ms path, then ACKs of 20 segments each: (time, cwnd, Reno-friendly estimate)."""
+    cc = Cubic(MSS, 10, hz=hz)
+    cc.cwnd = 60 * MSS
+    cc.ssthresh = cc.loss_ssthresh(cc.cwnd)
+    cc.cwnd = cc.ssthresh
+    cc.delay_min_s = 1e-3
+    seen = []
+    while cc.now_s < until_s:
+        segs = cc.cwnd // MSS
+        for _ in range(0, segs, 20):
+            cc.now_s += 1e-3 * 20 / segs
+            cc.avoid_congestion(20 * MSS)
+        seen.append((cc.now_s, cc.cwnd // MSS, cc.w_est))
+    return seen
+
+
+def test_cwnd_moved_within_the_tick_keeps_cnt_so_the_catch_up_overshoots():
+    """"The CUBIC function can update ca->cnt at most once per jiffy": when the hold ends with cnt at 2, cwnd grows by
+    half of each ACK's segments until the tick (4 ms at HZ 250) is over, past the Reno-friendly estimate; with a
+    continuous clock it stops at the estimate (the kernel's trace: 38 -> 175 segments in under 3 ms)."""
+    continuous = _stretch_acks_after_a_loss(0, 0.045)
+    ticks = _stretch_acks_after_a_loss(250, 0.045)
+    assert max(w for _, w, _ in continuous) <= continuous[-1][2] + 2
+    assert max(w for _, w, _ in ticks) > 2 * ticks[-1][2]
+    held = [w for t, w, _ in ticks if 0.008 < t < 0.028]
+    assert held[0] == held[-1] <= 46                         # the hold: 7 ticks of 4 ms at least
+
+
+@pytest.mark.parametrize("hz, ticks", [(250, 7), (1000, 31)])
+def test_the_hold_is_hz_over_32_whole_ticks(hz, ticks):
+    cc = Cubic(MSS, 10, hz=hz)
+    cc.cwnd = 20 * MSS
+    cc.ssthresh = cc.loss_ssthresh(cc.cwnd)
+    cc.cwnd = cc.ssthresh
+    cc.now_s = 1.0 + 0.7 / hz                                # within tick hz of second 1
+    cc.avoid_congestion(MSS)
+    assert cc.epoch_s == cc.last_time_s == 1.0               # the clock reads the tick's start
+    cc.cwnd = 14 * MSS                                       # as it was computed for
+    cc.now_s = 1.0 + (ticks + 0.9) / hz
+    cc.avoid_congestion(MSS)
+    assert cc.last_time_s == 1.0                             # HZ / 32 ticks later: still held
+    cc.cwnd = 14 * MSS
+    cc.now_s = 1.0 + (ticks + 1.1) / hz
+    cc.avoid_congestion(MSS)
+    assert cc.last_time_s == pytest.approx(1.0 + (ticks + 1) / hz)
+
+
 def test_growth_is_at_most_one_segment_per_two_acked():
     cc = Cubic(MSS, 10)
     cc.cwnd = 10 * MSS
