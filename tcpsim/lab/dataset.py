@@ -116,6 +116,11 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
     for rtt_s, losses in ((1e-3, (1e-3, 1e-2)), (4e-3, (1e-4, 1e-3, 1e-2)), (16e-3, (1e-4, 1e-3, 1e-2))):
         for loss in losses:
             add("loss", rate_bps=1e9, rtt_s=rtt_s, loss_frac=loss)
+    # a second lossy table, held out from the rules lab/loss steered (validation/README.md, "A second lossy table")
+    for mtu, rtt_s, losses in ((1500, 0.5e-3, (3e-3, 3e-2)), (1500, 2e-3, (3e-4, 3e-3, 3e-2)),
+                               (1500, 8e-3, (3e-4, 3e-3)), (9000, 2e-3, (3e-3,))):
+        for loss in losses:
+            add("loss2", rate_bps=1e9, rtt_s=rtt_s, mtu_bytes=mtu, loss_frac=loss)
     return rows
 
 
