@@ -103,6 +103,22 @@ def test_lossy_rows_within_target(lab, check):
     assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
 
 
+LOSS2_MAX_MISS = ("54.3 %: 3 % loss at 0.5 ms (18.7 Mbit/s predicted, 40.9 measured; five seeds 12-43), and 3 % at 2 ms "
+                  "is low too (-20 %, five seeds -31 %): at 3 % retransmissions are lost again, which tcpsim finds "
+                  "only by its 200-ms timer; the kernel's RACK-TLP, not modelled, is the likeliest difference, not "
+                  "established")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", ["median", pytest.param("max", marks=pytest.mark.xfail(strict=True,
+                                                                                         reason=LOSS2_MAX_MISS))])
+def test_held_out_lossy_rows_within_target(lab, check):
+    """lab/loss2: eight lossy rows fixed and measured after the loss rules of 2026-11-29, scored once (9.2 %)."""
+    errors = _errors(lab, lambda p: p.table_id == "loss2")
+    assert len(errors) == 8  # the rows its rule fixed
+    assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
+
+
 @pytest.mark.slow
 def test_the_shipped_cautions_are_this_models_on_the_lab(lab):
     """``tcpsim predict --platform lab_vm`` cautions from tcpsim/data/regimes.json: the lab's regimes in it must be
