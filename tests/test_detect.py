@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from tcpsim.cli import main
 from tcpsim.errors import ConfigError
 from tcpsim.machine.cpuid import microarch_of, parse_cpuinfo
-from tcpsim.machine.detect import (HostReport, NicReport, default_interface, linux_version_part, pcie_bus_name,
-                                   render)
+from tcpsim.machine.detect import (HostReport, NicReport, config_hz, default_interface, linux_version_part,
+                                   pcie_bus_name, render)
 from tcpsim.machine.lookup import microarch_factor, part_names
 from tcpsim.machine.spec import load_machine
 
@@ -304,3 +304,19 @@ def test_a_host_whose_default_qdisc_is_fq_is_paced(tmp_path):
     assert m.platform.os.fq_qdisc
     plain = render(replace(host, sysctls={**host.sysctls, "net.core.default_qdisc": "fq_codel"}), "box")
     assert "fq_qdisc" not in plain
+
+
+def test_the_kernels_tick_rate_goes_to_the_os_part_where_it_is_not_the_default(tmp_path):
+    """CUBIC counts its time in the kernel's ticks (``OsTcp.hz``): a kernel built with ``CONFIG_HZ=1000`` says so in
+    the file; 250, the default, and an unreadable config write nothing."""
+    assert config_hz("CONFIG_HZ_1000=y\nCONFIG_HZ=1000\n") == 1000
+    assert config_hz("# CONFIG_HZ is not set\n") is None
+    host = _host(ZEN3, SERVER_NIC)
+    text = render(replace(host, config_hz=1000), "box")
+    assert "hz = 1000" in text
+    path = tmp_path / "box.toml"
+    path.write_text(text)
+    m = load_machine(str(path))
+    assert m.platform.os.hz == 1000
+    for quiet in (250, None):
+        assert "\nhz = " not in render(replace(host, config_hz=quiet), "box")

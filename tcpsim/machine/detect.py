@@ -95,13 +95,19 @@ class HostReport:
     probes: dict[str, Any] = field(default_factory=dict)
     """Runtime CPU costs the probes measured (``per_syscall_s``, ``wake_cost_s``), for ``[fixed.cpu]``."""
     probe_notes: tuple[str, ...] = ()
+    config_hz: Optional[int] = None
+    """The kernel's ``CONFIG_HZ`` (its tick rate, which CUBIC counts time in), None where its config is not readable."""
 
 
 def _read_small(path: str | Path) -> Optional[str]:
     """A sysfs or procfs file's text, or None where it does not exist or cannot be read."""
+    return _read_small_sized(path, _MAX_SYSFS_BYTES)
+
+
+def _read_small_sized(path: str | Path, limit_bytes: int) -> Optional[str]:
     try:
         with open(path, "rb") as fh:
-            return fh.read(_MAX_SYSFS_BYTES).decode("utf-8", "replace").strip()
+            return fh.read(limit_bytes).decode("utf-8", "replace").strip()
     except OSError:
         return None
 
@@ -153,6 +159,30 @@ def linux_version_part(release: str) -> tuple[str, str]:
     older = [name for ver, name in known if ver <= host]
     name = older[-1] if older else "linux-2.4"
     return name, f"tcpsim's newest Linux rules not newer than the running kernel {release}"
+
+
+_MAX_KERNEL_CONFIG_BYTES = 4 << 20
+"""A kernel's config is some 250 KB; more than this is not one."""
+
+
+def config_hz(config_text: str) -> Optional[int]:
+    """``CONFIG_HZ`` from a kernel config's text, or None where it is not set."""
+    m = re.search(r"^CONFIG_HZ=(\d+)$", config_text, re.M)
+    return int(m[1]) if m else None
+
+
+def read_config_hz(release: str) -> Optional[int]:
+    """The running kernel's ``CONFIG_HZ``: ``/proc/config.gz`` (``CONFIG_IKCONFIG_PROC``), else
+    ``/boot/config-RELEASE``; None where neither is readable."""
+    import gzip
+
+    try:
+        with gzip.open("/proc/config.gz", "rb") as fh:
+            return config_hz(fh.read(_MAX_KERNEL_CONFIG_BYTES).decode("utf-8", "replace"))
+    except (OSError, EOFError):
+        pass
+    text = _read_small_sized(f"/boot/config-{release}", _MAX_KERNEL_CONFIG_BYTES)
+    return config_hz(text) if text else None
 
 
 def _ethtool(iface: str, cmd: int, size_bytes: int) -> Optional[bytes]:
@@ -291,8 +321,10 @@ def read_host(iface: Optional[str] = None, *, measure_memory: bool = True, probe
 
         bw = stream_copy_Bps()
     measured, notes = measure_probes() if probes else ({}, [])
-    return HostReport(cpu=cpu, clock_hz=clock_hz, clock_how=how, nic=nic, kernel_release=_platform_mod.release(),
-                      sysctls=sysctls, copy_bw_Bps=bw, probes=measured, probe_notes=tuple(notes))
+    release = _platform_mod.release()
+    return HostReport(cpu=cpu, clock_hz=clock_hz, clock_how=how, nic=nic, kernel_release=release,
+                      sysctls=sysctls, copy_bw_Bps=bw, probes=measured, probe_notes=tuple(notes),
+                      config_hz=read_config_hz(release))
 
 
 def _read_small_limited(path: str) -> str:
@@ -438,6 +470,8 @@ def _os_rows(h: HostReport) -> tuple[list[tuple[str, Any, str]], list[str]]:
     entry = os_entry(name)
     title = f"{entry.tcp.name}, this host's sysctls (kernel {h.kernel_release})"
     rows: list[tuple[str, Any, str]] = [("part", name, why), ("name", title, "")]
+    if h.config_hz is not None and h.config_hz != entry.tcp.hz:
+        rows.append(("hz", h.config_hz, "CONFIG_HZ (this kernel's config)"))
     text = "\n".join(f"{k} = {v}" for k, v in h.sysctls.items())
     notes: list[str] = []
     if not text:
