@@ -5,11 +5,12 @@ W(t) = C (t - K)^3 + W_max after a loss (``bictcp_update``), with C = 0.4 and th
 = 717/1024 (``bictcp_recalc_ssthresh``), fast convergence (a flow that lost below its last maximum
 remembers a lower one), the Reno-friendly region (``tcp_friendliness`` in older kernels, RFC 9438
 §4.3), at most one segment per two acknowledged (``ca->cnt`` at least 2) and, until the first loss (or since a
-timeout reset it), at least 5 % a round trip (``ca->cnt`` at most 20); ``ca->cnt`` is computed again only when cwnd
-has moved or 1/32 s has passed (``bictcp_update``'s hold), so after a loss in the concave region the window can stand
-still for 1/32 s whatever the Reno-friendly estimate says. HyStart (``hystart_update``)
-ends slow start before the first loss when a train of closely spaced ACKs spans half the minimum RTT,
-or when the round's smallest RTT sample exceeds the minimum by an eighth, clamped to 4..16 ms.
+timeout reset it), at least 5 % a round trip (``ca->cnt`` at most 20). Time is the kernel's ticks (``CONFIG_HZ``) and
+the target whole segments; ``ca->cnt`` is computed again only when cwnd has moved or 1/32 s has passed, and at most
+once a tick (``bictcp_update``), so after a loss in the concave region the window can stand still for 1/32 s whatever
+the Reno-friendly estimate says, and then grow by half of each ACK's segments for the rest of a tick. HyStart
+(``hystart_update``) ends slow start before the first loss when a train of closely spaced ACKs spans half the minimum
+RTT, or when the round's smallest RTT sample exceeds the minimum by an eighth, clamped to 4..16 ms.
 
 Recovery itself (fast retransmit, SACK, partial ACKs) is :class:`~tcpsim.protocol.congestion.NewReno`'s;
 CUBIC changes only how the window grows and how far it falls.
@@ -165,8 +166,8 @@ class Cubic(NewReno):
         self._friendly_cap(cwnd)
 
     def _friendly_cap(self, cwnd: int) -> None:
-        """``tcp_friendliness``: the Reno-friendly estimate takes every segment counted since it last ran, growing 3 (1 -
-        beta) / (1 + beta) segments per window acknowledged, and lowers ``cnt`` where Reno would be faster."""
+        """``tcp_friendliness``: the Reno-friendly estimate takes every segment counted since it last ran, growing
+        3 (1 - beta) / (1 + beta) segments per window acknowledged, and lowers ``cnt`` where Reno would be faster."""
         self.w_est += self.ack_cnt * (3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)) / max(cwnd, 1)
         self.ack_cnt = 0
         if self.w_est > cwnd:
