@@ -487,7 +487,8 @@ def test_a_calibrated_machine_file_predicts_what_the_fit_did(tmp_path, capsys):
 
 def test_the_text_says_how_many_writes_a_sent_unit_carried():
     """Nagle and autocorking merge small writes behind a qdisc: the interface's units per second beside the
-    writes per second say how many (the quiet lab pass: 60-byte writes, about 330 a unit behind tbf)."""
+    writes per second say how many (the quiet lab pass: 60-byte writes, about 330 a unit behind tbf); a unit smaller
+    than a write says its bytes."""
     from tcpsim.lab.cli import _text
 
     sc = LabScenario(rate_bps=1e9, write_bytes=60).to_dict()
@@ -503,6 +504,12 @@ def test_the_text_says_how_many_writes_a_sent_unit_carried():
     steady = next(x for x in text.splitlines() if x.strip().startswith("steady state"))
     assert "45.0 Mbit/s" in steady and "whole 2.0 s" in steady
     assert "caution" not in text
+    # 128 KiB writes: a unit carries a piece of one, so its bytes are what it says (not "0.0 writes each")
+    big = {**sc, "write_bytes": 131072}
+    text = _text({"scenario": big, "measured": {**m, "goodput_bps": 62.9e6, "tx_units_per_s": 1638.0}, "predicted": p,
+                  "kernel": "6.x", "sysctls": {}, "delay_line": "none", "notes": []})
+    line = next(x for x in text.splitlines() if x.startswith("sent units"))
+    assert "4,800 bytes each" in line and "writes each" not in line
     p["cautions"] = ["modern_linux: its CPU costs were set by hand"]
     text = _text({"scenario": sc, "measured": m, "predicted": p, "kernel": "6.x", "sysctls": {}, "delay_line": "none",
                   "notes": []})

@@ -154,9 +154,11 @@ def _text(d: dict[str, Any]) -> str:
     if units > 0 and not sc["rr_bytes"]:
         # What the sender's interface counted: a GSO aggregate is one unit, so writes per unit show how many
         # writes Nagle and autocorking merged (hundreds behind a qdisc; one a unit on a bare veth).
-        per = m["goodput_bps"] / 8 / sc["write_bytes"] / units
+        unit_bytes = m["goodput_bps"] / 8 / units
+        per = unit_bytes / sc["write_bytes"]
+        each = f"{per:,.1f} writes each" if per >= 1 else f"{unit_bytes:,.0f} bytes each"
         lines.append(f"{'sent units':16s} {units:>14,.0f}/s {'-':>16s}   (interface packets, a GSO aggregate "
-                     f"counting once: {per:,.1f} writes each)")
+                     f"counting once: {each})")
     if m.get("transactions_per_s") is not None and p.get("transactions_per_s") is not None:
         lines.append(f"{'transactions':16s} {m['transactions_per_s']:>14,.0f}/s {p['transactions_per_s']:>14,.0f}/s")
     lines.append(f"{'retransmits':16s} {m['retransmits']:>16d} {p['retransmits']:>16d}")
