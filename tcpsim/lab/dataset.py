@@ -176,13 +176,14 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
 
 def header_lines(first: dict, load_start: tuple, load_end: tuple, n: int) -> list[str]:
     sysctls = "; ".join(f"{k} = {v}" for k, v in first["sysctls"].items())
-    return [f"# tcpsim lab sweep of {n} rows, {_dt.date.today().isoformat()}: kernel {first['kernel']}, CPU {first['cpu']}",
+    day = _dt.date.today().isoformat()
+    return [f"# tcpsim lab sweep of {n} rows, {day}: kernel {first['kernel']}, CPU {first['cpu']}",
             f"# sysctls (sender namespace): {sysctls}",
             f"# load average at start {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f}, at end "
             f"{load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}: a shared 2-core VM; rows limited by the CPU "
             "(unshaped, 10 Gbit/s, small messages) are noisy",
-            "# delay: netem if the kernel has it, else tcpsim's user-space TUN relay (rtt_*_measured_s show what it gave)"
-            ] + _median_line(first)
+            "# delay: netem if the kernel has it, else tcpsim's user-space TUN relay "
+            "(rtt_*_measured_s show what it gave)"] + _median_line(first)
 
 
 def _median_line(first: dict) -> list[str]:
