@@ -60,6 +60,10 @@ _NINETEENTH = ("a Linux 6.11+ rule on which skb a write appends to, written befo
 _TWENTYTHIRD = ("CUBIC's 5 % a round trip before its first loss and its reset on a timeout, ruled on from a kernel "
                 "trace of a lossy lab scenario after lab/loss was scored, every lab score in view (2026-11-29, "
                 "twenty-third session)")
+_TWENTYFOURTH = ("PRR, CUBIC's update hold and its jiffy clock ruled on from kernel traces of lab/loss scenarios "
+                 "(2026-11-29, twenty-fourth session)")
+_TWENTYFOURTH_RACK = ("RACK-TLP ruled on after lab/loss2 was scored, with its timeout counts in view (2026-11-29, "
+                      "twenty-fourth session)")
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
     "sunfire/table2": ("Solaris receive list and its refit", "ce blanking timer from the first frame"),
@@ -89,7 +93,8 @@ SEEN: dict[str, tuple[str, ...]] = {
                            _EIGHTH, _NINTH, _TENTH, _ELEVENTH, _TWELFTH, _THIRTEENTH, _FOURTEENTH, _FIFTEENTH,
                            _SEVENTEENTH, _EIGHTEENTH, _NINETEENTH, _TWENTYTHIRD),
     "lab/pacing": (_TWENTYTHIRD,),
-    "lab/loss": (_TWENTYTHIRD,),
+    "lab/loss": (_TWENTYTHIRD, _TWENTYFOURTH, _TWENTYFOURTH_RACK),
+    "lab/loss2": (_TWENTYFOURTH_RACK,),
 }
 """Holdout tables that a model decision had in view (validation/README.md, "Held out, seen, and the rule
 from now on"): reported as seen, not as held out."""
