@@ -101,6 +101,9 @@ class TcpOptions:
     cubic_hz: int = 0
     """The tick rate CUBIC reads its time in (Linux ``CONFIG_HZ``, ``OsTcp.hz``; 0 = a continuous clock): the update
     hold, the once-a-tick clause and the cubic clock of :class:`tcpsim.protocol.cubic.Cubic`."""
+    rack_tlp: bool = False
+    """Linux's RACK-TLP (RFC 8985, 4.18 on, with SACK): losses found by when segments were sent, and a probe for a
+    flight's tail (:mod:`tcpsim.components.rack`); False: RFC 6675's duplicate-ACK count and the timer."""
     prr_rule: int = 0
     """How SACK recovery brings cwnd down (:data:`tcpsim.protocol.prr.PRR_RULES`): 0, RFC 6675's cwnd = ssthresh at
     once (every stack but Linux 3.2 on); 1-4, Linux's Proportional Rate Reduction (RFC 6937, ``tcp_cwnd_reduction``)
@@ -265,6 +268,8 @@ class TcpOptions:
         _check_range("slow_start_ack_segments", self.slow_start_ack_segments, 0, 1000)
         _check_range("prr_rule", self.prr_rule, 0, 4)
         _check_range("cubic_hz", self.cubic_hz, 0, 10000)
+        if not isinstance(self.rack_tlp, bool):
+            raise ConfigError("rack_tlp", self.rack_tlp, "True (Linux 4.18+ RACK-TLP) or False")
         _check_range("min_rto_s", self.min_rto_s, 1e-6, 60.0)
         if self.naglim_bytes is not None:
             _check_range("naglim_bytes", self.naglim_bytes, 1, 1 << 31)
@@ -377,7 +382,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
         measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3),
         slow_start_ack_segments=0 if v >= (3, 18) else 1,
-        cubic_hz=os.hz,
+        cubic_hz=os.hz, rack_tlp=v >= (4, 18),
         prr_rule=4 if v >= (5, 19) else 3 if v >= (5, 11) else 2 if v >= (4, 3) else 1 if v >= (3, 2) else 0,
         scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), nomem_zero_window=v >= (6, 10),

@@ -2,7 +2,7 @@
 
 The endpoint is full duplex (request/response traffic piggybacks ACKs on data); a bulk stream simply
 never writes on its receiving side. Every decision is delegated to :mod:`tcpsim.protocol`. The state
-lives in :mod:`.tcb`, the halves in :mod:`.receiver`, :mod:`.sender` and :mod:`.recovery`; this module
+lives in :mod:`.tcb`, the halves in :mod:`.receiver`, :mod:`.sender`, :mod:`.recovery` and :mod:`.rack`; this module
 pairs two ends and takes a segment in.
 
 Ref: RFC 9293 §3.8-3.10 (sequence space, windows, segment arrival), RFC 5681 and 6582 (congestion
@@ -13,14 +13,14 @@ RFC 1122 §4.2.3 (Nagle, SWS avoidance, delayed ACK).
 from __future__ import annotations
 
 from ..errors import AuditError
-from .recovery import TcpRecovery
+from .rack import TcpRack
 from .segment import Segment
 from .tcb import AUDIT, BLOCK_REASONS, audit
 
 __all__ = ["TcpEndpoint", "BLOCK_REASONS", "AuditError", "audit"]
 
 
-class TcpEndpoint(TcpRecovery):
+class TcpEndpoint(TcpRack):
     """Sender and receiver state of one side of a connection."""
 
     def connect(self, peer: "TcpEndpoint") -> None:
@@ -67,25 +67,37 @@ class TcpEndpoint(TcpRecovery):
         ack = seg.ack
         now = self.kernel.now_s
         sacked_before = -1
-        prr = self.cc.prr_rule != 0 and (self._sack_rec or self.cc.dupacks == 2)  # in, or maybe entering, recovery
+        rack = self._rack
+        # in, or maybe entering, recovery (with RACK any ACK that SACKs, or finds segments still marked lost)
+        prr = self.cc.prr_rule != 0 and (self._sack_rec or self.cc.dupacks == 2
+                                         or (rack and (seg.sack is not None or len(self._rack_lost) > 0)))
         if prr:
             self._prr_mark()
         if seg.sack is not None and self.sack_ok:
             if ack == self.snd_una and self.cc.limited_transmit and self.cc.dupacks < 2:
                 sacked_before = self._board.sacked_bytes(ack, self.snd_max)
             self._board.add(seg.sack, ack if ack > self.snd_una else self.snd_una)
+            if rack:
+                self._rack_sacked(seg.sack, now)
         elif self._board.ranges and ack > self.snd_una:
             self._board.prune(ack)
         self.cc.now_s = now
+        una_before = self.snd_una
         if ack > self.snd_una:
             acked = ack - self.snd_una
             self.snd_una = ack
             sent = self.sent
             sample = None
+            newest = None  # RACK: the delivered segment sent last
             while sent and sent[0][0] + sent[0][1] <= ack:
                 entry = sent.popleft()
                 if not entry[3]:
                     sample = entry[2]
+                if rack and (newest is None or entry[2] > newest[2]):
+                    newest = entry
+            if newest is not None:
+                self._rack_retrans_acked = newest[3]
+                self._rack_advance(newest, now)
             if sent and sent[0][0] < ack:  # partially acknowledged segment (after a window probe)
                 head = sent[0]
                 head[1] -= ack - head[0]
@@ -111,7 +123,7 @@ class TcpEndpoint(TcpRecovery):
                 self._retransmit_first(cpu)
             elif self._sack_rec and not self.cc.in_recovery:
                 self._sack_rec = False  # RFC 6675 §5: the cumulative ACK passed RecoveryPoint
-            elif prr and self._sack_rec:
+            elif prr and self._sack_rec and not rack:
                 self._prr_step()
             if self.snd_max > ack:
                 self._arm_rto()
@@ -129,13 +141,15 @@ class TcpEndpoint(TcpRecovery):
                         self._sack_enter_recovery(cpu, prr)
                         return
                     self._retransmit_first(cpu)
-            if prr and self._sack_rec:
+            if prr and self._sack_rec and not rack:
                 self._prr_step()
             self.peer_wnd = seg.wnd
             if seg.wnd > self.max_sndwnd:
                 self.max_sndwnd = seg.wnd
                 if self.mss < self._path_mss:
                     self._bound_to_half_wnd()
+        if rack:
+            self._rack_ack(ack, ack > una_before, seg.sack is not None, now, cpu, prr)
         self.output(cpu)
 
     def _bound_to_half_wnd(self) -> None:

@@ -65,21 +65,29 @@ class TcpRecovery(TcpSender):
         board, una = self._board, self.snd_una
         self._prr_una = una
         self._prr_sacked = board.sacked_bytes(una, self.snd_max)
-        self._prr_lost = max(board.lost_below(self.sent, self.mss), una)
+        self._prr_lost = una if self._rack else max(board.lost_below(self.sent, self.mss), una)
 
     def _prr_step(self) -> None:
-        """After that ACK: ``tcp_cwnd_reduction`` with the bytes it delivered (cumulatively or by new SACK blocks,
-        ``tcp_newly_delivered``), whether ``snd_una`` advanced, whether it made RFC 6675's IsLost count new bytes
-        lost (``rs->losses``), whether it acknowledged retransmitted data (``FLAG_RETRANS_DATA_ACKED``)."""
+        """After that ACK: ``tcp_cwnd_reduction`` with the bytes it delivered, whether it made RFC 6675's IsLost count
+        new bytes lost (``rs->losses``) and ``pipe`` (SetPipe)."""
         board, una, mss = self._board, self.snd_una, self.mss
-        una0 = self._prr_una
-        delivered = una - una0 + board.sacked_bytes(una, self.snd_max) - self._prr_sacked
         lost = board.lost_below(self.sent, mss)
         start = max(self._prr_lost, una)
         newly_lost = lost > start and board.sacked_bytes(start, lost) < lost - start
         pipe = set_pipe(board, self.sent, una, self.snd_max, self._high_rxt, mss)
+        self._prr_apply(self._prr_delivered(), pipe, newly_lost, self._prr_una < self._high_rxt)
+
+    def _prr_delivered(self) -> int:
+        """What the ACK delivered, cumulatively or by new SACK blocks (``tcp_newly_delivered``)."""
+        una = self.snd_una
+        return una - self._prr_una + self._board.sacked_bytes(una, self.snd_max) - self._prr_sacked
+
+    def _prr_apply(self, delivered: int, pipe: int, newly_lost: bool, retrans_below: bool) -> None:
+        """``tcp_cwnd_reduction``, with whether ``snd_una`` advanced and over retransmitted data
+        (``FLAG_RETRANS_DATA_ACKED``: it began below retransmitted bytes)."""
+        una0, una = self._prr_una, self.snd_una
         self.cc.prr_reduce(delivered, pipe, self.bytes_sent - self._prr_sent, una > una0, newly_lost,
-                           una0 < una and una0 < self._high_rxt)
+                           una0 < una and retrans_below)
 
     def _sack_output(self, cpu: int) -> None:
         """Step (C): while cwnd - pipe allows a segment, NextSeg rule 1 (lost data), 2 (new data), 3 (other

@@ -282,7 +282,7 @@ class TcpSender(TcpReceiver):
         if push:
             self._pushed_seq = end
         now = self.kernel.now_s
-        self.sent.append([seq, length, now, False])
+        self.sent.append([seq, length, now, False, False])
         if self._sack_rec:
             self._pipe += length
         self.snd_nxt = self.snd_max = end
@@ -365,7 +365,7 @@ class TcpSender(TcpReceiver):
         if self._sack_rec:
             if self._pipe + length > self.cc.cwnd:
                 raise AuditError(f"{self.name}: pipe {self._pipe} + {length} bytes > cwnd {self.cc.cwnd}")
-        elif not probe and in_flight > self.cc.cwnd + self.cc.extra:
+        elif not probe and not self._probing and in_flight > self.cc.cwnd + self.cc.extra:
             raise AuditError(f"{self.name}: {in_flight} bytes in flight > cwnd {self.cc.cwnd} "
                              f"(+ {self.cc.extra} of limited transmit)")
         if seq + length > self.written:

@@ -82,7 +82,7 @@ class EndpointState:
         self.written = 0
         self.whole_messages = opts.whole_message_segments
         self.messages: deque[int] = deque()
-        self.sent: deque[list] = deque()  # [seq, length, sent_s, retransmitted]
+        self.sent: deque[list] = deque()  # [seq, length, sent_s, retransmitted, lost (RACK)]
         self.nodelay = opts.nodelay
         self.half_window_beats_nagle = opts.half_window_beats_nagle
         self.last_sent = 0
@@ -103,6 +103,22 @@ class EndpointState:
         self._high_rxt = 0
         self._prr_sent = 0  # bytes_sent when SACK recovery began: PRR's prr_out is what was sent since
         self._prr_una = self._prr_sacked = self._prr_lost = 0  # snd_una, SACKed bytes, IsLost's edge before an ACK
+        # RACK-TLP (Linux 4.18+, :mod:`.rack`): the last delivered segment's transmission, end and round trip; the
+        # segments marked lost and not resent, the resent ones not yet delivered; the reordering and probe timers.
+        self._rack = opts.rack_tlp and self.sack_ok
+        self._rack_xmit_s = -1.0
+        self._rack_end = 0
+        self._rack_rtt_s = 0.0
+        self._rack_lost: list[list] = []
+        self._rack_rtx: list[list] = []
+        self._rack_newly_lost = False
+        self._rack_retrans_acked = False  # the last ACK acknowledged a retransmission cumulatively
+        self._rack_timer = kernel.timer(self._rack_expired)
+        self._tlp_timer = kernel.timer(self._tlp_expired)
+        self._tlp_high = 0  # tlp_high_seq: snd_nxt when a probe went out, 0 when none is unanswered
+        self._tlp_retrans = False
+        self._probing = False  # the probe may take one segment beyond cwnd (tcp_write_xmit's push_one = 2)
+        self._tick_s = 1.0 / opts.cubic_hz if opts.cubic_hz else 0.0
         self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
         self._rto_timer = kernel.timer(self._rto_expired)
         self.peer_wnd = 0
@@ -249,10 +265,10 @@ class EndpointState:
         if o.congestion_control == "cubic":
             return Cubic(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
                          sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited,
-                         prr_rule=o.prr_rule, hz=o.cubic_hz)
+                         prr_rule=o.prr_rule, hz=o.cubic_hz, rack=o.rack_tlp)
         return NewReno(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
                        sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited,
-                       prr_rule=o.prr_rule)
+                       prr_rule=o.prr_rule, rack=o.rack_tlp)
 
     # --- helpers ----------------------------------------------------------------------------------
     def _wire(self, length: int) -> tuple[int, float]:
@@ -347,6 +363,12 @@ class EndpointState:
         raise NotImplementedError
 
     def _delack_expired(self) -> None:
+        raise NotImplementedError
+
+    def _rack_expired(self) -> None:
+        raise NotImplementedError
+
+    def _tlp_expired(self) -> None:
         raise NotImplementedError
 
     def _push_expired(self) -> None:

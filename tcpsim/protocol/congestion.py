@@ -30,15 +30,18 @@ class NewReno:
 
     __slots__ = ("mss", "cwnd", "ssthresh", "in_recovery", "recover", "dupacks", "abc_limit", "_ca_acc",
                  "validate", "sack", "limited_transmit", "extra", "now_s", "measured", "_max_out", "_usage_seq",
-                 "_is_limited", "prr_rule", "prior_cwnd", "prr_delivered")
+                 "_is_limited", "prr_rule", "prior_cwnd", "prr_delivered", "rack")
 
     MAX_BURST_SEGMENTS = 3
     """Linux ``tcp_max_burst``: a window within this many segments of the flight still counts as used."""
 
     def __init__(self, mss_bytes: int, initial_window_segments: int = 2, abc_limit_segments: int = 2,
                  validate: bool = False, sack: bool = False, limited_transmit: bool = False,
-                 measured: bool = False, prr_rule: int = 0) -> None:
+                 measured: bool = False, prr_rule: int = 0, rack: bool = False) -> None:
         self.mss = mss_bytes
+        self.rack = rack and sack
+        """RACK finds the losses (the endpoint's :meth:`enter_recovery`); duplicate ACKs only count (limited
+        transmit)."""
         self.prr_rule = prr_rule if sack else 0
         """Linux's PRR (``TcpOptions.prr_rule``; SACK recovery only): the endpoint sets cwnd on each ACK of the
         recovery (:meth:`prr_reduce`), from the window it had (:attr:`prior_cwnd`) and what was delivered since."""
@@ -155,21 +158,26 @@ class NewReno:
                 self.extra = 0
             elif new_sack_info:
                 self.extra = self.dupacks * self.mss
-        if self.dupacks == 3 and ack >= self.recover:
+        if self.dupacks == 3 and ack >= self.recover and not self.rack:
             if self.limited_transmit:  # what limited transmit sent beyond cwnd is left out (RFC 5681 §3.2 step 2)
                 flight_bytes = min(flight_bytes, self.cwnd)
-            self.ssthresh = self.loss_ssthresh(flight_bytes)
-            if self.prr_rule:  # tcp_init_cwnd_reduction: cwnd comes down by PRR, ACK by ACK
-                self.prior_cwnd = self.cwnd
-                self.prr_delivered = 0
-            else:
-                # RFC 6675 §5 step 4.2: cwnd = ssthresh, and ``pipe`` decides what may go out; NewReno
-                # inflates by the three segments that left the network (RFC 6582 §3.2 step 2).
-                self.cwnd = self.ssthresh if self.sack else self.ssthresh + 3 * self.mss
-            self.in_recovery = True
-            self.recover = snd_max
+            self.enter_recovery(flight_bytes, snd_max)
             return True
         return False
+
+    def enter_recovery(self, flight_bytes: int, snd_max: int) -> None:
+        """Fast recovery begins: ssthresh from the loss, and cwnd set (``tcp_enter_recovery``), until ``snd_max`` is
+        acknowledged. With PRR the window it had is kept for :meth:`prr_reduce` (``tcp_init_cwnd_reduction``)."""
+        self.ssthresh = self.loss_ssthresh(flight_bytes)
+        if self.prr_rule:
+            self.prior_cwnd = self.cwnd
+            self.prr_delivered = 0
+        else:
+            # RFC 6675 §5 step 4.2: cwnd = ssthresh, and ``pipe`` decides what may go out; NewReno
+            # inflates by the three segments that left the network (RFC 6582 §3.2 step 2).
+            self.cwnd = self.ssthresh if self.sack else self.ssthresh + 3 * self.mss
+        self.in_recovery = True
+        self.recover = snd_max
 
     def prr_reduce(self, delivered: int, pipe: int, prr_out: int, una_advanced: bool, newly_lost: bool,
                    retrans_acked: bool) -> None:

@@ -76,9 +76,10 @@ class Cubic(NewReno):
 
     def __init__(self, mss_bytes: int, initial_window_segments: int = 10, abc_limit_segments: int = 2,
                  validate: bool = False, sack: bool = False, limited_transmit: bool = False,
-                 hystart: bool = True, measured: bool = False, prr_rule: int = 0, hz: int = 0) -> None:
+                 hystart: bool = True, measured: bool = False, prr_rule: int = 0, hz: int = 0,
+                 rack: bool = False) -> None:
         super().__init__(mss_bytes, initial_window_segments, abc_limit_segments, validate, sack, limited_transmit,
-                         measured, prr_rule)
+                         measured, prr_rule, rack)
         self.hystart = hystart
         self.w_last_max = 0.0
         self.epoch_s = -1.0
