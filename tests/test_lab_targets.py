@@ -87,8 +87,8 @@ LOSS_MISSES = {
     "median": "21.3 % (19.6 % at its first score, 2026-11-29, before seven kernel rules of that day and the next: "
               "CUBIC's growth before its first loss, the skb-orphan path, slow start's stretch ACKs, PRR, CUBIC's "
               "update hold and jiffy clock, RACK-TLP; 18.6 % over five seeds): with RACK-TLP tcpsim's timeouts no "
-              "longer hide that it pauses far less often than the kernel does on a lone segment's delayed ACK, so "
-              "it is high where losses are dense on short paths (1 % at 1 ms: +26 % over five seeds), and "
+              "longer hide that it pauses far less often than the kernel when every ACK of a flight is lost (the "
+              "kernel's receiver ACKs half as often), so it is high where losses are dense on short paths (1 % at 1 ms: +26 % over five seeds), and "
               "validate's one seed is a lottery on the rare-loss rows (0.1 % at 16 ms: 32.5 Mbit/s on seed 0, "
               "68-90 on seeds 1-4)",
     "max": "57.6 %: the 0.1 %, 16 ms row on seed 0 (see the median's reason); over five seeds the worst row is 0.01 % "
@@ -108,8 +108,9 @@ def test_lossy_rows_within_target(lab, check):
 LOSS2_MISSES = {
     "median": "15.4 % (9.2 % at its one held-out score, 2026-11-29; 11.2 % over five seeds): RACK-TLP, ruled on after "
               "that score, took tcpsim's timeouts away, and on short paths with dense losses it now moves more than "
-              "the kernel, which pauses about three times as often a second on a lone segment's delayed ACK (3 % at "
-              "0.5 ms: 101.6 Mbit/s predicted, 40.9 measured)",
+              "the kernel, which pauses about three times as often a second when every ACK of a flight is lost, its "
+              "receiver sending one ACK for 4.3 segments where tcpsim's sends one for 2.2 (3 % at 0.5 ms: 101.6 "
+              "Mbit/s predicted, 40.9 measured)",
     "max": "148.5 %: 3 % loss at 0.5 ms (101.6 predicted, 40.9 measured; five seeds 97-118): the kernel spent 2.2 of "
            "3 s in pauses of 5-220 ms with no ACK, tcpsim a third of its time; see the median's reason",
 }
