@@ -1,4 +1,4 @@
-"""RACK-TLP (RFC 8985; Linux tcp_recovery.c, tcp_output.c) in a Linux 4.18+ sender, against the same sender without it."""
+"""RACK-TLP (RFC 8985; Linux tcp_recovery.c, tcp_output.c) in a Linux 4.18+ sender, against the sender without it."""
 
 from dataclasses import replace
 

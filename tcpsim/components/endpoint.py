@@ -149,7 +149,7 @@ class TcpEndpoint(TcpRack):
                 if self.mss < self._path_mss:
                     self._bound_to_half_wnd()
         if rack:
-            self._rack_ack(ack, ack > una_before, seg.sack is not None, now, cpu, prr)
+            self._rack_ack(ack, ack > una_before, seg.sack is not None, now, prr)
         self.output(cpu)
 
     def _bound_to_half_wnd(self) -> None:

@@ -108,11 +108,12 @@ class TcpRack(TcpRecovery):
         """The segments marked lost and not resent since, still unacknowledged and unSACKed, lowest first; the rest
         leave the list."""
         board, una = self._board, self.snd_una
-        live = [e for e in self._rack_lost if e[_LOST] and e[_SEQ] + e[_LEN] > una
-                and board.sacked_bytes(e[_SEQ], e[_SEQ] + e[_LEN]) < e[_LEN]]
+        live = []
         for e in self._rack_lost:
-            if e[_LOST] and not (e in live):
-                e[_LOST] = False
+            if e[_LOST] and e[_SEQ] + e[_LEN] > una and board.sacked_bytes(e[_SEQ], e[_SEQ] + e[_LEN]) < e[_LEN]:
+                live.append(e)
+            else:
+                e[_LOST] = False  # delivered after all
         self._rack_lost = live
         return live
 
@@ -132,7 +133,7 @@ class TcpRack(TcpRecovery):
         self._prr_sent = self.bytes_sent
         return True
 
-    def _rack_ack(self, ack: int, advanced: bool, sacked: bool, now: float, cpu: int, prr: bool) -> None:
+    def _rack_ack(self, ack: int, advanced: bool, sacked: bool, now: float, prr: bool) -> None:
         """RACK's part of an ACK, after its advance and SACK blocks were taken (``tcp_fastretrans_alert`` then
         ``tcp_cong_control``): the probe's answer, loss marks and maybe the start of recovery, then PRR."""
         if not advanced:
@@ -197,8 +198,8 @@ class TcpRack(TcpRecovery):
             self._tlp_arm()
 
     def _rto_expired(self) -> None:
-        """With RACK-TLP a probe that comes due with the retransmission timer goes instead of it (the kernel keeps one of
-        the two pending: ``ICSK_TIME_LOSS_PROBE`` replaces ``ICSK_TIME_RETRANS``)."""
+        """With RACK-TLP a probe that comes due with the retransmission timer goes instead of it (the kernel keeps one
+        of the two pending: ``ICSK_TIME_LOSS_PROBE`` replaces ``ICSK_TIME_RETRANS``)."""
         if self._rack:
             due = self._tlp_timer.deadline
             if due is not None and due <= self.kernel.now_s + 1e-12 and not self._tlp_high:
