@@ -373,3 +373,52 @@ def test_slow_start_per_ack_by_version():
     assert per_ack == {"linux-2.6": 1, "linux-3.10": 1, "linux-4.19": 0, "linux-6.12": 0}
     assert TcpOptions.for_os("linux").slow_start_ack_segments == 2
     assert TcpOptions.for_os("solaris").slow_start_ack_segments == 2
+
+
+def _lossy_aggregates(lost_seq: int):
+    """Linux 6.12 on a path that carries GSO aggregates whole (``nic.gso_whole``, the lab's veth), 1 Gbit/s, 2 ms,
+    one data segment lost on the way: the run (with its trace) and the segment posted just ahead of the lost one."""
+    from tcpsim.config import Host, Link, Scenario, Workload
+    from tcpsim.engine import _Run
+    from tcpsim.platform import Nic
+
+    os = os_version("linux-6.12")
+    host = Host(platform=Platform(nic=Nic(gso_whole=True), os=os), tcp=TcpOptions.for_os(os))
+    run_ = _Run(Scenario(sender=host, receiver=host, link=Link(one_way_delay_s=1e-3),
+                         workload=Workload(total_bytes=3_000_000),
+                         budget=Budget(max_sim_time_s=2.0, record_trace=True, trace_limit=100_000)))
+    left = [1]
+    before: list = []  # the segment posted just ahead of the lost one
+
+    def loses(seg):
+        if seg.length and seg.seq == lost_seq and left[0]:
+            left[0] = 0
+            return True
+        if seg.length and left[0]:
+            before[:] = [seg]
+        return False
+
+    run_.snd_host.tx_drop_filter = loses
+    return run_.run(), before[0]
+
+
+def test_an_out_of_order_aggregate_is_one_skb_and_a_lost_segment_ends_the_piece_before_it():
+    """GRO hands TCP an aggregate as one skb: out of order it gets one duplicate ACK, not one a segment
+    (``tcp_data_queue_ofo``); and the segments ahead of a lost one arrive as a piece of their own (the lab relay's
+    ``cut``), taken and ACKed when it arrives."""
+    mss = 1448
+    lost = 700 * mss
+    result, before = _lossy_aggregates(lost)
+    assert before.cont and before.seq + before.length == lost  # the loss fell inside an aggregate
+    assert not before.more  # ... which the piece ahead of it now ends
+    data = [t for t in result.trace if t[1].startswith("sender") and t[2] == "data"]
+    rtx_at = next(t[0] for t in data if t[3] == lost and t[7] == "retransmit")
+    lost_at = next(t[0] for t in data if t[3] == lost)
+    acks = [t for t in result.trace if t[1].startswith("receiver") and t[2] == "ack" and lost_at < t[0] < rtx_at + 1e-3]
+    dupacks = [t for t in acks if t[5] == lost]
+    ooo_segments = [t for t in data if t[3] > lost and lost_at < t[0] < rtx_at]
+    assert dupacks and len(ooo_segments) >= 10
+    assert len(dupacks) <= len(ooo_segments) / 2  # one an aggregate (the sender's aggregates hold several)
+    # the piece before the loss: ACKed up to the lost segment within a round trip of its sending, not 40 ms later
+    first = next(t for t in acks if t[5] == lost)
+    assert first[0] - lost_at < 3e-3

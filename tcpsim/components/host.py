@@ -84,6 +84,8 @@ class HostRuntime:
         """When each frame on the transmit ring leaves the NIC (its descriptor is free again then)."""
         self._qdisc: deque[Segment] = deque()
         self._qdisc_wake = False
+        self._last_posted: Segment | None = None
+        """The frame posted last: where the path loses the next one of its GSO aggregate, it ends a piece."""
         self._ring_dma = 0
         self.ring_drops = 0
         self.coalesce_packets = nic.coalesce_packets
@@ -220,6 +222,8 @@ class HostRuntime:
         if self.tx_drop_filter is not None and self.tx_drop_filter(seg):
             if self._watching:
                 self._tx_completed(seg, self.kernel.now_s)
+            if seg.length:
+                self._lost(seg)
             return
         kernel = self.kernel
         now = kernel.now_s
@@ -242,6 +246,18 @@ class HostRuntime:
             if self._tx_in_call and not link.held:
                 _lasts(seg.dst.peer, arrival, now)
             self._arrivals.call_at(arrival, seg)
+            if seg.length:
+                self._last_posted = seg
+        elif seg.length:
+            self._lost(seg)
+
+    def _lost(self, seg: Segment) -> None:
+        """The path lost ``seg``: if it continued a GSO aggregate carried whole, the frame before it ends a piece of
+        its own (the lab relay's ``cut``; the receiver takes and ACKs that piece as one skb)."""
+        prev = self._last_posted
+        if seg.cont and prev is not None and prev.more and prev.dst is seg.dst:
+            prev.more = False
+        self._last_posted = None
 
     def _arrive(self, seg: Segment) -> None:
         """The frame's last bit reached the peer host; an ideal receiver hands the segment straight to TCP."""

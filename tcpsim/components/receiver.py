@@ -197,7 +197,9 @@ class TcpReceiver(LinuxReceive):
                 record_arrival(self._sack_blocks, seq, seq + length, rcv_nxt)
             self.out_of_order_segments += 1
             self.delack.on_segment(length, False)
-            ack_now = True  # RFC 5681 §4.2: out-of-order data is ACKed at once (a duplicate ACK)
+            # RFC 5681 §4.2: out-of-order data is ACKed at once (a duplicate ACK); an aggregate carried whole is one
+            # skb (GRO -> tcp_data_queue_ofo), ACKed once, at its last segment
+            ack_now = not (seg.more and self._linux_wnd)
         else:
             ack_now = True  # duplicate or outside the window: restate our state (RFC 9293 §3.10.7.4)
         if ack_now:
