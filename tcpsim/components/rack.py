@@ -158,12 +158,18 @@ class TcpRack(TcpRecovery):
         self._output(cpu)
 
     def _rack_resend(self, entry: list, cpu: int) -> None:
+        """A marked segment goes again (``tcp_xmit_retransmit_queue``): in flight once more."""
         entry[_LOST] = False
+        self._rack_lost.remove(entry)
+        self._pipe += entry[_LEN]
+        self._rack_send_again(entry, cpu)
+
+    def _rack_send_again(self, entry: list, cpu: int) -> None:
+        """Retransmit ``entry`` now: its latest transmission is this one, and it waits among the resent for its
+        delivery (:meth:`_rack_sacked`)."""
         entry[_RETX] = True
         entry[_SENT] = self.kernel.now_s
-        self._rack_lost.remove(entry)
         self._rack_rtx.append(entry)
-        self._pipe += entry[_LEN]
         self._emit(entry[_SEQ], entry[_LEN], cpu, True, entry[_SEQ] + entry[_LEN] >= self.written)
 
     def _rack_expired(self) -> None:
@@ -252,11 +258,7 @@ class TcpRack(TcpRecovery):
             self._probing = False
             self._tlp_retrans = False
         else:
-            entry = self.sent[-1]
-            entry[_RETX] = True
-            entry[_SENT] = self.kernel.now_s
-            self._rack_rtx.append(entry)
-            self._emit(entry[_SEQ], entry[_LEN], cpu, True, entry[_SEQ] + entry[_LEN] >= self.written)
+            self._rack_send_again(self.sent[-1], cpu)
             self._tlp_retrans = True
         self._tlp_high = self.snd_max
         self._arm_rto()
