@@ -104,6 +104,15 @@ class TcpOptions:
     rack_tlp: bool = False
     """Linux's RACK-TLP (RFC 8985, 4.18 on, with SACK): losses found by when segments were sent, and a probe for a
     flight's tail (:mod:`tcpsim.components.rack`); False: RFC 6675's duplicate-ACK count and the timer."""
+    comp_sack_nr: int = 0
+    """Linux's SACK compression (4.18 on, with SACK; ``tcp_comp_sack_nr``): once three ACKs for one ``rcv_nxt`` went at
+    once, later SACKs of out-of-order data wait for a timer, up to this many (``__tcp_ack_snd_check``); 0 = none."""
+    comp_sack_delay_s: float = 1e-3
+    """``tcp_comp_sack_delay_ns`` in seconds: the timer's cap."""
+    comp_sack_slack_s: float = 0.0
+    """``tcp_comp_sack_slack_ns`` in seconds (5.8 on): the timer fires this much after its delay."""
+    comp_sack_rtt_frac: float = 0.05
+    """The timer's delay as a share of the round trip (5 %; ``tcp_comp_sack_rtt_percent`` from 6.19)."""
     prr_rule: int = 0
     """How SACK recovery brings cwnd down (:data:`tcpsim.protocol.prr.PRR_RULES`): 0, RFC 6675's cwnd = ssthresh at
     once (every stack but Linux 3.2 on); 1-4, Linux's Proportional Rate Reduction (RFC 6937, ``tcp_cwnd_reduction``)
@@ -267,6 +276,10 @@ class TcpOptions:
         _check_range("initial_cwnd_segments", self.initial_cwnd_segments, 1, 1000)
         _check_range("slow_start_ack_segments", self.slow_start_ack_segments, 0, 1000)
         _check_range("prr_rule", self.prr_rule, 0, 4)
+        _check_range("comp_sack_nr", self.comp_sack_nr, 0, 255)
+        _check_range("comp_sack_delay_s", self.comp_sack_delay_s, 0.0, 1.0, "in 0..1 s")
+        _check_range("comp_sack_slack_s", self.comp_sack_slack_s, 0.0, 1.0, "in 0..1 s")
+        _check_range("comp_sack_rtt_frac", self.comp_sack_rtt_frac, 0.01, 10.0)
         _check_range("cubic_hz", self.cubic_hz, 0, 10000)
         if not isinstance(self.rack_tlp, bool):
             raise ConfigError("rack_tlp", self.rack_tlp, "True (Linux 4.18+ RACK-TLP) or False")
@@ -383,6 +396,8 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3),
         slow_start_ack_segments=0 if v >= (3, 18) else 1,
         cubic_hz=os.hz, rack_tlp=v >= (4, 18),
+        comp_sack_nr=os.comp_sack_nr if v >= (4, 18) else 0, comp_sack_delay_s=os.comp_sack_delay_s,
+        comp_sack_slack_s=os.comp_sack_slack_s if v >= (5, 8) else 0.0, comp_sack_rtt_frac=os.comp_sack_rtt_percent / 100,
         prr_rule=4 if v >= (5, 19) else 3 if v >= (5, 11) else 2 if v >= (4, 3) else 1 if v >= (3, 2) else 0,
         scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), nomem_zero_window=v >= (6, 10),

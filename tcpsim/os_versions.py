@@ -43,7 +43,7 @@ from .errors import ConfigError
 from .platform import OsTcp, os_defaults
 
 __all__ = ["os_version", "os_entry", "OsVersion", "OS_VERSIONS", "OS_NAMES", "LINUX_VERSIONS", "tsq_default_bytes",
-           "DEFAULT_LINUX"]
+           "comp_sack_defaults", "DEFAULT_LINUX"]
 
 DEFAULT_LINUX = "linux-6.12"
 
@@ -71,12 +71,22 @@ def tsq_default_bytes(version: tuple[int, ...]) -> int:
 
 def _linux(version: str, *, rcvbuf: int = 131072, rcv_max: int = 6291456, rmem_max: int = 212992,
            adv_win_scale: int = 1, iw: int = 10) -> OsTcp:
+    v = tuple(int(x) for x in version.split("."))
     return replace(os_defaults("linux"), name=f"Linux {version}", version=version, default_sndbuf_bytes=16384,
                    default_rcvbuf_bytes=rcvbuf, max_sockbuf_bytes=rmem_max, setsockopt_doubles=True,
                    adv_win_scale=adv_win_scale, initial_cwnd_segments=iw, congestion_control="cubic",
-                   autocorking=tuple(int(x) for x in version.split(".")) >= (3, 14),
-                   limit_output_bytes=tsq_default_bytes(tuple(int(x) for x in version.split("."))),
-                   sndbuf_autotune_max_bytes=4194304, rcvbuf_autotune_max_bytes=rcv_max)
+                   autocorking=v >= (3, 14), limit_output_bytes=tsq_default_bytes(v),
+                   sndbuf_autotune_max_bytes=4194304, rcvbuf_autotune_max_bytes=rcv_max,
+                   **comp_sack_defaults(v))
+
+
+def comp_sack_defaults(version: tuple[int, ...]) -> dict:
+    """The SACK compression sysctls as a kernel of ``version`` ships them (4.18 on; ``tcp_sk_init``): the hrtimer's
+    100-us slack from 5.8 ("tcp: add hrtimer slack to sack compression"; 0 before), and the wait's share of the round
+    trip 5 % until ``tcp_comp_sack_rtt_percent`` (default 100) replaced it (a November 2025 patch, taken from 6.19:
+    **not confirmed**)."""
+    return dict(comp_sack_slack_s=1e-4 if version >= (5, 8) else 0.0,
+                comp_sack_rtt_percent=100 if version >= (6, 19) else 5)
 
 
 LINUX_VERSIONS: dict[str, OsTcp] = {

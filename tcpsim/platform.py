@@ -390,6 +390,19 @@ class OsTcp:
     1/N of min(window, cwnd) may go (``tcp_tso_should_defer``); 0 = once more than three segments may. Used
     only with a :attr:`version` of 4.1 on (:mod:`tcpsim.protocol.tso_defer`)."""
 
+    comp_sack_nr: int = 44
+    """Linux ``net.ipv4.tcp_comp_sack_nr`` (4.18 on): at most this many SACKs of out-of-order data are compressed into
+    one before an ACK goes at once; 0 = no SACK compression. Used only with a :attr:`version`
+    (:func:`tcpsim.protocol.delack.comp_sack_delay_s`)."""
+    comp_sack_delay_s: float = 1e-3
+    """Linux ``net.ipv4.tcp_comp_sack_delay_ns``, in seconds: the longest a compressed SACK waits."""
+    comp_sack_slack_s: float = 1e-4
+    """Linux ``net.ipv4.tcp_comp_sack_slack_ns`` (5.8 on; 0 before), in seconds: the compression timer's slack, after
+    which it fires on a quiet CPU."""
+    comp_sack_rtt_percent: int = 5
+    """The compressed SACK's wait as a share of the round trip, in percent: 5 until 6.18, Linux
+    ``net.ipv4.tcp_comp_sack_rtt_percent`` from 6.19 (default 100)."""
+
     def __post_init__(self) -> None:
         if self.family not in OS_FAMILIES:
             raise ConfigError("os.family", self.family, "one of " + ", ".join(OS_FAMILIES))
@@ -400,6 +413,10 @@ class OsTcp:
         _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
         _check_range("limit_output_bytes", self.limit_output_bytes, 0, (1 << 31) - 1)
         _check_range("tso_win_divisor", self.tso_win_divisor, 0, (1 << 31) - 1)
+        _check_range("comp_sack_nr", self.comp_sack_nr, 0, 255)
+        _check_range("comp_sack_delay_s", self.comp_sack_delay_s, 0.0, 1.0)
+        _check_range("comp_sack_slack_s", self.comp_sack_slack_s, 0.0, 1.0)
+        _check_range("comp_sack_rtt_percent", self.comp_sack_rtt_percent, 1, 1000)
         _check_range("hz", self.hz, 0, 10000, "0 (a continuous clock) or the kernel's CONFIG_HZ: 100, 250, 300, 1000")
         if self.rx_skb_page_bytes not in (0, 4096, 16384, 65536):
             raise ConfigError("rx_skb_page_bytes", self.rx_skb_page_bytes, "0 (no paging) or a page size: 4096, 16384, 65536")

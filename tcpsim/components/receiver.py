@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Final
 
 from ..protocol.linux_window import space_from_win
+from ..protocol.delack import COMP_SACK_DUP_ACKS, comp_sack_delay_s
 from ..protocol.push import receiver_pushes
-from ..protocol.sack import record_arrival
+from ..protocol.sack import RECEIVER_BLOCKS, opens_block, record_arrival
 from ..protocol.window import read_update_due
 from .linux_rcv import LinuxReceive
 from .segment import Segment
@@ -194,12 +195,17 @@ class TcpReceiver(LinuxReceive):
         elif seq > rcv_nxt and seq + length - rcv_nxt <= self._rcv_room:
             self.ooo.setdefault(seq, length)
             if self.sack_ok:
+                if self._comp_acks and len(self._sack_blocks) >= RECEIVER_BLOCKS \
+                        and opens_block(self._sack_blocks, seq, seq + length, rcv_nxt):
+                    self._send_compressed(cpu)  # tcp_sack_new_ofo_skb: before a block is forgotten
                 record_arrival(self._sack_blocks, seq, seq + length, rcv_nxt)
             self.out_of_order_segments += 1
             self.delack.on_segment(length, False)
             # RFC 5681 §4.2: out-of-order data is ACKed at once (a duplicate ACK); an aggregate carried whole is one
             # skb (GRO -> tcp_data_queue_ofo), ACKed once, at its last segment
             ack_now = not (seg.more and self._linux_wnd)
+            if ack_now and self._comp_nr and self._sack_compressed():
+                return
         else:
             ack_now = True  # duplicate or outside the window: restate our state (RFC 9293 §3.10.7.4)
         if ack_now:
@@ -208,6 +214,41 @@ class TcpReceiver(LinuxReceive):
             self._delack_timer.arm(self.delack.deadline_s(self.kernel.now_s))
         if self.on_readable is not None and self.rcv_readable:
             self.on_readable()
+
+    def _sack_compressed(self) -> bool:
+        """Linux's SACK compression (4.18 on; ``__tcp_ack_snd_check`` with out-of-order data queued): True when this
+        ACK is held back for the compression timer. Quick-ACK mode and more than a full frame unacknowledged send it
+        at once first; then the first :data:`COMP_SACK_DUP_ACKS` ACKs for one ``rcv_nxt`` and the one after
+        ``tcp_comp_sack_nr`` compressed ones; the timer (:func:`comp_sack_delay_s`) sends the rest as one ACK."""
+        if self.delack.in_quickack() or (self.rcv_nxt - self._rcv_wup > self._rcv_mss
+                                         and self._linux_full_frame_ack_due()):
+            return False
+        if self._comp_acks >= self._comp_nr:
+            return False
+        if self._comp_rcv_nxt != self.rcv_nxt:
+            self._comp_rcv_nxt = self.rcv_nxt
+            self._comp_dups = 0
+        if self._comp_dups < COMP_SACK_DUP_ACKS:
+            self._comp_dups += 1
+            return False
+        self._comp_acks += 1
+        if self._comp_timer.deadline is None:
+            o = self.opts
+            srtt = self.rto.srtt_s
+            delay = comp_sack_delay_s(self._rcv_rtt_s, srtt if srtt is not None else 0.0, o.comp_sack_rtt_frac,
+                                      o.comp_sack_delay_s, o.comp_sack_slack_s)
+            self._comp_timer.arm(self.kernel.now_s + delay)
+        return True
+
+    def _comp_expired(self) -> None:
+        """``tcp_compressed_ack_kick``: the compressed SACKs go as one ACK."""
+        if self._comp_acks:
+            self._send_compressed(self.host.irq_cpu(self.stream))
+
+    def _send_compressed(self, cpu: int) -> None:
+        """``tcp_sack_compress_send_ack``: one ACK for the compressed SACKs, which itself is not counted as compressed."""
+        self._comp_acks -= 1
+        self._send_ack(cpu)
 
     def _delack_expired(self) -> None:
         self._pingpong = False  # tcp_delack_timer_handler: a delayed ACK missed, leave ping-pong mode

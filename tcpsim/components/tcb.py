@@ -227,6 +227,15 @@ class EndpointState:
         self.delack = make_delack(opts.delack, self.mss, opts.delack_timeout_s, opts.deferred_acks_max,
                                   0 if self._linux_wnd else opts.quickack_segments)
         self._delack_timer = kernel.timer(self._delack_expired)
+        # Linux's SACK compression (tcpsim.components.receiver._sack_compressed): tcp_comp_sack_nr (0: none),
+        # compressed_ack, compressed_ack_rcv_nxt, dup_ack_counter and the hrtimer that sends what was compressed
+        self._comp_nr = opts.comp_sack_nr if self.sack_ok and self._linux_wnd else 0
+        self._comp_acks = 0
+        self._comp_rcv_nxt = -1
+        self._comp_dups = 0
+        self._comp_timer = kernel.timer(self._comp_expired)
+        self.acks_compressed = 0
+        """SACKs of out-of-order data that Linux's SACK compression folded into a later ACK (``TCPAckCompressed``)."""
         self.on_readable: Callable[[], None] | None = None
         # --- counters ---
         self.data_segments = 0
@@ -316,6 +325,10 @@ class EndpointState:
             self.delack.on_ack_sent()
         self._delack_timer.deadline = None  # Timer.cancel(), inlined: every segment passes here
         self._pushed = 0  # tcp_event_ack_sent -> inet_csk_clear_xmit_timer(ICSK_TIME_DACK): pending = 0
+        if self._comp_acks:  # tcp_event_ack_sent: what was compressed goes with this segment
+            self.acks_compressed += self._comp_acks
+            self._comp_acks = 0
+            self._comp_timer.deadline = None
         self.last_adv = self.rcv_nxt + wnd
         if length:
             if self._linux_wnd and now - self._lrcv_s < self.delack.timeout_s:
@@ -366,6 +379,9 @@ class EndpointState:
         raise NotImplementedError
 
     def _rack_expired(self) -> None:
+        raise NotImplementedError
+
+    def _comp_expired(self) -> None:
         raise NotImplementedError
 
     def _tlp_expired(self) -> None:

@@ -11,10 +11,30 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["DelayedAck", "make_delack", "ACK_NOW", "ACK_LATER"]
+__all__ = ["DelayedAck", "make_delack", "ACK_NOW", "ACK_LATER", "COMP_SACK_DUP_ACKS", "comp_sack_delay_s"]
 
 ACK_NOW: Final = True
 ACK_LATER: Final = False
+
+
+COMP_SACK_DUP_ACKS: Final = 3
+"""Linux SACK compression: ACKs for one ``rcv_nxt`` sent at once before any is compressed (``dup_ack_counter``
+against ``TCP_FASTRETRANS_THRESH``, so that a sender counting duplicate ACKs still sees three)."""
+
+
+def comp_sack_delay_s(rcv_rtt_s: float, srtt_s: float, rtt_frac: float, cap_s: float, slack_s: float) -> float:
+    """When Linux's SACK compression timer fires after it is armed (``__tcp_ack_snd_check``): ``rtt_frac`` of the round
+    trip, at most ``cap_s`` (``tcp_comp_sack_delay_ns``), plus the hrtimer's slack (``tcp_comp_sack_slack_ns``: the
+    clock event is programmed for the hard expiry, which a quiet CPU reaches with no earlier interrupt). The round
+    trip is the receiver's own estimate (``rcv_rtt_est``), or the socket's srtt where that is smaller; 0 when neither
+    is known (a measured 0 waits only for the slack, as the kernel's does)."""
+    rtt = rcv_rtt_s
+    if srtt_s > 0.0 and (srtt_s < rtt or rtt <= 0.0):
+        rtt = srtt_s
+    delay = rtt * rtt_frac
+    if delay > cap_s:
+        delay = cap_s
+    return delay + slack_s
 
 
 class DelayedAck:
@@ -39,6 +59,10 @@ class DelayedAck:
 
     def set_quickack(self, segments: int) -> None:
         """Quick-ACK mode for this many ACKs from now (Linux); other rules have none."""
+
+    def in_quickack(self) -> bool:
+        """Linux ``tcp_in_quickack_mode``: the next ACK goes at once whatever else holds it; other rules have none."""
+        return False
 
     def end_quickack(self) -> None:
         """Leave quick-ACK mode (Linux ``__tcp_select_window`` with little free space); other rules have none."""
@@ -113,6 +137,9 @@ class LinuxDelayedAck(DelayedAck):
         """``tcp_incr_quickack``: quick-ACK mode covers at least ``segments`` more ACKs."""
         if segments > self.quick_left:
             self.quick_left = segments
+
+    def in_quickack(self) -> bool:
+        return self.quick_left > 0
 
     def end_quickack(self) -> None:
         """``__tcp_select_window``: ``icsk_ack.quick = 0`` when the free space is below half the window."""

@@ -16,7 +16,7 @@ from bisect import bisect_left, bisect_right
 from typing import Final, Optional, Sequence
 
 __all__ = ["DUP_THRESH", "SACK_OPTION_BASE_BYTES", "SACK_BLOCK_BYTES", "max_blocks", "option_bytes",
-           "record_arrival", "Scoreboard", "set_pipe", "next_retransmission"]
+           "record_arrival", "opens_block", "RECEIVER_BLOCKS", "Scoreboard", "set_pipe", "next_retransmission"]
 
 DUP_THRESH: Final = 3
 """RFC 6675 §2 DupThresh (RFC 5681's three duplicate ACKs)."""
@@ -54,6 +54,19 @@ def record_arrival(blocks: list[list[int]], seq: int, end: int, rcv_nxt: int) ->
         else:
             kept.append(b)
     blocks[:] = [[start, stop]] + kept
+
+
+RECEIVER_BLOCKS: Final = 4
+"""SACK blocks a Linux receiver keeps (``TCP_NUM_SACKS``); an ACK carries as many as fit beside its other options."""
+
+
+def opens_block(blocks: list[list[int]], seq: int, end: int, rcv_nxt: int) -> bool:
+    """Whether out-of-order bytes ``[seq, end)`` need a block of their own: they touch none of ``blocks`` above
+    ``rcv_nxt`` (Linux ``tcp_sack_new_ofo_skb`` finds no block to extend)."""
+    for b in blocks:
+        if b[1] > rcv_nxt and b[0] <= end and seq <= b[1]:
+            return False
+    return True
 
 
 def _seq(entry: list) -> int:
