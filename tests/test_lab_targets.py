@@ -84,14 +84,15 @@ LOSS_TARGET, LOSS_MAX = 0.15, 0.30
 loss on the lab's path")."""
 
 LOSS_MISSES = {
-    "median": "22.9 % (19.6 % at its first score, 2026-11-29, before eight kernel rules of that day and the next: "
+    "median": "23.1 % (19.6 % at its first score, 2026-11-29, before nine kernel rules of that day and the next: "
               "CUBIC's growth before its first loss, the skb-orphan path, slow start's stretch ACKs, PRR, CUBIC's "
-              "update hold and jiffy clock, RACK-TLP, GRO's one skb an aggregate; 18.9 % over five seeds): tcpsim "
-              "pauses less often than the kernel when every ACK of a flight is lost, so it is high where losses are "
-              "dense on short paths (1 % at 1 ms: +21 %), and validate's one seed is a lottery on the rare-loss rows "
-              "(0.1 % at 16 ms: 35.1 Mbit/s on seed 0; the kernel's twelve runs 26-88)",
-    "max": "54.1 %: the 0.1 %, 16 ms row on seed 0 (see the median's reason); over five seeds the worst row is 1 % at "
-           "16 ms (-34 %)",
+              "update hold and jiffy clock, RACK-TLP, GRO's one skb an aggregate, SACK compression; 15.6 % over five "
+              "seeds): tcpsim pauses less often than the kernel when every ACK of a flight is lost, so it is high where "
+              "losses are dense on short paths (1 % at 1 ms: +20 %), and validate's one seed is a lottery on the "
+              "rare-loss rows (0.1 % at 16 ms: 33.6 Mbit/s on seed 0, 59-91 on the others; the kernel's twelve runs "
+              "26-88)",
+    "max": "56.2 %: the 0.1 %, 16 ms row on seed 0 (see the median's reason); over five seeds the worst row is 1 % at "
+           "16 ms (-40 %)",
 }
 
 
@@ -104,9 +105,10 @@ def test_lossy_rows_within_target(lab, check):
     assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
 
 
-LOSS2_MAX_MISS = ("74.7 %: 3 % loss at 0.5 ms (71.4 Mbit/s predicted, 40.9 measured; five seeds 80): the kernel "
+LOSS2_MAX_MISS = ("113.6 %: 3 % loss at 0.5 ms (87.3 Mbit/s predicted, 40.9 measured; five seeds 69-87): the kernel "
                   "spent 2.2 of 3 s in pauses with no ACK, most a flight whose every ACK was lost, then a probe and a "
-                  "40-ms delayed ACK; tcpsim's receiver, ACKing more often, loses all of a flight's ACKs less often")
+                  "40-ms delayed ACK; tcpsim's receiver, ACKing more often (its GRO aggregates are smaller under loss "
+                  "than the kernel's), loses all of a flight's ACKs less often")
 
 
 @pytest.mark.slow
@@ -114,7 +116,7 @@ LOSS2_MAX_MISS = ("74.7 %: 3 % loss at 0.5 ms (71.4 Mbit/s predicted, 40.9 measu
                                                                                          reason=LOSS2_MAX_MISS))])
 def test_second_lossy_table_within_target(lab, check):
     """lab/loss2: eight lossy rows fixed and measured after the loss rules of 2026-11-29, scored once held out (9.2 %),
-    seen since RACK-TLP (15.4 %), 11.1 % with GRO's one skb an aggregate."""
+    seen since RACK-TLP (15.4 %), 11.1 % with GRO's one skb an aggregate, 10.2 % with SACK compression."""
     errors = _errors(lab, lambda p: p.table_id == "loss2")
     assert len(errors) == 8  # the rows its rule fixed
     assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
