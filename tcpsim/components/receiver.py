@@ -246,7 +246,7 @@ class TcpReceiver(LinuxReceive):
             self._send_compressed(self.host.irq_cpu(self.stream))
 
     def _send_compressed(self, cpu: int) -> None:
-        """``tcp_sack_compress_send_ack``: one ACK for the compressed SACKs, which itself is not counted as compressed."""
+        """``tcp_sack_compress_send_ack``: one ACK for the compressed SACKs (itself not counted as compressed)."""
         self._comp_acks -= 1
         self._send_ack(cpu)
 
