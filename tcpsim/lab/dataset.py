@@ -121,6 +121,11 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
                                (1500, 8e-3, (3e-4, 3e-3)), (9000, 2e-3, (3e-3,))):
         for loss in losses:
             add("loss2", rate_bps=1e9, rtt_s=rtt_s, mtu_bytes=mtu, loss_frac=loss)
+    # a third, held out from the rules lab/loss2 steered (validation/README.md, "A third lossy table")
+    for mtu, rtt_s, losses in ((1500, 0.3e-3, (5e-3, 2e-2)), (1500, 1.5e-3, (5e-4, 5e-3, 2e-2)),
+                               (1500, 6e-3, (5e-4, 5e-3)), (1500, 12e-3, (5e-3,)), (9000, 1.5e-3, (5e-3,))):
+        for loss in losses:
+            add("loss3", rate_bps=1e9, rtt_s=rtt_s, mtu_bytes=mtu, loss_frac=loss)
     return rows
 
 
