@@ -12,7 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from tcpsim.calibration.tables import load_points
-from tcpsim.calibration.validate import evaluate
+from tcpsim.calibration.validate import evaluate, seed_median_errors
 
 WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
 
@@ -119,6 +119,23 @@ def test_second_lossy_table_within_target(lab, check):
     seen since RACK-TLP (15.4 %), 11.1 % with GRO's one skb an aggregate, 10.2 % with SACK compression."""
     errors = _errors(lab, lambda p: p.table_id == "loss2")
     assert len(errors) == 8  # the rows its rule fixed
+    assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
+
+
+LOSS3_MISSES: dict[str, str] = {}
+"""lab/loss3's misses, once scored (its rule: validation/README.md, "A third lossy table")."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=LOSS3_MISSES[c]))
+                                   if c in LOSS3_MISSES else c for c in ("median", "max")])
+def test_third_lossy_table_within_target_over_five_seeds(check):
+    """lab/loss3: nine lossy rows fixed and measured after the loss rules of 2026-11-29, scored by the median of
+    each row's predictions over seeds 0-4 (the estimator its rule fixed before it was measured)."""
+    points = [p for p in load_points() if p.source_id == "lab" and p.table_id == "loss3"]
+    assert len(points) == 9  # the rows its rule fixed
+    with ProcessPoolExecutor(2) as ex:
+        errors = [abs(e) for e in seed_median_errors(points, ex)]
     assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
 
 
