@@ -122,8 +122,12 @@ def test_second_lossy_table_within_target(lab, check):
     assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
 
 
-LOSS3_MISSES: dict[str, str] = {}
-"""lab/loss3's misses, once scored (its rule: validation/README.md, "A third lossy table")."""
+LOSS3_MISSES: dict[str, str] = {
+    "max": "158.2 % over five seeds (held-out score, 2026-11-29): 2 % loss at 0.3 ms, 252.5 Mbit/s predicted on seed 0 "
+           "against 90.9; with 0.5 % at 0.3 ms (+68.5 %) and 2 % at 1.5 ms (+45.2 %) the pattern of lab/loss2's worst "
+           "row on fresh rows: tcpsim is high where losses are dense against a short round trip",
+}
+"""lab/loss3's misses at its one held-out score (its rule: validation/README.md, "A third lossy table")."""
 
 
 @pytest.mark.slow
