@@ -5,7 +5,7 @@ The targets are the issue's, fixed: tests compare with them and never with a fig
 
 from __future__ import annotations
 
-__all__ = ["SOURCES", "TABLE_TARGETS", "POOLED_CALIBRATION_TARGET", "CROSS_SOURCE_TARGET", "SEEN"]
+__all__ = ["SOURCES", "TABLE_TARGETS", "POOLED_CALIBRATION_TARGET", "CROSS_SOURCE_TARGET", "SEED_MEDIAN_TABLES", "SEEN"]
 
 SOURCES = ("tru64", "vbox", "gignic", "tengbe", "sunfire")
 """The five documents the targets are stated for (validation/sources.toml). The lab sweep
@@ -20,6 +20,10 @@ POOLED_CALIBRATION_TARGET = 0.05
 CROSS_SOURCE_TARGET = 0.15
 """Median |cross-validated error| of each source (leave that source out, predict it); each of its tables
 must also be below the BDP calculator's median."""
+
+SEED_MEDIAN_TABLES = {"lab/loss3": (0.15, 0.30)}
+"""Tables whose figure of record is each row's median prediction over seeds 0-4, with their (median, max) targets: the
+lossy tables measured after the estimator's rule (validation/README.md, "A third lossy table")."""
 
 _QUIET = "the quiet pass's rows scored (2026-11-27) before it replaced the busy sweep as the scored dataset"
 _VETH = "receive work on the sending CPU (veth), drawn from the quiet pass's counters on these rows"

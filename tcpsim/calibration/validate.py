@@ -30,8 +30,9 @@ from ..units import parse_int
 from .batch import run_all
 from .mapping import SOURCE_SETUPS, platform_ids, platforms_for_point, predicted_value, scenario_for
 from .tables import UNSCORED_FLAGS, Point, load_user_points
+from .targets import SEED_MEDIAN_TABLES
 
-__all__ = ["Outcome", "evaluate", "seed_median_errors", "SEED_MEDIAN_SEEDS", "table_summary", "main", "load_platforms"]
+__all__ = ["Outcome", "evaluate", "seed_median_errors", "seed_median_tables", "SEED_MEDIAN_SEEDS", "table_summary", "main", "load_platforms"]
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,17 @@ def seed_median_errors(points: Sequence[Point], executor: Optional[Executor] = N
         preds = [predicted_value(p, scenarios[i * seeds + k], results[i * seeds + k]) for k in range(seeds)]
         by_point[id(p)] = (statistics.median(preds) / p.value_si - 1.0) if None not in preds and p.value_si else None
     return [by_point.get(id(p)) for p in points]
+
+
+def seed_median_tables(points: Sequence[Point], executor: Optional[Executor] = None) -> dict[str, list[float]]:
+    """|error| of each scored row's median prediction over seeds 0-4, for the tables scored that way
+    (:data:`~tcpsim.calibration.targets.SEED_MEDIAN_TABLES`) that ``points`` hold."""
+    out = {}
+    for key in SEED_MEDIAN_TABLES:
+        pts = [p for p in points if f"{p.source_id}/{p.table_id}" == key]
+        if pts:
+            out[key] = [abs(e) for e in seed_median_errors(pts, executor) if e is not None]
+    return out
 
 
 @dataclass(frozen=True)
@@ -309,7 +321,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.report:
         from .report import write_report
 
-        write_report(outcomes, rows, Path.cwd() / "validation", folds, joint)
+        with ProcessPoolExecutor(args.workers) if args.workers > 1 else nullcontext() as pool:
+            seed_medians = seed_median_tables(points, pool)
+        write_report(outcomes, rows, Path.cwd() / "validation", folds, joint, seed_medians)
         if folds is not None:
             from .cross import cross_summary, fingerprint
 
