@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Final
 
+from ..protocol.delack import comp_sack_delay_s
 from ..protocol.linux_window import space_from_win
-from ..protocol.delack import COMP_SACK_DUP_ACKS, comp_sack_delay_s
 from ..protocol.push import receiver_pushes
-from ..protocol.sack import RECEIVER_BLOCKS, opens_block, record_arrival
+from ..protocol.sack import DUP_THRESH, RECEIVER_BLOCKS, opens_block, record_arrival
 from ..protocol.window import read_update_due
 from .linux_rcv import LinuxReceive
 from .segment import Segment
@@ -218,7 +218,8 @@ class TcpReceiver(LinuxReceive):
     def _sack_compressed(self) -> bool:
         """Linux's SACK compression (4.18 on; ``__tcp_ack_snd_check`` with out-of-order data queued): True when this
         ACK is held back for the compression timer. Quick-ACK mode and more than a full frame unacknowledged send it
-        at once first; then the first :data:`COMP_SACK_DUP_ACKS` ACKs for one ``rcv_nxt`` and the one after
+        at once first; then the first three ACKs for one ``rcv_nxt`` (``dup_ack_counter`` against
+        ``TCP_FASTRETRANS_THRESH``, so a sender counting duplicate ACKs still sees them) and the one after
         ``tcp_comp_sack_nr`` compressed ones; the timer (:func:`comp_sack_delay_s`) sends the rest as one ACK."""
         if self.delack.in_quickack() or (self.rcv_nxt - self._rcv_wup > self._rcv_mss
                                          and self._linux_full_frame_ack_due()):
@@ -228,7 +229,7 @@ class TcpReceiver(LinuxReceive):
         if self._comp_rcv_nxt != self.rcv_nxt:
             self._comp_rcv_nxt = self.rcv_nxt
             self._comp_dups = 0
-        if self._comp_dups < COMP_SACK_DUP_ACKS:
+        if self._comp_dups < DUP_THRESH:
             self._comp_dups += 1
             return False
         self._comp_acks += 1

@@ -11,15 +11,10 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["DelayedAck", "make_delack", "ACK_NOW", "ACK_LATER", "COMP_SACK_DUP_ACKS", "comp_sack_delay_s"]
+__all__ = ["DelayedAck", "make_delack", "ACK_NOW", "ACK_LATER", "comp_sack_delay_s"]
 
 ACK_NOW: Final = True
 ACK_LATER: Final = False
-
-
-COMP_SACK_DUP_ACKS: Final = 3
-"""Linux SACK compression: ACKs for one ``rcv_nxt`` sent at once before any is compressed (``dup_ack_counter``
-against ``TCP_FASTRETRANS_THRESH``, so that a sender counting duplicate ACKs still sees three)."""
 
 
 def comp_sack_delay_s(rcv_rtt_s: float, srtt_s: float, rtt_frac: float, cap_s: float, slack_s: float) -> float:
