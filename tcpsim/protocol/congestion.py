@@ -30,15 +30,17 @@ class NewReno:
 
     __slots__ = ("mss", "cwnd", "ssthresh", "in_recovery", "recover", "dupacks", "abc_limit", "_ca_acc",
                  "validate", "sack", "limited_transmit", "extra", "now_s", "measured", "_max_out", "_usage_seq",
-                 "_is_limited", "prr_rule", "prior_cwnd", "prr_delivered", "rack")
+                 "_is_limited", "prr_rule", "prior_cwnd", "prr_delivered", "rack", "halve_cwnd")
 
     MAX_BURST_SEGMENTS = 3
     """Linux ``tcp_max_burst``: a window within this many segments of the flight still counts as used."""
 
     def __init__(self, mss_bytes: int, initial_window_segments: int = 2, abc_limit_segments: int = 2,
                  validate: bool = False, sack: bool = False, limited_transmit: bool = False,
-                 measured: bool = False, prr_rule: int = 0, rack: bool = False) -> None:
+                 measured: bool = False, prr_rule: int = 0, rack: bool = False, halve_cwnd: bool = False) -> None:
         self.mss = mss_bytes
+        self.halve_cwnd = halve_cwnd
+        """Linux's Reno (``tcp_reno_ssthresh``): ssthresh is half of cwnd, not of the flight (RFC 5681 eq. 4)."""
         self.rack = rack and sack
         """RACK finds the losses (the endpoint's :meth:`enter_recovery`); duplicate ACKs only count (limited
         transmit)."""
@@ -138,8 +140,12 @@ class NewReno:
         """An ACK's RTT sample (< 0: none) for rules that time the path (CUBIC's HyStart); Reno does not."""
 
     def loss_ssthresh(self, flight_bytes: int) -> int:
-        """The slow-start threshold after a loss: max(FlightSize / 2, 2 SMSS) (RFC 5681 eq. 4)."""
-        return max(flight_bytes // 2, 2 * self.mss)
+        """The slow-start threshold after a loss: max(FlightSize / 2, 2 SMSS) (RFC 5681 eq. 4); with
+        :attr:`halve_cwnd`, Linux's max(cwnd / 2, 2) in whole segments (``tcp_reno_ssthresh``)."""
+        mss = self.mss
+        if self.halve_cwnd:
+            return max((self.cwnd // mss) >> 1, 2) * mss
+        return max(flight_bytes // 2, 2 * mss)
 
     def on_dupack(self, flight_bytes: int, snd_max: int, ack: int, new_sack_info: bool = True) -> bool:
         """A duplicate ACK of ``ack``; returns True on the third one (fast retransmit, RFC 5681 §3.2 step 2).

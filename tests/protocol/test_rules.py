@@ -375,3 +375,17 @@ def test_solaris_defers_acks_for_at_most_half_the_window(window, every):
             n = 0
             d.on_ack_sent()
     assert gaps[-1] == every
+
+
+@given(cwnd=st.integers(1, 500), flight=st.integers(0, 500))
+def test_linux_reno_halves_cwnd_rfc_5681_halves_the_flight(cwnd, flight):
+    """``tcp_reno_ssthresh``: max(cwnd >> 1, 2) segments, whatever is in flight; RFC 5681 eq. 4: max(FlightSize / 2,
+    2 SMSS), on entering recovery and on a timeout alike."""
+    mss = 1448
+    for halve in (True, False):
+        cc = NewReno(mss, halve_cwnd=halve)
+        cc.cwnd = cwnd * mss
+        expected = max(cwnd >> 1, 2) * mss if halve else max(flight * mss // 2, 2 * mss)
+        assert cc.loss_ssthresh(flight * mss) == expected
+        cc.on_timeout(flight * mss, 10**9)
+        assert cc.ssthresh == expected and cc.cwnd == mss
