@@ -277,7 +277,7 @@ class EndpointState:
                          prr_rule=o.prr_rule, hz=o.cubic_hz, rack=o.rack_tlp)
         return NewReno(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
                        sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited,
-                       prr_rule=o.prr_rule, rack=o.rack_tlp, halve_cwnd=self._linux_wnd)
+                       prr_rule=o.prr_rule, rack=o.rack_tlp, halve_cwnd=o.rcv_window_rule == "linux")
 
     # --- helpers ----------------------------------------------------------------------------------
     def _wire(self, length: int) -> tuple[int, float]:
