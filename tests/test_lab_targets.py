@@ -87,11 +87,11 @@ loss on the lab's path")."""
 LOSS_MISSES = {
     "median": "23.1 % (19.6 % at its first score, 2026-11-29, before nine kernel rules of that day and the next: "
               "CUBIC's growth before its first loss, the skb-orphan path, slow start's stretch ACKs, PRR, CUBIC's "
-              "update hold and jiffy clock, RACK-TLP, GRO's one skb an aggregate, SACK compression; 15.6 % over five "
-              "seeds): tcpsim pauses less often than the kernel when every ACK of a flight is lost, so it is high where "
-              "losses are dense on short paths (1 % at 1 ms: +20 %), and validate's one seed is a lottery on the "
-              "rare-loss rows (0.1 % at 16 ms: 33.6 Mbit/s on seed 0, 59-91 on the others; the kernel's twelve runs "
-              "26-88)",
+              "update hold and jiffy clock, RACK-TLP, GRO's one skb an aggregate, SACK compression; 15.6 % over "
+              "five seeds): tcpsim pauses less often than the kernel when every ACK of a flight is lost, so it is "
+              "high where losses are dense on short paths (1 % at 1 ms: +20 %), and validate's one seed is a lottery "
+              "on the rare-loss rows (0.1 % at 16 ms: 33.6 Mbit/s on seed 0, 59-91 on the others; the kernel's twelve "
+              "runs 26-88)",
     "max": "56.2 %: the 0.1 %, 16 ms row on seed 0 (see the median's reason); over five seeds the worst row is 1 % at "
            "16 ms (-40 %)",
 }

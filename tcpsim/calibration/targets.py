@@ -5,7 +5,8 @@ The targets are the issue's, fixed: tests compare with them and never with a fig
 
 from __future__ import annotations
 
-__all__ = ["SOURCES", "TABLE_TARGETS", "POOLED_CALIBRATION_TARGET", "CROSS_SOURCE_TARGET", "SEED_MEDIAN_TABLES", "SEEN"]
+__all__ = ["SOURCES", "TABLE_TARGETS", "POOLED_CALIBRATION_TARGET", "CROSS_SOURCE_TARGET", "SEED_MEDIAN_TABLES",
+           "SEEN"]
 
 SOURCES = ("tru64", "vbox", "gignic", "tengbe", "sunfire")
 """The five documents the targets are stated for (validation/sources.toml). The lab sweep

@@ -32,7 +32,8 @@ from .mapping import SOURCE_SETUPS, platform_ids, platforms_for_point, predicted
 from .tables import UNSCORED_FLAGS, Point, load_user_points
 from .targets import SEED_MEDIAN_TABLES
 
-__all__ = ["Outcome", "evaluate", "seed_median_errors", "seed_median_tables", "SEED_MEDIAN_SEEDS", "table_summary", "main", "load_platforms"]
+__all__ = ["Outcome", "evaluate", "seed_median_errors", "seed_median_tables", "SEED_MEDIAN_SEEDS", "table_summary",
+           "main", "load_platforms"]
 
 
 @dataclass(frozen=True)
