@@ -126,6 +126,11 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
                                (1500, 6e-3, (5e-4, 5e-3)), (1500, 12e-3, (5e-3,)), (9000, 1.5e-3, (5e-3,))):
         for loss in losses:
             add("loss3", rate_bps=1e9, rtt_s=rtt_s, mtu_bytes=mtu, loss_frac=loss)
+    # a fourth, to decide the measured wake-up latency (validation/README.md, "A fourth lossy table")
+    for rtt_s, losses in ((0.4e-3, (7e-3, 4e-2)), (0.8e-3, (2e-3, 1.5e-2)), (2.5e-3, (7e-3, 4e-2)),
+                          (5e-3, (2e-3, 1.5e-2)), (10e-3, (7e-3,))):
+        for loss in losses:
+            add("loss4", rate_bps=1e9, rtt_s=rtt_s, mtu_bytes=1500, loss_frac=loss)
     return rows
 
 
