@@ -18,13 +18,17 @@ from tcpsim.calibration.validate import evaluate, seed_median_errors
 WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
 
 KNOWN_MISSES = {
-    "window-limited max": ("28.7 % (the 28 rows of the unpaced sweep, the delay line measured again the same day): "
-                           "the four MTU-9000 rows with 32 KiB buffers are 21-29 % low; the kernel's window on them is "
+    "window-limited median": ("7.1 % (2.6 % before lab_vm carried the streaming tools' measured wake-up latency, "
+                              "which lab/loss4 chose on 2026-11-29): a writer and a reader 20-40 us late make tcpsim's "
+                              "window-limited rows 4-12 points lower, while the kernel's, as late, are not slowed "
+                              "(the fifth session's diagnosis: something in the kernel hides it, the socket's backlog "
+                              "or the sender's queue; validation/README.md, 'What lab/loss4 decided')"),
+    "window-limited max": ("29.5 % (the 28 rows of the unpaced sweep, the delay line measured again the same day): "
+                           "the four MTU-9000 rows with 32 KiB buffers are 22-30 % low; the kernel's window on them is "
                            "three jumbo segments in some runs and four in others (a write's tail queued alone once "
                            "raises rcv_ssthresh past four segments; 26 runs of 2026-11-29, validation/README.md, 'The "
                            "jumbo 32 KiB window rows are two rows in the kernel'), the sweep's medians fell on four, "
-                           "tcpsim sends only full segments there and stays at three; the 0.5 ms, MTU 1500, 16 KiB "
-                           "row, 17 % low: tcpsim's window equals the window probe connection's"),
+                           "tcpsim sends only full segments there and stays at three"),
 }
 
 
@@ -85,63 +89,49 @@ LOSS_TARGET, LOSS_MAX = 0.15, 0.30
 loss on the lab's path")."""
 
 LOSS_MISSES = {
-    "median": "23.1 % (19.6 % at its first score, 2026-11-29, before nine kernel rules of that day and the next: "
-              "CUBIC's growth before its first loss, the skb-orphan path, slow start's stretch ACKs, PRR, CUBIC's "
-              "update hold and jiffy clock, RACK-TLP, GRO's one skb an aggregate, SACK compression; 15.6 % over "
-              "five seeds): tcpsim pauses less often than the kernel when every ACK of a flight is lost, so it is "
-              "high where losses are dense on short paths (1 % at 1 ms: +20 %), and validate's one seed is a lottery "
-              "on the rare-loss rows (0.1 % at 16 ms: 33.6 Mbit/s on seed 0, 59-91 on the others; the kernel's twelve "
-              "runs 26-88)",
-    "max": "56.2 %: the 0.1 %, 16 ms row on seed 0 (see the median's reason); over five seeds the worst row is 1 % at "
-           "16 ms (-40 %)",
+    "max": "51.7 %: the 0.1 %, 16 ms row on seed 0 (37.0 Mbit/s predicted, 76.6 measured), a 3-s run with a handful "
+           "of losses, a lottery on both sides (the kernel's twelve runs 26-88 Mbit/s); over five seeds the worst row "
+           "is 0.01 % at 4 ms (-30 %)",
 }
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("check", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=LOSS_MISSES[c]))
-                                   for c in ("median", "max")])
+                                   if c in LOSS_MISSES else c for c in ("median", "max")])
 def test_lossy_rows_within_target(lab, check):
     errors = _errors(lab, lambda p: p.table_id == "loss")
     assert len(errors) == 8  # the rows the rule fixed
     assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
 
 
-LOSS2_MAX_MISS = ("113.6 %: 3 % loss at 0.5 ms (87.3 Mbit/s predicted, 40.9 measured; five seeds 69-87): the kernel "
-                  "spent 2.2 of 3 s in pauses with no ACK, most a flight whose every ACK was lost, then a probe and a "
-                  "40-ms delayed ACK; tcpsim's receiver, ACKing more often (its GRO aggregates are smaller under loss "
-                  "than the kernel's), loses all of a flight's ACKs less often")
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("check", ["median", pytest.param("max", marks=pytest.mark.xfail(strict=True,
-                                                                                         reason=LOSS2_MAX_MISS))])
+@pytest.mark.parametrize("check", ["median", "max"])
 def test_second_lossy_table_within_target(lab, check):
     """lab/loss2: eight lossy rows fixed and measured after the loss rules of 2026-11-29, scored once held out (9.2 %),
-    seen since RACK-TLP (15.4 %), 11.1 % with GRO's one skb an aggregate, 10.2 % with SACK compression."""
+    seen since RACK-TLP (15.4 %), 11.1 % with GRO's one skb an aggregate, 10.2 % with SACK compression, 7.1 % (max
+    14.2 %) with the measured wake-up latency."""
     errors = _errors(lab, lambda p: p.table_id == "loss2")
     assert len(errors) == 8  # the rows its rule fixed
     assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
 
 
-LOSS3_MISSES: dict[str, str] = {
-    "max": "158.2 % over five seeds (held-out score, 2026-11-29): 2 % loss at 0.3 ms, 252.5 Mbit/s predicted on seed 0 "
-           "against 90.9; with 0.5 % at 0.3 ms (+68.5 %) and 2 % at 1.5 ms (+45.2 %) the pattern of lab/loss2's worst "
-           "row on fresh rows: tcpsim is high where losses are dense against a short round trip",
-}
-"""lab/loss3's misses at its one held-out score (its rule: validation/README.md, "A third lossy table")."""
+SEED_MEDIAN_MISSES: dict[tuple[str, str], str] = {}
+"""Misses of the tables scored by the five-seed estimator. lab/loss3's max missed at its one held-out score (158.2 %:
+dense losses on short paths); with the wake-up latency lab/loss4 chose it is 21.5 %."""
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("check", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=LOSS3_MISSES[c]))
-                                   if c in LOSS3_MISSES else c for c in ("median", "max")])
-def test_third_lossy_table_within_target_over_five_seeds(check):
-    """lab/loss3: nine lossy rows fixed and measured after the loss rules of 2026-11-29, scored by the median of
-    each row's predictions over seeds 0-4 (the estimator its rule fixed before it was measured)."""
-    points = [p for p in load_points() if p.source_id == "lab" and p.table_id == "loss3"]
-    assert len(points) == 9  # the rows its rule fixed
+@pytest.mark.parametrize("table,check", [
+    pytest.param(t, c, marks=pytest.mark.xfail(strict=True, reason=SEED_MEDIAN_MISSES[(t, c)]))
+    if (t, c) in SEED_MEDIAN_MISSES else (t, c) for t in SEED_MEDIAN_TABLES for c in ("median", "max")])
+def test_lossy_tables_within_target_over_five_seeds(table, check):
+    """lab/loss3 and lab/loss4: nine lossy rows each, fixed and measured after the loss rules of 2026-11-29, scored by
+    the median of each row's predictions over seeds 0-4 (the estimator fixed before lab/loss3 was measured)."""
+    points = [p for p in load_points() if f"{p.source_id}/{p.table_id}" == table]
+    assert len(points) == 9  # the rows their rules fixed
     with ProcessPoolExecutor(2) as ex:
         errors = [abs(e) for e in seed_median_errors(points, ex)]
-    median_target, max_target = SEED_MEDIAN_TABLES["lab/loss3"]
+    median_target, max_target = SEED_MEDIAN_TABLES[table]
     assert (statistics.median(errors) <= median_target) if check == "median" else (max(errors) <= max_target)
 
 
