@@ -404,7 +404,8 @@ def test_a_veth_without_delay_receives_each_frame_inside_the_call_that_sent_it(o
     assert sc.link.rx_on_sending_cpu and sc.sender.tcp.owner_backlog
     # the costs lab_vm had when this was written (a writer slower than the ACK's way back), not whatever it is
     # calibrated to now: a faster writer's next write can come before the ACK, and then Nagle joins the writes
-    cpu = replace(sc.sender.platform.cpu, per_packet_tx_s=2.5e-6, per_packet_rx_s=2.5e-6, per_byte_copy_s=2.7e-10)
+    cpu = replace(sc.sender.platform.cpu, per_packet_tx_s=2.5e-6, per_packet_rx_s=2.5e-6, per_byte_copy_s=2.7e-10,
+                  wake_latency_s=())
     hosts = {role: replace(h, platform=replace(h.platform, cpu=cpu))
              for role, h in (("sender", sc.sender), ("receiver", sc.receiver))}
     sc = replace(sc, **hosts, link=replace(sc.link, one_way_delay_s=one_way_delay_s),
