@@ -841,6 +841,18 @@ def test_the_receive_trace_says_where_each_segment_was_processed(capsys):
     assert Path("/sys/kernel/tracing/events/tcp/tcp_probe/enable").read_text().strip() == "0"
 
 
+@needs_lab
+@pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 is not installed: the trace streams with iperf3")
+def test_the_receiver_s_packet_trace_reads_a_short_run(capsys):
+    """``python -m tcpsim.lab.skbtrace``: a packet socket in the receiver's namespace sees the skbs and the ACKs;
+    the window it offers is within the buffer's (a 32 KiB SO_RCVBUF holds at most 64 KiB)."""
+    from tcpsim.lab import skbtrace
+
+    assert skbtrace.main(["--rtt", "1ms", "--sockbuf", "32k", "--duration", "1s"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["data_skbs"] > 100 and out["acks"] > 100 and out["goodput_bps"] > 0
+    assert 0 < max(w["bytes"] for w in out["windows_offered"]) <= 65536
+
 def test_zz_no_namespace_of_this_session_is_left_behind():
     """Runs last in this file: every tcpsim-* namespace created since the session began is gone."""
     if LAB_MISSING:
