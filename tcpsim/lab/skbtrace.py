@@ -223,6 +223,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (ConfigError, LabUnavailable) as e:
         print(f"python -m tcpsim.lab.skbtrace: {e}", file=sys.stderr)
         return 2
+    except (subprocess.TimeoutExpired, ValueError, KeyError) as e:  # a run that hung or gave no JSON result
+        print(f"python -m tcpsim.lab.skbtrace: the run gave no result ({type(e).__name__}: {e})", file=sys.stderr)
+        return 1
     return 0
 
 
