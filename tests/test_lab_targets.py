@@ -21,9 +21,9 @@ KNOWN_MISSES = {
     "window-limited median": ("7.1 % (2.6 % before lab_vm carried the streaming tools' measured wake-up latency, "
                               "which lab/loss4 chose on 2026-11-29): with the reader 20-40 us late tcpsim's receiver "
                               "queues each burst whole before it reads, so rcv_ssthresh stops a segment or two below "
-                              "the kernel's, which grows it when a write's short tail (truesize 1,280) arrives alone on "
-                              "an empty queue, runts tcpsim's sender does not make (validation/README.md, 'Where the "
-                              "2 ms, 32 KiB row's window comes from')"),
+                              "the kernel's, which grows it when a write's short tail (truesize 1,280) arrives alone "
+                              "on an empty queue, runts tcpsim's sender does not make (validation/README.md, 'Where "
+                              "the 2 ms, 32 KiB row's window comes from')"),
     "window-limited max": ("29.5 % (the 28 rows of the unpaced sweep, the delay line measured again the same day): "
                            "the four MTU-9000 rows with 32 KiB buffers are 22-30 % low; the kernel's window on them is "
                            "three jumbo segments in some runs and four in others (a write's tail queued alone once "

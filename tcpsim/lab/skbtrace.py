@@ -27,8 +27,8 @@ from collections import Counter
 from typing import Any, Iterable, Optional, Sequence
 
 from ..errors import ConfigError
-from ..protocol.framing import mss_bytes
-from ..protocol.linux_window import rx_truesize
+from ..protocol.framing import mss_bytes, tcp_option_bytes
+from ..protocol.linux_window import IP_TCP_HEADER_BYTES, rx_truesize
 from ..units import parse_duration, parse_rate, parse_size
 from .predict import TUN_PAGE_BYTES
 from .iperf3 import client_args
@@ -112,10 +112,12 @@ def capture(dev: str, port: int, seconds: float, max_packets: int = MAX_PACKETS)
 
 def small_head_payload_bytes(mss: int, overhead_bytes: int = 832, page_bytes: int = TUN_PAGE_BYTES) -> int:
     """The largest segment payload the receive path charges less truesize than a full segment (``rx_truesize``,
-    the TUN path's smaller heads; a 52-byte IP and TCP header with timestamps): a lone runt of at most this, on
-    an empty queue, leaves ``tcp_grow_window`` more room than any full segment can."""
-    full = rx_truesize(mss, mss + 52, overhead_bytes, page_bytes)
-    return max((p for p in range(1, mss) if rx_truesize(p, p + 52, overhead_bytes, page_bytes) < full), default=0)
+    the TUN path's smaller heads; IP and TCP headers with timestamps): a lone runt of at most this, on an empty
+    queue, leaves ``tcp_grow_window`` more room than any full segment can."""
+    headers = IP_TCP_HEADER_BYTES + tcp_option_bytes(True)
+    full = rx_truesize(mss, mss + headers, overhead_bytes, page_bytes)
+    return max((p for p in range(1, mss) if rx_truesize(p, p + headers, overhead_bytes, page_bytes) < full),
+               default=0)
 
 
 def summarize(packets: Iterable[Packet], mss: int, rtt_s: float, duration_s: float) -> dict[str, Any]:
