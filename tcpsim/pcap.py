@@ -29,7 +29,8 @@ import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["EPOCH_S", "SERVER_PORT", "CLIENT_PORT_BASE", "write_pcap", "frames", "internet_checksum"]
+__all__ = ["EPOCH_S", "SERVER_PORT", "CLIENT_PORT_BASE", "write_pcap", "frames", "internet_checksum",
+           "ones_complement_sum"]
 
 EPOCH_S = 1_700_000_000
 """Capture time of simulated time zero (2023-11-14 22:13:20 UTC): any fixed time, so files are deterministic."""
@@ -44,14 +45,20 @@ _TS_OFFSET = {"sender": 100_000, "receiver": 200_000}
 _FIN, _SYN, _PSH, _ACK = 0x01, 0x02, 0x08, 0x10
 
 
-def internet_checksum(data: bytes) -> int:
-    """RFC 1071 Internet checksum."""
+def ones_complement_sum(data: bytes, start: int = 0) -> int:
+    """The Internet checksum's folded 16-bit ones'-complement sum of ``data`` (RFC 1071), added to ``start`` (a
+    pseudo-header's sum, say); not complemented."""
     if len(data) % 2:
         data += b"\0"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    total = start + sum(struct.unpack(f"!{len(data) // 2}H", data))
     while total >> 16:
         total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
+    return total
+
+
+def internet_checksum(data: bytes) -> int:
+    """RFC 1071 Internet checksum."""
+    return ~ones_complement_sum(data) & 0xFFFF
 
 
 def _options(mss: int | None = None, sack_permitted: bool = False, ts: tuple[int, int] | None = None,

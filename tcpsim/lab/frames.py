@@ -16,6 +16,8 @@ import random
 import struct
 from typing import Final, Sequence
 
+from ..pcap import ones_complement_sum as inet_checksum
+
 __all__ = ["VNET_HDR_BYTES", "FrameLoss", "frame_count", "cut", "lose_frames", "inet_checksum"]
 
 VNET_HDR_BYTES: Final = 10
@@ -26,17 +28,6 @@ _F_NEEDS_CSUM: Final = 1
 _GSO_NONE, _GSO_TCPV4, _GSO_ECN = 0, 1, 0x80
 _FIN, _PSH, _CWR = 0x01, 0x08, 0x80
 _IPPROTO_TCP: Final = 6
-
-
-def inet_checksum(data: bytes, start: int = 0) -> int:
-    """The Internet checksum's folded 16-bit ones'-complement sum of ``data`` (RFC 1071), added to ``start``;
-    not complemented."""
-    if len(data) % 2:
-        data += b"\0"
-    total = start + sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return total
 
 
 class FrameLoss:
