@@ -480,6 +480,11 @@ class Budget:
     record_trace: bool = False
     """Keep a log of the run's first ``trace_limit`` segments, data and ACKs (``Result.trace``, for ``explain``)."""
     trace_limit: int = 2000
+    skb_log_limit: int = 0
+    """Keep the first this many packets the first connection's receiver takes in and sends, as a packet socket on
+    its interface sees them: each in-order skb (a GSO aggregate whole) of a Linux receiver, and each ACK
+    (``Result.skb_log``, the packets :func:`tcpsim.lab.skbtrace.summarize` reads; ``python -m tcpsim.lab.skbtrace
+    --model``); 0 = none."""
     record_timeseries: bool = False
     """Sample the first connection's windows and the goodput over time (``Result.timeseries``,
     :mod:`tcpsim.timeseries`)."""
@@ -496,6 +501,7 @@ class Budget:
         _check_range("max_wall_s", self.max_wall_s, 0.01, 86400.0)
         _check_range("trace_limit", self.trace_limit, 0, MAX_TRACE_SEGMENTS,
                      f"in 0..{MAX_TRACE_SEGMENTS:,} (each logged segment takes some 200 bytes)")
+        _check_range("skb_log_limit", self.skb_log_limit, 0, MAX_TRACE_SEGMENTS, f"in 0..{MAX_TRACE_SEGMENTS:,}")
         _check_range("timeseries_points", self.timeseries_points, 2, 1 << 20, "in 2..2**20")
 
 

@@ -177,6 +177,8 @@ class _Run:
                         self.trace, f"{dst_host.name}#{stream}")
         a.connect(b)
         b.connect(a)
+        if self.sc.budget.skb_log_limit and not self.flows:
+            b.skb_log, b.skb_log_limit = [], self.sc.budget.skb_log_limit
         a.handshake_sample(self.handshake_rtt_s)
         b.handshake_sample(self.handshake_rtt_s)
         src_cpu, dst_cpu = src_host.app_cpu(stream), dst_host.app_cpu(stream)
@@ -473,6 +475,7 @@ class _Run:
                                    if halfwidth is not None and math.isfinite(halfwidth) else None),
             delivered_bytes=sum(s1["delivered"]),
             trace=tuple(self.trace) if self.trace is not None else (),
+            skb_log=tuple(self.flows[0][3].skb_log or ()),
             window_shifts=({ep.name: ep.rcv_shift for f in self.flows for ep in (f[2], f[3])}
                            if self.trace is not None else {}),
             timeseries=self.recorder.result() if self.recorder is not None else None,

@@ -75,3 +75,43 @@ def test_without_root_it_says_what_is_missing_in_one_line(capsys, monkeypatch):
     assert main(["--duration", "1s"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "needs root" in err
+
+
+def _logged_run(limit=100_000, **kw):
+    from tcpsim.api import build_scenario, simulate
+    from tcpsim.config import Budget
+
+    budget = Budget(rel_tol=1e-6, min_sim_time_s=0.05, max_sim_time_s=0.05, skb_log_limit=limit)
+    return simulate(build_scenario(platform="lab_vm", rate="1gbit", rtt="2ms", sockbuf="32k", write="128k",
+                                   budget=budget, **kw))
+
+
+def test_the_model_s_receiver_log_is_its_in_order_stream_and_the_acks_it_sent():
+    r = _logged_run()
+    data = [p for p in r.skb_log if not p[1]]
+    acks = [p for p in r.skb_log if p[1]]
+    assert data and acks
+    assert [p[0] for p in r.skb_log] == sorted(p[0] for p in r.skb_log)
+    assert data[0][3] == 0 and all(b[3] == a[3] + a[4] for a, b in zip(data, data[1:]))  # in order, no gap
+    assert max(p[4] for p in data) > MSS  # GSO aggregates arrive whole
+    # an ACK acknowledges nothing beyond the skb that comes next (tcpsim takes an aggregate's segments into rcv_nxt
+    # as they arrive and queues its skb at its end, so an ACK sent in between may cover part of it)
+    ends = [p[3] + p[4] for p in data]
+    for i, p in enumerate(r.skb_log):
+        if p[1]:
+            after = next((q[3] + q[4] for q in r.skb_log[i:] if not q[1]), ends[-1])
+            assert p[5] <= after
+    assert [a[5] for a in acks] == sorted(a[5] for a in acks)
+    assert _logged_run(limit=10).skb_log == r.skb_log[:10]
+    assert _logged_run(limit=0).skb_log == ()
+
+
+def test_the_model_summary_is_the_kernel_s_summary_of_tcpsim_s_run_and_needs_no_root(capsys):
+    from tcpsim.lab.skbtrace import model_run
+
+    out = model_run(duration="0.5s")
+    assert out["data_skbs"] > 0 and out["acks"] > 0 and out["windows_offered"]
+    assert out["acks_per_round_trip"] == pytest.approx(out["acks"] * 0.002 / 0.5, rel=1e-3)
+    assert out == model_run(duration="0.5s")  # deterministic
+    assert main(["--model", "--duration", "0.5s"]) == 0
+    assert '"data_skbs"' in capsys.readouterr().out

@@ -65,6 +65,10 @@ class EndpointState:
         self.name = name
         self.trace = trace
         self._trace_limit = (trace.maxlen or 0) if trace is not None else 0
+        self.skb_log: list | None = None
+        """The receiver's packets as a packet socket sees them (``Budget.skb_log_limit``, set by the engine on the
+        first connection's receiver): (time_s, outgoing, 0, seq, payload_bytes, ack, window_bytes, False, -1)."""
+        self.skb_log_limit = 0
         """The shared log keeps the run's first segments, up to this many."""
         # Both ends must agree to use timestamps (RFC 7323 §3.2); the MSS is the smaller one offered.
         ts = opts.timestamps and peer_opts.timestamps
@@ -342,6 +346,9 @@ class EndpointState:
                 self.retransmits += 1
         else:
             self.acks_sent += 1
+            log = self.skb_log
+            if log is not None and len(log) < self.skb_log_limit:
+                log.append((now, True, 0, seq, 0, self.rcv_nxt, wnd, False, -1))
         if self.trace is not None and len(self.trace) < self._trace_limit:
             self.trace.append((now, self.name, "data" if length else "ack", seq, length, self.rcv_nxt, wnd,
                                "retransmit" if retransmit else self.block, push, seg.sack))

@@ -10,6 +10,10 @@ ACKs a round trip; and each lone runt that found everything before it acknowledg
 window offered before and after it: where ``tcp_grow_window`` gets its room (validation/README.md, "Where the
 2 ms, 32 KiB row's window comes from"). Traffic stays between the run's own namespaces; the capture is bounded in
 packets and seconds, and the namespaces go on every exit.
+
+``--model`` prints the same summary of tcpsim's run of the scenario instead (no root needed): ``lab_vm`` on the
+lab's path, as ``tcpsim lab`` predicts it, for ``--duration``, from the packets its receiver took in and sent
+(``Budget.skb_log_limit``), so a rule about skbs can be checked on both sides in the same terms.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from .predict import TUN_PAGE_BYTES
 from .iperf3 import client_args
 from .testbed import LabUnavailable, Testbed, install_signal_handlers, missing_requirement
 
-__all__ = ["Packet", "parse_frame", "capture", "summarize", "small_head_payload_bytes", "main", "MAX_PACKETS"]
+__all__ = ["Packet", "parse_frame", "capture", "summarize", "small_head_payload_bytes", "model_run", "main",
+           "MAX_PACKETS"]
 
 MAX_PACKETS = 500_000
 """Most packets one capture keeps; it stops early with what it has."""
@@ -169,6 +174,30 @@ def summarize(packets: Iterable[Packet], mss: int, rtt_s: float, duration_s: flo
             "window_scale": shift}
 
 
+def model_run(rate: str = "1gbit", rtt: str = "2ms", mtu: int = 1500, sockbuf: Optional[str] = "32k",
+              write: str = "128k", nodelay: bool = False, duration: str = "3s", seed: int = 0) -> dict[str, Any]:
+    """:func:`summarize` of tcpsim's run of the scenario: ``lab_vm`` on the lab's TUN delay line path, read as
+    iperf3 reads, for the whole ``duration`` (no stop on convergence), seed ``seed``."""
+    from dataclasses import replace
+
+    from .. import __version__
+    from ..api import simulate
+    from .predict import host_platform, lab_simulation, tool_goodput_bps
+    from .scenario import lab_scenario
+
+    sc = lab_scenario(rate=rate, rtt=rtt, mtu=mtu, sockbuf=sockbuf, write=write, nodelay=nodelay, duration=duration)
+    sim = lab_simulation(sc, host_platform({}, "lab_vm", None, "relay"), "relay", seed, "iperf3")
+    sim = replace(sim, budget=replace(sim.budget, rel_tol=1e-6, min_sim_time_s=sc.duration_s,
+                                      max_sim_time_s=sc.duration_s, skb_log_limit=MAX_PACKETS))
+    r = simulate(sim)
+    return {"scenario": {"rate_bps": sc.rate_bps, "rtt_s": sc.rtt_s, "mtu_bytes": sc.mtu_bytes,
+                         "sockbuf_bytes": sc.sndbuf_bytes, "write_bytes": sc.write_bytes, "nodelay": sc.nodelay,
+                         "duration_s": sc.duration_s},
+            "model": f"tcpsim {__version__}, lab_vm, seed {seed}",
+            "goodput_bps": tool_goodput_bps(sc, r),
+            **summarize(r.skb_log, mss_bytes(sc.mtu_bytes, True), sc.rtt_s, r.sim_time_s)}
+
+
 def _run(args: argparse.Namespace) -> dict[str, Any]:
     install_signal_handlers()
     duration_s = parse_duration(args.duration)
@@ -210,12 +239,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--nodelay", action="store_true")
     p.add_argument("--duration", default="3s")
     p.add_argument("--packets", metavar="FILE", help="also write every packet captured (JSON: see Packet)")
+    p.add_argument("--model", action="store_true", help="the same summary of tcpsim's run of the scenario instead")
+    p.add_argument("--seed", type=int, default=0, help="with --model: the run's seed")
     p.add_argument("--capture", metavar="DEV", help=argparse.SUPPRESS)  # the child in the receiver's namespace
     p.add_argument("--seconds", type=float, default=5.0, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     try:
         if args.capture:
             print(json.dumps(capture(args.capture, _PORT, args.seconds)))
+            return 0
+        if args.model:
+            print(json.dumps(model_run(args.rate, args.rtt, args.mtu, args.sockbuf, args.write, args.nodelay,
+                                       args.duration, args.seed), indent=1))
             return 0
         missing = missing_requirement() or (None if shutil.which("iperf3") else "it needs iperf3 on PATH")
         if missing:
