@@ -163,6 +163,11 @@ class TcpOptions:
     """A writer blocked on a full send buffer wakes once a third of it is free (Linux
     ``sk_stream_write_space``: free space at least half of what is queued), and until then copies
     nothing; False = once ``SO_SNDLOWAT`` (2048 bytes) is free (4.4BSD ``sowriteable``)."""
+    wake_after_output: bool = False
+    """An ACK that frees room in the send buffer transmits what it lets go before it wakes the blocked writer (Linux
+    ``tcp_data_snd_check``: ``tcp_push_pending_frames``, then ``tcp_check_space``), so the wake-up's cost on that CPU
+    (``CpuCost.wake_cost_s``) comes after the transmit work; False = the wake-up comes first (4.4BSD ``tcp_input``:
+    ``sowwakeup`` in the ACK's processing, ``tcp_output`` at its end)."""
     writer_copies_whole_skbs: bool = False
     """A ``send`` fills the last unsent skb to the size goal whatever the buffer holds and starts a new skb
     only while the buffer has room (Linux ``tcp_sendmsg_locked``: ``tcp_xmit_size_goal``,
@@ -351,7 +356,7 @@ class TcpOptions:
             half_window_beats_nagle=os.family == "bsd",
             nagle_minshall=os.family == "linux", push_at_window_edge=os.family == "solaris",
             forced_push=os.family == "linux", rcv_push_wait_bytes=os.rcv_push_wait_bytes,
-            writer_wakes_at_third=os.family == "linux",
+            writer_wakes_at_third=os.family == "linux", wake_after_output=os.family == "linux",
             window_update_rule=os.family, sndbuf_requested_bytes=snd_req, rcvbuf_requested_bytes=rcv_req,
             congestion_control=os.congestion_control, autocork=os.autocorking,
         )

@@ -83,6 +83,7 @@ class TcpEndpoint(TcpRack):
             self._board.prune(ack)
         self.cc.now_s = now
         una_before = self.snd_una
+        wake = False  # wake the writer after the output (TcpOptions.wake_after_output)
         if ack > self.snd_una:
             acked = ack - self.snd_una
             self.snd_una = ack
@@ -129,10 +130,10 @@ class TcpEndpoint(TcpRack):
                 self._arm_rto()
             else:
                 self._rto_timer.cancel()
-            if self.writer_blocked and self.sndbuf < self.sndbuf_max:
-                self._expand_sndbuf()
-            if self.on_writable is not None:
-                self.on_writable()
+            if self._wake_after_output:
+                wake = True
+            else:
+                self._new_space()
         else:
             if self.snd_max > self.snd_una and seg.wnd == self.peer_wnd:
                 new_info = sacked_before < 0 or self._board.sacked_bytes(ack, self.snd_max) > sacked_before
@@ -151,6 +152,16 @@ class TcpEndpoint(TcpRack):
         if rack:
             self._rack_ack(ack, ack > una_before, seg.sack is not None, now, prr)
         self.output(cpu)
+        if wake:
+            self._new_space()
+
+    def _new_space(self) -> None:
+        """The ACK freed room: a blocked writer's buffer may grow, and the writer is woken (Linux ``tcp_new_space``,
+        4.4BSD ``sowwakeup``)."""
+        if self.writer_blocked and self.sndbuf < self.sndbuf_max:
+            self._expand_sndbuf()
+        if self.on_writable is not None:
+            self.on_writable()
 
     def _bound_to_half_wnd(self) -> None:
         """Linux ``tcp_sync_mss`` -> ``tcp_bound_to_half_wnd``: the sender's segments are at most half the

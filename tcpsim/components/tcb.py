@@ -128,6 +128,7 @@ class EndpointState:
         self.peer_wnd = 0
         self.max_sndwnd = 0
         self.on_writable: Callable[[], None] | None = None
+        self._wake_after_output = opts.wake_after_output  # an ACK's output runs before the writer's wake-up
         self.writer_blocked = False
         # --- receive side ---
         window_max = opts.max_window_bytes
