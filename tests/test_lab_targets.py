@@ -18,13 +18,13 @@ from tcpsim.calibration.validate import evaluate, seed_median_errors
 WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
 
 KNOWN_MISSES = {
-    "window-limited median": ("7.1 % (2.6 % before lab_vm carried the streaming tools' measured wake-up latency, "
-                              "which lab/loss4 chose on 2026-11-29): with the reader 20-40 us late tcpsim's receiver "
-                              "queues each burst whole before it reads, so rcv_ssthresh stops a segment or two below "
-                              "the kernel's, which grows it when a write's short tail (truesize 1,280) arrives alone "
-                              "on an empty queue, runts tcpsim's sender does not make (validation/README.md, 'Where "
-                              "the 2 ms, 32 KiB row's window comes from')"),
-    "window-limited max": ("29.5 % (the 28 rows of the unpaced sweep, the delay line measured again the same day): "
+    "window-limited median": ("5.5 % (7.1 % before a Linux ACK's output ran before the writer's wake-up, 2.6 % before "
+                              "lab_vm carried the streaming tools' measured wake-up latency): tcpsim sends one burst a "
+                              "round trip, read and ACKed once, where the kernel keeps two skbs half a round trip "
+                              "apart, each ACKed, and grows rcv_ssthresh when a write's short tail arrives alone on an "
+                              "empty queue (validation/README.md, 'Two skbs a round trip in the kernel, one burst in "
+                              "tcpsim')"),
+    "window-limited max": ("29.2 % (the 28 rows of the unpaced sweep, the delay line measured again the same day): "
                            "the four MTU-9000 rows with 32 KiB buffers are 22-30 % low; the kernel's window on them is "
                            "three jumbo segments in some runs and four in others (a write's tail queued alone once "
                            "raises rcv_ssthresh past four segments; 26 runs of 2026-11-29, validation/README.md, 'The "
@@ -90,9 +90,13 @@ LOSS_TARGET, LOSS_MAX = 0.15, 0.30
 loss on the lab's path")."""
 
 LOSS_MISSES = {
-    "max": "51.7 %: the 0.1 %, 16 ms row on seed 0 (37.0 Mbit/s predicted, 76.6 measured), a 3-s run with a handful "
+    "median": "19.3 % on seed 0 since a Linux ACK's output runs before the writer's wake-up (12.9 % before; 11.5 % by "
+              "each row's median over seeds 0-4): 3-s runs with a few dozen losses, the 16 ms, 1 % row -15.7 -> "
+              "-43.2 % and the 1 ms, 1 % row -1.1 -> +13.7 % on that one draw (validation/README.md, 'Linux's order "
+              "at the end of an ACK')",
+    "max": "55.9 %: the 0.1 %, 16 ms row on seed 0 (33.8 Mbit/s predicted, 76.6 measured), a 3-s run with a handful "
            "of losses, a lottery on both sides (the kernel's twelve runs 26-88 Mbit/s); over five seeds the worst row "
-           "is 0.01 % at 4 ms (-30 %)",
+           "is 1 % at 16 ms (-38 %)",
 }
 
 
@@ -116,7 +120,12 @@ def test_second_lossy_table_within_target(lab, check):
     assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
 
 
-SEED_MEDIAN_MISSES: dict[tuple[str, str], str] = {}
+SEED_MEDIAN_MISSES: dict[tuple[str, str], str] = {
+    ("lab/loss4", "max"): "33.0 % since a Linux ACK's output runs before the writer's wake-up (22.0 % before): the "
+                          "0.4 ms, 4 % row, whose sender now has its released data on the wire 7 us sooner and "
+                          "moves 30 Mbit/s against the kernel's 39 (validation/README.md, 'Linux's order at the end "
+                          "of an ACK')",
+}
 """Misses of the tables scored by the five-seed estimator. lab/loss3's max missed at its one held-out score (158.2 %:
 dense losses on short paths); with the wake-up latency lab/loss4 chose it is 21.5 %."""
 
