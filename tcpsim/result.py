@@ -105,9 +105,9 @@ class Result:
     """With ``Budget.record_trace``: (time_s, endpoint, kind, seq, length, ack, window, why, push, sack) per
     segment; ``push`` is the PSH flag, ``sack`` an ACK's SACK blocks ``((start, end), ...)`` or None."""
     skb_log: tuple = ()
-    """With ``Budget.skb_log_limit``: the first connection's receiver's packets, as :func:`tcpsim.lab.skbtrace.summarize`
-    reads a capture's: (time_s, outgoing, 0, seq, payload_bytes, ack, window_bytes, False, -1), an in-order skb
-    (a GSO aggregate whole) in, an ACK out."""
+    """With ``Budget.skb_log_limit``: the first connection's receiver's packets, as
+    :func:`tcpsim.lab.skbtrace.summarize` reads a capture's: (time_s, outgoing, 0, seq, payload_bytes, ack,
+    window_bytes, False, -1), an in-order skb (a GSO aggregate whole) in, an ACK out."""
     window_shifts: dict[str, int] = field(default_factory=dict)
     """With ``Budget.record_trace``: each endpoint's RFC 7323 receive window shift, by trace name: the trace's
     windows are bytes, the TCP header's field holds ``window >> shift`` (:mod:`tcpsim.pcap`)."""

@@ -65,11 +65,12 @@ class EndpointState:
         self.name = name
         self.trace = trace
         self._trace_limit = (trace.maxlen or 0) if trace is not None else 0
+        """The shared log keeps the run's first segments, up to this many."""
         self.skb_log: list | None = None
         """The receiver's packets as a packet socket sees them (``Budget.skb_log_limit``, set by the engine on the
         first connection's receiver): (time_s, outgoing, 0, seq, payload_bytes, ack, window_bytes, False, -1)."""
         self.skb_log_limit = 0
-        """The shared log keeps the run's first segments, up to this many."""
+        """At most this many entries in :attr:`skb_log`."""
         # Both ends must agree to use timestamps (RFC 7323 §3.2); the MSS is the smaller one offered.
         ts = opts.timestamps and peer_opts.timestamps
         self.option_bytes = framing.tcp_option_bytes(ts)
