@@ -33,8 +33,8 @@ from typing import Any, Iterable, Optional, Sequence
 from ..errors import ConfigError
 from ..protocol.framing import mss_bytes, tcp_option_bytes
 from ..protocol.linux_window import IP_TCP_HEADER_BYTES, rx_truesize
-from ..units import parse_duration, parse_rate, parse_size
 from .predict import TUN_PAGE_BYTES
+from .scenario import lab_scenario
 from .iperf3 import client_args
 from .testbed import LabUnavailable, Testbed, install_signal_handlers, missing_requirement
 
@@ -183,36 +183,37 @@ def model_run(rate: str = "1gbit", rtt: str = "2ms", mtu: int = 1500, sockbuf: O
     from .. import __version__
     from ..api import simulate
     from .predict import host_platform, lab_simulation, tool_goodput_bps
-    from .scenario import lab_scenario
 
     sc = lab_scenario(rate=rate, rtt=rtt, mtu=mtu, sockbuf=sockbuf, write=write, nodelay=nodelay, duration=duration)
     sim = lab_simulation(sc, host_platform({}, "lab_vm", None, "relay"), "relay", seed, "iperf3")
     sim = replace(sim, budget=replace(sim.budget, rel_tol=1e-6, min_sim_time_s=sc.duration_s,
                                       max_sim_time_s=sc.duration_s, skb_log_limit=MAX_PACKETS))
     r = simulate(sim)
-    return {"scenario": {"rate_bps": sc.rate_bps, "rtt_s": sc.rtt_s, "mtu_bytes": sc.mtu_bytes,
-                         "sockbuf_bytes": sc.sndbuf_bytes, "write_bytes": sc.write_bytes, "nodelay": sc.nodelay,
-                         "duration_s": sc.duration_s},
+    return {"scenario": _scenario_record(sc),
             "model": f"tcpsim {__version__}, lab_vm, seed {seed}",
             "goodput_bps": tool_goodput_bps(sc, r),
             **summarize(r.skb_log, mss_bytes(sc.mtu_bytes, True), sc.rtt_s, r.sim_time_s)}
 
 
+def _scenario_record(sc: Any) -> dict[str, Any]:
+    """The scenario of a trace (a :class:`~tcpsim.lab.scenario.LabScenario`), as its JSON prints it."""
+    return {"rate_bps": sc.rate_bps, "rtt_s": sc.rtt_s, "mtu_bytes": sc.mtu_bytes, "sockbuf_bytes": sc.sndbuf_bytes,
+            "write_bytes": sc.write_bytes, "nodelay": sc.nodelay, "duration_s": sc.duration_s}
+
+
 def _run(args: argparse.Namespace) -> dict[str, Any]:
     install_signal_handlers()
-    duration_s = parse_duration(args.duration)
-    rtt_s = parse_duration(args.rtt)
-    rate_bps = parse_rate(args.rate)
-    sockbuf = parse_size(args.sockbuf) if args.sockbuf else None
-    write = parse_size(args.write)
-    with Testbed(rate_bps, rtt_s, args.mtu, cc="cubic") as tb:
+    sc = lab_scenario(rate=args.rate, rtt=args.rtt, mtu=args.mtu, sockbuf=args.sockbuf or None,
+                      write=args.write, nodelay=args.nodelay, duration=args.duration)
+    duration_s, rtt_s, sockbuf, write = sc.duration_s, sc.rtt_s, sc.sndbuf_bytes, sc.write_bytes
+    with Testbed(sc.rate_bps, rtt_s, sc.mtu_bytes, cc="cubic") as tb:
         srv = tb.spawn(tb.ns_b, ["iperf3", "-s", "-1", "-B", tb.receiver_addr, "-p", str(_PORT)], "srv",
                        stdout=subprocess.DEVNULL)
         cap = tb.spawn(tb.ns_b, [sys.executable, "-m", "tcpsim.lab.skbtrace", "--capture", tb.dev_b,
                                  "--seconds", f"{duration_s + 2:g}"], "cap", stdout=subprocess.PIPE)
         time.sleep(0.5)
         cli = tb.spawn(tb.ns_a, client_args(tb.receiver_addr, _PORT, duration_s, sockbuf=sockbuf, write_bytes=write,
-                                            nodelay=args.nodelay, n_streams=1, interval_s=1, cc="cubic"),
+                                            nodelay=sc.nodelay, n_streams=1, interval_s=1, cc="cubic"),
                        "cli", stdout=subprocess.PIPE)
         out, _ = cli.communicate(timeout=duration_s + 30)
         packets = [tuple(p) for p in json.loads(cap.communicate(timeout=duration_s + 30)[0] or "[]")]
@@ -222,9 +223,8 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
             json.dump(packets, f)
     run = json.loads(out)
     measured_s = float(run["end"]["sum_received"]["seconds"])
-    summary = summarize(packets, mss_bytes(args.mtu, True), rtt_s, measured_s)
-    return {"scenario": {"rate_bps": rate_bps, "rtt_s": rtt_s, "mtu_bytes": args.mtu, "sockbuf_bytes": sockbuf,
-                         "write_bytes": write, "nodelay": args.nodelay, "duration_s": duration_s},
+    summary = summarize(packets, mss_bytes(sc.mtu_bytes, True), rtt_s, measured_s)
+    return {"scenario": _scenario_record(sc),
             "kernel": os.uname().release,
             "goodput_bps": float(run["end"]["sum_received"]["bits_per_second"]), **summary}
 
@@ -249,7 +249,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(json.dumps(capture(args.capture, _PORT, args.seconds)))
             return 0
         if args.model:
-            print(json.dumps(model_run(args.rate, args.rtt, args.mtu, args.sockbuf, args.write, args.nodelay,
+            print(json.dumps(model_run(args.rate, args.rtt, args.mtu, args.sockbuf or None, args.write, args.nodelay,
                                        args.duration, args.seed), indent=1))
             return 0
         missing = missing_requirement() or (None if shutil.which("iperf3") else "it needs iperf3 on PATH")
