@@ -131,6 +131,13 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
                           (5e-3, (2e-3, 1.5e-2)), (10e-3, (7e-3,))):
         for loss in losses:
             add("loss4", rate_bps=1e9, rtt_s=rtt_s, mtu_bytes=1500, loss_frac=loss)
+    # a second window table, held out, at round trips and buffers the first does not have (validation/README.md,
+    # "A second window table")
+    for mtu in (1500, 9000):
+        for rtt_ms in (0.3, 0.7, 1.5, 3):
+            for buf_k in (24, 48, 96):
+                add("window2", rate_bps=1e9, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
+                    rcvbuf_bytes=buf_k * _K)
     return rows
 
 
