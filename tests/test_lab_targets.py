@@ -12,10 +12,11 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from tcpsim.calibration.tables import load_points
-from tcpsim.calibration.targets import SEED_MEDIAN_TABLES
+from tcpsim.calibration.targets import SEED_MEDIAN_TABLES, TABLE_TARGETS
 from tcpsim.calibration.validate import evaluate, seed_median_errors
 
 WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
+HOLDOUT_TARGET = TABLE_TARGETS["holdout"]
 
 KNOWN_MISSES = {
     "window-limited median": ("5.5 % (7.1 % before a Linux ACK's output ran before the writer's wake-up, 2.6 % before "
@@ -63,6 +64,23 @@ def test_window_limited_rows_within_target(lab, check):
         assert statistics.median(errors) <= WINDOW_TARGET
     else:
         assert max(errors) <= WINDOW_MAX
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", ["median", "max", "table"])
+def test_second_window_table_within_target(lab, check):
+    """lab/window2: 24 rows at round trips and buffers the sweep does not have, fixed with these targets before they
+    were measured and scored once held out (validation/README.md, "A second window table"): issue 22's thresholds on
+    its rows measured below 80 % of the rate, and the holdout tables' on the whole."""
+    every = _errors(lab, lambda p: p.table_id == "window2")
+    limited = _errors(lab, lambda p: p.table_id == "window2" and p.value_si < 0.8 * float(p.get("rate_bps")))
+    assert len(every) == 24 and len(limited) == 18  # the rows measured on 2026-11-29
+    if check == "median":
+        assert statistics.median(limited) <= WINDOW_TARGET
+    elif check == "max":
+        assert max(limited) <= WINDOW_MAX
+    else:
+        assert statistics.median(every) <= HOLDOUT_TARGET
 
 
 @pytest.mark.slow
