@@ -138,6 +138,15 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
             for buf_k in (24, 48, 96):
                 add("window2", rate_bps=1e9, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
                     rcvbuf_bytes=buf_k * _K)
+    # second tables of small messages and of 10 Gbit/s, held out (validation/README.md, "Second tables of small
+    # messages and of 10 Gbit/s")
+    for msg in (100, 500, 2000):
+        for nodelay in (False, True):
+            add("messages2", rate_bps=1e9, write_bytes=msg, nodelay=nodelay)
+    for mtu in (1500, 9000):
+        for buf_k in (512, 2048):
+            add("tengig2", rate_bps=10e9, rtt_s=0.5e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
+                rcvbuf_bytes=buf_k * _K)
     return rows
 
 
