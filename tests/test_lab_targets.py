@@ -84,6 +84,17 @@ def test_second_window_table_within_target(lab, check):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("table,rows", [("messages2", 6), ("tengig2", 4)])
+def test_second_cost_tables_within_target(lab, table, rows):
+    """lab/messages2 and lab/tengig2, fixed with these targets before they were measured and scored once held out
+    (validation/README.md, "Second tables of small messages and of 10 Gbit/s"): issue 22's 15 % median, within the
+    holdout tables' 20 %. Most of their rows run at the line; the two 100-byte message rows a CPU limits miss (README)."""
+    errors = _errors(lab, lambda p: p.table_id == table)
+    assert len(errors) == rows
+    assert statistics.median(errors) <= min(CPU_TARGET, HOLDOUT_TARGET)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("table", [pytest.param(t, marks=_miss(t)) for t in ("messages_nodelay", "messages_nagle",
                                                                              "tengig")])
 def test_cpu_bound_rows_within_target_after_calibration(lab, table):
