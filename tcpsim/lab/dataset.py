@@ -147,6 +147,13 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
         for buf_k in (512, 2048):
             add("tengig2", rate_bps=10e9, rtt_s=0.5e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
                 rcvbuf_bytes=buf_k * _K)
+    # a held-out table of CPU-bound rows (validation/README.md, "A held-out table of CPU-bound rows")
+    for mtu, writes in ((1500, (2, 8, 32)), (9000, (8, 32))):
+        for write_k in writes:
+            add("cpu2", rate_bps=0.0, mtu_bytes=mtu, write_bytes=write_k * _K)
+    for msg in (40, 150):
+        for nodelay in (False, True):
+            add("cpu2", rate_bps=1e9, write_bytes=msg, nodelay=nodelay)
     return rows
 
 
