@@ -94,6 +94,22 @@ def test_second_cost_tables_within_target(lab, table, rows):
     assert statistics.median(errors) <= min(CPU_TARGET, HOLDOUT_TARGET)
 
 
+CPU2_MISS = ("24.0 % (max 149 %), scored once held out: the unshaped rows are 1.2-2.5 times the kernel's on a day this "
+             "VM ran the calibration's own rows 26-46 % slower than when lab_vm's costs were fitted; the small messages "
+             "with Nagle on 23-24 % slow, as in the seen tables (validation/README.md, 'What lab/cpu2 gave')")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", [pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=CPU2_MISS))
+                                    for t in (CPU_TARGET, HOLDOUT_TARGET)])
+def test_cpu_bound_held_out_table_within_target(lab, target):
+    """lab/cpu2: nine rows a CPU limits by construction, fixed with these targets before they were measured and scored
+    once held out (validation/README.md, "A held-out table of CPU-bound rows")."""
+    errors = _errors(lab, lambda p: p.table_id == "cpu2")
+    assert len(errors) == 9
+    assert statistics.median(errors) <= target
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("table", [pytest.param(t, marks=_miss(t)) for t in ("messages_nodelay", "messages_nagle",
                                                                              "tengig")])
