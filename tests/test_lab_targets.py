@@ -101,7 +101,7 @@ CPU2_MISS = ("24.0 % (max 149 %), scored once held out: the unshaped rows are 1.
 
 @pytest.mark.slow
 @pytest.mark.parametrize("target", [pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=CPU2_MISS))
-                                    for t in (CPU_TARGET, HOLDOUT_TARGET)])
+                                    for t in (CPU_TARGET, HOLDOUT_TARGET)], ids=["issue 22's 15 %", "holdout 20 %"])
 def test_cpu_bound_held_out_table_within_target(lab, target):
     """lab/cpu2: nine rows a CPU limits by construction, fixed with these targets before they were measured and scored
     once held out (validation/README.md, "A held-out table of CPU-bound rows")."""
