@@ -154,6 +154,10 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
     for msg in (40, 150):
         for nodelay in (False, True):
             add("cpu2", rate_bps=1e9, write_bytes=msg, nodelay=nodelay)
+    # the out-of-sample check of lab_vm's untraced read cost (validation/README.md, "lab_vm's read cost measured
+    # without tracepoints")
+    for msg, nodelay in ((20, False), (80, False), (120, False), (80, True), (120, True)):
+        add("messages3", rate_bps=1e9, write_bytes=msg, nodelay=nodelay)
     return rows
 
 
