@@ -18,6 +18,13 @@
 It prints them as JSON beside the run's goodput. Only the kernel's events are used, never a throughput for a
 decision; the events are switched off and the buffer cleared on every exit (``schedtrace.traced``), and the
 ``tcpsim lab`` run is bounded and removes its namespaces itself.
+
+``--untraced`` samples the tools' CPU the same way with no tracepoint switched on, since each traced call also
+pays for its events (root only for ``tcpsim lab``): the processes are named from their command lines (iperf3's
+server reads, its client writes), and a run of ``--message N`` also gets the reader's CPU time per read, its
+CPU seconds a second over its reads a second (goodput / 8 / N: a saturated iperf3 reader's every read returns its
+block). This is how ``lab_vm``'s ``per_syscall_rx_s`` is measured (validation/README.md, "lab_vm's read cost
+measured without tracepoints").
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from collections import Counter
 from typing import Iterable, Optional
 
 from ..cliutil import OneLineParser, typed
-from ..units import parse_duration
+from ..units import parse_duration, parse_int
 from .schedtrace import TRACEFS, traced
 
 __all__ = ["count_events", "main", "EVENTS"]
@@ -41,7 +48,7 @@ __all__ = ["count_events", "main", "EVENTS"]
 EVENTS = ("tcp/tcp_probe", "sock/sk_data_ready", "sched/sched_waking", "ipi/ipi_send_cpu", "ipi/ipi_send_cpumask",
           "sock/sock_send_length", "sock/sock_recv_length")
 RUN_S = 3.0
-"""Length of the traced ``tcpsim lab`` run; the window sits after its first second."""
+"""Length of the traced ``tcpsim lab`` run (``--duration``); the window sits after its first second."""
 _LINE = re.compile(r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<flags>\S+)\s+(?P<t>[\d.]+): "
                    r"(?P<ev>\w+): (?P<rest>.*)$")
 _DATA_LEN = re.compile(r"data_len=(\d+)")
@@ -129,19 +136,48 @@ def _cpu_rates(before: dict, after: dict, span_s: float, roles: dict[int, str]) 
             for pid, (name, u, s, vol) in sorted(after.items()) if pid in before and name == "iperf3"]
 
 
-def _trace_run(lab_args: list[str], window_s: float) -> dict:
-    cmd = [sys.executable, "-m", "tcpsim", "lab", *lab_args, "--duration", f"{RUN_S:g}s", "--json"]
+def _iperf3_roles(pids: list[int]) -> dict[int, str]:
+    """``reader`` for an iperf3 server, ``writer`` for a client (``-R`` swaps them), from their command lines."""
+    roles = {}
+    for pid in pids:
+        try:
+            argv = _read(f"/proc/{pid}/cmdline").split("\0")
+        except OSError:
+            continue
+        if argv and argv[0].endswith("iperf3"):
+            server = "-s" in argv
+            roles[pid] = "reader" if server != ("-R" in argv) else "writer"
+    return roles
+
+
+def _per_read_s(lab_args: list[str], goodput_bps: Optional[float], tools_cpu: list[dict]) -> Optional[float]:
+    """The reader's CPU seconds per read on a ``--message N`` run: its CPU time a second over goodput / 8 / N."""
+    if "--message" not in lab_args or not goodput_bps:
+        return None
+    block = parse_int(lab_args[lab_args.index("--message") + 1], "--message")
+    cpu = [t["user_s_per_s"] + t["system_s_per_s"] for t in tools_cpu if t["process"] == "reader"]
+    return cpu[0] / (goodput_bps / 8.0 / block) if len(cpu) == 1 else None
+
+
+def _trace_run(lab_args: list[str], window_s: float, untraced: bool = False, run_s: float = RUN_S) -> dict:
+    cmd = [sys.executable, "-m", "tcpsim", "lab", *lab_args, "--duration", f"{run_s:g}s", "--json"]
     lab = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(1.0)
         pids = _descendants(lab.pid)
-        with traced(buffer_kb=65536, events=EVENTS) as tr:
+        if untraced:
+            counts, span_s, roles = Counter(), 0.0, _iperf3_roles(pids)
             before, t0 = _cpu_sample(pids), time.monotonic()
             time.sleep(window_s)
             after, t1 = _cpu_sample(pids), time.monotonic()
-            counts, span_s, roles = count_events(tr.lines())
+        else:
+            with traced(buffer_kb=65536, events=EVENTS) as tr:
+                before, t0 = _cpu_sample(pids), time.monotonic()
+                time.sleep(window_s)
+                after, t1 = _cpu_sample(pids), time.monotonic()
+                counts, span_s, roles = count_events(tr.lines())
         tools_cpu = _cpu_rates(before, after, t1 - t0, roles)
-        out, err = lab.communicate(timeout=60 + RUN_S)
+        out, err = lab.communicate(timeout=60 + run_s)
     finally:
         if lab.poll() is None:
             lab.terminate()
@@ -152,8 +188,11 @@ def _trace_run(lab_args: list[str], window_s: float) -> dict:
     span_s = span_s or window_s
     rates = [{"event": ev, "kind": kind, "context": ctx, "cpu": int(cpu), "per_s": round(n / span_s)}
              for (ev, kind, ctx, cpu), n in sorted(counts.items(), key=lambda kv: -kv[1])]
-    return {"scenario": shlex.join(lab_args), "goodput_bps": measured.get("goodput_bps"), "span_s": span_s,
-            "rates": rates, "tools_cpu": tools_cpu}
+    run = {"scenario": shlex.join(lab_args), "goodput_bps": measured.get("goodput_bps"), "span_s": span_s,
+           "rates": rates, "tools_cpu": tools_cpu}
+    if untraced:
+        run["reader_per_read_s"] = _per_read_s(lab_args, measured.get("goodput_bps"), tools_cpu)
+    return run
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -162,21 +201,29 @@ def main(argv: Optional[list[str]] = None) -> int:
                     help="tcpsim lab's arguments for one run (\"--rate 0 --write 16k\"); repeatable")
     ap.add_argument("--window", type=typed(parse_duration, "window", lo_s=0.05, hi_s=1.0), default="0.3s",
                     help="how long to trace in each run (0.05-1 s; the trace of a busy run is tens of MB a second)")
+    ap.add_argument("--duration", type=typed(parse_duration, "duration", lo_s=2.0, hi_s=10.0), default=f"{RUN_S:g}s",
+                    help="each tcpsim lab run's length (2-10 s; the window starts after its first second)")
+    ap.add_argument("--untraced", action="store_true",
+                    help="switch no tracepoint on: only the tools' CPU (and a --message run's CPU time per read)")
     args = ap.parse_args(argv)
     window_s = args.window
-    if os.geteuid() != 0 or not (TRACEFS / "events/tcp/tcp_probe").exists():
+    if window_s > args.duration - 1.5:
+        print(f"rxtrace: --window {window_s:g} s does not fit a {args.duration:g}-s run after its first second",
+              file=sys.stderr)
+        return 2
+    if os.geteuid() != 0 or not (args.untraced or (TRACEFS / "events/tcp/tcp_probe").exists()):
         print(f"rxtrace: needs root and tracefs at {TRACEFS} with the tcp, sock, sched and ipi events",
               file=sys.stderr)
         return 2
     runs = []
     for sc in args.scenario:
         try:
-            runs.append(_trace_run(shlex.split(sc), window_s))
+            runs.append(_trace_run(shlex.split(sc), window_s, args.untraced, args.duration))
         except (RuntimeError, ValueError, subprocess.TimeoutExpired) as exc:
             print(f"rxtrace: {sc}: {exc}", file=sys.stderr)
             return 2
     print(json.dumps({"kernel": os.uname().release, "load_avg": os.getloadavg(), "window_s": window_s,
-                      "runs": runs}, indent=1))
+                      "traced": not args.untraced, "runs": runs}, indent=1))
     return 0
 
 
