@@ -19,7 +19,9 @@ WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
 HOLDOUT_TARGET = TABLE_TARGETS["holdout"]
 
 KNOWN_MISSES = {
-    "window-limited median": ("5.5 % (7.1 % before a Linux ACK's output ran before the writer's wake-up, 2.6 % before "
+    "window-limited median": ("7.4 % (5.5 % before lab_vm's read cost was measured without tracepoints, which left "
+                              "three small-buffer MTU 1500 rows' windows at their first 13 segments; 7.1 % before a "
+                              "Linux ACK's output ran before the writer's wake-up, 2.6 % before "
                               "lab_vm carried the streaming tools' measured wake-up latency): tcpsim sends one burst a "
                               "round trip, read and ACKed once, where the kernel keeps two skbs half a round trip "
                               "apart, each ACKed, and grows rcv_ssthresh when a write's short tail arrives alone on an "
@@ -94,9 +96,20 @@ def test_second_cost_tables_within_target(lab, table, rows):
     assert statistics.median(errors) <= min(CPU_TARGET, HOLDOUT_TARGET)
 
 
-CPU2_MISS = ("24.0 % (max 149 %), scored once held out: the unshaped rows are 1.2-2.5 times the kernel's on a day this "
-             "VM ran the calibration's own rows 26-46 % slower than when lab_vm's costs were fitted; the small messages "
-             "with Nagle on 23-24 % slow, as in the seen tables (validation/README.md, 'What lab/cpu2 gave')")
+CPU2_MISS = ("35.7 % (24.0 % at its one held-out score): the unshaped rows are 1.4-3.2 times the kernel's on a day this "
+             "VM ran the calibration's own rows 26-46 % slower than when lab_vm's costs were fitted (validation/README.md, "
+             "'What lab/cpu2 gave'); its small Nagle-on messages, 23-24 % slow then, are within 3 % since lab_vm's read "
+             "cost was measured without tracepoints")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", [CPU_TARGET, HOLDOUT_TARGET], ids=["issue 22's 15 %", "holdout 20 %"])
+def test_third_message_table_within_target(lab, target):
+    """lab/messages3: five rows fixed with lab_vm's untraced read cost, measured before that rule's build was scored
+    and scored once on it, held out (validation/README.md, "lab_vm's read cost measured without tracepoints")."""
+    errors = _errors(lab, lambda p: p.table_id == "messages3")
+    assert len(errors) == 5
+    assert statistics.median(errors) <= target
 
 
 @pytest.mark.slow
@@ -135,11 +148,12 @@ LOSS_TARGET, LOSS_MAX = 0.15, 0.30
 loss on the lab's path")."""
 
 LOSS_MISSES = {
-    "median": "19.3 % on seed 0 since a Linux ACK's output runs before the writer's wake-up (12.9 % before; 11.5 % by "
+    "median": "17.6 % on seed 0 (19.3 % before lab_vm's untraced read cost) since a Linux ACK's output runs before "
+              "the writer's wake-up (12.9 % before; 11.5 % by "
               "each row's median over seeds 0-4): 3-s runs with a few dozen losses, the 16 ms, 1 % row -15.7 -> "
               "-43.2 % and the 1 ms, 1 % row -1.1 -> +13.7 % on that one draw (validation/README.md, 'Linux's order "
               "at the end of an ACK')",
-    "max": "55.9 %: the 0.1 %, 16 ms row on seed 0 (33.8 Mbit/s predicted, 76.6 measured), a 3-s run with a handful "
+    "max": "55.7 %: the 0.1 %, 16 ms row on seed 0 (about 34 Mbit/s predicted, 76.6 measured), a 3-s run with a handful "
            "of losses, a lottery on both sides (the kernel's twelve runs 26-88 Mbit/s); over five seeds the worst row "
            "is 1 % at 16 ms (-38 %)",
 }
@@ -165,14 +179,10 @@ def test_second_lossy_table_within_target(lab, check):
     assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
 
 
-SEED_MEDIAN_MISSES: dict[tuple[str, str], str] = {
-    ("lab/loss4", "max"): "33.0 % since a Linux ACK's output runs before the writer's wake-up (22.0 % before): the "
-                          "0.4 ms, 4 % row, whose sender now has its released data on the wire 7 us sooner and "
-                          "moves 30 Mbit/s against the kernel's 39 (validation/README.md, 'Linux's order at the end "
-                          "of an ACK')",
-}
+SEED_MEDIAN_MISSES: dict[tuple[str, str], str] = {}
 """Misses of the tables scored by the five-seed estimator. lab/loss3's max missed at its one held-out score (158.2 %:
-dense losses on short paths); with the wake-up latency lab/loss4 chose it is 21.5 %."""
+dense losses on short paths); with the wake-up latency lab/loss4 chose it is 21.5 %. lab/loss4's max missed from a
+Linux ACK's order at its end (33.0 %) until lab_vm's read cost was measured without tracepoints (19.3 %)."""
 
 
 @pytest.mark.slow

@@ -72,6 +72,8 @@ _TWENTYFOURTH_RACK = ("RACK-TLP ruled on after lab/loss2 was scored, with its ti
 _TWENTYFIFTH_WAKE = ("the streaming tools' measured wake-up latency on lab_vm, ruled on after scratch diagnostics of "
                      "every lab table, refused by its rule on lab/loss, then adopted by lab/loss4 (2026-11-29, "
                      "twenty-fifth session)")
+_TWENTYEIGHTH_READ = ("lab_vm's read cost measured without tracepoints and its three costs refitted, ruled on with "
+                      "every lab table's figures in view (2026-11-29, twenty-eighth session)")
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
     "sunfire/table2": ("Solaris receive list and its refit", "ce blanking timer from the first frame"),
@@ -107,6 +109,10 @@ SEEN: dict[str, tuple[str, ...]] = {
     "lab/loss3": (_TWENTYFIFTH_WAKE,),
     "lab/loss4": ("chose the measured wake-up latency on lab_vm, the one decision its rule made (2026-11-29, "
                   "twenty-fifth session)",),
+    "lab/window2": (_TWENTYEIGHTH_READ,),
+    "lab/messages2": (_TWENTYEIGHTH_READ,),
+    "lab/tengig2": (_TWENTYEIGHTH_READ,),
+    "lab/cpu2": (_TWENTYEIGHTH_READ,),
 }
 """Holdout tables that a model decision had in view (validation/README.md, "Held out, seen, and the rule
 from now on"): reported as seen, not as held out."""
