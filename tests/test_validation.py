@@ -187,10 +187,12 @@ def test_each_source_cross_validated_within_target(cross_record, source):
 
 
 LAB_CROSS_MISSES = {
-    "lab/messages_nagle": "11.7 % against the calculator's 5.3 % (12.2 % in sample): two of its four rows are "
-                          "line-limited, where the calculator is right by construction, and tcpsim is 22-25 % low on "
-                          "the 60- and 200-byte rows left out and in sample alike",
+    "lab/cpu2": "128 % against the calculator's 82 % (35.7 % in sample): left out, lab_vm takes the catalog's Linux "
+                "cycles, cheaper per packet than its fitted ones, and the table's unshaped rows were measured on a day "
+                "this VM ran the calibration's own rows 26-46 % slower (validation/README.md, 'What lab/cpu2 gave')",
 }
+"""lab/messages_nagle missed here (11.7 % against the calculator's 5.3 %) until lab_vm's read cost was measured without
+tracepoints (1.5 %)."""
 
 
 @pytest.mark.parametrize("table", [pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=LAB_CROSS_MISSES[t]))
