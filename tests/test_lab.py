@@ -842,6 +842,24 @@ def test_the_receive_trace_says_where_each_segment_was_processed(capsys):
 
 
 @needs_lab
+@pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 is not installed: the reader is iperf3's")
+def test_the_untraced_sample_times_a_saturated_reader_s_read(capsys):
+    """``rxtrace --untraced``: no tracepoint on, the processes named from their command lines, and on a run of small
+    messages the reader's CPU time per read, how lab_vm's ``per_syscall_rx_s`` is measured: a microsecond or two here,
+    between the loopback probe's system time alone and ten times it."""
+    from tcpsim.lab import rxtrace
+
+    assert rxtrace.main(["--untraced", "--scenario", "--rate 1gbit --message 40", "--window", "0.2s"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    run = out["runs"][0]
+    assert out["traced"] is False and run["rates"] == [] and run["goodput_bps"] > 0
+    assert {t["process"] for t in run["tools_cpu"]} == {"writer", "reader"}
+    assert 0.2e-6 < run["reader_per_read_s"] < 20e-6
+    assert rxtrace.main(["--untraced", "--scenario", "--rate 1gbit", "--window", "1s", "--duration", "2s"]) == 2
+    assert capsys.readouterr().err.strip().count("\n") == 0
+
+
+@needs_lab
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 is not installed: the trace streams with iperf3")
 def test_the_receiver_s_packet_trace_reads_a_short_run(capsys):
     """``python -m tcpsim.lab.skbtrace``: a packet socket in the receiver's namespace sees the skbs and the ACKs;

@@ -90,16 +90,17 @@ def test_second_window_table_within_target(lab, check):
 def test_second_cost_tables_within_target(lab, table, rows):
     """lab/messages2 and lab/tengig2, fixed with these targets before they were measured and scored once held out
     (validation/README.md, "Second tables of small messages and of 10 Gbit/s"): issue 22's 15 % median, within the
-    holdout tables' 20 %. Most of their rows run at the line; the two 100-byte message rows a CPU limits miss (README)."""
+    holdout tables' 20 %. Most of their rows run at the line; the two 100-byte message rows a CPU limits missed at
+    the score (README)."""
     errors = _errors(lab, lambda p: p.table_id == table)
     assert len(errors) == rows
     assert statistics.median(errors) <= min(CPU_TARGET, HOLDOUT_TARGET)
 
 
-CPU2_MISS = ("35.7 % (24.0 % at its one held-out score): the unshaped rows are 1.4-3.2 times the kernel's on a day this "
-             "VM ran the calibration's own rows 26-46 % slower than when lab_vm's costs were fitted (validation/README.md, "
-             "'What lab/cpu2 gave'); its small Nagle-on messages, 23-24 % slow then, are within 3 % since lab_vm's read "
-             "cost was measured without tracepoints")
+CPU2_MISS = ("35.7 % (24.0 % at its one held-out score): the unshaped rows are 1.4-3.2 times the kernel's on a day "
+             "this VM ran the calibration's own rows 26-46 % slower than when lab_vm's costs were fitted "
+             "(validation/README.md, 'What lab/cpu2 gave'); its small Nagle-on messages, 23-24 % slow then, are within "
+             "3 % since lab_vm's read cost was measured without tracepoints")
 
 
 @pytest.mark.slow
@@ -153,9 +154,9 @@ LOSS_MISSES = {
               "each row's median over seeds 0-4): 3-s runs with a few dozen losses, the 16 ms, 1 % row -15.7 -> "
               "-43.2 % and the 1 ms, 1 % row -1.1 -> +13.7 % on that one draw (validation/README.md, 'Linux's order "
               "at the end of an ACK')",
-    "max": "55.7 %: the 0.1 %, 16 ms row on seed 0 (about 34 Mbit/s predicted, 76.6 measured), a 3-s run with a handful "
-           "of losses, a lottery on both sides (the kernel's twelve runs 26-88 Mbit/s); over five seeds the worst row "
-           "is 1 % at 16 ms (-38 %)",
+    "max": "55.7 %: the 0.1 %, 16 ms row on seed 0 (about 34 Mbit/s predicted, 76.6 measured), a 3-s run with a "
+           "handful of losses, a lottery on both sides (the kernel's twelve runs 26-88 Mbit/s); over five seeds the "
+           "worst row is 1 % at 16 ms (-38 %)",
 }
 
 

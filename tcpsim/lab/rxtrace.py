@@ -129,8 +129,14 @@ def _cpu_sample(pids: list[int]) -> dict[int, tuple[str, float, float, int]]:
     return out
 
 
-def _cpu_rates(before: dict, after: dict, span_s: float, roles: dict[int, str]) -> list[dict]:
-    return [{"process": roles.get(pid, name), "pid": pid, "user_s_per_s": round((u - before[pid][1]) / span_s, 3),
+def _cpu_over(pids: list[int], window_s: float, roles: Optional[dict[int, str]]) -> list[dict]:
+    """Each iperf3 process's user and system CPU seconds a second and sleeps a second over the next ``window_s``,
+    named by ``roles`` where it names it."""
+    before, t0 = _cpu_sample(pids), time.monotonic()
+    time.sleep(window_s)
+    after, span_s = _cpu_sample(pids), time.monotonic() - t0
+    return [{"process": (roles or {}).get(pid, name), "pid": pid,
+             "user_s_per_s": round((u - before[pid][1]) / span_s, 3),
              "system_s_per_s": round((s - before[pid][2]) / span_s, 3),
              "sleeps_per_s": round((vol - before[pid][3]) / span_s)}
             for pid, (name, u, s, vol) in sorted(after.items()) if pid in before and name == "iperf3"]
@@ -167,16 +173,12 @@ def _trace_run(lab_args: list[str], window_s: float, untraced: bool = False, run
         pids = _descendants(lab.pid)
         if untraced:
             counts, span_s, roles = Counter(), 0.0, _iperf3_roles(pids)
-            before, t0 = _cpu_sample(pids), time.monotonic()
-            time.sleep(window_s)
-            after, t1 = _cpu_sample(pids), time.monotonic()
+            tools_cpu = _cpu_over(pids, window_s, roles)
         else:
             with traced(buffer_kb=65536, events=EVENTS) as tr:
-                before, t0 = _cpu_sample(pids), time.monotonic()
-                time.sleep(window_s)
-                after, t1 = _cpu_sample(pids), time.monotonic()
+                sampled = _cpu_over(pids, window_s, None)
                 counts, span_s, roles = count_events(tr.lines())
-        tools_cpu = _cpu_rates(before, after, t1 - t0, roles)
+            tools_cpu = [{**t, "process": roles.get(t["pid"], t["process"])} for t in sampled]
         out, err = lab.communicate(timeout=60 + run_s)
     finally:
         if lab.poll() is None:
@@ -212,8 +214,9 @@ def main(argv: Optional[list[str]] = None) -> int:
               file=sys.stderr)
         return 2
     if os.geteuid() != 0 or not (args.untraced or (TRACEFS / "events/tcp/tcp_probe").exists()):
-        print(f"rxtrace: needs root and tracefs at {TRACEFS} with the tcp, sock, sched and ipi events",
-              file=sys.stderr)
+        needs = "root (tcpsim lab makes namespaces)" if args.untraced else \
+            f"root and tracefs at {TRACEFS} with the tcp, sock, sched and ipi events"
+        print(f"rxtrace: needs {needs}", file=sys.stderr)
         return 2
     runs = []
     for sc in args.scenario:
