@@ -83,16 +83,16 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
     def add(kind: str, **kw) -> None:
         rows.append(Row(kind, LabScenario(duration_s=duration_s, **kw)))
 
-    for mtu in (1500, 9000):
-        for rtt_ms in (0.2, 0.5, 1, 2, 4):
-            for buf_k in (16, 32, 64, 128, 256):
-                add("window", rate_bps=1e9, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
-                    rcvbuf_bytes=buf_k * _K)
-    for mtu in (1500, 9000):
-        for rtt_ms in (0.2, 1):
-            for buf_k in (256, 1024, 4096):
-                add("tengig", rate_bps=10e9, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
-                    rcvbuf_bytes=buf_k * _K)
+    def grid(kind: str, rate_bps: float, rtts_ms: tuple, bufs_k: tuple) -> None:
+        """One stream at each MTU, round trip and buffer (SO_SNDBUF = SO_RCVBUF), in that order."""
+        for mtu in (1500, 9000):
+            for rtt_ms in rtts_ms:
+                for buf_k in bufs_k:
+                    add(kind, rate_bps=rate_bps, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
+                        rcvbuf_bytes=buf_k * _K)
+
+    grid("window", 1e9, (0.2, 0.5, 1, 2, 4), (16, 32, 64, 128, 256))
+    grid("tengig", 10e9, (0.2, 1), (256, 1024, 4096))
     for write in (1 * _K, 4 * _K, 16 * _K, 64 * _K, 256 * _K):
         add("writes", rate_bps=0.0, write_bytes=write)
     for mtu in (1500, 9000):
@@ -133,20 +133,13 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
             add("loss4", rate_bps=1e9, rtt_s=rtt_s, mtu_bytes=1500, loss_frac=loss)
     # a second window table, held out, at round trips and buffers the first does not have (validation/README.md,
     # "A second window table")
-    for mtu in (1500, 9000):
-        for rtt_ms in (0.3, 0.7, 1.5, 3):
-            for buf_k in (24, 48, 96):
-                add("window2", rate_bps=1e9, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
-                    rcvbuf_bytes=buf_k * _K)
+    grid("window2", 1e9, (0.3, 0.7, 1.5, 3), (24, 48, 96))
     # second tables of small messages and of 10 Gbit/s, held out (validation/README.md, "Second tables of small
     # messages and of 10 Gbit/s")
     for msg in (100, 500, 2000):
         for nodelay in (False, True):
             add("messages2", rate_bps=1e9, write_bytes=msg, nodelay=nodelay)
-    for mtu in (1500, 9000):
-        for buf_k in (512, 2048):
-            add("tengig2", rate_bps=10e9, rtt_s=0.5e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
-                rcvbuf_bytes=buf_k * _K)
+    grid("tengig2", 10e9, (0.5,), (512, 2048))
     # a held-out table of CPU-bound rows (validation/README.md, "A held-out table of CPU-bound rows")
     for mtu, writes in ((1500, (2, 8, 32)), (9000, (8, 32))):
         for write_k in writes:
