@@ -159,9 +159,8 @@ class TcpReceiver(LinuxReceive):
                     gso_size = self._agg_seg
                     self._agg_bytes = self._agg_arrived = 0
                 truesize = self._queue_skb(whole)
-                log = self.skb_log
-                if log is not None and len(log) < self.skb_log_limit:
-                    log.append((self.kernel.now_s, False, 0, seq + length - whole, whole, 0, 0, False, -1))
+                if self.skb_log is not None:
+                    self._log_packet(self.kernel.now_s, False, seq + length - whole, whole, 0, 0)
                 for more in filled:
                     self._queue_skb(more)
                 if gso_size > self._rcv_mss:

@@ -286,6 +286,13 @@ class EndpointState:
                        prr_rule=o.prr_rule, rack=o.rack_tlp, halve_cwnd=o.rcv_window_rule == "linux")
 
     # --- helpers ----------------------------------------------------------------------------------
+    def _log_packet(self, now_s: float, outgoing: bool, seq: int, length: int, ack: int, wnd: int) -> None:
+        """One entry of :attr:`skb_log`, in the layout :func:`tcpsim.lab.skbtrace.summarize` reads a capture's
+        packets (its unused fields 0, False and -1), while the log has room."""
+        log = self.skb_log
+        if log is not None and len(log) < self.skb_log_limit:
+            log.append((now_s, outgoing, 0, seq, length, ack, wnd, False, -1))
+
     def _wire(self, length: int) -> tuple[int, float]:
         cached = self._wire_cache.get(length)
         if cached is None:
@@ -348,9 +355,8 @@ class EndpointState:
                 self.retransmits += 1
         else:
             self.acks_sent += 1
-            log = self.skb_log
-            if log is not None and len(log) < self.skb_log_limit:
-                log.append((now, True, 0, seq, 0, self.rcv_nxt, wnd, False, -1))
+            if self.skb_log is not None:
+                self._log_packet(now, True, seq, 0, self.rcv_nxt, wnd)
         if self.trace is not None and len(self.trace) < self._trace_limit:
             self.trace.append((now, self.name, "data" if length else "ack", seq, length, self.rcv_nxt, wnd,
                                "retransmit" if retransmit else self.block, push, seg.sack))
