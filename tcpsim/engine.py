@@ -226,6 +226,7 @@ class _Run:
             # Frames whose bits have left the interface (not those still queued for it), data by stream.
             "segs": [sum(w[1].get(f[1], 0.0) for w in wire.values()) for f in self.flows],
             "acks": sum(w[1].get(-1, 0.0) for w in wire.values()),
+            "skbs": sum(f[2].data_skbs + f[3].data_skbs for f in self.flows),
             "retx": [f[2].retransmits + f[3].retransmits for f in self.flows],
             "cpu": {h.name: [c.busy_until(now) for c in h.cpus] for h in (self.snd_host, self.rcv_host)},
             "bus": {h.name: (h.bus.busy_until(now) if h.bus else 0.0) for h in (self.snd_host, self.rcv_host)},
@@ -372,7 +373,7 @@ class _Run:
         """The state at time zero (when a budget ends the run before the warm-up does)."""
         n = len(self.flows)
         hosts = (self.snd_host, self.rcv_host)
-        return {"t": 0.0, "delivered": [0] * n, "transactions": 0, "segs": [0] * n, "acks": 0, "retx": [0] * n,
+        return {"t": 0.0, "delivered": [0] * n, "transactions": 0, "segs": [0] * n, "acks": 0, "skbs": 0, "retx": [0] * n,
                 "cpu": {h.name: [0.0] * len(h.cpus) for h in hosts}, "bus": {h.name: 0.0 for h in hosts},
                 "link": dict.fromkeys(self.links, 0.0), "frames": dict.fromkeys(self.links, 0),
                 "last_read": dict.fromkeys(self.links, 0.0),
@@ -456,6 +457,7 @@ class _Run:
             interface_bps=iface,
             data_packets_per_s=(sum(s1["segs"]) - sum(s0["segs"])) / dt,
             ack_packets_per_s=(s1["acks"] - s0["acks"]) / dt,
+            data_skbs_per_s=(s1["skbs"] - s0["skbs"]) / dt,
             transactions_per_s=transactions,
             payload_histogram=dict(sorted(hist.items())),
             rtt_s=(sum(rtts) / len(rtts)) if rtts else None,

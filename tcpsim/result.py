@@ -96,6 +96,10 @@ class Result:
     goodput_halfwidth_bps: Optional[float] = None
     """Half-width of a 95 % interval on :attr:`goodput_bps` (batch means, :mod:`tcpsim.steady`); None when
     the run was too short to say."""
+    data_skbs_per_s: float = math.nan
+    """Data skbs the senders handed to their interfaces per second, a GSO aggregate counting once (what Linux's
+    ``tx_packets`` counts on a veth, :attr:`tcpsim.lab.measure.Measured.tx_units_per_s`); without GSO it is
+    :attr:`data_packets_per_s`, counted when sent rather than when on the wire. NaN where nothing was simulated."""
     delivered_bytes: int = 0
     """Application bytes the readers got from the start of the run to its end, all streams: the transient
     included, unlike :attr:`goodput_bps` (:meth:`run_average_bps`)."""

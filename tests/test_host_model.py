@@ -461,3 +461,17 @@ def test_a_segment_the_pruned_queue_cannot_take_is_dropped_and_the_window_offere
     assert rcv.rcv_nxt == rcv_nxt and rcv._rmem == queued
     assert rcv.memory_drops == drops + 2
     assert rcv.right_edge == rcv_nxt and rcv._rcv_wnd == 0
+
+
+def test_data_skbs_count_a_gso_aggregate_once():
+    """``Result.data_skbs_per_s`` counts what a sending interface counts: one unit per GSO aggregate (``lab_vm``
+    on a veth sends 64 KiB writes as aggregates of up to 44 segments), one per segment without GSO."""
+    from tcpsim.api import build_scenario, simulate
+
+    gso = simulate(build_scenario(platform="lab_vm", rate="10gbit", write="64k"))
+    mss = 1448
+    assert gso.data_packets_per_s / 45 <= gso.data_skbs_per_s < gso.data_packets_per_s / 10
+    assert gso.data_skbs_per_s >= gso.goodput_bps / 8 / (65536 - 320) * 0.99  # none above 64 KiB less headers
+    assert gso.data_packets_per_s == pytest.approx(gso.goodput_bps / 8 / mss, rel=0.02)
+    plain = simulate(build_scenario(rate="1gbit", sockbuf="64k"))
+    assert plain.data_skbs_per_s == pytest.approx(plain.data_packets_per_s, rel=0.01)

@@ -37,6 +37,8 @@ def _run_conserving(sc):
     result = r.run()  # AuditError would propagate
     for _direction, _stream, snd, rcv, reader in r.flows:
         assert rcv.rcv_nxt <= snd.snd_max <= snd.written
+        # an skb carries one segment or a GSO aggregate of them
+        assert (snd.data_skbs > 0) == (snd.data_segments > 0) and snd.data_skbs <= snd.data_segments
         if reader is not None:
             assert reader.delivered_bytes + rcv.rcv_buffered == rcv.rcv_nxt
             # what the reader may take and what TCP still holds (Solaris) are parts of the buffer

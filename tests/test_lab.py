@@ -510,6 +510,15 @@ def test_the_text_says_how_many_writes_a_sent_unit_carried():
                   "kernel": "6.x", "sysctls": {}, "delay_line": "none", "notes": []})
     line = next(x for x in text.splitlines() if x.startswith("sent units"))
     assert "4,800 bytes each" in line and "writes each" not in line
+    # the prediction's skbs and ACKs beside the interface's, where the prediction counted them
+    text = _text({"scenario": sc, "measured": {**m, "rx_units_per_s": 2000.0},
+                  "predicted": {**p, "data_skbs_per_s": 90.0, "ack_packets_per_s": 80.0},
+                  "kernel": "6.x", "sysctls": {}, "delay_line": "none", "notes": []})
+    line = next(x for x in text.splitlines() if x.startswith("sent units"))
+    assert "1,016/s" in line and "90/s" in line and "332.6 writes each measured" in line
+    assert "995.4 writes each predicted" in line  # 43 Mbit/s in 90 units a second of 60-byte writes
+    acks = next(x for x in text.splitlines() if x.startswith("ACKs in"))
+    assert "2,000/s" in acks and "80/s" in acks
     p["cautions"] = ["modern_linux: its CPU costs were set by hand"]
     text = _text({"scenario": sc, "measured": m, "predicted": p, "kernel": "6.x", "sysctls": {}, "delay_line": "none",
                   "notes": []})

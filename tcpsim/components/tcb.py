@@ -245,6 +245,8 @@ class EndpointState:
         self.on_readable: Callable[[], None] | None = None
         # --- counters ---
         self.data_segments = 0
+        self.data_skbs = 0
+        """Data skbs sent: a GSO aggregate counts once, as the sending interface counts it (``tx_packets``)."""
         self.retransmits = 0
         self.out_of_order_segments = 0
         """Segments that arrived ahead of a hole (netstat's "out-of-order packets")."""
@@ -350,6 +352,8 @@ class EndpointState:
                 self._tx_unfreed += 1
                 self._tsq_bytes += length
             self.data_segments += 1
+            if not cont:
+                self.data_skbs += 1
             self.bytes_sent += length
             if retransmit:
                 self.retransmits += 1

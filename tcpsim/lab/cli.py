@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any, Optional, Sequence
 
@@ -78,7 +79,7 @@ def _predicted_dict(result: Any, run: Any) -> dict[str, Any]:
 
     return {"goodput_bps": tool_goodput_bps(run.scenario, result, run.measured.duration_s),
             "steady_goodput_bps": result.goodput_bps, "data_packets_per_s": result.data_packets_per_s,
-            "ack_packets_per_s": result.ack_packets_per_s, "rtt_s": result.rtt_s, "limited_by": result.limited_by,
+            "data_skbs_per_s": result.data_skbs_per_s, "ack_packets_per_s": result.ack_packets_per_s, "rtt_s": result.rtt_s, "limited_by": result.limited_by,
             "retransmits": result.retransmits, "transactions_per_s": result.transactions_per_s,
             "cautions": list(result.cautions),
             "cpu_utilization_frac": {k: list(v) for k, v in result.cpu_utilization_frac.items()},
@@ -154,11 +155,14 @@ def _text(d: dict[str, Any]) -> str:
     if units > 0 and not sc["rr_bytes"]:
         # What the sender's interface counted: a GSO aggregate is one unit, so writes per unit show how many
         # writes Nagle and autocorking merged (hundreds behind a qdisc; one a unit on a bare veth).
-        unit_bytes = m["goodput_bps"] / 8 / units
-        per = unit_bytes / sc["write_bytes"]
-        each = f"{per:,.1f} writes each" if per >= 1 else f"{unit_bytes:,.0f} bytes each"
-        lines.append(f"{'sent units':16s} {units:>14,.0f}/s {'-':>16s}   (interface packets, a GSO aggregate "
-                     f"counting once: {each})")
+        lines.append(f"{'sent units':16s} {units:>14,.0f}/s {_rate(p.get('data_skbs_per_s')):>16s}   (interface "
+                     f"packets, a GSO aggregate counting once: {_writes_each(m['goodput_bps'], units, sc)} measured"
+                     + (f", {_writes_each(p['goodput_bps'], p['data_skbs_per_s'], sc)} predicted)"
+                        if _rate(p.get("data_skbs_per_s")) != "-" else ")"))
+        acks = m.get("rx_units_per_s") or 0.0
+        if acks > 0:
+            lines.append(f"{'ACKs in':16s} {acks:>14,.0f}/s {_rate(p.get('ack_packets_per_s')):>16s}   (packets the "
+                         "sender's interface received)")
     if m.get("transactions_per_s") is not None and p.get("transactions_per_s") is not None:
         lines.append(f"{'transactions':16s} {m['transactions_per_s']:>14,.0f}/s {p['transactions_per_s']:>14,.0f}/s")
     lines.append(f"{'retransmits':16s} {m['retransmits']:>16d} {p['retransmits']:>16d}")
@@ -168,6 +172,18 @@ def _text(d: dict[str, Any]) -> str:
     lines.extend(f"caution: {c}" for c in p.get("cautions", ()))
     lines.extend(f"note: {n}" for n in d["notes"])
     return "\n".join(x for x in lines if x)
+
+
+def _rate(per_s: Optional[float]) -> str:
+    """A per-second count for the table, "-" when there is none (a prediction that simulated nothing)."""
+    return "-" if per_s is None or not math.isfinite(per_s) or per_s <= 0 else f"{per_s:,.0f}/s"
+
+
+def _writes_each(goodput_bps: float, units_per_s: float, sc: dict[str, Any]) -> str:
+    """How many writes one sent unit carried (bytes, where a unit carries less than one write)."""
+    unit_bytes = goodput_bps / 8 / units_per_s
+    per = unit_bytes / sc["write_bytes"]
+    return f"{per:,.1f} writes each" if per >= 1 else f"{unit_bytes:,.0f} bytes each"
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
