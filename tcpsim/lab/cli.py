@@ -79,7 +79,8 @@ def _predicted_dict(result: Any, run: Any) -> dict[str, Any]:
 
     return {"goodput_bps": tool_goodput_bps(run.scenario, result, run.measured.duration_s),
             "steady_goodput_bps": result.goodput_bps, "data_packets_per_s": result.data_packets_per_s,
-            "data_skbs_per_s": result.data_skbs_per_s, "ack_packets_per_s": result.ack_packets_per_s, "rtt_s": result.rtt_s, "limited_by": result.limited_by,
+            "data_skbs_per_s": result.data_skbs_per_s, "ack_packets_per_s": result.ack_packets_per_s,
+            "rtt_s": result.rtt_s, "limited_by": result.limited_by,
             "retransmits": result.retransmits, "transactions_per_s": result.transactions_per_s,
             "cautions": list(result.cautions),
             "cpu_utilization_frac": {k: list(v) for k, v in result.cpu_utilization_frac.items()},
