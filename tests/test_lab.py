@@ -999,3 +999,21 @@ def test_one_trace_at_a_time_holds_tracefs(tmp_path, monkeypatch):
     assert (tmp_path / "tracing_on").read_text() == "0"
     with schedtrace.traced(lock_wait_s=0.1):
         pass
+
+
+def test_cpu_shares_split_each_cpus_time_and_the_text_sets_them_beside_the_prediction():
+    """``Measured.cpu_shares`` from two /proc/stat readings, and the ``by CPU`` lines of ``tcpsim lab``: with the tools
+    pinned, the prediction's sender and receiver CPUs beside the CPUs they ran on."""
+    from tcpsim.lab.cli import _cpu_lines
+    from tcpsim.lab.measure import cpu_shares
+
+    before = {"cpu0": [0, 0, 0, 100, 0, 0, 0, 0], "cpu1": [0, 0, 0, 100, 0, 0, 0, 0]}
+    after = {"cpu0": [10, 0, 60, 100, 0, 0, 30, 0], "cpu1": [5, 5, 50, 140, 0, 0, 0, 0]}
+    shares = cpu_shares(before, after)
+    assert shares["cpu0"] == pytest.approx({"user": 0.1, "system": 0.6, "softirq": 0.3, "other": 0.0, "idle": 0.0})
+    assert shares["cpu1"]["user"] == pytest.approx(0.1) and shares["cpu1"]["idle"] == pytest.approx(0.4)
+    lines = _cpu_lines(shares, {"sender": [0.42], "receiver": [1.0]}, [0, 1])
+    assert "cpu0 100% (system 60%, softirq 30%), cpu1 60% (system 50%, softirq 0%)" in lines[0]
+    assert "the sender's CPU (cpu0) 42%, the receiver's (cpu1) 100%" in lines[1]
+    assert len(_cpu_lines(shares, {"sender": [0.42], "receiver": [1.0]}, None)) == 1  # not pinned: no mapping
+    assert _cpu_lines({}, {}, None) == []

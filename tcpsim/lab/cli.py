@@ -169,6 +169,7 @@ def _text(d: dict[str, Any]) -> str:
     lines.append(f"{'retransmits':16s} {m['retransmits']:>16d} {p['retransmits']:>16d}")
     lines.append(f"{'CPU':16s} {m['cpu_busy_frac']:>15.0%}  of the machine busy; the tools used "
                  f"{m['cpu_tools_s_per_s']:.2f} CPU-s/s")
+    lines.extend(_cpu_lines(m.get("cpu_shares") or {}, p.get("cpu_utilization_frac") or {}, sc.get("pin_cpus")))
     lines.append(f"{'limited by':16s} {'':>16s} {p['limited_by']:>16s}")
     lines.extend(f"caution: {c}" for c in p.get("cautions", ()))
     lines.extend(f"note: {n}" for n in d["notes"])
@@ -185,6 +186,20 @@ def _writes_each(goodput_bps: float, units_per_s: float, sc: dict[str, Any]) -> 
     unit_bytes = goodput_bps / 8 / units_per_s
     per = unit_bytes / sc["write_bytes"]
     return f"{per:,.1f} writes each" if per >= 1 else f"{unit_bytes:,.0f} bytes each"
+
+
+def _cpu_lines(shares: dict[str, dict[str, float]], predicted: dict[str, list[float]], pin: Any) -> list[str]:
+    """Each CPU's measured busy share (system and softirq, where a veth's receive work runs) and, with the tools
+    pinned, the prediction's sender and receiver CPUs beside the CPUs they were pinned to."""
+    if not shares:
+        return []
+    each = ", ".join(f"{cpu} {1 - sh['idle']:.0%} (system {sh['system']:.0%}, softirq {sh['softirq']:.0%})"
+                     for cpu, sh in sorted(shares.items(), key=lambda kv: int(kv[0][3:])))
+    lines = [f"{'  by CPU':16s} {each}"]
+    if pin and predicted.get("sender") and predicted.get("receiver"):
+        lines.append(f"{'  predicted':16s} the sender's CPU (cpu{pin[0]}) {max(predicted['sender']):.0%}, the "
+                     f"receiver's (cpu{pin[1]}) {max(predicted['receiver']):.0%}")
+    return lines
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

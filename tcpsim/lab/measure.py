@@ -55,6 +55,9 @@ class Measured:
     transactions_per_s: Optional[float] = None
     series: tuple[dict, ...] = ()
     """Samples over time: t_s, goodput_bps and TCP_INFO fields (cwnd_bytes, rtt_s, peer_window_bytes ...)."""
+    cpu_shares: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Each CPU's shares of the run, its start included (:func:`cpu_shares`): with ``--pin`` the sender's CPU and the
+    receiver's apart, so which one a CPU-bound row is bound by is measured, not guessed."""
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -90,6 +93,35 @@ def _proc_stat() -> tuple[float, float]:
         vals = [float(v) for v in fh.readline().split()[1:]]
     idle = vals[3] + (vals[4] if len(vals) > 4 else 0.0)
     return sum(vals), idle
+
+
+_STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def _proc_stat_cpus() -> dict[str, list[float]]:
+    """Each CPU's /proc/stat times (jiffies) in the order of :data:`_STAT_FIELDS`."""
+    out: dict[str, list[float]] = {}
+    with open("/proc/stat") as fh:
+        for line in fh:
+            name, *vals = line.split()
+            if name.startswith("cpu") and name[3:].isdigit():
+                out[name] = [float(v) for v in vals[:len(_STAT_FIELDS)]]
+    return out
+
+
+def cpu_shares(before: dict[str, list[float]], after: dict[str, list[float]]) -> dict[str, dict[str, float]]:
+    """Each CPU's shares of the time between two :func:`_proc_stat_cpus` readings: user (with nice), system,
+    softirq (where a veth's receive work runs), other (irq, steal) and idle (with iowait)."""
+    shares = {}
+    for cpu, b in before.items():
+        d = dict(zip(_STAT_FIELDS, (y - x for x, y in zip(b, after.get(cpu, b)))))
+        total = sum(d.values())
+        if total <= 0:
+            continue
+        shares[cpu] = {"user": (d["user"] + d["nice"]) / total, "system": d["system"] / total,
+                       "softirq": d["softirq"] / total, "other": (d["irq"] + d["steal"]) / total,
+                       "idle": (d["idle"] + d["iowait"]) / total}
+    return shares
 
 
 def choose_tool(sc: LabScenario, tool: str) -> str:
@@ -237,6 +269,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
         sysctls = tb.sysctls(SYSCTLS)
         sysctls["congestion_control (per socket)"] = sc.congestion_control
         st0 = tb.link_stats(tb.ns_a, tb.dev_a)
+        cpus0 = _proc_stat_cpus()
         cpu0, ru0, t0 = _proc_stat(), resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
         if tool == "builtin":
             client, server = _run_builtin(tb, sc)
@@ -244,6 +277,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
             doc = _run_iperf3(tb, sc)
         wall = time.monotonic() - t0
         cpu1, ru1 = _proc_stat(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus1 = _proc_stat_cpus()
         st1 = tb.link_stats(tb.ns_a, tb.dev_a)
         delay, loss_seed = tb.delay_line, tb.loss_seed
     busy = 1.0 - (cpu1[1] - cpu0[1]) / max(cpu1[0] - cpu0[0], 1e-9)
@@ -274,7 +308,8 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
         rx_units_per_s=(st1.get("rx_packets", 0) - st0.get("rx_packets", 0)) / span,
         data_segments_per_s=extra["data_segments_per_s"], ack_segments_per_s=extra["ack_segments_per_s"],
         retransmits=int(extra["retransmits"] or 0), rtt_min_s=extra["rtt_min_s"], rtt_mean_s=extra["rtt_mean_s"],
-        cpu_busy_frac=busy, cpu_tools_s_per_s=tools_cpu, transactions_per_s=tps, series=tuple(series))
+        cpu_busy_frac=busy, cpu_tools_s_per_s=tools_cpu, transactions_per_s=tps, series=tuple(series),
+        cpu_shares=cpu_shares(cpus0, cpus1))
     if delay == "relay":
         why = f"it drops each frame with probability {sc.loss_frac:g}, seed {loss_seed}" if sc.loss_frac \
             else "this kernel has no netem"
