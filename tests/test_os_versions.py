@@ -56,9 +56,28 @@ def test_versions_carry_the_kernel_s_window_rules():
     assert six12.clamp_follows_ratio and six12.rcvbuf_autotune_max_bytes == 0       # set: fixed
     assert opts("linux-6.12").rcvbuf_autotune_max_bytes == 6291456                   # unset: autotunes
     assert opts("linux-6.12", sockbuf_bytes=65536).congestion_control == "cubic"
+    assert opts("linux-3.10").drs_rule == 0 and opts("linux-4.19").drs_rule == 1          # 4.16's smooth growth
     assert build_scenario(os="linux", cc="reno").sender.tcp.congestion_control == "reno"
     with pytest.raises(ConfigError, match="cc"):
         build_scenario(os="linux", cc="bbr")
+
+
+def test_an_autotuned_buffer_grows_as_tcp_rcv_space_adjust_sizes_it():
+    """4.16-6.15 (``drs_window``): twice the read plus 16 advmss, plus twice that times the read's rise. The 6.18 trace
+    of the pinned 16 KiB row (validation/README.md) read 114,688 bytes after 32,805 and set the clamp to 1,374,443
+    bytes: the same growth without the 16-advmss cushion 6.16 dropped. A read that does not rise adds nothing."""
+    from tcpsim.protocol.linux_window import drs_window
+
+    assert drs_window(114688, 32805, 0) == 1374444  # 6.18 doubles before it divides: 1,374,443, its clamp to the byte
+    assert drs_window(100000, 100000, 1460) == 2 * 100000 + 16 * 1460
+    assert drs_window(200000, 100000, 1460) == (2 * 200000 + 16 * 1460) * 3
+    # a stream filling 1 Gbit/s over 1 ms: the slow start's rise opens the window far past 2.6.7's twice the read
+    windows = {}
+    for rule in (0, 1):
+        sc = build_scenario(os="linux-6.12", rate="1gbit", rtt="1ms", budget=Budget(max_sim_time_s=0.2, rel_tol=1e-6))
+        sc = replace(sc, receiver=replace(sc.receiver, tcp=replace(sc.receiver.tcp, drs_rule=rule)))
+        windows[rule] = simulate(sc).streams[0].peer_window_bytes
+    assert windows[1] > 2 * windows[0]
 
 
 def test_linux_6_12_offers_the_truesize_ratio_of_the_doubled_buffer():

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from ..protocol.delack import comp_sack_delay_s
-from ..protocol.linux_window import space_from_win
+from ..protocol.linux_window import drs_window, space_from_win, win_from_space
 from ..protocol.push import receiver_pushes
 from ..protocol.sack import DUP_THRESH, RECEIVER_BLOCKS, opens_block, record_arrival
 from ..protocol.window import read_update_due
@@ -43,14 +43,20 @@ class TcpReceiver(LinuxReceive):
 
     def _rcv_space_adjust(self) -> None:
         """Linux ``tcp_rcv_space_adjust`` (dynamic right-sizing, 2.6.7+): once per receiver round trip,
-        the window grows to twice what the application read in it, up to ``tcp_rmem[2]``'s window.
+        the window grows to twice what the application read in it, up to ``tcp_rmem[2]``'s window; from 4.16
+        (``TcpOptions.drs_rule`` 1) by :meth:`_rcvbuf_grow`.
 
-        Not modelled: ``rcv_ssthresh`` (tcp_grow_window), which opens the advertised window by two
+        Not modelled (rule 0): ``rcv_ssthresh`` (tcp_grow_window), which opens the advertised window by two
         segments per segment received rather than at once.
         """
         now = self.kernel.now_s
         rtt = self._rcv_rtt_s
         if rtt <= 0.0 or now - self._drs_time < rtt:
+            return
+        if self.opts.drs_rule:
+            self._rcvbuf_grow(self.read_total - self._drs_seq)
+            self._drs_seq = self.read_total
+            self._drs_time = now
             return
         space = 2 * (self.read_total - self._drs_seq)
         if space > self._drs_space:
@@ -65,6 +71,26 @@ class TcpReceiver(LinuxReceive):
                     self._rcv_room = wnd
         self._drs_seq = self.read_total
         self._drs_time = now
+
+    def _rcvbuf_grow(self, copied: int) -> None:
+        """``tcp_rcv_space_adjust`` from 4.16 to 6.15: when the application read more in the last round trip
+        (``copied``) than in the last that grew the buffer (``rcvq_space.space``), the buffer grows to hold
+        :func:`~tcpsim.protocol.linux_window.drs_window`, at most ``tcp_rmem[2]`` (``tcp_space_from_win``); the
+        window clamp follows (``tcp_win_from_space``)."""
+        old = self._drs_space
+        if copied <= old:
+            return
+        self._drs_space = copied
+        rcvbuf = space_from_win(drs_window(copied, old, self._advmss), self._adv_win_scale, self._ratio)
+        cap = self.opts.rcvbuf_autotune_max_bytes
+        if rcvbuf > cap:
+            rcvbuf = cap
+        if rcvbuf > self._rcvbuf:
+            self._rcvbuf = rcvbuf
+            wnd = win_from_space(rcvbuf, self._adv_win_scale, self._ratio)
+            if wnd > self.rcv_window_max:
+                self.rcv_window_max = wnd
+                self._sws_step = min(wnd // 2, self.mss)
 
     def _window_to_advertise(self) -> int:
         """RFC 1122 §4.2.3.3 receiver SWS avoidance and RFC 7323 scaling; see :mod:`tcpsim.protocol.window`."""

@@ -18,6 +18,8 @@ versioned Linux (:attr:`tcpsim.config.TcpOptions.rcv_window_rule` ``"linux"``).
   window scale, ``ilog2(space) - 15`` in 0..14, is :func:`tcpsim.protocol.window.window_shift`.
 * ``rcv_ssthresh`` growth (``tcp_grow_window``): two segments per in-order segment received, up to the
   clamp and the free space.
+* An unset buffer's growth from 4.16 (``tcp_rcv_space_adjust``, :func:`drs_window`): the window the buffer
+  is sized for, from what the application read in a round trip and how fast that rose.
 * A queue above its buffer (``tcp_prune_queue`` -> ``tcp_collapse``) is copied into skbs of a page each
   (:func:`collapsed_skbs`).
 * The skb a received segment is charged as (``skb->truesize``, :func:`rx_truesize`): what the receive
@@ -32,7 +34,7 @@ __all__ = ["TCP_RMEM_TO_WIN_SCALE", "SKB_STRUCT_BYTES", "COLLAPSE_SKB_BYTES", "c
            "IP_TCP_HEADER_BYTES", "TUN_PAD_BYTES",
            "linear_truesize", "rx_truesize", "DEFAULT_RATIO_6_6", "DEFAULT_RATIO_6_8", "scaling_ratio",
            "win_from_space", "space_from_win", "window_clamp", "initial_window", "select_window", "quickack_ends",
-           "grow_ssthresh"]
+           "grow_ssthresh", "drs_window"]
 
 TCP_RMEM_TO_WIN_SCALE: Final = 8
 """``scaling_ratio`` is a fraction in 1/256 (``include/linux/tcp.h``)."""
@@ -228,3 +230,15 @@ def grow_ssthresh(rcv_ssthresh: int, clamp: int, free_space: int, advmss_bytes: 
         return rcv_ssthresh
     incr = max(2 * advmss_bytes, 2 * length_bytes)
     return rcv_ssthresh + min(room, incr)
+
+
+def drs_window(copied_bytes: int, space_bytes: int, advmss_bytes: int) -> int:
+    """``tcp_rcv_space_adjust`` from 4.16 to 6.15 ("tcp: smoother receive buffer autotuning", c3916ad9320e): the
+    window an autotuned buffer is sized for when the application read ``copied_bytes`` in the last receiver round
+    trip, more than ``space_bytes`` (``rcvq_space.space``, the last such measure): twice the read plus 16 advmss
+    for losses and jitter, plus twice that times the read's rise, for a sender in slow start (the ACK sent now is
+    for the next round trip). The buffer is ``tcp_space_from_win`` of it, at most ``tcp_rmem[2]``."""
+    rcvwin = 2 * copied_bytes + 16 * advmss_bytes
+    if space_bytes > 0:
+        rcvwin += 2 * (rcvwin * (copied_bytes - space_bytes) // space_bytes)
+    return rcvwin
