@@ -373,8 +373,9 @@ class _Run:
         """The state at time zero (when a budget ends the run before the warm-up does)."""
         n = len(self.flows)
         hosts = (self.snd_host, self.rcv_host)
-        return {"t": 0.0, "delivered": [0] * n, "transactions": 0, "segs": [0] * n, "acks": 0, "skbs": 0, "retx": [0] * n,
-                "cpu": {h.name: [0.0] * len(h.cpus) for h in hosts}, "bus": {h.name: 0.0 for h in hosts},
+        return {"t": 0.0, "delivered": [0] * n, "transactions": 0, "segs": [0] * n, "acks": 0, "skbs": 0,
+                "retx": [0] * n, "cpu": {h.name: [0.0] * len(h.cpus) for h in hosts},
+                "bus": {h.name: 0.0 for h in hosts},
                 "link": dict.fromkeys(self.links, 0.0), "frames": dict.fromkeys(self.links, 0),
                 "last_read": dict.fromkeys(self.links, 0.0),
                 "block": dict.fromkeys(BLOCK_REASONS, 0.0), "rtt": [(0.0, 0)] * n,
@@ -423,7 +424,8 @@ class _Run:
         bits_per_count = 8.0
         if self.rr:
             transactions = (s1["transactions"] - s0["transactions"]) / dt
-            per_transaction_bits = 8.0 * (sc.workload.write_bytes + (sc.workload.response_bytes or sc.workload.write_bytes))
+            wl = sc.workload
+            per_transaction_bits = 8.0 * (wl.write_bytes + (wl.response_bytes or wl.write_bytes))
             total_bits = transactions * dt * per_transaction_bits
             bits_per_count = per_transaction_bits
         hist = {k: v - s0["hist"].get(k, 0) for k, v in s1["hist"].items() if v > s0["hist"].get(k, 0)}

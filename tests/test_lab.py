@@ -908,7 +908,8 @@ def test_an_unshaped_run_predicted_on_ideal_hosts_says_so():
 
     result = SimpleNamespace(goodput_bps=5.8e11, data_packets_per_s=0.0, data_skbs_per_s=0.0, ack_packets_per_s=0.0,
                              rtt_s=4e-5, limited_by="window", retransmits=0, transactions_per_s=None,
-                             cpu_utilization_frac={}, streams=[], run_average_bps=lambda duration_s: 5.7e11, cautions=())
+                             cpu_utilization_frac={}, streams=[], cautions=(),
+                             run_average_bps=lambda duration_s: 5.7e11)
 
     def run(rate_bps, goodput_bps=9e8, tools_cpu=0.3):
         return SimpleNamespace(scenario=LabScenario(rate_bps=rate_bps), kernel="6.18", sysctls={}, cpu="test",
@@ -932,7 +933,8 @@ def test_a_cpu_bound_run_predicted_on_ideal_hosts_says_the_machine_set_its_rate(
 
     result = SimpleNamespace(goodput_bps=9.42e8, data_packets_per_s=0.0, data_skbs_per_s=0.0, ack_packets_per_s=0.0,
                              rtt_s=4e-5, limited_by="line", retransmits=0, transactions_per_s=None,
-                             cpu_utilization_frac={}, streams=[], run_average_bps=lambda duration_s: 9.42e8, cautions=())
+                             cpu_utilization_frac={}, streams=[], cautions=(),
+                             run_average_bps=lambda duration_s: 9.42e8)
 
     def notes(goodput_bps, tools_cpu, platform=None):
         run = SimpleNamespace(scenario=LabScenario(rate_bps=1e9), kernel="6.18", sysctls={}, cpu="test",

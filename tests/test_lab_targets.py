@@ -152,9 +152,9 @@ loss on the lab's path")."""
 
 LOSS_MISSES = {
     "median": "21.2 % on seed 0 since Linux's 4.16+ receive-buffer growth (17.6 % before it; 19.3 % before lab_vm's "
-              "untraced read cost; 12.9 % before a Linux ACK's output ran before the writer's wake-up): 3-s runs with a "
-              "few dozen losses, each row one draw of its lottery (validation/README.md, 'What Linux's receive-buffer "
-              "growth since 4.16 gave')",
+              "untraced read cost; 12.9 % before a Linux ACK's output ran before the writer's wake-up): 3-s runs "
+              "with a few dozen losses, each row one draw of its lottery (validation/README.md, 'What Linux's "
+              "receive-buffer growth since 4.16 gave')",
     "max": "53.5 %: the 0.1 %, 16 ms row on seed 0 (about 36 Mbit/s predicted, 76.6 measured), a 3-s run with a "
            "handful of losses, a lottery on both sides (the kernel's twelve runs 26-88 Mbit/s); over five seeds the "
            "worst row is 1 % at 16 ms (-38 %)",
