@@ -27,10 +27,12 @@ time, events, Ctrl-C) to be checked at. Resuming through the event queue keeps t
 charges one event per this many calls."""
 
 
-def _own(ep: TcpEndpoint, done_s: float, cpu: int) -> None:
+def _own(ep: TcpEndpoint, done_s: float, cpu: int, from_s: float) -> None:
     """A call of ``ep``'s application runs until ``done_s`` on ``cpu``: with ``TcpOptions.owner_backlog`` it owns
-    the socket meanwhile (``lock_sock``), and what arrives joins the backlog it runs (``HostRuntime._to_owner``)."""
+    the socket from ``from_s`` (``lock_sock``) to then, and what arrives meanwhile joins the backlog it runs
+    (``HostRuntime._to_owner``)."""
     if ep.owner_backlog:
+        ep.owner_from_s = from_s
         ep.owner_until_s = done_s
         ep.owner_cpu = cpu
 
@@ -100,7 +102,7 @@ class Writer:
             done = self.host.syscall(self.cpu, chunk, new_call, extra)
             if done > self.kernel.now_s:
                 self.busy = True
-                _own(self.ep, done, self.cpu)
+                _own(self.ep, done, self.cpu, self.kernel.now_s)  # tcp_sendmsg holds the socket over the whole call
                 self._done_lane.call_at(done, chunk)
                 return
             sent = self.ep.data_segments
@@ -285,7 +287,8 @@ class Reader:
             done = self.host.syscall(self.cpu, chunk, True, receive=True)
             if done > self.kernel.now_s:
                 self.busy = True
-                _own(self.ep, done, self.cpu)
+                # tcp_recvmsg takes the socket for its copy, after the call's entry (and the tool's poll) ran unlocked
+                _own(self.ep, done, self.cpu, done - chunk * self.host.per_byte_copy_rx_s)
                 self._done_lane.call_at(done, chunk)
                 return
             self._commit(chunk)

@@ -352,7 +352,7 @@ class HostRuntime:
         cost = ((0.0 if seg.more else self.per_packet_rx_s) + seg.length * self.per_byte_csum_rx_s if seg.length
                 else self.per_ack_rx_s)
         dst = seg.dst
-        if dst.owner_until_s > now:
+        if dst.owner_until_s > now >= dst.owner_from_s:
             self._to_owner(seg, dst, cost, now)
             return
         done = self._rx_server(seg, cpu_index).run(now, cost)

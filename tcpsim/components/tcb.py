@@ -183,7 +183,10 @@ class EndpointState:
         self.owner_backlog = opts.owner_backlog
         self.owner_until_s = -1.0
         """While a call of this socket's application runs (with ``owner_backlog``): when it returns; a segment
-        arriving before then joins the socket's backlog (:meth:`HostRuntime._handle`)."""
+        arriving from :attr:`owner_from_s` to then joins the socket's backlog (:meth:`HostRuntime._handle`)."""
+        self.owner_from_s = -1.0
+        """When that call took the socket (``lock_sock``): a send call at its start, a receive call where its copy
+        begins (``tcp_recvmsg``: the call's entry ran unlocked)."""
         self.owner_cpu = 0
         self.tx_order_s = 0.0
         """When the sending host last released a segment to this endpoint to its driver (``HostRuntime.transmit``):
