@@ -691,6 +691,12 @@ def test_a_handshake_longer_than_the_initial_timeout(timestamps):
             assert ep.rto.srtt_s is None and ep.rto.rto_s == 3.0
 
 
+@pytest.mark.xfail(strict=True, reason="since a receive call owns its socket only while it copies (2026-11-29): with "
+                   "these pinned costs the run is sender-bound for 50 ms while its reader falls slowly behind, then "
+                   "reader-bound once the queue closes the window (21.2 -> 22.3 Gbit/s); the stop rule converges at "
+                   "14 ms in the first state, its windows rising in steps and its queue flat between them, which no "
+                   "test of a monotone rise sees (validation/README.md, 'What a receive call owning its socket only "
+                   "while it copies gave')")
 def test_a_rise_of_the_windows_is_not_taken_for_the_steady_state():
     """The lab's 64 KiB write row (unshaped veth, CPU-bound): cwnd grows in congestion avoidance for some 30 ms
     and the rate with it, in samples too noisy for MSER and the batch means to see the trend. Stopped at
