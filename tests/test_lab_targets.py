@@ -188,7 +188,8 @@ SEED_MEDIAN_MISSES: dict[tuple[str, str], str] = {}
 """Misses of the tables scored by the five-seed estimator. lab/loss3's max missed at its one held-out score (158.2 %:
 dense losses on short paths); with the wake-up latency lab/loss4 chose it is 21.5 %. lab/loss4's max missed from a
 Linux ACK's order at its end (33.0 %) until lab_vm's read cost was measured without tracepoints (19.3 %), and again
-with Linux's 4.16+ receive-buffer growth (40.0 %) until a receive call owned its socket only while it copies (18.8 %)."""
+with Linux's 4.16+ receive-buffer growth (40.0 %) until a receive call owned its socket only while it copies
+(18.8 %)."""
 
 
 @pytest.mark.slow
