@@ -189,8 +189,8 @@ def test_each_source_cross_validated_within_target(cross_record, source):
 LAB_CROSS_MISSES = {
     "lab/cpu2": "132 % against the calculator's 82 % (26.9 % in sample): left out, lab_vm takes the catalog's Linux "
                 "cycles, cheaper per packet than its fitted ones, and the table's unshaped rows were measured "
-                "unpinned, where the kernel is bistable, on a day this VM ran the calibration's own rows 26-46 % slower "
-                "(validation/README.md, 'What lab/cpu2 gave', 'Mid-size writes on an unshaped veth')",
+                "unpinned, where the kernel is bistable, on a day this VM ran the calibration's own rows 26-46 % "
+                "slower (validation/README.md, 'What lab/cpu2 gave', 'Mid-size writes on an unshaped veth')",
     "lab/messages_nodelay": "13.1 % against the calculator's 8.9 % (8.0 % in sample) since a receive call owns its "
                             "socket only while it copies: tcpsim's sender now pays each segment's receive work, as "
                             "the kernel's 60-120-byte rows do (206,000-224,000 messages a second), and its 200-byte "
