@@ -55,10 +55,13 @@ class TcpReceiver(LinuxReceive):
             return
         if self.opts.drs_rule:
             self._rcvbuf_grow(self.read_total - self._drs_seq)
-            self._drs_seq = self.read_total
-            self._drs_time = now
-            return
-        space = 2 * (self.read_total - self._drs_seq)
+        else:
+            self._window_twice_the_read(2 * (self.read_total - self._drs_seq))
+        self._drs_seq = self.read_total
+        self._drs_time = now
+
+    def _window_twice_the_read(self, space: int) -> None:
+        """2.6.7's dynamic right-sizing: the window grows to ``space``, twice what was read in the round trip."""
         if space > self._drs_space:
             self._drs_space = space
             if space > self.rcv_window_max:
@@ -69,8 +72,6 @@ class TcpReceiver(LinuxReceive):
                     self._rcvbuf = max(self._rcvbuf, space_from_win(wnd, self._adv_win_scale, self._ratio))
                 else:
                     self._rcv_room = wnd
-        self._drs_seq = self.read_total
-        self._drs_time = now
 
     def _rcvbuf_grow(self, copied: int) -> None:
         """``tcp_rcv_space_adjust`` from 4.16 to 6.15: when the application read more in the last round trip

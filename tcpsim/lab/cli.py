@@ -156,10 +156,10 @@ def _text(d: dict[str, Any]) -> str:
     if units > 0 and not sc["rr_bytes"]:
         # What the sender's interface counted: a GSO aggregate is one unit, so writes per unit show how many
         # writes Nagle and autocorking merged (hundreds behind a qdisc; one a unit on a bare veth).
-        lines.append(f"{'sent units':16s} {units:>14,.0f}/s {_rate(p.get('data_skbs_per_s')):>16s}   (interface "
-                     f"packets, a GSO aggregate counting once: {_writes_each(m['goodput_bps'], units, sc)} measured"
-                     + (f", {_writes_each(p['goodput_bps'], p['data_skbs_per_s'], sc)} predicted)"
-                        if _rate(p.get("data_skbs_per_s")) != "-" else ")"))
+        skbs = _rate(p.get("data_skbs_per_s"))
+        predicted = f", {_writes_each(p['goodput_bps'], p['data_skbs_per_s'], sc)} predicted" if skbs != "-" else ""
+        lines.append(f"{'sent units':16s} {units:>14,.0f}/s {skbs:>16s}   (interface packets, a GSO aggregate "
+                     f"counting once: {_writes_each(m['goodput_bps'], units, sc)} measured{predicted})")
         acks = m.get("rx_units_per_s") or 0.0
         if acks > 0:
             lines.append(f"{'ACKs in':16s} {acks:>14,.0f}/s {_rate(p.get('ack_packets_per_s')):>16s}   (packets the "

@@ -88,32 +88,35 @@ def cpu_model() -> str:
     return f"{_platform.processor() or 'unknown'} x{os.cpu_count()}"
 
 
-def _proc_stat() -> tuple[float, float]:
-    with open("/proc/stat") as fh:
-        vals = [float(v) for v in fh.readline().split()[1:]]
-    idle = vals[3] + (vals[4] if len(vals) > 4 else 0.0)
-    return sum(vals), idle
-
-
 _STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 
 
-def _proc_stat_cpus() -> dict[str, list[float]]:
-    """Each CPU's /proc/stat times (jiffies) in the order of :data:`_STAT_FIELDS`."""
+def _proc_stat() -> dict[str, list[float]]:
+    """The /proc/stat times (jiffies) of the whole machine (``cpu``) and of each CPU (``cpu0`` ...)."""
     out: dict[str, list[float]] = {}
     with open("/proc/stat") as fh:
         for line in fh:
             name, *vals = line.split()
-            if name.startswith("cpu") and name[3:].isdigit():
-                out[name] = [float(v) for v in vals[:len(_STAT_FIELDS)]]
+            if not name.startswith("cpu"):
+                break
+            out[name] = [float(v) for v in vals]
     return out
 
 
+def _busy_frac(before: dict[str, list[float]], after: dict[str, list[float]]) -> float:
+    """Share of all the machine's CPUs busy between two :func:`_proc_stat` readings (idle and iowait are not)."""
+    b, a = before["cpu"], after["cpu"]
+    idle = (a[3] - b[3]) + (a[4] - b[4] if len(a) > 4 else 0.0)
+    return 1.0 - idle / max(sum(a) - sum(b), 1e-9)
+
+
 def cpu_shares(before: dict[str, list[float]], after: dict[str, list[float]]) -> dict[str, dict[str, float]]:
-    """Each CPU's shares of the time between two :func:`_proc_stat_cpus` readings: user (with nice), system,
+    """Each CPU's shares of the time between two :func:`_proc_stat` readings: user (with nice), system,
     softirq (where a veth's receive work runs), other (irq, steal) and idle (with iowait)."""
     shares = {}
     for cpu, b in before.items():
+        if not cpu[3:].isdigit():
+            continue
         d = dict(zip(_STAT_FIELDS, (y - x for x, y in zip(b, after.get(cpu, b)))))
         total = sum(d.values())
         if total <= 0:
@@ -269,7 +272,6 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
         sysctls = tb.sysctls(SYSCTLS)
         sysctls["congestion_control (per socket)"] = sc.congestion_control
         st0 = tb.link_stats(tb.ns_a, tb.dev_a)
-        cpus0 = _proc_stat_cpus()
         cpu0, ru0, t0 = _proc_stat(), resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
         if tool == "builtin":
             client, server = _run_builtin(tb, sc)
@@ -277,10 +279,9 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
             doc = _run_iperf3(tb, sc)
         wall = time.monotonic() - t0
         cpu1, ru1 = _proc_stat(), resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus1 = _proc_stat_cpus()
         st1 = tb.link_stats(tb.ns_a, tb.dev_a)
         delay, loss_seed = tb.delay_line, tb.loss_seed
-    busy = 1.0 - (cpu1[1] - cpu0[1]) / max(cpu1[0] - cpu0[0], 1e-9)
+    busy = _busy_frac(cpu0, cpu1)
     tools_cpu = (ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime) / max(wall, 1e-9)
     notes: list[str] = []
     if tool == "builtin":
@@ -309,7 +310,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
         data_segments_per_s=extra["data_segments_per_s"], ack_segments_per_s=extra["ack_segments_per_s"],
         retransmits=int(extra["retransmits"] or 0), rtt_min_s=extra["rtt_min_s"], rtt_mean_s=extra["rtt_mean_s"],
         cpu_busy_frac=busy, cpu_tools_s_per_s=tools_cpu, transactions_per_s=tps, series=tuple(series),
-        cpu_shares=cpu_shares(cpus0, cpus1))
+        cpu_shares=cpu_shares(cpu0, cpu1))
     if delay == "relay":
         why = f"it drops each frame with probability {sc.loss_frac:g}, seed {loss_seed}" if sc.loss_frac \
             else "this kernel has no netem"
