@@ -78,7 +78,7 @@ class Regime:
     """The round trip's propagation delay (twice the link's one-way delay)."""
     write_bytes: int
     buffer_bytes: int
-    """The smaller kernel buffer of the two ends (send buffer, receive window)."""
+    """The smaller kernel buffer of the two ends (send buffer, receive window), autotuned ones at their ceiling."""
     points: int
     median_error: float
     """Median signed error, (predicted - measured) / measured."""
@@ -118,7 +118,11 @@ def _near_delay(a: float, b: float) -> bool:
 
 
 def _buffer(sc: Scenario) -> int:
-    return min(sc.sender.tcp.sndbuf_bytes, sc.receiver.tcp.max_window_bytes)
+    """The most the flight may reach: the smaller of the send buffer and the receive window, each at its
+    autotuning ceiling where the OS grows it (a Linux socket whose application set none starts at 16 KiB)."""
+    snd, rcv = sc.sender.tcp, sc.receiver.tcp
+    return min(snd.sndbuf_autotune_max_bytes or snd.sndbuf_bytes,
+               rcv.rcv_window_autotune_max_bytes or rcv.max_window_bytes)
 
 
 # ---------------------------------------------------------------- reading the shipped file
