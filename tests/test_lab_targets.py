@@ -137,6 +137,22 @@ def test_cpu_bound_rows_within_target_after_calibration(lab, table):
     assert errors and statistics.median(errors) <= CPU_TARGET
 
 
+WRITES_MISS = ("30.6 % since it was measured with the tools pinned (35.9 % unpinned): tcpsim is 27-38 % fast at 1-16 "
+               "KiB and 34 % slow at 256 KiB, and the three fitted costs cannot move both (the refit on the pinned runs "
+               "scored 11.1 % on the nine calibration runs against the committed costs' 9.4 %, and was not committed); "
+               "at 1 KiB its units are 1.3 writes long where the kernel's are one (validation/README.md, 'What the "
+               "calibration rows measured with the tools pinned gave')")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table", [pytest.param("writes", marks=pytest.mark.xfail(strict=True, reason=WRITES_MISS)),
+                                   "messages_nodelay"])
+def test_calibration_tables_within_target(lab, table):
+    """The tables lab_vm's costs are fitted on, against every calibration table's target (issue 21: 10 %)."""
+    errors = _errors(lab, lambda p: p.table_id == table)
+    assert errors and statistics.median(errors) <= TABLE_TARGETS["calibration"]
+
+
 PACING_TARGET, PACING_MAX = 0.05, 0.10
 """The paced rows' targets, written with their rule before they were measured (validation/README.md, "Pacing by the
 socket's rate cap")."""
