@@ -809,6 +809,27 @@ def _traces_iperf3(event: str):
     return mark
 
 
+def test_a_wake_up_whose_switch_in_is_not_traced_ends_at_the_process_s_own_next_event():
+    """Linux 6.18 here traces a reader's switch-out to the idle task and its ``sched_waking``, but not the idle task's
+    switch back to it: the wake-up ends at the first event in the process's own context (its ``select``'s
+    ``sys_exit``). A traced switch-in, where there is one, ends it first."""
+    from tcpsim.lab.schedtrace import parse_wakes
+
+    untraced = """\
+          iperf3-19157   [001] d..2. 100.000000: sched_switch: prev_comm=iperf3 prev_pid=19157 prev_prio=120 \
+prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          iperf3-19158   [000] d.s5. 100.000050: sched_waking: comm=iperf3 pid=19157 prio=120 target_cpu=001
+          iperf3-19158   [000] ..... 100.000055: sys_exit: NR 1 = 262144
+          iperf3-19157   [001] ..... 100.000063: sys_exit: NR 270 = 1
+          iperf3-19157   [001] ..... 100.000070: sys_exit: NR 0 = 195480""".splitlines()
+    assert parse_wakes(untraced) == [(pytest.approx(50e-6), pytest.approx(13e-6))]
+    switched = untraced[:2] + ["          <idle>-0       [001] d..2. 100.000060: sched_switch: prev_comm=swapper/1 "
+                               "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=19157 "
+                               "next_prio=120"] + untraced[2:]
+    assert parse_wakes(switched) == [(pytest.approx(50e-6), pytest.approx(10e-6))]
+    assert parse_wakes(untraced[1:]) == []  # its block not seen: left out
+
+
 @_traces_iperf3("sched/sched_waking")
 def test_the_scheduler_trace_times_iperf3s_wake_ups_in_a_short_run(capsys):
     from tcpsim.lab import schedtrace

@@ -1,9 +1,12 @@
 """Scheduler trace: how late the measuring tool's own processes run while a lab scenario streams.
 
 ``python -m tcpsim.lab.schedtrace --rtt 0.2ms,1ms,4ms --mtu 1500,9000 --sockbuf 32k`` (root, tracefs) runs
-``tcpsim lab`` for each scenario with the ``sched:sched_waking`` and ``sched:sched_switch`` events on, and
-times every wake-up of the iperf3 processes: from ``sched_waking`` to the process's ``sched_switch`` in (its
-latency), after the time since it blocked (``sched_switch`` out in state S: its idle gap). It prints, as
+``tcpsim lab`` for each scenario with the ``sched:sched_waking``, ``sched:sched_switch`` and
+``raw_syscalls:sys_exit`` events on, and times every wake-up of the iperf3 processes: from ``sched_waking`` to
+when the process runs again (its latency), after the time since it blocked (``sched_switch`` out in state S: its
+idle gap). It runs again at its ``sched_switch`` in or, where the kernel does not trace that switch (Linux 6.18
+builds here leave a wake-up onto an idle vCPU's switch-in out), at its first event of its own, the blocking call's
+``sys_exit`` (validation/README.md, "The wake-ups the scheduler trace missed"). It prints, as
 JSON, each run's wake-ups in gap buckets and the pooled table :func:`wake_table` makes of them, a
 platform's ``CpuCost.wake_latency_s`` (validation/README.md, "The streaming processes' own wake-ups").
 Only the scheduler's timestamps are used, never a run's throughput. The events are switched off and the
@@ -32,7 +35,7 @@ from ..units import parse_duration, parse_size
 __all__ = ["parse_wakes", "wake_buckets", "wake_table", "traced", "TracefsBusy", "main", "GAP_EDGES_S"]
 
 TRACEFS = Path("/sys/kernel/tracing")
-EVENTS = ("sched/sched_waking", "sched/sched_switch")
+EVENTS = ("sched/sched_waking", "sched/sched_switch", "raw_syscalls/sys_exit")
 GAP_EDGES_S = (1e-4, 3e-4, 1e-3, 2e-3, 4e-3)
 """Upper edges of the idle-gap buckets (the last bucket is everything above the last edge)."""
 MAX_TRACE_BYTES = 512 << 20
@@ -43,7 +46,7 @@ LOCK_PATH = Path(tempfile.gettempdir()) / "tcpsim-tracefs.lock"
 traces at once (two test sessions, a probe during a test) would clear or mix each other's."""
 LOCK_WAIT_S = 300.0
 
-_LINE = re.compile(r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+\S+\s+(?P<t>[\d.]+): (?P<ev>sched_\w+): (?P<rest>.*)$")
+_LINE = re.compile(r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+\S+\s+(?P<t>[\d.]+): (?P<ev>\w+): (?P<rest>.*)$")
 _WAKING = re.compile(r"comm=(?P<comm>\S+) pid=(?P<pid>\d+)")
 _SWITCH = re.compile(r"prev_comm=(?P<pc>\S+) prev_pid=(?P<pp>\d+) prev_prio=\d+ prev_state=(?P<st>\S+) ==> "
                      r"next_comm=(?P<nc>\S+) next_pid=(?P<np>\d+)")
@@ -51,15 +54,25 @@ _SWITCH = re.compile(r"prev_comm=(?P<pc>\S+) prev_pid=(?P<pp>\d+) prev_prio=\d+ 
 
 def parse_wakes(lines: Iterable[str], comm: str = "iperf3") -> list[tuple[float, float]]:
     """(idle gap s, latency s) of every wake-up of a process named ``comm`` in a tracefs text trace; a
-    process whose block was not seen (its first wake-up) is left out."""
+    process whose block was not seen (its first wake-up) is left out. It runs again at its switch-in or at the
+    first event in its own context, whichever the trace shows first."""
     waking: dict[int, float] = {}
     blocked: dict[int, float] = {}
     out: list[tuple[float, float]] = []
+
+    def resumed(pid: int, t: float) -> None:
+        woke = waking.pop(pid, None)
+        since = blocked.pop(pid, None)
+        if woke is not None and since is not None and since <= woke:
+            out.append((woke - since, t - woke))
+
     for line in lines:
         m = _LINE.match(line)
         if not m:
             continue
         t = float(m["t"])
+        if m["comm"] == comm and int(m["pid"]) in waking:
+            resumed(int(m["pid"]), t)
         if m["ev"] == "sched_waking":
             w = _WAKING.search(m["rest"])
             if w and w["comm"] == comm:
@@ -75,11 +88,7 @@ def parse_wakes(lines: Iterable[str], comm: str = "iperf3") -> list[tuple[float,
                 else:
                     blocked.pop(pid, None)
             if s["nc"] == comm:
-                pid = int(s["np"])
-                woke = waking.pop(pid, None)
-                since = blocked.pop(pid, None)
-                if woke is not None and since is not None and since <= woke:
-                    out.append((woke - since, t - woke))
+                resumed(int(s["np"]), t)
     return out
 
 
@@ -210,7 +219,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     runs, pooled = [], []
     for lab_args, label in grid:
         try:
-            with traced() as tr:
+            with traced(buffer_kb=65536) as tr:  # every process's sys_exit: a busy 2 s run writes ~20 MB
                 lab = _lab_run(lab_args, duration_s)
                 wakes = parse_wakes(tr.lines())
         except RuntimeError as exc:
