@@ -811,9 +811,10 @@ def _traces_iperf3(event: str):
 
 def test_a_wake_up_whose_switch_in_is_not_traced_ends_at_the_process_s_own_next_event():
     """Linux 6.18 here traces a reader's switch-out to the idle task and its ``sched_waking``, but not the idle task's
-    switch back to it: the wake-up ends at the first event in the process's own context (its ``select``'s
-    ``sys_exit``). A traced switch-in, where there is one, ends it first."""
-    from tcpsim.lab.schedtrace import parse_wakes
+    switch back to it: such a wake-up ends at the first event in the process's own context (its ``select``'s
+    ``sys_exit``) less the return path the traced switch-ins show (validation/README.md, "A wake-up ends when the
+    process is switched in")."""
+    from tcpsim.lab.schedtrace import parse_trace, parse_wakes
 
     untraced = """\
           iperf3-19157   [001] d..2. 100.000000: sched_switch: prev_comm=iperf3 prev_pid=19157 prev_prio=120 \
@@ -822,12 +823,17 @@ prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
           iperf3-19158   [000] ..... 100.000055: sys_exit: NR 1 = 262144
           iperf3-19157   [001] ..... 100.000063: sys_exit: NR 270 = 1
           iperf3-19157   [001] ..... 100.000070: sys_exit: NR 0 = 195480""".splitlines()
-    assert parse_wakes(untraced) == [(pytest.approx(50e-6), pytest.approx(13e-6))]
+    assert parse_wakes(untraced) == [(pytest.approx(50e-6), pytest.approx(13e-6))]  # no return path to take off
     switched = untraced[:2] + ["          <idle>-0       [001] d..2. 100.000060: sched_switch: prev_comm=swapper/1 "
                                "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=19157 "
                                "next_prio=120"] + untraced[2:]
-    assert parse_wakes(switched) == [(pytest.approx(50e-6), pytest.approx(10e-6))]
+    trace = parse_trace(switched)
+    assert trace.switched == [(pytest.approx(50e-6), pytest.approx(10e-6))] and not trace.own
+    assert trace.return_path_s == [pytest.approx(3e-6)]  # the switch-in to its select's sys_exit
     assert parse_wakes(untraced[1:]) == []  # its block not seen: left out
+    both = parse_trace(untraced)
+    both.extend(trace)
+    assert both.wakes() == [(pytest.approx(50e-6), pytest.approx(10e-6)), (pytest.approx(50e-6), pytest.approx(10e-6))]
 
 
 @_traces_iperf3("sched/sched_waking")

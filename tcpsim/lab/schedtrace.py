@@ -4,9 +4,10 @@
 ``tcpsim lab`` for each scenario with the ``sched:sched_waking``, ``sched:sched_switch`` and
 ``raw_syscalls:sys_exit`` events on, and times every wake-up of the iperf3 processes: from ``sched_waking`` to
 when the process runs again (its latency), after the time since it blocked (``sched_switch`` out in state S: its
-idle gap). It runs again at its ``sched_switch`` in or, where the kernel does not trace that switch (Linux 6.18
+idle gap). It runs again at its ``sched_switch`` in; where the kernel does not trace that switch (Linux 6.18
 builds here leave a wake-up onto an idle vCPU's switch-in out), at its first event of its own, the blocking call's
-``sys_exit`` (validation/README.md, "The wake-ups the scheduler trace missed"). It prints, as
+``sys_exit``, less the return path the traced switch-ins show before theirs (validation/README.md, "The wake-ups the
+scheduler trace missed", "A wake-up ends when the process is switched in"). It prints, as
 JSON, each run's wake-ups in gap buckets and the pooled table :func:`wake_table` makes of them, a
 platform's ``CpuCost.wake_latency_s`` (validation/README.md, "The streaming processes' own wake-ups").
 Only the scheduler's timestamps are used, never a run's throughput. The events are switched off and the
@@ -26,13 +27,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Iterable, Iterator, Optional
 
 from ..errors import TcpsimError
 from ..units import parse_duration, parse_size
 
-__all__ = ["parse_wakes", "wake_buckets", "wake_table", "traced", "TracefsBusy", "main", "GAP_EDGES_S"]
+__all__ = ["WakeTrace", "parse_trace", "parse_wakes", "wake_buckets", "wake_table", "traced", "TracefsBusy", "main",
+           "GAP_EDGES_S"]
 
 TRACEFS = Path("/sys/kernel/tracing")
 EVENTS = ("sched/sched_waking", "sched/sched_switch", "raw_syscalls/sys_exit")
@@ -46,33 +49,66 @@ LOCK_PATH = Path(tempfile.gettempdir()) / "tcpsim-tracefs.lock"
 traces at once (two test sessions, a probe during a test) would clear or mix each other's."""
 LOCK_WAIT_S = 300.0
 
-_LINE = re.compile(r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+\S+\s+(?P<t>[\d.]+): (?P<ev>\w+): (?P<rest>.*)$")
+_LINE = re.compile(r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+\S+\s+(?P<t>[\d.]+): "
+                   r"(?P<ev>\w+): (?P<rest>.*)$")
 _WAKING = re.compile(r"comm=(?P<comm>\S+) pid=(?P<pid>\d+)")
 _SWITCH = re.compile(r"prev_comm=(?P<pc>\S+) prev_pid=(?P<pp>\d+) prev_prio=\d+ prev_state=(?P<st>\S+) ==> "
                      r"next_comm=(?P<nc>\S+) next_pid=(?P<np>\d+)")
 
 
-def parse_wakes(lines: Iterable[str], comm: str = "iperf3") -> list[tuple[float, float]]:
-    """(idle gap s, latency s) of every wake-up of a process named ``comm`` in a tracefs text trace; a
-    process whose block was not seen (its first wake-up) is left out. It runs again at its switch-in or at the
-    first event in its own context, whichever the trace shows first."""
+@dataclass
+class WakeTrace:
+    """One trace's wake-ups of a process name. The kernel traces some switch-ins and not others (Linux 6.18 here
+    leaves the idle task's switch back out): those it traced end there; the others end at the process's first own
+    event, its blocking call's return, which :meth:`wakes` shortens by the return path the traced ones show."""
+
+    switched: list[tuple[float, float]] = field(default_factory=list)
+    """(idle gap s, ``sched_waking`` to switch-in s) where the switch-in is traced."""
+    own: list[tuple[float, float]] = field(default_factory=list)
+    """(idle gap s, ``sched_waking`` to the process's first own event s) where it is not."""
+    return_path_s: list[float] = field(default_factory=list)
+    """Switch-in to the process's first own event, on the traced ones."""
+
+    def extend(self, other: "WakeTrace") -> None:
+        self.switched += other.switched
+        self.own += other.own
+        self.return_path_s += other.return_path_s
+
+    def median_return_path_s(self) -> float:
+        return statistics.median(self.return_path_s) if self.return_path_s else 0.0
+
+    def wakes(self, return_path_s: Optional[float] = None) -> list[tuple[float, float]]:
+        """(idle gap s, latency s) of every wake-up: the untraced ones less ``return_path_s`` (default this
+        trace's median; none without a traced switch-in), never below zero."""
+        rp = self.median_return_path_s() if return_path_s is None else return_path_s
+        return self.switched + [(gap, max(late - rp, 0.0)) for gap, late in self.own]
+
+
+def parse_trace(lines: Iterable[str], comm: str = "iperf3") -> WakeTrace:
+    """The wake-ups of a process named ``comm`` in a tracefs text trace (:class:`WakeTrace`); a process whose block
+    was not seen (its first wake-up) is left out."""
     waking: dict[int, float] = {}
     blocked: dict[int, float] = {}
-    out: list[tuple[float, float]] = []
+    switched_at: dict[int, float] = {}
+    out = WakeTrace()
 
-    def resumed(pid: int, t: float) -> None:
+    def resumed(pid: int, t: float, into: list[tuple[float, float]]) -> None:
         woke = waking.pop(pid, None)
         since = blocked.pop(pid, None)
         if woke is not None and since is not None and since <= woke:
-            out.append((woke - since, t - woke))
+            into.append((woke - since, t - woke))
 
     for line in lines:
         m = _LINE.match(line)
         if not m:
             continue
         t = float(m["t"])
-        if m["comm"] == comm and int(m["pid"]) in waking:
-            resumed(int(m["pid"]), t)
+        if m["comm"] == comm:
+            pid = int(m["pid"])
+            if pid in switched_at:
+                out.return_path_s.append(t - switched_at.pop(pid))
+            elif pid in waking:
+                resumed(pid, t, out.own)
         if m["ev"] == "sched_waking":
             w = _WAKING.search(m["rest"])
             if w and w["comm"] == comm:
@@ -87,9 +123,16 @@ def parse_wakes(lines: Iterable[str], comm: str = "iperf3") -> list[tuple[float,
                     blocked[pid] = t
                 else:
                     blocked.pop(pid, None)
-            if s["nc"] == comm:
-                resumed(int(s["np"]), t)
+            if s["nc"] == comm and int(s["np"]) in waking:
+                pid = int(s["np"])
+                resumed(pid, t, out.switched)
+                switched_at[pid] = t
     return out
+
+
+def parse_wakes(lines: Iterable[str], comm: str = "iperf3") -> list[tuple[float, float]]:
+    """(idle gap s, latency s) of every wake-up of ``comm`` in a trace, by :func:`parse_trace`."""
+    return parse_trace(lines, comm).wakes()
 
 
 def wake_buckets(wakes: list[tuple[float, float]], edges_s: tuple[float, ...] = GAP_EDGES_S) -> list[dict]:
@@ -216,22 +259,29 @@ def main(argv: Optional[list[str]] = None) -> int:
              {"rtt": rtt, "mtu_bytes": mtu, "sockbuf": args.sockbuf}) for mtu in mtus for rtt in rtts]
     if args.scenario:
         grid = [(shlex.split(sc), {"scenario": sc}) for sc in args.scenario]
-    runs, pooled = [], []
+    traces, pooled = [], WakeTrace()
     for lab_args, label in grid:
         try:
             with traced(buffer_kb=65536) as tr:  # every process's sys_exit: a busy 2 s run writes ~20 MB
                 lab = _lab_run(lab_args, duration_s)
-                wakes = parse_wakes(tr.lines())
+                trace = parse_trace(tr.lines())
         except RuntimeError as exc:
             print(f"schedtrace: {exc}", file=sys.stderr)
             return 2
-        pooled += wakes
+        pooled.extend(trace)
+        traces.append((label, lab, trace))
+    return_path_s = pooled.median_return_path_s()
+    runs = []
+    for label, lab, trace in traces:
+        wakes = trace.wakes(return_path_s)
         measured = lab.get("measured") or {}
-        runs.append({**label, "wakes": len(wakes), "wakes_per_s": len(wakes) / duration_s,
-                     "goodput_bps": measured.get("goodput_bps"), "buckets": wake_buckets(wakes),
-                     "kernel": lab.get("kernel")})
-    print(json.dumps({"load_avg": os.getloadavg(), "runs": runs, "pooled": wake_buckets(pooled),
-                      "wake_latency_s": wake_table(pooled)}, indent=1))
+        runs.append({**label, "wakes": len(wakes), "switch_ins_traced": len(trace.switched),
+                     "wakes_per_s": len(wakes) / duration_s, "goodput_bps": measured.get("goodput_bps"),
+                     "buckets": wake_buckets(wakes), "kernel": lab.get("kernel")})
+    wakes = pooled.wakes(return_path_s)
+    print(json.dumps({"load_avg": os.getloadavg(), "return_path_s": return_path_s,
+                      "return_path_samples": len(pooled.return_path_s), "runs": runs,
+                      "pooled": wake_buckets(wakes), "wake_latency_s": wake_table(wakes)}, indent=1))
     return 0
 
 
