@@ -135,6 +135,21 @@ def test_calibration_tables_within_target(lab, table):
     assert errors and statistics.median(errors) <= TABLE_TARGETS["calibration"]
 
 
+UNSHAPED_MISS = ("40.0 % (its 2- and 4-stream rows 40-47 % low): lab_vm runs every stream's receive work on its one "
+                 "sending CPU, where the unpinned kernel spreads two to four streams over both vCPUs (71-73 Gbit/s "
+                 "against one stream's 56; validation/README.md, Misses)")
+HOLDOUT_TABLES = sorted({p.table_id for p in load_points() if p.source_id == "lab" and p.role == "holdout"})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table", [pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=UNSHAPED_MISS))
+                                   if t == "unshaped" else t for t in HOLDOUT_TABLES])
+def test_every_held_out_table_within_the_holdout_target(lab, table):
+    """Every held-out lab table against the holdout tables' target (20 %), on validate's seed, as REPORT.md scores it."""
+    errors = _errors(lab, lambda p: p.table_id == table)
+    assert errors and statistics.median(errors) <= HOLDOUT_TARGET
+
+
 PACING_TARGET, PACING_MAX = 0.05, 0.10
 """The paced rows' targets, written with their rule before they were measured (validation/README.md, "Pacing by the
 socket's rate cap")."""
