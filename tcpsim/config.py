@@ -448,6 +448,10 @@ class Workload:
     read_bytes: Optional[int] = None
     """Size of the reader's ``recv`` calls (None = as large as the receive buffer allows)."""
     n_streams: int = 1
+    one_process: bool = False
+    """The streams' applications on each host are one process (iperf3 before 3.16: one thread, one ``select``
+    over every socket): it sleeps only once none of its streams can go on, and one wake-up serves them all
+    (:class:`tcpsim.components.app.Process`). False: a process (or thread) a stream, as netperf and iperf2 run."""
     bidirectional: bool = False
     """Each stream also runs in the other direction (the 10 GbE report's A <-> B: totals add both ways)."""
     message_rate_hz: Optional[float] = None

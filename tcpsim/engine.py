@@ -13,7 +13,7 @@ import gc
 import math
 import time
 from collections import deque
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from . import ceilings
 from .config import Scenario
 from .errors import ConfigError
 from .platform import Platform
-from .components.app import Reader, RequestResponse, Writer
+from .components.app import Process, Reader, RequestResponse, Writer
 from .components.endpoint import BLOCK_REASONS, TcpEndpoint
 from .components.host import HostRuntime
 from .components.kernel import BudgetExhausted, Kernel
@@ -150,6 +150,8 @@ class _Run:
         self.handshake_rtt_s = ceilings.handshake_rtt_s(sc)
         self.rr: list[RequestResponse] = []
         self.writers: list[Writer] = []
+        self.processes: dict[str, Process] = {}
+        """Each host's one application process, where the workload's streams share it."""
         for i in range(wl.n_streams):
             self._add_flow("forward", i, self.snd_host, self.rcv_host, sc.sender.tcp, sc.receiver.tcp)
             if wl.bidirectional:
@@ -188,10 +190,20 @@ class _Run:
             self.flows.append((direction, stream, a, b, None))
             return
         interval = 1.0 / wl.message_rate_hz if wl.message_rate_hz else None
-        writer = Writer(a, wl.write_bytes, src_cpu, interval, wl.total_bytes)
-        reader = Reader(b, wl.read_bytes, dst_cpu, on_data=self._on_data if wl.total_bytes else None)
+        writer = Writer(a, wl.write_bytes, src_cpu, interval, wl.total_bytes, process=self._process(src_host))
+        reader = Reader(b, wl.read_bytes, dst_cpu, on_data=self._on_data if wl.total_bytes else None,
+                        process=self._process(dst_host))
         self.writers.append(writer)
         self.flows.append((direction, stream, a, b, reader))
+
+    def _process(self, host: HostRuntime) -> Optional[Process]:
+        """The host's one application process where the workload's streams share it; None: one each."""
+        if not self.sc.workload.one_process:
+            return None
+        proc = self.processes.get(host.name)
+        if proc is None:
+            proc = self.processes[host.name] = Process(host)
+        return proc
 
     def _on_data(self, _chunk: int) -> None:
         """A finite transfer (``Workload.total_bytes``) ends when every stream has delivered all of it."""

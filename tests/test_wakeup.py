@@ -347,3 +347,51 @@ def test_a_linux_ack_s_transmit_does_not_wait_for_the_writer_s_wake_up():
     waking_first = simulate(replace(sc, sender=replace(sc.sender, tcp=replace(sc.sender.tcp, wake_after_output=False))))
     assert first.rtt_s < waking_first.rtt_s - 10e-6, (first.rtt_s, waking_first.rtt_s)
     assert first.goodput_bps > 1.05 * waking_first.goodput_bps
+
+
+class _Host:
+    """What a :class:`~tcpsim.components.app.Process` asks of its host: wake-ups counted, 10 us late."""
+
+    wakes_late = True
+
+    def __init__(self):
+        self.charged = 0
+
+    def charge_wake(self, last_woken_s):
+        self.charged += 1
+        return 0.0
+
+    def wake_delay_s(self, idle_s):
+        return 10e-6
+
+
+def test_streams_of_one_process_sleep_once_and_wake_once():
+    """iperf3 before 3.16 serves every stream from one ``select`` loop: the process sleeps only once none of its
+    streams can go on, the first that can wakes it (one wake-up's cost, its lateness), and a second stream that can
+    go on meanwhile waits only until the process runs."""
+    from tcpsim.components.app import Process
+
+    host = _Host()
+    shared = Process(host)
+    shared.join(True)
+    shared.join(True)  # two readers, nothing to read yet, blocked since time 0
+    assert shared.wake(1e-3) == pytest.approx(10e-6) and host.charged == 0  # never slept: no wake-up to pay
+    assert shared.wake(1e-3 + 4e-6) == pytest.approx(6e-6)  # the other waits for the process, no new latency
+    shared.block(2e-3)
+    assert not shared.asleep  # one stream still has work
+    shared.block(2.1e-3)
+    assert shared.asleep
+    assert shared.wake(3e-3) == pytest.approx(10e-6) and host.charged == 1
+    assert shared.wake(3e-3 + 20e-6) == 0.0 and host.charged == 1  # awake: the second stream pays nothing
+    apart = [Process(host), Process(host)]
+    for p in apart:
+        p.join(False)
+        p.block(2e-3)
+        p.wake(3e-3)
+    assert host.charged == 3  # a process a stream: a wake-up each
+
+
+def test_one_stream_runs_the_same_in_one_process_or_its_own():
+    sc = build_scenario(platform="lab_vm", rate=0, veth=True, write="128k", rtt=0)
+    one = simulate(replace(sc, workload=replace(sc.workload, one_process=True)))
+    assert one.goodput_bps == simulate(sc).goodput_bps

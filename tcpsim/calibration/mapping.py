@@ -14,7 +14,7 @@ from ..config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from ..errors import ConfigError
 from ..platform import Platform
 from ..result import Result
-from ..lab.scenario import measured_duration_s, tool_read_bytes
+from ..lab.scenario import measured_duration_s, tool_one_process, tool_read_bytes
 from .tables import Point
 
 __all__ = ["SOURCE_SETUPS", "SourceSetup", "scenario_for", "tool_duration_s", "predicted_value", "platform_ids",
@@ -191,7 +191,8 @@ def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Option
         workload = Workload(kind="rr", write_bytes=message or write, n_streams=streams)
     else:
         workload = Workload(write_bytes=message or write, n_streams=streams, bidirectional=_both_ways(point),
-                            read_bytes=tool_read_bytes(point.get("tool"), message or write))
+                            read_bytes=tool_read_bytes(point.get("tool"), message or write),
+                            one_process=tool_one_process(point.get("tool")))
     return Scenario(sender=Host(platform=snd, tcp=tcp(snd)), receiver=Host(platform=rcv, tcp=tcp(rcv)),
                     link=link, workload=workload, budget=budget)
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Callable
 
 from .endpoint import TcpEndpoint
+from .host import HostRuntime
 from .kernel import Kernel
 
-__all__ = ["Writer", "Reader", "RequestResponse"]
+__all__ = ["Process", "Writer", "Reader", "RequestResponse"]
 
 SEND_LOWAT_BYTES = 2048
 """4.4BSD ``so_snd.sb_lowat`` default: a blocked writer wakes when this much space is free."""
@@ -47,11 +48,64 @@ def _returns_later(ep: TcpEndpoint, kernel: Kernel, resume: Callable[[], None]) 
     return False
 
 
+class Process:
+    """The process a reader or writer runs in: one each, or one for every stream of a host where the workload's
+    streams share it (``Workload.one_process``: iperf3 before 3.16, one thread and one ``select`` over every
+    socket). It sleeps once none of its streams can go on; the first that can wakes it, the wake-up's cost on the
+    waking CPU (:meth:`HostRuntime.charge_wake`) and the process as late as its idle gap makes it
+    (:meth:`HostRuntime.wake_delay_s`); until then no stream of it runs, and after, none waits for a wake-up."""
+
+    __slots__ = ("host", "members", "waiting", "asleep", "blocked_since_s", "woken_s", "runs_from_s")
+
+    def __init__(self, host: HostRuntime) -> None:
+        self.host = host
+        self.members = 0
+        self.waiting = 0
+        """Members that found they could not go on and have not gone on since."""
+        self.asleep = False
+        """All its members wait (a wake-up that ends it costs the waking CPU ``CpuCost.wake_cost_s``)."""
+        self.blocked_since_s = -1.0
+        """When it last fell asleep (-1: it has not since it ran, or its host wakes it on time)."""
+        self.woken_s = -1.0
+        """When a wake-up last ended a sleep (-1: none yet); what the next costs depends on the time since."""
+        self.runs_from_s = -1.0
+        """When its last late wake-up lets it run: a member that can go on earlier waits until then."""
+
+    def join(self, waiting: bool) -> None:
+        """One more member; a reader joins waiting (nothing to read yet), with the process blocked since time 0."""
+        self.members += 1
+        if waiting:
+            self.waiting += 1
+            if self.host.wakes_late and self.waiting == self.members:
+                self.blocked_since_s = 0.0
+
+    def block(self, now_s: float) -> None:
+        """A member (newly waiting, :attr:`Writer.waiting`) cannot go on."""
+        self.waiting += 1
+        if self.waiting >= self.members:
+            self.asleep = True
+            if self.host.wakes_late and self.blocked_since_s < 0.0:
+                self.blocked_since_s = now_s
+
+    def wake(self, now_s: float) -> float:
+        """A waiting member can go on at ``now_s``: how much later it runs (0: now)."""
+        self.waiting -= 1
+        if self.asleep:
+            self.asleep = False
+            self.woken_s = self.host.charge_wake(self.woken_s)
+        if self.blocked_since_s >= 0.0:
+            late = self.host.wake_delay_s(now_s - self.blocked_since_s)
+            self.blocked_since_s = -1.0
+            self.runs_from_s = now_s + late
+            return late
+        return self.runs_from_s - now_s if self.runs_from_s > now_s else 0.0
+
+
 class Writer:
     """Calls ``send(write_bytes)`` back to back (or paced, or on demand for request/response)."""
 
     def __init__(self, ep: TcpEndpoint, write_bytes: int, cpu: int, interval_s: float | None = None,
-                 total_bytes: int | None = None, calls: float = float("inf")) -> None:
+                 total_bytes: int | None = None, calls: float = float("inf"), process: Process | None = None) -> None:
         self.ep = ep
         self.kernel = ep.kernel
         self.host = ep.host
@@ -68,14 +122,10 @@ class Writer:
         self.pass_bytes = ep.opts.maxpsz_segments * ep.mss
         self.next_call_s = 0.0
         self.calls = 0
-        self.blocked_since_s = -1.0
-        """When the writer blocked for room (-1: it is not blocked, or its host wakes it on time); it wakes late
-        (:meth:`HostRuntime.wake_delay_s`)."""
-        self.wakes_late = self.host.wakes_late
-        self.asleep = False
-        """Blocked for room (a wake-up that ends it costs the waking CPU ``CpuCost.wake_cost_s``)."""
-        self.woken_s = -1.0
-        """When a wake-up last ended a sleep (-1: none yet); what the next costs depends on the time since."""
+        self.process = process if process is not None else Process(ep.host)
+        self.process.join(False)
+        self.waiting = False
+        """Blocked for room, and not gone on since (its process sleeps once every member waits)."""
         self._done_lane = self.kernel.lane(self._done)
         """The end of each call (one at a time, so in order): the callback bound once, not per call."""
         ep.on_writable = self.kick
@@ -177,19 +227,16 @@ class Writer:
             blocked = chunk < self.remaining and chunk < self.lowat
         now = self.kernel.now_s
         if blocked:
-            self.asleep = True
             ep.set_writer_blocked(True)
-            if self.wakes_late and self.blocked_since_s < 0.0:
-                self.blocked_since_s = now
+            if not self.waiting:
+                self.waiting = True
+                self.process.block(now)
             if new_call:
                 self.host.syscall(self.cpu, 0, True)
             return None
-        if self.asleep:
-            self.asleep = False
-            self.woken_s = self.host.charge_wake(self.woken_s)
-        if self.blocked_since_s >= 0.0:
-            late = self.host.wake_delay_s(now - self.blocked_since_s)
-            self.blocked_since_s = -1.0
+        if self.waiting:
+            self.waiting = False
+            late = self.process.wake(now)
             if late > 0.0:
                 self.busy = True
                 self.kernel.call_at(now + late, self._paced)
@@ -239,7 +286,7 @@ class Reader:
     receiver measures its ratio, so possibly less than the window it offers later)."""
 
     def __init__(self, ep: TcpEndpoint, read_bytes: int | None, cpu: int,
-                 on_data: Callable[[int], None] | None = None) -> None:
+                 on_data: Callable[[int], None] | None = None, process: Process | None = None) -> None:
         self.ep = ep
         self.kernel = ep.kernel
         self.host = ep.host
@@ -250,15 +297,11 @@ class Reader:
         self.reads = 0
         self.last_read_s = 0.0
         """When the application last got data (the engine aligns the measurement window on it)."""
-        self.wakes_late = self.host.wakes_late
-        self.blocked_since_s = 0.0 if self.wakes_late else -1.0
-        """When the reader last found nothing to read (-1: it has not since it woke, or its host wakes it on
-        time); it wakes late (:meth:`HostRuntime.wake_delay_s`)."""
         self.on_data = on_data
-        self.asleep = False
-        """Found nothing to read (a wake-up that ends it costs the waking CPU ``CpuCost.wake_cost_s``)."""
-        self.woken_s = -1.0
-        """When a wake-up last ended a sleep (-1: none yet); what the next costs depends on the time since."""
+        self.process = process if process is not None else Process(ep.host)
+        self.process.join(True)
+        self.waiting = True
+        """Found nothing to read, and has read nothing since (its process sleeps once every member waits)."""
         self._done_lane = self.kernel.lane(self._done)
         """The end of each read (one at a time, so in order): the callback bound once, not per read."""
         ep.on_readable = self.kick
@@ -268,17 +311,14 @@ class Reader:
         while not self.busy:
             avail = self.ep.rcv_readable
             if avail <= 0:
-                self.asleep = True
-                if self.wakes_late and self.blocked_since_s < 0.0:
-                    self.blocked_since_s = self.kernel.now_s
+                if not self.waiting:
+                    self.waiting = True
+                    self.process.block(self.kernel.now_s)
                 return
-            if self.asleep:
-                self.asleep = False
-                self.woken_s = self.host.charge_wake(self.woken_s)
-            if self.blocked_since_s >= 0.0:
+            if self.waiting:
+                self.waiting = False
                 now = self.kernel.now_s
-                late = self.host.wake_delay_s(now - self.blocked_since_s)
-                self.blocked_since_s = -1.0
+                late = self.process.wake(now)
                 if late > 0.0:
                     self.busy = True
                     self.kernel.call_at(now + late, self._resume)

@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Optional
 
 from ..result import Result
-from .scenario import LabScenario, receives_on_sending_cpu
+from .scenario import LabScenario, receives_on_sending_cpu, tool_one_process
 
 __all__ = ["predict_lab", "host_platform", "lab_simulation", "tool_goodput_bps", "receives_on_sending_cpu", "path_note",
            "BUFFER_SYSCTLS", "DEFAULT_OS", "TUN_PAGE_BYTES"]
@@ -70,6 +70,7 @@ def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0, t
 
     built = build_scenario(platform=host, seed=seed, **sc.predict_kwargs(tool, delay_line))
     return replace(built, link=replace(built.link, **sc.link_fields(delay_line)),
+                   workload=replace(built.workload, one_process=tool_one_process(tool)),
                    budget=replace(built.budget, max_sim_time_s=sc.duration_s if built.budget.max_sim_time_s is None
                                   else min(built.budget.max_sim_time_s, sc.duration_s)))
 

@@ -8,8 +8,8 @@ from typing import Any, Optional
 from ..errors import ConfigError
 from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_fraction, parse_rate, parse_size
 
-__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tbf_burst_bytes", "path_rtt_s", "relay_link_fields",
-           "lab_link_fields", "receives_on_sending_cpu",
+__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tool_one_process", "tbf_burst_bytes", "path_rtt_s",
+           "relay_link_fields", "lab_link_fields", "receives_on_sending_cpu",
            "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "RELAY_EXCESS_FIXED_S", "RELAY_EXCESS_FRACTION", "RELAY_PACKET_S",
            "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "MAX_DURATION_S", "MAX_LOSS_FRAC", "GENERATOR_READ_BYTES",
            "measured_duration_s"]
@@ -123,6 +123,13 @@ def tool_read_bytes(tool: Optional[str], write_bytes: int) -> Optional[int]:
     if tool == "builtin":
         return GENERATOR_READ_BYTES
     return None
+
+
+def tool_one_process(tool: Optional[str]) -> bool:
+    """Whether the measuring tool runs every stream of a host in one process (``Workload.one_process``): iperf3
+    before 3.16 (3.12 measured every lab run) is one thread, a ``select`` over all its sockets (``iperf_recv`` and
+    ``iperf_send`` serve each ready one in turn); the built-in generator's client writes from a thread a stream."""
+    return tool == "iperf3"
 
 
 _PACING_MIN_BPS, _PACING_MAX_BPS = 8.0, 8.0 * 0xFFFFFFFE
