@@ -135,9 +135,9 @@ def test_calibration_tables_within_target(lab, table):
     assert errors and statistics.median(errors) <= TABLE_TARGETS["calibration"]
 
 
-UNSHAPED_MISS = ("40.0 % (its 2- and 4-stream rows 40-47 % low): lab_vm runs every stream's receive work on its one "
-                 "sending CPU, where the unpinned kernel spreads two to four streams over both vCPUs (71-73 Gbit/s "
-                 "against one stream's 56; validation/README.md, Misses)")
+UNSHAPED_MISS = ("32.4 % since iperf3's streams share one process (40.0 % before): its 2- and 4-stream rows 31-37 % "
+                 "low; pinned, one CPU a side, the kernel keeps 65-72 Gbit/s with 1-4 streams where tcpsim drops from "
+                 "62 to 47-50 (validation/README.md, 'What iperf3's streams sharing one process gave')")
 HOLDOUT_TABLES = sorted({p.table_id for p in load_points() if p.source_id == "lab" and p.role == "holdout"})
 
 
