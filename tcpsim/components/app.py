@@ -8,10 +8,9 @@ sleeps until a third of it is free (``TcpOptions.writer_wakes_at_third``).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Protocol
 
 from .endpoint import TcpEndpoint
-from .host import HostRuntime
 from .kernel import Kernel
 
 __all__ = ["Process", "Writer", "Reader", "RequestResponse"]
@@ -48,6 +47,16 @@ def _returns_later(ep: TcpEndpoint, kernel: Kernel, resume: Callable[[], None]) 
     return False
 
 
+class WakingHost(Protocol):
+    """What a :class:`Process` asks of its host (:class:`tcpsim.components.host.HostRuntime`)."""
+
+    wakes_late: bool
+
+    def charge_wake(self, last_woken_s: float) -> float: ...
+
+    def wake_delay_s(self, idle_s: float) -> float: ...
+
+
 class Process:
     """The process a reader or writer runs in: one each, or one for every stream of a host where the workload's
     streams share it (``Workload.one_process``: iperf3 before 3.16, one thread and one ``select`` over every
@@ -57,7 +66,7 @@ class Process:
 
     __slots__ = ("host", "members", "waiting", "asleep", "blocked_since_s", "woken_s", "runs_from_s")
 
-    def __init__(self, host: HostRuntime) -> None:
+    def __init__(self, host: WakingHost) -> None:
         self.host = host
         self.members = 0
         self.waiting = 0
