@@ -89,7 +89,7 @@ class Process:
                 self.blocked_since_s = 0.0
 
     def block(self, now_s: float) -> None:
-        """A member (newly waiting, :attr:`Writer.waiting`) cannot go on."""
+        """A member that could go on no longer can (it has just set its own ``waiting``)."""
         self.waiting += 1
         if self.waiting >= self.members:
             self.asleep = True
