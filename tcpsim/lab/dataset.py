@@ -4,7 +4,9 @@
 :func:`sweep_rows` once with ``tcpsim lab`` (iperf3 where installed; ``--pin``: the tools on those CPUs, said in
 each row's note) and writes one validation CSV per
 kind of row into OUT_DIR (the columns of :mod:`tcpsim.calibration.tables` plus ``rate_bps``, ``rtt_s``
-and the measured RTT), with the kernel, sysctls, CPU and load average in ``#`` header lines.
+and the measured RTT), with the kernel, sysctls, CPU and load average in ``#`` header lines. Each run carries
+the prediction of ideal hosts (the protocol alone), never ``lab_vm``'s: measuring a held-out table shows no
+prediction of it.
 ``--from-runs RUNS.json`` writes the tables again from saved runs without measuring; ``--median-of A B C``
 writes them from several passes' runs files, each row the run whose goodput is the median of its passes
 (validation/README.md, "Each row the median of three quiet passes").
@@ -322,8 +324,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         d["row"], d["kind"] = row.label, row.kind
         runs.append(d)
         records.append(csv_row(row, d))
-        print(f"[{i + 1}/{len(rows)}] {row.label}: {d['measured']['goodput_bps'] / 1e6:.1f} Mbit/s "
-              f"(tcpsim {d['predicted']['goodput_bps'] / 1e6:.1f}), rtt {d['measured']['rtt_mean_s']}",
+        print(f"[{i + 1}/{len(rows)}] {row.label}: {d['measured']['goodput_bps'] / 1e6:.1f} Mbit/s (tcpsim, "
+              f"ideal hosts: {d['predicted']['goodput_bps'] / 1e6:.1f}), rtt {d['measured']['rtt_mean_s']}",
               file=sys.stderr, flush=True)
         if a.runs:
             with open(a.runs, "w") as fh:
