@@ -202,7 +202,7 @@ class _Run:
             return None
         proc = self.processes.get(host.name)
         if proc is None:
-            proc = self.processes[host.name] = Process(host)
+            proc = self.processes[host.name] = Process(host, one_thread=True)  # iperf3 before 3.16
         return proc
 
     def _on_data(self, _chunk: int) -> None:

@@ -8,6 +8,7 @@ sleeps until a third of it is free (``TcpOptions.writer_wakes_at_third``).
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Callable, Protocol
 
 from .endpoint import TcpEndpoint
@@ -62,12 +63,22 @@ class Process:
     streams share it (``Workload.one_process``: iperf3 before 3.16, one thread and one ``select`` over every
     socket). It sleeps once none of its streams can go on; the first that can wakes it, the wake-up's cost on the
     waking CPU (:meth:`HostRuntime.charge_wake`) and the process as late as its idle gap makes it
-    (:meth:`HostRuntime.wake_delay_s`); until then no stream of it runs, and after, none waits for a wake-up."""
+    (:meth:`HostRuntime.wake_delay_s`); until then no stream of it runs, and after, none waits for a wake-up.
 
-    __slots__ = ("host", "members", "waiting", "asleep", "blocked_since_s", "woken_s", "runs_from_s")
+    A process that is ``one_thread`` makes one call at a time: a member that could call while another's call (with the
+    backlog it runs) has not returned queues for the thread, and a member whose call returns lets the queued ones go
+    first (iperf3 before 3.16: ``iperf_run_client``'s loop serves each ready socket in turn from one thread)."""
 
-    def __init__(self, host: WakingHost) -> None:
+    __slots__ = ("host", "members", "waiting", "asleep", "blocked_since_s", "woken_s", "runs_from_s", "one_thread",
+                 "holder", "ready")
+
+    def __init__(self, host: WakingHost, one_thread: bool = False) -> None:
         self.host = host
+        self.one_thread = one_thread
+        self.holder: object | None = None
+        """The member whose call the thread is in (one thread only; None: none)."""
+        self.ready: deque[Callable[[], None]] = deque()
+        """Members queued for the thread, in order: each one's resumption."""
         self.members = 0
         self.waiting = 0
         """Members that found they could not go on and have not gone on since."""
@@ -108,6 +119,37 @@ class Process:
             self.runs_from_s = now_s + late
             return late
         return self.runs_from_s - now_s if self.runs_from_s > now_s else 0.0
+
+    def queues(self, member: object, resume: Callable[[], None]) -> bool:
+        """Whether ``member`` must wait for the thread, another member's call not yet returned; if so ``resume`` runs
+        when its turn comes."""
+        holder = self.holder
+        if holder is None or holder is member:
+            return False
+        self.ready.append(resume)
+        return True
+
+    def takes(self, member: object) -> None:
+        """``member`` has begun a call (one thread: the thread is in it until :meth:`returns`)."""
+        if self.one_thread:
+            self.holder = member
+
+    def returns(self, member: object, resume: Callable[[], None]) -> bool:
+        """``member``'s call has returned. If members queue for the thread the first goes now and ``member`` queues
+        behind them (``resume`` on its turn): True. False: ``member`` goes on."""
+        if self.holder is not member:
+            return False
+        self.holder = None
+        if not self.ready:
+            return False
+        self.ready.append(resume)
+        self.ready.popleft()()
+        return True
+
+    def pass_on(self) -> None:
+        """A member resumed from the queue made no call: the next queued one gets the thread."""
+        if self.holder is None and self.ready:
+            self.ready.popleft()()
 
 
 class Writer:
@@ -150,7 +192,11 @@ class Writer:
     def kick(self) -> None:
         """Issue the next pieces of work while the writer is idle and has something to do."""
         calls = 0
+        proc = self.process
         while not self.busy:
+            if proc.queues(self, self._thread_free):
+                self.busy = True
+                return
             piece = self._next_chunk()
             if piece is None:
                 return
@@ -161,6 +207,7 @@ class Writer:
             done = self.host.syscall(self.cpu, chunk, new_call, extra)
             if done > self.kernel.now_s:
                 self.busy = True
+                proc.takes(self)
                 _own(self.ep, done, self.cpu, self.kernel.now_s)  # tcp_sendmsg holds the socket over the whole call
                 self._done_lane.call_at(done, chunk)
                 return
@@ -274,8 +321,17 @@ class Writer:
     def _paced(self) -> None:
         if _returns_later(self.ep, self.kernel, self._paced):
             return
+        self.busy = True  # queued behind the members waiting for the thread, which may hand it straight back
+        if self.process.returns(self, self._thread_free):
+            return
         self.busy = False
         self.kick()
+
+    def _thread_free(self) -> None:
+        """Its turn for the process's one thread (:meth:`Process.returns`)."""
+        self.busy = False
+        self.kick()
+        self.process.pass_on()
 
     def _commit(self, chunk: int) -> None:
         self.remaining -= chunk
@@ -317,7 +373,11 @@ class Reader:
 
     def kick(self) -> None:
         calls = 0
+        proc = self.process
         while not self.busy:
+            if proc.queues(self, self._thread_free):
+                self.busy = True
+                return
             avail = self.ep.rcv_readable
             if avail <= 0:
                 if not self.waiting:
@@ -336,6 +396,7 @@ class Reader:
             done = self.host.syscall(self.cpu, chunk, True, receive=True)
             if done > self.kernel.now_s:
                 self.busy = True
+                proc.takes(self)
                 # tcp_recvmsg takes the socket for its copy, after the call's entry (and the tool's poll) ran unlocked
                 _own(self.ep, done, self.cpu, done - chunk * self.host.per_byte_copy_rx_s)
                 self._done_lane.call_at(done, chunk)
@@ -351,8 +412,17 @@ class Reader:
     def _resume(self) -> None:
         if _returns_later(self.ep, self.kernel, self._resume):
             return
+        self.busy = True  # queued behind the members waiting for the thread, which may hand it straight back
+        if self.process.returns(self, self._thread_free):
+            return
         self.busy = False
         self.kick()
+
+    def _thread_free(self) -> None:
+        """Its turn for the process's one thread (:meth:`Process.returns`)."""
+        self.busy = False
+        self.kick()
+        self.process.pass_on()
 
     def _commit(self, chunk: int) -> None:
         self.reads += 1

@@ -76,6 +76,11 @@ class HostRuntime:
         self.waker: Server | None = None
         """While a delivery runs (:meth:`_deliver`, with a wake cost): the CPU doing it, which an application it
         wakes charges the wake-up's cost to."""
+        self._proc_cpu: Server | None = None
+        self._proc_call: TcpEndpoint | None = None
+        """While a delivery runs on a veth (:meth:`_deliver`): the CPU doing it and the call it is part of, where what
+        it transmits runs (Linux: the softirq that takes a segment in sends what it releases, ``tcp_data_snd_check``,
+        and its ACK, ``__tcp_ack_snd_check``)."""
         nic = platform.nic
         self.backlog_limit = nic.backlog_packets
         self.rx_ring = nic.rx_ring_packets
@@ -125,13 +130,12 @@ class HostRuntime:
         self._rx_in_call = self.peer._tx_in_call = self._rx_on_peer and out.delay_s == 0.0 and out.relay is None
 
     def _rx_server(self, seg: Segment, cpu_index: int) -> Server:
-        """The CPU that runs the receive work of ``seg``: this host's ``cpu_index``, or on a veth the sending
-        host's CPU that transmitted it (its application CPU for data, its interrupt CPU for an ACK)."""
-        if not self._rx_on_peer:
+        """The CPU that runs the receive work of ``seg``: this host's ``cpu_index``, or on a veth the CPU that
+        transmitted it (``veth_xmit`` -> ``__netif_rx`` queues it to that CPU's backlog, whose softirq takes it in)."""
+        tx_cpu = seg.tx_cpu
+        if not self._rx_on_peer or tx_cpu is None:
             return self.cpus[cpu_index]
-        peer = self.peer
-        stream = seg.dst.stream
-        return peer.cpus[peer.app_cpu(stream) if seg.length else peer.irq_cpu(stream)]
+        return tx_cpu
 
     def irq_cpu(self, stream: int) -> int:
         """CPU that takes the NIC interrupts for ``stream``."""
@@ -158,9 +162,16 @@ class HostRuntime:
             cost = self.per_ack_tx_s
         kernel = self.kernel
         now = kernel.now_s
-        done = self.cpus[cpu].run(now, cost) if cost > 0.0 else now
-        if self._tx_in_call:
-            _lasts(seg.dst.peer, done, now)
+        server = self._proc_cpu
+        call = self._proc_call
+        if server is None:
+            server = self.cpus[cpu]
+            call = seg.dst.peer
+        seg.tx_cpu = server
+        seg.tx_call = call
+        done = server.run(now, cost) if cost > 0.0 else now
+        if self._tx_in_call and call is not None:
+            _lasts(call, done, now)
         # One connection's segments reach the driver queue in the order TCP sent them: the socket lock
         # serializes its output even when the work of two segments runs on two CPUs at once.
         dst = seg.dst
@@ -243,8 +254,9 @@ class HostRuntime:
         if self._watching:
             self._tx_completed(seg, left_s)
         if arrival is not None:
-            if self._tx_in_call and not link.held:
-                _lasts(seg.dst.peer, arrival, now)
+            call = seg.tx_call
+            if self._tx_in_call and not link.held and call is not None:
+                _lasts(call, arrival, now)
             self._arrivals.call_at(arrival, seg)
             if seg.length:
                 self._last_posted = seg
@@ -357,8 +369,9 @@ class HostRuntime:
             return
         done = self._rx_server(seg, cpu_index).run(now, cost)
         dst.rx_order_s = done
-        if self._rx_in_call:
-            _lasts(dst.peer, done, now)
+        call = seg.tx_call
+        if self._rx_in_call and call is not None:
+            _lasts(call, done, now)
         self._handler_until[cpu_index] = done
         self._deliver_lanes[cpu_index].call_at(done, seg, cpu_index)
 
@@ -382,6 +395,15 @@ class HostRuntime:
 
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
         self.backlog -= 1
+        if self._rx_on_peer:  # on a veth what the softirq sends runs on its CPU, in the call it is part of
+            server = self._rx_server(seg, cpu_index)
+            self._proc_cpu = server
+            self._proc_call = seg.tx_call
+            if self.charges_wakes:
+                self.waker = server
+            seg.dst.on_segment(seg, cpu_index)
+            self._proc_cpu = self._proc_call = self.waker = None
+            return
         if self.charges_wakes:
             self.waker = self._rx_server(seg, cpu_index)
             seg.dst.on_segment(seg, cpu_index)
@@ -406,7 +428,8 @@ class HostRuntime:
         now = self.kernel.now_s
         if not self.per_push_s:
             return now
-        return self.cpus[cpu].run(now, self.per_push_s)
+        server = self._proc_cpu
+        return (server if server is not None else self.cpus[cpu]).run(now, self.per_push_s)
 
     # --- application system calls ------------------------------------------------------------------
     def wake_delay_s(self, idle_s: float) -> float:

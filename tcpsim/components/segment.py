@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # typed, the compiled hot path calls the receiving endpoint natively
     from .endpoint import TcpEndpoint
+    from .resources import Server
 
 __all__ = ["Segment"]
 
@@ -14,7 +15,7 @@ class Segment:
     """One TCP segment; ``length`` 0 is a pure ACK or window update."""
 
     __slots__ = ("dst", "seq", "length", "ack", "wnd", "frame_bytes", "wire_s", "retransmit", "sent_s", "push", "sack",
-                 "more", "cont")
+                 "more", "cont", "tx_cpu", "tx_call")
 
     def __init__(self, dst: TcpEndpoint, seq: int, length: int, ack: int, wnd: int, frame_bytes: int, wire_s: float,
                  retransmit: bool, sent_s: float, push: bool = False, sack: tuple | None = None) -> None:
@@ -36,3 +37,8 @@ class Segment:
         self.cont = False
         """This segment continues a GSO aggregate: the sender's per-packet work was done for its first
         segment (one ``tcp_transmit_skb`` -> ``dev_queue_xmit`` per skb)."""
+        self.tx_cpu: Server | None = None
+        """The CPU that ran its transmit (a modelled host's): on a veth it is received there too."""
+        self.tx_call: TcpEndpoint | None = None
+        """The endpoint whose application's call its transmit ran in, if one did: the sender's own, or on a veth the
+        call the CPU was in when a received segment's processing sent it (:func:`tcpsim.components.host._lasts`)."""
