@@ -196,8 +196,9 @@ def cpu_ceiling_bps(sc: Scenario, host: Host, role: str) -> float:
 
     An estimate, not a bound: a run can beat it where a driver's poll drains the ring without an interrupt a
     frame (NAPI), where a reader that falls behind makes the receiver ACK less often than every second segment
-    (``__tcp_ack_snd_check`` waits for the window to move), or where the socket owner's backlog runs receive work
-    on the reader's CPU (a virtio host at 10 Gbit/s ran at 9.4 Gbit/s with this at 7.5).
+    (``__tcp_ack_snd_check`` waits for the window to move), where the socket owner's backlog runs receive work
+    on the reader's CPU (a virtio host at 10 Gbit/s ran at 9.4 Gbit/s with this at 7.5), or where on a veth an ACK
+    taken in outside the writer's call sends data from the CPU that took it in, whose receive work then runs there.
     """
     p = host.platform
     c = p.cpu

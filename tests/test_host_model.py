@@ -228,32 +228,29 @@ def test_a_transmit_ring_of_one_descriptor_serializes_dma_and_wire():
     assert r_many.data_packets_per_s <= 1.01 / max(bus_s, wire_s)
 
 
-def test_on_a_veth_the_receive_work_runs_on_the_sending_cpu():
-    """``Link.rx_on_sending_cpu`` (a veth pair: ``veth_xmit`` -> ``__netif_rx`` on the current CPU): the
-    data's receive stack work moves from the receiver's CPU to the sender's, so with costly receive work
-    the receiver idles more, the sender works more, and the same bytes arrive in order."""
+def test_on_a_veth_a_frame_is_received_on_the_cpu_that_sent_it():
+    """``Link.rx_on_sending_cpu`` (a veth pair: ``veth_xmit`` -> ``__netif_rx`` on the transmitting CPU). Data a paced
+    writer's own calls send is taken in on the sender's CPU: with costly receive work the receiver idles and the sender
+    works. A bulk writer that waits for room instead has its data sent by the softirq that takes each ACK in, on the
+    receiver's CPU (``tcp_data_snd_check``), and that data is taken in there too: the receiver stays the busy one."""
     rx_heavy = replace(COSTS, n_cpus=1, per_packet_tx_s=1e-6, per_packet_rx_s=20e-6, per_byte_copy_s=0.1e-9,
                        per_interrupt_s=0.0)
     platform = Platform(cpu=rx_heavy)
-    nic_path = scenario(platform, rate=10e9)
-    veth = replace(nic_path, link=replace(nic_path.link, rx_on_sending_cpu=True))
-    a, b = run(nic_path), run(veth)
-    assert a.limited_by == "cpu_receiver"
-    assert b.cpu_utilization_frac["receiver"][0] < a.cpu_utilization_frac["receiver"][0] - 0.3
-    assert b.limited_by == "cpu_sender"
-    for r in (a, b):
-        assert 0 < r.goodput_bps <= r.inputs.get("rate_bps", 10e9)
+    bulk = scenario(platform, rate=10e9)
+    paced = replace(bulk, workload=replace(bulk.workload, write_bytes=1448, message_rate_hz=20_000))
+
+    def veth(sc):
+        return replace(sc, link=replace(sc.link, rx_on_sending_cpu=True))
+
+    (a, b), (c, d) = ((run(sc), run(veth(sc))) for sc in (paced, bulk))
+    busy = {k: [r.cpu_utilization_frac[k][0] for r in (a, b)] for k in ("sender", "receiver")}
+    assert busy["receiver"][1] < busy["receiver"][0] - 0.2 and busy["sender"][1] > busy["sender"][0] + 0.2
+    assert b.goodput_bps == pytest.approx(a.goodput_bps, rel=0.01)  # the writes' rate either way
+    assert c.limited_by == d.limited_by == "cpu_receiver"
+    assert d.cpu_utilization_frac["sender"][0] < 0.5
+    for r in (a, b, c, d):
+        assert 0 < r.goodput_bps <= 10e9
         assert r.streams[0].goodput_bps == pytest.approx(r.goodput_bps, rel=1e-9)
-    from tcpsim.ceilings import cpu_ceiling_bps
-
-    def cpu(sc, role):
-        return cpu_ceiling_bps(sc, sc.sender if role == "sender" else sc.receiver, role)
-
-    # the closed-form bounds move the work the same way, and the simulated runs stay under them
-    assert cpu(veth, "sender") < cpu(nic_path, "sender") and cpu(veth, "receiver") > cpu(nic_path, "receiver")
-    for sc, r in ((nic_path, a), (veth, b)):
-        assert r.goodput_bps <= 1.02 * min(cpu(sc, "sender"), cpu(sc, "receiver"))
-        assert r.goodput_bps >= 0.8 * min(cpu(sc, "sender"), cpu(sc, "receiver"))
 
 
 def test_rx_on_sending_cpu_changes_nothing_for_an_ideal_peer():
