@@ -206,14 +206,16 @@ def _lab_like(wake_cost_s, **kw):
 def test_waking_a_sleeping_reader_costs_the_cpu_that_delivers():
     """validation/README.md, "Waking a process costs the CPU that wakes it": on a veth the sender's CPU runs the
     delivery, so a reader that sleeps between 16 KiB writes (20,000 a second, well below what the CPUs can move) is
-    woken by the sending CPU, which pays at least the wake cost for each write; the receiver's CPU pays nothing more.
+    woken by the sending CPU, which pays at least the wake cost for each write; the receiver's CPU pays less (since work
+    on a veth runs where its segment is processed, data an ACK releases on the receiver's CPU wakes the reader from
+    there).
     (It compared the goodput of a CPU-bound run before 2026-11-29, a 0.1 % margin that CUBIC's growth before its
     first loss turned: the reader there no longer sleeps once a write.)"""
     free, costly = (_lab_like(w, write="16k", message_rate=20_000) for w in (0.0, 6.74e-6))
     snd_free, snd_costly = free.cpu_utilization_frac["sender"][0], costly.cpu_utilization_frac["sender"][0]
     assert snd_costly - snd_free >= 0.9 * 20_000 * 6.74e-6
     rcv_free, rcv_costly = free.cpu_utilization_frac["receiver"][0], costly.cpu_utilization_frac["receiver"][0]
-    assert abs(rcv_costly - rcv_free) < 0.01
+    assert rcv_costly - rcv_free < 0.5 * (snd_costly - snd_free)
     assert costly.goodput_bps == pytest.approx(free.goodput_bps, rel=0.01)  # the writes' rate, either way
 
 
@@ -357,7 +359,7 @@ class _Host:
     def __init__(self):
         self.charged = 0
 
-    def charge_wake(self, last_woken_s, cpu):
+    def charge_wake(self, last_woken_s):
         self.charged += 1
         return 0.0
 
@@ -375,19 +377,19 @@ def test_streams_of_one_process_sleep_once_and_wake_once():
     shared = Process(host)
     shared.join(True)
     shared.join(True)  # two readers, nothing to read yet, blocked since time 0
-    assert shared.wake(1e-3, 0) == pytest.approx(10e-6) and host.charged == 0  # never slept: no wake-up to pay
-    assert shared.wake(1e-3 + 4e-6, 0) == pytest.approx(6e-6)  # the other waits for the process, no new latency
+    assert shared.wake(1e-3) == pytest.approx(10e-6) and host.charged == 0  # never slept: no wake-up to pay
+    assert shared.wake(1e-3 + 4e-6) == pytest.approx(6e-6)  # the other waits for the process, no new latency
     shared.block(2e-3)
     assert not shared.asleep  # one stream still has work
     shared.block(2.1e-3)
     assert shared.asleep
-    assert shared.wake(3e-3, 0) == pytest.approx(10e-6) and host.charged == 1
-    assert shared.wake(3e-3 + 20e-6, 0) == 0.0 and host.charged == 1  # awake: the second stream pays nothing
+    assert shared.wake(3e-3) == pytest.approx(10e-6) and host.charged == 1
+    assert shared.wake(3e-3 + 20e-6) == 0.0 and host.charged == 1  # awake: the second stream pays nothing
     apart = [Process(host), Process(host)]
     for p in apart:
         p.join(False)
         p.block(2e-3)
-        p.wake(3e-3, 0)
+        p.wake(3e-3)
     assert host.charged == 3  # a process a stream: a wake-up each
 
 

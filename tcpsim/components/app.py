@@ -53,7 +53,7 @@ class WakingHost(Protocol):
 
     wakes_late: bool
 
-    def charge_wake(self, last_woken_s: float, cpu: int) -> float: ...
+    def charge_wake(self, last_woken_s: float) -> float: ...
 
     def wake_delay_s(self, idle_s: float) -> float: ...
 
@@ -107,12 +107,12 @@ class Process:
             if self.host.wakes_late and self.blocked_since_s < 0.0:
                 self.blocked_since_s = now_s
 
-    def wake(self, now_s: float, cpu: int) -> float:
-        """A waiting member on ``cpu`` can go on at ``now_s``: how much later it runs (0: now)."""
+    def wake(self, now_s: float) -> float:
+        """A waiting member can go on at ``now_s``: how much later it runs (0: now)."""
         self.waiting -= 1
         if self.asleep:
             self.asleep = False
-            self.woken_s = self.host.charge_wake(self.woken_s, cpu)
+            self.woken_s = self.host.charge_wake(self.woken_s)
         if self.blocked_since_s >= 0.0:
             late = self.host.wake_delay_s(now_s - self.blocked_since_s)
             self.blocked_since_s = -1.0
@@ -292,7 +292,7 @@ class Writer:
             return None
         if self.waiting:
             self.waiting = False
-            late = self.process.wake(now, self.cpu)
+            late = self.process.wake(now)
             if late > 0.0:
                 self.busy = True
                 self.kernel.call_at(now + late, self._paced)
@@ -387,7 +387,7 @@ class Reader:
             if self.waiting:
                 self.waiting = False
                 now = self.kernel.now_s
-                late = self.process.wake(now, self.cpu)
+                late = self.process.wake(now)
                 if late > 0.0:
                     self.busy = True
                     self.kernel.call_at(now + late, self._resume)

@@ -367,10 +367,10 @@ class HostRuntime:
         if dst.owner_until_s > now >= dst.owner_from_s:
             self._to_owner(seg, dst, cost, now)
             return
-        # bh_lock_sock: a CPU taking in a segment of a connection another CPU is still taking in waits for it (on a
-        # veth two CPUs that both transmit to the connection both receive for it)
+        done = self._rx_server(seg, cpu_index).run(now, cost)
         ahead = dst.rx_order_s
-        done = self._rx_server(seg, cpu_index).run(ahead if ahead > now else now, cost)
+        if done < ahead:  # on a veth two CPUs take in one connection's segments: TCP gets them in the order sent
+            done = ahead
         dst.rx_order_s = done
         call = seg.tx_call
         if self._rx_in_call and call is not None:
@@ -414,16 +414,13 @@ class HostRuntime:
             return
         seg.dst.on_segment(seg, cpu_index)
 
-    def charge_wake(self, last_woken_s: float, cpu: int) -> float:
-        """An application here on ``cpu`` blocked and is made runnable now, its previous wake-up at ``last_woken_s``
-        (-1: none): the delivery that did it (if one is running) pays ``CpuCost.wake_cost_after_s`` on its CPU (Linux
-        ``try_to_wake_up``; on a VM the inter-processor interrupt's exits), unless on a veth it runs on ``cpu`` itself,
-        where no interrupt is sent (``ttwu_queue`` activates the task locally) and the measured cost, the interrupt's,
-        does not apply. (Elsewhere a host's one modelled CPU stands for the machine's, and the cost is charged.)
-        Returns now, the new last wake-up."""
+    def charge_wake(self, last_woken_s: float) -> float:
+        """An application here blocked and is made runnable now, its previous wake-up at ``last_woken_s`` (-1:
+        none): the delivery that did it (if one is running) pays ``CpuCost.wake_cost_after_s`` on its CPU (Linux
+        ``try_to_wake_up``; on a VM the inter-processor interrupt's exits). Returns now, the new last wake-up."""
         now = self.kernel.now_s
         waker = self.waker
-        if waker is not None and not (self._rx_on_peer and waker is self.cpus[cpu]):
+        if waker is not None:
             since_s = now - last_woken_s if last_woken_s >= 0.0 else math.inf
             waker.run(now, self.platform.cpu.wake_cost_after_s(since_s))
         return now
