@@ -152,7 +152,32 @@ class Process:
             self.ready.popleft()()
 
 
-class Writer:
+class _Member:
+    """What a writer and a reader do alike as members of a :class:`Process`: take their turn for its thread."""
+
+    busy: bool
+    process: Process
+
+    def kick(self) -> None:
+        raise NotImplementedError
+
+    def _call_returned(self) -> bool:
+        """The member's call has returned: True if the thread went to a member queued for it (this one waits its
+        turn, busy until then); False: this one goes on, not busy."""
+        self.busy = True  # queued behind the members waiting for the thread, which may hand it straight back
+        if self.process.returns(self, self._thread_free):
+            return True
+        self.busy = False
+        return False
+
+    def _thread_free(self) -> None:
+        """Its turn for the process's one thread (:meth:`Process.returns`)."""
+        self.busy = False
+        self.kick()
+        self.process.pass_on()
+
+
+class Writer(_Member):
     """Calls ``send(write_bytes)`` back to back (or paced, or on demand for request/response)."""
 
     def __init__(self, ep: TcpEndpoint, write_bytes: int, cpu: int, interval_s: float | None = None,
@@ -321,17 +346,8 @@ class Writer:
     def _paced(self) -> None:
         if _returns_later(self.ep, self.kernel, self._paced):
             return
-        self.busy = True  # queued behind the members waiting for the thread, which may hand it straight back
-        if self.process.returns(self, self._thread_free):
-            return
-        self.busy = False
-        self.kick()
-
-    def _thread_free(self) -> None:
-        """Its turn for the process's one thread (:meth:`Process.returns`)."""
-        self.busy = False
-        self.kick()
-        self.process.pass_on()
+        if not self._call_returned():
+            self.kick()
 
     def _commit(self, chunk: int) -> None:
         self.remaining -= chunk
@@ -345,7 +361,7 @@ class Writer:
         self._paced()
 
 
-class Reader:
+class Reader(_Member):
     """Calls ``recv(read_bytes)`` whenever data is waiting; counts what the application got. Without
     ``read_bytes`` a read asks for the receive window as it stands when the reader is built (before a Linux
     receiver measures its ratio, so possibly less than the window it offers later)."""
@@ -412,17 +428,8 @@ class Reader:
     def _resume(self) -> None:
         if _returns_later(self.ep, self.kernel, self._resume):
             return
-        self.busy = True  # queued behind the members waiting for the thread, which may hand it straight back
-        if self.process.returns(self, self._thread_free):
-            return
-        self.busy = False
-        self.kick()
-
-    def _thread_free(self) -> None:
-        """Its turn for the process's one thread (:meth:`Process.returns`)."""
-        self.busy = False
-        self.kick()
-        self.process.pass_on()
+        if not self._call_returned():
+            self.kick()
 
     def _commit(self, chunk: int) -> None:
         self.reads += 1
