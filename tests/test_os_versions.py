@@ -374,8 +374,9 @@ def test_a_deferral_that_waits_on_cwnd_lets_cwnd_grow():
     of it, and the kernel counts such a deferral as cwnd-limited (299bcb55ecd1, with 4.3's measured
     ``tcp_is_cwnd_limited``), so cwnd grows (the kernel's trace: 229 segments) and each write leaves as its own
     aggregate, about an ACK each (its trace: one 11-segment skb a write). Counted by the flight before each ACK
-    (the pre-4.3 ``tcp_max_burst`` proxy), cwnd stays lower (63 segments at 20 ms against 95 when this was written;
-    109 against 135 since work on a veth runs where its segment is processed, the ACKs then one per 13 segments)."""
+    (the pre-4.3 ``tcp_max_burst`` proxy), cwnd stays far lower (63 segments at 20 ms against 95 when this was
+    written; 106 against 224 since work on a veth runs where its segment is processed, with an ACK every 9.5 segments,
+    some writes' data taken in on the reader's CPU apart from the rest)."""
     from tcpsim.calibration.mapping import platforms_for_point, scenario_for
     from tcpsim.calibration.tables import load_points
 
@@ -391,8 +392,8 @@ def test_a_deferral_that_waits_on_cwnd_lets_cwnd_grow():
     sc = replace(sc, budget=replace(sc.budget, min_sim_time_s=0.02, max_sim_time_s=0.02, record_timeseries=True))
     r = simulate(sc)
     proxy = simulate(replace(sc, sender=replace(sc.sender, tcp=replace(sc.sender.tcp, measured_cwnd_limited=False))))
-    assert r.timeseries.cwnd_bytes[-1] > 1.2 * proxy.timeseries.cwnd_bytes[-1]
-    assert 10 < r.data_packets_per_s / r.ack_packets_per_s < 14  # about one write's 11 segments and its tail an ACK
+    assert r.timeseries.cwnd_bytes[-1] > 1.3 * proxy.timeseries.cwnd_bytes[-1]
+    assert 9 < r.data_packets_per_s / r.ack_packets_per_s < 13  # about one write's 11 segments and its tail an ACK
 
 
 def test_slow_start_per_ack_by_version():
