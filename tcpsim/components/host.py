@@ -398,21 +398,18 @@ class HostRuntime:
 
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
         self.backlog -= 1
-        if self._rx_on_peer:  # on a veth what the softirq sends runs on its CPU, in the call it is part of
-            server = self._rx_server(seg, cpu_index)
+        veth = self._rx_on_peer
+        if not (veth or self.charges_wakes):
+            seg.dst.on_segment(seg, cpu_index)
+            return
+        server = self._rx_server(seg, cpu_index)
+        if veth:  # what the softirq sends runs on its CPU, in the call it is part of
             self._proc_cpu = server
             self._proc_call = seg.tx_call
-            if self.charges_wakes:
-                self.waker = server
-            seg.dst.on_segment(seg, cpu_index)
-            self._proc_cpu = self._proc_call = self.waker = None
-            return
         if self.charges_wakes:
-            self.waker = self._rx_server(seg, cpu_index)
-            seg.dst.on_segment(seg, cpu_index)
-            self.waker = None
-            return
+            self.waker = server
         seg.dst.on_segment(seg, cpu_index)
+        self._proc_cpu = self._proc_call = self.waker = None
 
     def charge_wake(self, last_woken_s: float) -> float:
         """An application here blocked and is made runnable now, its previous wake-up at ``last_woken_s`` (-1:
