@@ -5,8 +5,11 @@ namespaces of a :class:`~tcpsim.lab.testbed.Testbed` for ``--duration`` seconds 
 median of the receiver's ``TCP_WINDOW_CLAMP`` (``tcp_win_from_space(sk_rcvbuf)`` with the measured
 ``scaling_ratio``), so the ratio itself (clamp x 256 / SO_RCVBUF), ``TCP_INFO`` ``rcv_ssthresh``,
 ``rcv_wnd``, ``rcv_mss``, the sender's ``snd_wnd`` and its segment size, and the sender's ``TCP_INFO`` right
-after ``connect`` (``start_*``: pacing rate, RTT, min RTT, MSS, cwnd: what its first write finds). validation/README.md ("The receive
-path's skb") has what it showed on the lab VM; those figures set ``lab_vm``'s receive-path truesize.
+after ``connect`` (``start_*``: pacing rate, RTT, min RTT, MSS, cwnd: what its first write finds), and its send buffer
+(``SO_SNDBUF``, the kernel's ``sk_sndbuf``) right after ``connect`` and at the end, with the largest cwnd seen
+(``--rcvbuf 0``: neither socket sets a buffer). validation/README.md ("The receive path's skb", "An autotuned send
+buffer as Linux sizes it") has what it showed on the lab VM; those figures set ``lab_vm``'s receive-path truesize and
+its send buffer's head room.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import time
 from typing import Optional
 
 from ..cliutil import OneLineParser, typed
-from ..units import parse_duration, parse_link_rate, parse_number, parse_size
+from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_link_rate, parse_number, parse_size
 from ._proc import die_with_parent
 from .tcpinfo import congestion_control, set_congestion_control, tcp_info
 
@@ -102,18 +105,22 @@ def _sender(addr: str, duration_s: float, cc: str = "") -> dict:
     ti = tcp_info(s) or {}  # the state the first write finds: the handshake's RTT and pacing rate
     start = {"start_" + k: ti.get(k, 0) for k in ("pacing_rate", "rtt_us", "min_rtt_us", "snd_mss", "snd_cwnd")}
     start["congestion_control"] = congestion_control(s)
+    start["start_sk_sndbuf"] = s.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)  # after tcp_init_buffer_space
     data = b"x" * 131072
     t0 = time.monotonic()
     nxt = t0 + 0.25
     rows = []
+    cwnd_max = 0
     while time.monotonic() - t0 < duration_s:
         s.send(data)
         if time.monotonic() >= nxt:
             nxt += 0.02
             ti = tcp_info(s) or {}
             rows.append({"snd_wnd": ti.get("snd_wnd", 0), "snd_mss": ti.get("snd_mss", 0)})
+            cwnd_max = max(cwnd_max, ti.get("snd_cwnd", 0))
+    end = {"end_sk_sndbuf": s.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF), "max_snd_cwnd": cwnd_max}
     s.close()
-    return {**_medians(rows), **start}
+    return {**_medians(rows), **start, **end}
 
 
 def _medians(rows: list[dict]) -> dict:
@@ -129,7 +136,7 @@ def probe_window(rate_bps: float, rtt_s: float, mtu_bytes: int, rcvbuf_bytes: in
     2 x; the starting pacing rate sizes the first skb, whose truesize sets the receiver's ratio)."""
     from .testbed import Testbed
 
-    with Testbed(rate_bps, rtt_s, mtu_bytes) as tb:
+    with Testbed(0.0 if rate_bps >= UNSHAPED_RATE_BPS else rate_bps, rtt_s, mtu_bytes) as tb:
         me = [sys.executable, "-m", "tcpsim.lab.winprobe", "--cc", cc]
         rcv = tb.spawn(tb.ns_b, [*me, "--role", "recv", "--rcvbuf", str(rcvbuf_bytes), "--duration", str(duration_s),
                                  "--read-delay", f"{read_delay_s:g}s"],
