@@ -34,6 +34,7 @@ HOT_PATH = [
     "tcpsim/protocol/cubic.py",
     "tcpsim/protocol/delack.py",
     "tcpsim/protocol/framing.py",
+    "tcpsim/protocol/linux_sndbuf.py",
     "tcpsim/protocol/linux_window.py",
     "tcpsim/protocol/nagle.py",
     "tcpsim/protocol/prr.py",

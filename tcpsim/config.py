@@ -176,6 +176,11 @@ class TcpOptions:
     sndbuf_autotune_max_bytes: Optional[int] = None
     """Linux send-buffer autotuning (``tcp_wmem[2]``): the buffer of a socket whose application set no
     SO_SNDBUF grows with the congestion window up to this. None = the buffer is fixed."""
+    sndbuf_skb_head_bytes: int = 0
+    """Linux 3.14+ (:mod:`tcpsim.protocol.linux_sndbuf`): an autotuned send buffer starts at the handshake and grows
+    to 2 x max(10, cwnd) segments of ``per_mss`` bytes, the truesize of a one-segment skb with this head room
+    (:attr:`tcpsim.platform.OsTcp.tx_skb_head_bytes`); 0 = the older rule: three segments at the handshake, then
+    2 x cwnd in bytes."""
     rcv_window_autotune_max_bytes: Optional[int] = None
     """Linux receive autotuning (``tcp_moderate_rcvbuf``, the window part of ``tcp_rmem[2]``): the window of
     a socket whose application set no SO_RCVBUF grows to twice what the reader takes per round trip, up
@@ -302,6 +307,7 @@ class TcpOptions:
         if self.sndbuf_autotune_max_bytes is not None:
             _check_range("sndbuf_autotune_max_bytes", self.sndbuf_autotune_max_bytes, self.sndbuf_bytes, 1 << 31,
                          f"in sndbuf_bytes ({self.sndbuf_bytes})..2**31 bytes")
+        _check_range("sndbuf_skb_head_bytes", self.sndbuf_skb_head_bytes, 0, 1 << 16)
         if self.rcv_window_autotune_max_bytes is not None:
             _check_range("rcv_window_autotune_max_bytes", self.rcv_window_autotune_max_bytes,
                          self.max_window_bytes, 1 << 31, f"in max_window_bytes ({self.max_window_bytes})..2**31 bytes")
@@ -418,6 +424,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         tso_rule=3 if v >= (6, 11) else 2 if v >= (5, 18) else 1 if v >= (3, 12) else 0, tso_half_cwnd=v >= (3, 19),
         tso_defer_rule=2 if v >= (6, 18) else 1 if v >= (4, 1) else 0, tso_win_divisor=os.tso_win_divisor,
         tsq_limit_bytes=os.limit_output_bytes if v >= (3, 6) else 0,
+        sndbuf_skb_head_bytes=os.tx_skb_head_bytes if v >= (3, 14) else 0,
         tsq_rule=2 if v >= (6, 7) else 1 if v >= (3, 12) else 0,
         rcvbuf_autotune_max_bytes=rmem2, drs_rule=1 if v >= (4, 16) else 0,
         wscale_space_bytes=max(rcvbuf_bytes, os.rcvbuf_autotune_max_bytes, os.max_sockbuf_bytes) if autotuned

@@ -371,6 +371,12 @@ class OsTcp:
     """The receive path holds a packet that does not fit one page in whole pages of this size, as the TUN
     driver does (:func:`tcpsim.protocol.linux_window.rx_truesize`); 0 = a buffer sized to the segment
     (:attr:`rx_skb_overhead_bytes` beyond its payload). Used only with a :attr:`version`."""
+    tx_skb_head_bytes: int = 640
+    """Linux 3.14+: ``MAX_TCP_HEADER`` plus ``SKB_DATA_ALIGN(sizeof(struct skb_shared_info))``, the head room an
+    autotuned send buffer counts for each segment before rounding it to a power of two
+    (:func:`tcpsim.protocol.linux_sndbuf.per_mss_bytes`): 320 + 320 on a distribution's x86-64 kernel
+    (``LL_MAX_HEADER`` 128 and tunnels built), 192 + 320 on a minimal one (``LL_MAX_HEADER`` 32). A property of the
+    kernel's build; used only with a :attr:`version`."""
     limit_output_bytes: int = 0
     """Linux ``net.ipv4.tcp_limit_output_bytes``, the cap of TCP small queues (3.6 on): the bytes a socket may
     have in the host's transmit path (``tcp_small_queue_check``); 0 = no TSQ. Used only with a :attr:`version`
@@ -412,6 +418,7 @@ class OsTcp:
             raise ConfigError("os.version", self.version, 'a Linux kernel version such as "6.12" (family linux)')
         _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
         _check_range("limit_output_bytes", self.limit_output_bytes, 0, (1 << 31) - 1)
+        _check_range("tx_skb_head_bytes", self.tx_skb_head_bytes, 0, 1 << 16)
         _check_range("tso_win_divisor", self.tso_win_divisor, 0, (1 << 31) - 1)
         _check_range("comp_sack_nr", self.comp_sack_nr, 0, 255)
         _check_range("comp_sack_delay_s", self.comp_sack_delay_s, 0.0, 1.0)

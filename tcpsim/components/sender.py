@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..errors import AuditError
 from ..protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
 from ..protocol.pacing import PACING_MIN_SEGMENTS, advance, pacing_rate_Bps, skb_start
+from ..protocol.linux_sndbuf import expanded_sndbuf_bytes
 from ..protocol.push import sender_sets_push
 from ..protocol.tso_defer import deferral_is_cwnd_limited, tso_should_defer
 from .receiver import TcpReceiver
@@ -26,11 +27,15 @@ class TcpSender(TcpReceiver):
     # --- buffer autotuning (Linux) ----------------------------------------------------------------
     def _expand_sndbuf(self) -> None:
         """Linux ``tcp_new_space``: a blocked writer's buffer grows to 2 x max(cwnd, reordering + 1)
-        segments, while the connection could send more than it has in flight (``tcp_should_expand_sndbuf``)."""
+        segments, while the connection could send more than it has in flight (``tcp_should_expand_sndbuf``);
+        from 3.14 to 2 x max(10, cwnd) segments of ``per_mss`` bytes (:mod:`tcpsim.protocol.linux_sndbuf`)."""
         cwnd = self.cc.cwnd
         if self.snd_max - self.snd_una >= cwnd:
             return
-        want = 2 * max(cwnd, 4 * self.mss)
+        if self._sndbuf_per_mss:
+            want = expanded_sndbuf_bytes(cwnd // self.mss, self._sndbuf_per_mss)
+        else:
+            want = 2 * max(cwnd, 4 * self.mss)
         if want > self.sndbuf:
             self.sndbuf = want if want < self.sndbuf_max else self.sndbuf_max
 
