@@ -27,7 +27,10 @@ class TcpReceiver(LinuxReceive):
     # --- receive window (RFC 1122 §4.2.3.3, Linux autotuning) -------------------------------------
     def _rcv_rtt_measure(self) -> None:
         """Linux ``tcp_rcv_rtt_measure``: the time to receive one advertised window is a round trip
-        (an upper bound when the sender is slow, so the smallest sample is kept)."""
+        (an upper bound when the sender is slow, so the smallest sample is kept). The window is counted from
+        ``rcv_nxt`` (``rcv_rtt_est.seq = rcv_nxt + rcv_wnd``), so data already offered but not yet ACKed is not in
+        the sample: a sender holding a whole window's data cannot end it within one burst. The unversioned Linux
+        models count it from the advertised right edge, as before."""
         now = self.kernel.now_s
         if self._rcv_rtt_seq >= 0:
             if self.rcv_nxt < self._rcv_rtt_seq:
@@ -38,7 +41,7 @@ class TcpReceiver(LinuxReceive):
         if self.right_edge - self.rcv_nxt < self.mss:  # a (nearly) closed window times nothing useful
             self._rcv_rtt_seq = -1
             return
-        self._rcv_rtt_seq = self.right_edge
+        self._rcv_rtt_seq = self.rcv_nxt + self._rcv_wnd if self._linux_wnd else self.right_edge
         self._rcv_rtt_time = now
 
     def _rcv_space_adjust(self) -> None:

@@ -128,8 +128,9 @@ class TcpSender(TcpReceiver):
         return lim if lim < cap else cap
 
     def _tsq_holds(self) -> bool:
-        """``tcp_small_queue_check`` before new data: too many bytes in the host's transmit path hold the
-        sender, unless nothing it sent is unacknowledged (from 6.7: one aggregate or less)."""
+        """``tcp_small_queue_check`` before a new skb (``tcp_write_xmit`` asks it once an skb, so an aggregate being
+        built goes out whole): too many bytes in the host's transmit path hold the sender, unless nothing it sent
+        is unacknowledged (from 6.7: one aggregate or less)."""
         if self._tsq_bytes <= self._tsq_limit():
             return False
         in_flight = self.snd_nxt - self.snd_una
@@ -227,8 +228,8 @@ class TcpSender(TcpReceiver):
                         and self._tso_defers(length, unsent, usable, cwnd, peer_wnd):
                     self._block_for_window(cwnd, peer_wnd, in_flight)
                     return
-            if self._tsq_cap and self._tsq_holds():
-                return
+            if self._tsq_cap and not self._extends_aggregate(length) and self._tsq_holds():
+                return  # tcp_small_queue_check is asked before an skb, never inside one
             if self._pacing and self._pacing_holds(length, cpu, cwnd, peer_wnd):
                 return
             self._send_new(length, cpu, usable)
