@@ -74,6 +74,13 @@ _TWENTYFIFTH_WAKE = ("the streaming tools' measured wake-up latency on lab_vm, r
                      "twenty-fifth session)")
 _TWENTYEIGHTH_READ = ("lab_vm's read cost measured without tracepoints and its three costs refitted, ruled on with "
                       "every lab table's figures in view (2026-11-29, twenty-eighth session)")
+_THIRTYSECOND_SNDBUF = ("Linux's autotuned send buffer (tcp_sndbuf_expand), ruled on after a what-if on lab/cpu2's rows "
+                        "(2026-11-30, thirty-second session)")
+_THIRTYSECOND_DEFECTS = ("two defects the autotuned send buffer exposed (TCP small queues once an skb, the receiver's "
+                         "round trip from rcv_nxt), ruled on with every lab table's score of that buffer in view "
+                         "(2026-11-30, thirty-second session)")
+_LAB_SEEN_NOW = (_THIRTYSECOND_DEFECTS,)
+"""Decisions taken with every lab table's figures in view: each lab table is seen by them."""
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
     "sunfire/table2": ("Solaris receive list and its refit", "ce blanking timer from the first frame"),
@@ -112,7 +119,11 @@ SEEN: dict[str, tuple[str, ...]] = {
     "lab/window2": (_TWENTYEIGHTH_READ,),
     "lab/messages2": (_TWENTYEIGHTH_READ,),
     "lab/tengig2": (_TWENTYEIGHTH_READ,),
-    "lab/cpu2": (_TWENTYEIGHTH_READ,),
+    "lab/cpu2": (_TWENTYEIGHTH_READ, _THIRTYSECOND_SNDBUF),
 }
+for _table in ("lab/window", "lab/streams", "lab/tengig", "lab/unshaped", "lab/messages_nagle", "lab/pacing", "lab/loss",
+               "lab/loss2", "lab/loss3", "lab/loss4", "lab/window2", "lab/messages2", "lab/tengig2", "lab/cpu2",
+               "lab/messages3"):
+    SEEN[_table] = SEEN.get(_table, ()) + _LAB_SEEN_NOW
 """Holdout tables that a model decision had in view (validation/README.md, "Held out, seen, and the rule
 from now on"): reported as seen, not as held out."""
