@@ -10,9 +10,9 @@ Solaris whole-message segmentation.
 from __future__ import annotations
 
 from ..errors import AuditError
+from ..protocol.linux_sndbuf import expanded_sndbuf_bytes
 from ..protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
 from ..protocol.pacing import PACING_MIN_SEGMENTS, advance, pacing_rate_Bps, skb_start
-from ..protocol.linux_sndbuf import expanded_sndbuf_bytes
 from ..protocol.push import sender_sets_push
 from ..protocol.tso_defer import deferral_is_cwnd_limited, tso_should_defer
 from .receiver import TcpReceiver
