@@ -5,6 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tcpsim.api import build_scenario
 from tcpsim.engine import _Run
@@ -21,6 +23,14 @@ def test_per_mss_is_a_one_segment_skb_s_truesize():
     assert per_mss_bytes(1460, 512) == 2304 and per_mss_bytes(8960, 512) == 16640  # the lab VM's kernel
     assert per_mss_bytes(1460, 640) == 4352  # a distribution kernel's MAX_TCP_HEADER 320
     assert expanded_sndbuf_bytes(3, 2304) == 46080 and expanded_sndbuf_bytes(84, 2304) == 387072
+
+
+@given(st.integers(88, 65495), st.integers(0, 1 << 12), st.integers(0, 10_000))
+def test_per_mss_is_the_next_power_of_two_and_the_buffer_at_least_ten_segments(mss_clamp, head, cwnd):
+    per_mss = per_mss_bytes(mss_clamp, head)
+    room = per_mss - 256
+    assert room & (room - 1) == 0 and mss_clamp + head <= room < 2 * (mss_clamp + head)
+    assert expanded_sndbuf_bytes(cwnd, per_mss) == 2 * max(10, cwnd) * per_mss
 
 
 def _sender(mtu, sockbuf=None, platform=None):
