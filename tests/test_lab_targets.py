@@ -22,7 +22,8 @@ KNOWN_MISSES = {
     "window-limited median": ("5.23 % since lab_vm's costs were refitted under the autotuned send buffer (4.20 % "
                               "before): the rows set their buffers, so only the refitted costs moved them; the median "
                               "is the mean of the 14th and 15th rows, -4.0 % (4 ms, MTU 1500, 128 KiB) and -6.5 % "
-                              "(1 ms, 32 KiB, -3.2 % before) (validation/README.md, 'What the two defects' rule gave')"),
+                              "(1 ms, 32 KiB, -3.2 % before; validation/README.md, 'What the two defects' rule "
+                              "gave')"),
     "window-limited max": ("28.8 % (the 28 rows of the unpaced sweep, the delay line measured again the same day): "
                            "the four MTU-9000 rows with 32 KiB buffers are 21-29 % low; the kernel's window on them is "
                            "three jumbo segments in some runs and four in others (a write's tail queued alone once "
@@ -125,10 +126,10 @@ def test_cpu_bound_rows_within_target_after_calibration(lab, table):
 
 
 CALIBRATION_MISSES = {
-    "writes": ("12.7 % since Linux's autotuned send buffer (9.9 % before; 11.8 % before the two defects it exposed were "
-               "mended): the 4 KiB row +23.5 %, 16 KiB +14.2 %, 1 KiB +12.7 %; the refit by the established command "
-               "fits the nine pinned runs to 3.7 %, but the table's own unpinned runs differ from them (validation/"
-               "README.md, 'What the two defects' rule gave')"),
+    "writes": ("12.7 % since Linux's autotuned send buffer (9.9 % before; 11.8 % before the two defects it exposed "
+               "were mended): the 4 KiB row +23.5 %, 16 KiB +14.2 %, 1 KiB +12.7 %; the refit by the established "
+               "command fits the nine pinned runs to 3.7 %, but the table's own unpinned runs differ from them "
+               "(validation/README.md, 'What the two defects' rule gave')"),
 }
 
 
@@ -184,7 +185,8 @@ LOSS_MISSES = {
     "median": "20.8 % on seed 0 since Linux's autotuned send buffer and the two defects it exposed (15.5 % before; "
               "16.6 % before work ran where its segment is processed on a veth; 21.2 % with Linux's 4.16+ receive-"
               "buffer growth; 12.9 % before a Linux ACK's output ran before the writer's wake-up): 3-s runs with a few "
-              "dozen losses, each row one draw of its lottery (validation/README.md, 'What the two defects' rule gave')",
+              "dozen losses, each row one draw of its lottery (validation/README.md, 'What the two defects' rule "
+              "gave')",
     "max": "53.0 %: the 0.1 %, 16 ms row on seed 0 (about 36 Mbit/s predicted, 76.6 measured), a 3-s run with a "
            "handful of losses, a lottery on both sides (the kernel's twelve runs 26-88 Mbit/s)",
 }

@@ -74,8 +74,8 @@ _TWENTYFIFTH_WAKE = ("the streaming tools' measured wake-up latency on lab_vm, r
                      "twenty-fifth session)")
 _TWENTYEIGHTH_READ = ("lab_vm's read cost measured without tracepoints and its three costs refitted, ruled on with "
                       "every lab table's figures in view (2026-11-29, twenty-eighth session)")
-_THIRTYSECOND_SNDBUF = ("Linux's autotuned send buffer (tcp_sndbuf_expand), ruled on after a what-if on lab/cpu2's rows "
-                        "(2026-11-30, thirty-second session)")
+_THIRTYSECOND_SNDBUF = ("Linux's autotuned send buffer (tcp_sndbuf_expand), ruled on after a what-if on lab/cpu2's "
+                        "rows (2026-11-30, thirty-second session)")
 _THIRTYSECOND_DEFECTS = ("two defects the autotuned send buffer exposed (TCP small queues once an skb, the receiver's "
                          "round trip from rcv_nxt), ruled on with every lab table's score of that buffer in view "
                          "(2026-11-30, thirty-second session)")
