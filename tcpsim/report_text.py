@@ -8,6 +8,7 @@ from . import ceilings
 from .config import Scenario
 from .platform import BUS_PRESETS, Bus
 from .protocol import framing
+from .protocol.linux_sndbuf import handshake_sndbuf_bytes, per_mss_bytes
 from .result import LIMIT_NAMES, Result
 from .tuning.advice import buffer_plan, cap_knob
 from .units import UNSHAPED_RATE_BPS, format_duration, format_rate, format_size
@@ -247,11 +248,26 @@ def line_goodput_bps(sc: Scenario) -> float:
     return ceilings.line_ceiling_bps(sc) / (2 if sc.workload.bidirectional else 1)
 
 
-def _buffer(start_bytes: int, autotune_max_bytes: int | None, what: str = "") -> str:
-    """A socket buffer as the header shows it, with its autotuning limit where the OS autotunes it."""
+def _buffer(start_bytes: int, autotune_max_bytes: int | None, what: str = "", handshake_bytes: int = 0) -> str:
+    """A socket buffer as the header shows it, with its autotuning limit where the OS autotunes it (and what the
+    handshake made of it, where that differs)."""
     if not autotune_max_bytes:
         return format_size(start_bytes)
-    return f"{format_size(start_bytes)} (autotuned, {what}up to {format_size(autotune_max_bytes)})"
+    grown = f"{format_size(handshake_bytes)} at the handshake, " if handshake_bytes > start_bytes else ""
+    return f"{format_size(start_bytes)} (autotuned, {grown}{what}up to {format_size(autotune_max_bytes)})"
+
+
+def _sndbuf_at_handshake(sc: Scenario) -> int:
+    """An autotuned Linux 3.14+ send buffer after ``tcp_init_buffer_space`` (:mod:`tcpsim.protocol.linux_sndbuf`),
+    as the sender's endpoint sets it; 0 where the older rule or a set buffer applies."""
+    tcp = sc.sender.tcp
+    cap = tcp.sndbuf_autotune_max_bytes
+    if not (tcp.sndbuf_skb_head_bytes and cap):
+        return 0
+    ts = tcp.timestamps and sc.receiver.tcp.timestamps
+    mss_clamp = framing.mss_bytes(sc.link.mtu_bytes, ts) + framing.tcp_option_bytes(ts)
+    return handshake_sndbuf_bytes(tcp.sndbuf_bytes, cap, tcp.initial_cwnd_segments,
+                                  per_mss_bytes(mss_clamp, tcp.sndbuf_skb_head_bytes))
 
 
 _CPUS_LISTED = 4
@@ -324,11 +340,12 @@ def _goodput_line(sc: Scenario, r: Result) -> str:
 def describe(sc: Scenario, r: Result) -> str:
     """The short report ``tcpsim predict`` prints."""
     wl = sc.workload
+    snd = sc.sender.tcp
     lines = [
         f"{sc.sender.platform.name} -> {sc.receiver.platform.name}: {format_rate(sc.link.rate_bps)}"
         f"{' over a veth pair' if sc.link.rx_on_sending_cpu else ''}, MTU {sc.link.mtu_bytes}, "
         f"RTT {format_duration(2 * sc.link.one_way_delay_s)}, "
-        f"sndbuf {_buffer(sc.sender.tcp.sndbuf_bytes, sc.sender.tcp.sndbuf_autotune_max_bytes)}, "
+        f"sndbuf {_buffer(snd.sndbuf_bytes, snd.sndbuf_autotune_max_bytes, '', _sndbuf_at_handshake(sc))}, "
         f"rcvbuf {_buffer(sc.receiver.tcp.rcvbuf_bytes, sc.receiver.tcp.rcv_window_autotune_max_bytes, 'window ')}, "
         f"{workload_text(sc)}, {wl.n_streams} stream(s){' both ways' if wl.bidirectional else ''}"
         f"{', TCP_NODELAY' if sc.sender.tcp.nodelay else ''}"

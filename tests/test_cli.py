@@ -62,7 +62,8 @@ def test_predict_shows_which_buffers_linux_autotunes(capsys):
     code, out, _ = _run(capsys, ["predict", "--os", "linux", "--rcvbuf", "256k", "--max-time", "50ms"])
     assert code == 0
     header = out.splitlines()[0]
-    assert "sndbuf 16 KiB (autotuned, up to 4 MiB)" in header   # unset: tcp_wmem 16384 .. 4 MiB
+    # unset: tcp_wmem 16384 .. 4 MiB, and 2 x 10 x 4,352 bytes after the handshake (tcp_sndbuf_expand, 3.14 on)
+    assert "sndbuf 16 KiB (autotuned, 85 KiB at the handshake, up to 4 MiB)" in header
     assert "rcvbuf 416 KiB," in header      # set by the application: fixed, 2 x rmem_max (212992, Linux 6.12)
     code, out, _ = _run(capsys, ["predict", "--os", "linux", "--max-time", "50ms", "--json"])
     inputs = json.loads(out)["inputs"]

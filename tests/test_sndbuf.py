@@ -46,6 +46,14 @@ def test_lab_vm_s_send_buffer_at_the_handshake_is_the_kernel_s(mtu):
     assert _sender(mtu).sndbuf == measured[mtu]
 
 
+@pytest.mark.parametrize("mtu", [1500, 9000])
+def test_predict_s_header_says_the_buffer_the_handshake_made(mtu):
+    from tcpsim.report_text import _sndbuf_at_handshake
+
+    sc = build_scenario(platform=Platform(os=os_version("linux-6.12")), rate="1gbit", rtt="1ms", mtu=mtu)
+    assert _sndbuf_at_handshake(sc) == _Run(sc).flows[0][2].sndbuf > sc.sender.tcp.sndbuf_bytes
+
+
 def test_a_set_buffer_is_left_alone_and_an_old_kernel_keeps_three_segments():
     assert _sender(1500, sockbuf="32k").sndbuf == 65536
     old = _Run(build_scenario(platform=Platform(os=os_version("linux-3.10")), rate="1gbit", rtt="1ms")).flows[0][2]

@@ -13,7 +13,7 @@ RFC 1122 §4.2.3 (Nagle, SWS avoidance, delayed ACK).
 from __future__ import annotations
 
 from ..errors import AuditError
-from ..protocol.linux_sndbuf import expanded_sndbuf_bytes, per_mss_bytes
+from ..protocol.linux_sndbuf import handshake_sndbuf_bytes, per_mss_bytes
 from .rack import TcpRack
 from .segment import Segment
 from .tcb import AUDIT, BLOCK_REASONS, audit
@@ -51,10 +51,10 @@ class TcpEndpoint(TcpRack):
             head = self.opts.sndbuf_skb_head_bytes
             if head:  # Linux 3.14+ tcp_init_buffer_space -> tcp_sndbuf_expand; the peer's MSS option is mss_clamp
                 self._sndbuf_per_mss = per_mss_bytes(self.mss + self.option_bytes, head)
-                start = expanded_sndbuf_bytes(self.cc.cwnd // self.mss, self._sndbuf_per_mss)
+                self.sndbuf = handshake_sndbuf_bytes(self.sndbuf, self.sndbuf_max, self.cc.cwnd // self.mss,
+                                                     self._sndbuf_per_mss)
             else:  # Linux tcp_fixup_sndbuf (2.6): room for three segments
-                start = 3 * self.mss
-            self.sndbuf = max(self.sndbuf, min(start, self.sndbuf_max))
+                self.sndbuf = max(self.sndbuf, min(3 * self.mss, self.sndbuf_max))
 
     # --- input ------------------------------------------------------------------------------------
     def on_segment(self, seg: Segment, cpu: int) -> None:

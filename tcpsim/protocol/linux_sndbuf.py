@@ -13,7 +13,7 @@ not confirmed, after 3.10 and before 4.19).
 
 from __future__ import annotations
 
-__all__ = ["TCP_INIT_CWND", "SK_BUFF_BYTES", "per_mss_bytes", "expanded_sndbuf_bytes"]
+__all__ = ["TCP_INIT_CWND", "SK_BUFF_BYTES", "per_mss_bytes", "expanded_sndbuf_bytes", "handshake_sndbuf_bytes"]
 
 TCP_INIT_CWND = 10
 """``TCP_INIT_CWND`` (``include/net/tcp.h``): the fewest segments the buffer is sized for."""
@@ -36,3 +36,9 @@ def expanded_sndbuf_bytes(cwnd_segments: int, per_mss: int) -> int:
     have no ``sndbuf_expand`` hook, so the factor is 2; ``reordering + 1``, 4 unless reordering was seen, is
     below ``TCP_INIT_CWND`` and not modelled)."""
     return 2 * max(TCP_INIT_CWND, cwnd_segments) * per_mss
+
+
+def handshake_sndbuf_bytes(sndbuf_bytes: int, cap_bytes: int, cwnd_segments: int, per_mss: int) -> int:
+    """``sk_sndbuf`` after ``tcp_init_buffer_space`` (``tcp_sndbuf_expand`` at the initial cwnd), never below what it
+    was (``tcp_wmem[1]``) nor above ``tcp_wmem[2]`` (``cap_bytes``)."""
+    return max(sndbuf_bytes, min(expanded_sndbuf_bytes(cwnd_segments, per_mss), cap_bytes))
