@@ -160,7 +160,8 @@ HOLDOUT_MISSES = {
 @pytest.mark.parametrize("table", [pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=HOLDOUT_MISSES[t]))
                                    if t in HOLDOUT_MISSES else t for t in HOLDOUT_TABLES])
 def test_every_held_out_table_within_the_holdout_target(lab, table):
-    """Every held-out lab table against the holdout tables' target (20 %), on validate's seed, as REPORT.md scores it."""
+    """Every held-out lab table against the holdout tables' target (20 %), on validate's seed, as REPORT.md scores
+    it."""
     errors = _errors(lab, lambda p: p.table_id == table)
     assert errors and statistics.median(errors) <= HOLDOUT_TARGET
 

@@ -81,7 +81,8 @@ def _lab_row(defer: bool):
     # lab_vm's costs and wake-up table as of 2026-11-29's twenty-ninth session: the test is about the deferral, not
     # about what lab_vm is calibrated to now (with later tables its reader's lateness hides part of the effect)
     cpu = replace(sc.sender.platform.cpu, per_packet_tx_s=1.43e-06, per_packet_rx_s=1.766e-06,
-                  per_byte_copy_s=7.513e-11, wake_latency_s=((5.8e-05, 2.3e-05), (0.000191, 2e-05), (0.00034, 2.3e-05), (0.00104, 2.6e-05),
+                  per_byte_copy_s=7.513e-11,
+                  wake_latency_s=((5.8e-05, 2.3e-05), (0.000191, 2e-05), (0.00034, 2.3e-05), (0.00104, 2.6e-05),
                                   (0.00215, 2.7e-05), (0.00408, 3.8e-05)))
     sc = replace(sc, **{role: replace(h, platform=replace(h.platform, cpu=cpu))
                         for role, h in (("sender", sc.sender), ("receiver", sc.receiver))})
