@@ -151,6 +151,11 @@ class TcpOptions:
     its CPU when its own work is done, before the call returns, and wakes no one (Linux ``tcp_v4_rcv`` ->
     ``tcp_add_backlog``, ``__release_sock``); off, the CPU that took it in runs it. tcpsim's Linux 4.3+ rules
     have it (validation/README.md, "The socket's owner runs what arrives during its call")."""
+    read_length_at_copy: bool = False
+    """A receive call copies what the receive queue holds when its copy begins, up to its length, not what it held
+    when the call was entered (Linux ``tcp_recvmsg_locked`` walks ``sk_receive_queue`` once it holds the socket);
+    a non-blocking reader leaves the backlog that gathers meanwhile to the call's end. tcpsim's versioned Linux rules
+    have it (validation/README.md, "A receive call copies what the queue holds when its copy begins")."""
     measured_cwnd_limited: bool = False
     """With ``cwnd_validation``: whether cwnd is in use is measured by each output pass (Linux 4.3+
     ``tcp_cwnd_validate``: the pass filled cwnd, or ``tcp_tso_should_defer`` waited on it), kept per window
@@ -410,7 +415,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         ratio0 = DEFAULT_RATIO_6_8 if v >= (6, 8) else DEFAULT_RATIO_6_6
     return dict(
         rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
-        measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3),
+        measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3), read_length_at_copy=True,
         slow_start_ack_segments=0 if v >= (3, 18) else 1,
         cubic_hz=os.hz, rack_tlp=v >= (4, 18),
         comp_sack_nr=os.comp_sack_nr if v >= (4, 18) else 0, comp_sack_delay_s=os.comp_sack_delay_s,

@@ -385,6 +385,9 @@ class Reader(_Member):
         """Found nothing to read, and has read nothing since (its process sleeps once every member waits)."""
         self._done_lane = self.kernel.lane(self._done)
         """The end of each read (one at a time, so in order): the callback bound once, not per read."""
+        self._copy_lane = self.kernel.lane(self._copy) if ep.opts.read_length_at_copy else None
+        """Where a read's length is fixed when its copy begins (``TcpOptions.read_length_at_copy``): the end of each
+        read's entry."""
         ep.on_readable = self.kick
 
     def kick(self) -> None:
@@ -409,7 +412,17 @@ class Reader(_Member):
                     self.kernel.call_at(now + late, self._resume)
                     return
             chunk = avail if avail < self.read_bytes else self.read_bytes
-            done = self.host.syscall(self.cpu, chunk, True, receive=True)
+            copy_lane = self._copy_lane
+            if copy_lane is not None:
+                entered = self.host.syscall(self.cpu, 0, True, receive=True)
+                if entered > self.kernel.now_s:
+                    self.busy = True
+                    proc.takes(self)
+                    copy_lane.call_at(entered)
+                    return
+                done = self.host.syscall(self.cpu, chunk, False, receive=True)
+            else:
+                done = self.host.syscall(self.cpu, chunk, True, receive=True)
             if done > self.kernel.now_s:
                 self.busy = True
                 proc.takes(self)
@@ -424,6 +437,21 @@ class Reader(_Member):
                 self.busy = True
                 self.kernel.call_at(self.kernel.now_s, self._resume)
                 return
+
+    def _copy(self) -> None:
+        """The call's entry has run and it takes the socket: it copies what the receive queue holds now, up to its
+        length (Linux ``tcp_recvmsg_locked``: it walks ``sk_receive_queue`` under ``lock_sock``), and what arrives
+        from now until its copy is done waits in the backlog for the call's end (a non-blocking reader does not run
+        it)."""
+        avail = self.ep.rcv_readable
+        chunk = avail if avail < self.read_bytes else self.read_bytes
+        now = self.kernel.now_s
+        done = self.host.syscall(self.cpu, chunk, False, receive=True)
+        if done > now:
+            _own(self.ep, done, self.cpu, now)  # from lock_sock on, the queue holds what this call copies
+            self._done_lane.call_at(done, chunk)
+        else:
+            self._done(chunk)
 
     def _resume(self) -> None:
         if _returns_later(self.ep, self.kernel, self._resume):

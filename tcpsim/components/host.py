@@ -397,6 +397,12 @@ class HostRuntime:
         seg.dst.on_segment(seg, cpu_index)
 
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
+        dst = seg.dst
+        if dst.owner_until_s > self.kernel.now_s >= dst.owner_from_s:
+            # tcp_v4_rcv finds the socket owned by a call that took it while this segment's work ran: the owner
+            # runs it from the backlog at the call's end (its work is already done)
+            self._to_owner(seg, dst, 0.0, self.kernel.now_s)
+            return
         self.backlog -= 1
         veth = self._rx_on_peer
         if not (veth or self.charges_wakes):
