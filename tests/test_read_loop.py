@@ -1,0 +1,41 @@
+"""A Linux receive call copies what the receive queue holds once it has the socket (``tcp_recvmsg_locked``), and a
+segment that reaches TCP while the socket is owned joins the backlog (``tcp_v4_rcv``): validation/README.md, "A
+receive call copies what the queue holds when its copy begins"."""
+
+from dataclasses import replace
+
+import pytest
+
+from tcpsim.api import build_scenario
+from tcpsim.engine import run
+from tcpsim.lab.predict import host_platform, lab_simulation
+from tcpsim.lab.scenario import lab_scenario
+from tcpsim.os_versions import os_version
+from tcpsim.platform import Platform
+
+
+def _acks_below_largest_window(rtt: str, sockbuf: str) -> tuple[int, int]:
+    """(ACKs after 20 ms, those offering less than the largest window) of ``lab_vm`` on the lab's delay line."""
+    sc = lab_scenario(rate="1gbit", rtt=rtt, mtu=1500, sockbuf=sockbuf, write=131072, duration="0.5s")
+    sim = lab_simulation(sc, host_platform({}, "lab_vm", None, "relay"), "relay", 0, "iperf3")
+    result = run(replace(sim, budget=replace(sim.budget, skb_log_limit=100_000, rel_tol=1e-6, min_sim_time_s=0.3,
+                                             max_sim_time_s=0.3)))
+    acks = [entry[6] for entry in result.skb_log if entry[1] and entry[0] > 0.02]
+    return len(acks), sum(1 for wnd in acks if wnd < max(acks))
+
+
+@pytest.mark.parametrize("rtt, sockbuf", [("1ms", "16k"), ("2ms", "32k")])
+def test_a_read_leaves_nothing_it_could_have_copied_behind_its_ack(rtt, sockbuf):
+    """The ACK a read ends with (``tcp_cleanup_rbuf``) offers the whole window: the read took every skb queued before
+    it held the socket, and what arrived after waits in the backlog, not yet acknowledged. Before the rule 29.8 % of
+    the 1 ms, 16 KiB row's ACKs offered less (an aggregate queued during the read's entry was left for the next
+    call); the kernel's capture of the 2 ms, 32 KiB row: 17 of 2,267."""
+    acks, below = _acks_below_largest_window(rtt, sockbuf)
+    assert acks > 50 and below < 0.05 * acks
+
+
+def test_the_rule_is_linux_s_alone():
+    linux = build_scenario(platform=Platform(os=os_version("linux-6.12")), rate="1gbit", rtt="1ms")
+    assert linux.receiver.tcp.read_length_at_copy
+    assert not build_scenario(platform="es40_tru64").receiver.tcp.read_length_at_copy
+    assert not build_scenario(rate="1gbit", rtt="1ms").receiver.tcp.read_length_at_copy
