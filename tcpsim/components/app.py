@@ -34,7 +34,7 @@ def _own(ep: TcpEndpoint, done_s: float, cpu: int, from_s: float) -> None:
     (``HostRuntime._to_owner``)."""
     if ep.owner_backlog:
         ep.owner_from_s = from_s
-        ep.owner_until_s = done_s
+        ep.owner_until_s = ep.owner_call_end_s = done_s
         ep.owner_cpu = cpu
 
 

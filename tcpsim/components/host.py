@@ -113,6 +113,7 @@ class HostRuntime:
         self._to_wire_lanes = [kernel.lane(self._to_wire) for _ in self.cpus]
         self._deliver_lanes = [kernel.lane(self._deliver) for _ in self.cpus]
         self._backlog_lanes = [kernel.lane(self._run_backlog) for _ in self.cpus]
+        self._owned_lanes = [kernel.lane(self._run_owned) for _ in self.cpus]
         self._dma_lane = kernel.lane(self._dma_done)
         self._arrivals = kernel.lane(self._arrive)
         self.tx_drop_filter: Callable[[Segment], bool] | None = None
@@ -394,16 +395,34 @@ class HostRuntime:
 
     def _run_backlog(self, seg: Segment, cpu_index: int) -> None:
         self.backlog -= 1
-        seg.dst.on_segment(seg, cpu_index)
+        dst = seg.dst
+        if dst.owned_ahead:
+            self._run_owned(dst, cpu_index)
+        dst.on_segment(seg, cpu_index)
+
+    def _run_owned(self, dst: TcpEndpoint, cpu_index: int) -> None:
+        """The segments whose softirq work was done when they found ``dst`` owned (:meth:`_deliver`), in the order
+        they came: the head of its backlog, run before any segment that came after them."""
+        ahead = dst.owned_ahead
+        if ahead:
+            dst.owned_ahead = []
+            for seg in ahead:
+                dst.on_segment(seg, cpu_index)
 
     def _deliver(self, seg: Segment, cpu_index: int) -> None:
-        dst = seg.dst
-        if dst.owner_until_s > self.kernel.now_s >= dst.owner_from_s:
-            # tcp_v4_rcv finds the socket owned by a call that took it while this segment's work ran: the owner
-            # runs it from the backlog at the call's end (its work is already done)
-            self._to_owner(seg, dst, 0.0, self.kernel.now_s)
-            return
         self.backlog -= 1
+        dst = seg.dst
+        now = self.kernel.now_s
+        if dst.owner_until_s > now >= dst.owner_from_s:
+            # tcp_v4_rcv finds the socket owned by a call that took it while this segment's work ran: the segment
+            # waits in the socket's backlog, whose head the owner runs when its own work ends (__release_sock),
+            # ahead of the segments that came after it, whose work the owner runs
+            ahead = dst.owned_ahead
+            ahead.append(seg)
+            if len(ahead) == 1:
+                end = dst.owner_call_end_s
+                self._owned_lanes[dst.owner_cpu].call_at(end if end > now else now, dst, dst.owner_cpu)
+            return
         veth = self._rx_on_peer
         if not (veth or self.charges_wakes):
             seg.dst.on_segment(seg, cpu_index)

@@ -189,6 +189,11 @@ class EndpointState:
         self.owner_from_s = -1.0
         """When that call took the socket (``lock_sock``): a send call at its start, a receive call where its copy
         begins (``tcp_recvmsg``: the call's entry ran unlocked)."""
+        self.owner_call_end_s = -1.0
+        """When that call's own work ends, before the backlog it runs (:meth:`HostRuntime._deliver`)."""
+        self.owned_ahead: list = []
+        """Segments that found the socket owned once their softirq work was done, in the order they came: the head
+        of its backlog (:meth:`HostRuntime._deliver`)."""
         self.owner_cpu = 0
         self.tx_order_s = 0.0
         """When the sending host last released a segment to this endpoint to its driver (``HostRuntime.transmit``):
