@@ -424,12 +424,6 @@ def test_one_thread_makes_one_call_at_a_time_and_serves_its_members_in_turn():
     assert not several.queues(b, lambda: None)
 
 
-@pytest.mark.xfail(strict=True, reason="46.6 against 58.1 Gbit/s with four streams and one since Linux's autotuned "
-                   "send buffer and the two defects it exposed (validation/README.md, 'What the two defects' rule "
-                   "gave'): "
-                   "the run converges at 15 ms with the writers' CPU the full one; the first late wake-up of the "
-                   "reader, some 40 ms in, moves the work to the reader's CPU for good (62.6 Gbit/s steady over "
-                   "0.2 s), as the pinned kernel's was; the stop rule cannot see that change of state")
 def test_streams_of_one_thread_share_the_work_of_both_cpus_on_a_veth():
     """The rule of validation/README.md, "Work runs where its segment is processed": pinned, the kernel's iperf3 moved
     about 65 Gbit/s with one to four streams (an ACK taken in outside the writer's call sends from the reader's CPU,

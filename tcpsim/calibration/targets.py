@@ -79,7 +79,10 @@ _THIRTYSECOND_SNDBUF = ("Linux's autotuned send buffer (tcp_sndbuf_expand), rule
 _THIRTYSECOND_DEFECTS = ("two defects the autotuned send buffer exposed (TCP small queues once an skb, the receiver's "
                          "round trip from rcv_nxt), ruled on with every lab table's score of that buffer in view "
                          "(2026-11-30, thirty-second session)")
-_LAB_SEEN_NOW = (_THIRTYSECOND_DEFECTS,)
+_THIRTYTHIRD_READ_LOOP = ("a Linux receive call copies what the queue holds when its copy begins "
+                          "(tcp_recvmsg_locked), ruled on after tcpsim's packet log of lab/window's 1 ms, 16 KiB row, "
+                          "with every lab table's figures in view (2026-11-30, thirty-third session)")
+_LAB_SEEN_NOW = (_THIRTYSECOND_DEFECTS, _THIRTYTHIRD_READ_LOOP)
 """Decisions taken with every lab table's figures in view: each lab table is seen by them."""
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
