@@ -188,7 +188,8 @@ class EndpointState:
         arriving from :attr:`owner_from_s` to then joins the socket's backlog (:meth:`HostRuntime._handle`)."""
         self.owner_from_s = -1.0
         """When that call took the socket (``lock_sock``): a send call at its start, a receive call where its copy
-        begins (``tcp_recvmsg``: the call's entry ran unlocked)."""
+        begins, or once its entry has run with ``TcpOptions.read_length_at_copy`` (``tcp_recvmsg``: the call's
+        entry ran unlocked)."""
         self.owner_call_end_s = -1.0
         """When that call's own work ends, before the backlog it runs (:meth:`HostRuntime._deliver`)."""
         self.owned_ahead: list = []
