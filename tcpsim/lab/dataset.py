@@ -153,6 +153,13 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
     # without tracepoints")
     for msg, nodelay in ((20, False), (80, False), (120, False), (80, True), (120, True)):
         add("messages3", rate_bps=1e9, write_bytes=msg, nodelay=nodelay)
+    # held out from the read-loop rule (validation/README.md, "A third window table and a third CPU-bound table")
+    grid("window3", 1e9, (0.4, 0.8, 2.5), (20, 40, 80))
+    for mtu, writes in ((1500, (3, 12, 48)), (9000, (12, 48))):
+        for write_k in writes:
+            add("cpu3", rate_bps=0.0, mtu_bytes=mtu, write_bytes=write_k * _K)
+    for nodelay in (False, True):
+        add("cpu3", rate_bps=1e9, write_bytes=300, nodelay=nodelay)
     return rows
 
 
