@@ -66,6 +66,30 @@ def test_window_limited_rows_within_target(lab, check):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("check", ["median", "max", "table"])
+def test_third_window_table_within_target(lab, check):
+    """lab/window3: 18 rows at round trips and buffers no other table has, fixed with these targets before they were
+    measured and scored once held out (validation/README.md, "A third window table and a third CPU-bound table")."""
+    every = _errors(lab, lambda p: p.table_id == "window3")
+    limited = _errors(lab, lambda p: p.table_id == "window3" and p.value_si < 0.8 * float(p.get("rate_bps")))
+    assert len(every) == 18 and len(limited) == 12  # the rows measured on 2026-11-30
+    if check == "median":
+        assert statistics.median(limited) <= WINDOW_TARGET
+    elif check == "max":
+        assert max(limited) <= WINDOW_MAX
+    else:
+        assert statistics.median(every) <= HOLDOUT_TARGET
+
+
+@pytest.mark.slow
+def test_third_cpu_bound_table_within_target(lab):
+    """lab/cpu3: 7 CPU-bound rows, pinned, fixed before they were measured and scored once held out: issue 22's
+    CPU-bound 15 % on its median (within the holdout tables' 20 %)."""
+    errors = _errors(lab, lambda p: p.table_id == "cpu3")
+    assert len(errors) == 7 and statistics.median(errors) <= CPU_TARGET
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", ["median", "max", "table"])
 def test_second_window_table_within_target(lab, check):
     """lab/window2: 24 rows at round trips and buffers the sweep does not have, fixed with these targets before they
     were measured and scored once held out (validation/README.md, "A second window table"): issue 22's thresholds on
