@@ -5,9 +5,11 @@ receive call copies what the queue holds when its copy begins"."""
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tcpsim.api import build_scenario
-from tcpsim.engine import run
+from tcpsim.engine import _Run, run
 from tcpsim.lab.predict import host_platform, lab_simulation
 from tcpsim.lab.scenario import lab_scenario
 from tcpsim.os_versions import os_version
@@ -57,3 +59,21 @@ def test_the_socket_backlog_keeps_the_order_segments_came_in():
     sim = lab_simulation(sc, host_platform({}, "lab_vm", None, "none"), "none", 0, "iperf3")
     result = run(replace(sim, budget=replace(sim.budget, rel_tol=1e-6, min_sim_time_s=0.03, max_sim_time_s=0.03)))
     assert result.goodput_bps > 1e10 and result.retransmits == 0 and not any(result.drops.values())
+
+
+@settings(max_examples=12, deadline=None)
+@given(streams=st.integers(1, 4), mtu=st.sampled_from([1500, 9000]), write_k=st.sampled_from([1, 4, 16, 64, 256]),
+       shaped=st.booleans(), sockbuf_k=st.sampled_from([None, 16, 64, 256]), seed=st.integers(0, 3))
+def test_no_segment_reaches_tcp_out_of_order_on_the_lab_path(streams, mtu, write_k, shaped, sockbuf_k, seed):
+    """The lab's path neither loses nor reorders, and neither do the host's queues, the socket backlog included: every
+    receiver takes its segments in order, whatever the reads and the owners' calls (lab_vm, the read loop)."""
+    sc = lab_scenario(rate="1gbit" if shaped else "0", rtt="1ms" if shaped else None, mtu=mtu,
+                      sockbuf=None if sockbuf_k is None else f"{sockbuf_k}k", write=write_k * 1024, streams=streams,
+                      duration="0.5s")
+    sim = lab_simulation(sc, host_platform({}, "lab_vm", None, "relay" if shaped else "none"),
+                         "relay" if shaped else "none", seed, "iperf3")
+    sim = replace(sim, budget=replace(sim.budget, rel_tol=1e-6, min_sim_time_s=0.01, max_sim_time_s=0.01))
+    run_ = _Run(sim)
+    result = run_.run()
+    assert not any(result.drops.values())
+    assert all(flow[3].out_of_order_segments == 0 for flow in run_.flows)
