@@ -160,6 +160,13 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
             add("cpu3", rate_bps=0.0, mtu_bytes=mtu, write_bytes=write_k * _K)
     for nodelay in (False, True):
         add("cpu3", rate_bps=1e9, write_bytes=300, nodelay=nodelay)
+    # the out-of-sample A/B of the send buffer in truesize (validation/README.md, "A fourth window table decides the
+    # send buffer in truesize"): small buffers at round trips no other table has
+    for mtu, rtts_ms, bufs_k in ((1500, (0.25, 0.6, 1.2, 3.5), (12, 16, 24)), (9000, (0.6, 1.2, 3.5), (28, 36, 48))):
+        for rtt_ms in rtts_ms:
+            for buf_k in bufs_k:
+                add("window4", rate_bps=1e9, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
+                    rcvbuf_bytes=buf_k * _K)
     return rows
 
 
