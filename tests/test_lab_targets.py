@@ -64,14 +64,23 @@ def test_window_limited_rows_within_target(lab, check):
         assert max(errors) <= WINDOW_MAX
 
 
+WINDOW4_MISS = ("lab/window4 (small buffers, fixed before it was measured) out of sample: the committed model is 14-19 % "
+                "low on MTU 1500 rows of 16 and 24 KiB and 13-19 % high at 12 KiB, and 21-49 % high on the MTU 9000, "
+                "28 KiB rows at 1.2 and 3.5 ms (validation/README.md, 'lab/window4 measured, and what it decided')")
+_WINDOW_TABLE_CHECKS = [(t, n, m, c) for t, n, m in (("window2", 24, 18), ("window3", 18, 12), ("window4", 21, 20))
+                        for c in ("median", "max", "table")]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("check", ["median", "max", "table"])
-@pytest.mark.parametrize("table,rows,limited_rows", [("window2", 24, 18), ("window3", 18, 12)])
+@pytest.mark.parametrize("table,rows,limited_rows,check", [
+    pytest.param(*args, marks=pytest.mark.xfail(strict=True, reason=WINDOW4_MISS))
+    if args[0] == "window4" and args[3] != "table" else args for args in _WINDOW_TABLE_CHECKS])
 def test_held_out_window_tables_within_target(lab, table, rows, limited_rows, check):
-    """lab/window2 (24 rows, measured on 2026-11-29) and lab/window3 (18, on 2026-11-30), at round trips and buffers no
-    earlier table has, each fixed with these targets before it was measured and scored once held out
-    (validation/README.md, "A second window table", "A third window table and a third CPU-bound table"): issue 22's
-    thresholds on the rows measured below 80 % of the rate, and the holdout tables' on the whole."""
+    """lab/window2 (24 rows, measured on 2026-11-29), lab/window3 (18, on 2026-11-30) and lab/window4 (21, the same
+    day), at round trips and buffers no earlier table has, each fixed with these targets before it was measured and
+    scored once held out (validation/README.md, "A second window table", "A third window table and a third CPU-bound
+    table", "A fourth window table decides the send buffer in truesize"): issue 22's thresholds on the rows measured
+    below 80 % of the rate, and the holdout tables' on the whole."""
     every = _errors(lab, lambda p: p.table_id == table)
     limited = _errors(lab, lambda p: p.table_id == table and p.value_si < 0.8 * float(p.get("rate_bps")))
     assert len(every) == rows and len(limited) == limited_rows
