@@ -64,9 +64,10 @@ def test_window_limited_rows_within_target(lab, check):
         assert max(errors) <= WINDOW_MAX
 
 
-WINDOW4_MISS = ("lab/window4 (small buffers, fixed before it was measured) out of sample: the committed model is 14-19 % "
-                "low on MTU 1500 rows of 16 and 24 KiB and 13-19 % high at 12 KiB, and 21-49 % high on the MTU 9000, "
-                "28 KiB rows at 1.2 and 3.5 ms (validation/README.md, 'lab/window4 measured, and what it decided')")
+WINDOW4_MISS = ("lab/window4 (small buffers, fixed before it was measured) out of sample: the committed model is 14-19 "
+                "% low on MTU 1500 rows of 16 and 24 KiB and 13-19 % high at 12 KiB, and 21-49 % high on the MTU "
+                "9000, 28 KiB rows at 1.2 and 3.5 ms (validation/README.md, 'lab/window4 measured, and what it "
+                "decided')")
 _WINDOW_TABLE_CHECKS = [(t, n, m, c) for t, n, m in (("window2", 24, 18), ("window3", 18, 12), ("window4", 21, 20))
                         for c in ("median", "max", "table")]
 
