@@ -167,6 +167,12 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
             for buf_k in bufs_k:
                 add("window4", rate_bps=1e9, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
                     rcvbuf_bytes=buf_k * _K)
+    # the same A/B judged by five-seed medians (validation/README.md, "A fifth window table")
+    for mtu, rtts_ms, bufs_k in ((1500, (0.45, 0.9, 1.8, 5), (14, 18, 28)), (9000, (0.45, 1.8, 5), (24, 44, 72))):
+        for rtt_ms in rtts_ms:
+            for buf_k in bufs_k:
+                add("window5", rate_bps=1e9, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
+                    rcvbuf_bytes=buf_k * _K)
     return rows
 
 
