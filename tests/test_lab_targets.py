@@ -68,20 +68,26 @@ WINDOW4_MISS = ("lab/window4 (small buffers, fixed before it was measured) out o
                 "% low on MTU 1500 rows of 16 and 24 KiB and 13-19 % high at 12 KiB, and 21-49 % high on the MTU "
                 "9000, 28 KiB rows at 1.2 and 3.5 ms (validation/README.md, 'lab/window4 measured, and what it "
                 "decided')")
-_WINDOW_TABLE_CHECKS = [(t, n, m, c) for t, n, m in (("window2", 24, 18), ("window3", 18, 12), ("window4", 21, 20))
+WINDOW5_MISS = ("lab/window5 (small buffers, fixed before it was measured) out of sample: the committed model is 9-11 "
+                "% low on the MTU 1500, 28 KiB rows at 0.45-1.8 ms, +71 % on the 5 ms, 18 KiB row (the kernel 16.1 "
+                "Mbit/s, below its 14 KiB row) and -23 % on the 1.8 ms, MTU 9000, 72 KiB row (validation/README.md, "
+                "'lab/window5 measured, and what it decided')")
+_WINDOW_MISSES = {"window4": WINDOW4_MISS, "window5": WINDOW5_MISS}
+_WINDOW_TABLE_CHECKS = [(t, n, m, c) for t, n, m in (("window2", 24, 18), ("window3", 18, 12), ("window4", 21, 20),
+                                                     ("window5", 21, 19))
                         for c in ("median", "max", "table")]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("table,rows,limited_rows,check", [
-    pytest.param(*args, marks=pytest.mark.xfail(strict=True, reason=WINDOW4_MISS))
-    if args[0] == "window4" and args[3] != "table" else args for args in _WINDOW_TABLE_CHECKS])
+    pytest.param(*args, marks=pytest.mark.xfail(strict=True, reason=_WINDOW_MISSES[args[0]]))
+    if args[0] in _WINDOW_MISSES and args[3] != "table" else args for args in _WINDOW_TABLE_CHECKS])
 def test_held_out_window_tables_within_target(lab, table, rows, limited_rows, check):
-    """lab/window2 (24 rows, measured on 2026-11-29), lab/window3 (18, on 2026-11-30) and lab/window4 (21, the same
-    day), at round trips and buffers no earlier table has, each fixed with these targets before it was measured and
-    scored once held out (validation/README.md, "A second window table", "A third window table and a third CPU-bound
-    table", "A fourth window table decides the send buffer in truesize"): issue 22's thresholds on the rows measured
-    below 80 % of the rate, and the holdout tables' on the whole."""
+    """lab/window2 (24 rows, measured on 2026-11-29), lab/window3 (18, on 2026-11-30), lab/window4 and lab/window5 (21
+    each, the same day), at round trips and buffers no earlier table has, each fixed with these targets before it was
+    measured and scored once held out (validation/README.md, "A second window table", "A third window table and a third
+    CPU-bound table", "A fourth window table decides ...", "A fifth window table ..."): issue 22's thresholds on the
+    rows measured below 80 % of the rate, and the holdout tables' on the whole."""
     every = _errors(lab, lambda p: p.table_id == table)
     limited = _errors(lab, lambda p: p.table_id == table and p.value_si < 0.8 * float(p.get("rate_bps")))
     assert len(every) == rows and len(limited) == limited_rows

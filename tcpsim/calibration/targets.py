@@ -83,8 +83,8 @@ _THIRTYTHIRD_READ_LOOP = ("a Linux receive call copies what the queue holds when
                           "(tcp_recvmsg_locked), ruled on after tcpsim's packet log of lab/window's 1 ms, 16 KiB row, "
                           "with every lab table's figures in view (2026-11-30, thirty-third session)")
 _THIRTYFOURTH_TRUESIZE = ("the send buffer in truesize, dropped by its rule with every lab table's figures in view "
-                          "(lab/window3's and lab/cpu3's among them), then put to lab/window4 out of sample and "
-                          "dropped on lab/window3's jumbo rows (2026-11-30, thirty-fourth session)")
+                          "(lab/window3's and lab/cpu3's among them), then put to lab/window4 and lab/window5 out of "
+                          "sample and dropped by each (2026-11-30, thirty-fourth session)")
 _LAB_SEEN_NOW = (_THIRTYSECOND_DEFECTS, _THIRTYTHIRD_READ_LOOP, _THIRTYFOURTH_TRUESIZE)
 """Decisions taken with every lab table's figures in view: each lab table is seen by them."""
 SEEN: dict[str, tuple[str, ...]] = {
@@ -129,5 +129,6 @@ SEEN: dict[str, tuple[str, ...]] = {
 }
 """Holdout tables that a model decision had in view (validation/README.md, "Held out, seen, and the rule
 from now on"): reported as seen, not as held out."""
-for _table in (*(k for k in SEEN if k.startswith("lab/")), "lab/messages3", "lab/window3", "lab/cpu3", "lab/window4"):
+for _table in (*(k for k in SEEN if k.startswith("lab/")), "lab/messages3", "lab/window3", "lab/cpu3", "lab/window4",
+               "lab/window5"):
     SEEN[_table] = SEEN.get(_table, ()) + _LAB_SEEN_NOW
