@@ -85,13 +85,18 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
     def add(kind: str, **kw) -> None:
         rows.append(Row(kind, LabScenario(duration_s=duration_s, **kw)))
 
-    def grid(kind: str, rate_bps: float, rtts_ms: tuple, bufs_k: tuple) -> None:
-        """One stream at each MTU, round trip and buffer (SO_SNDBUF = SO_RCVBUF), in that order."""
-        for mtu in (1500, 9000):
+    def grids(kind: str, rate_bps: float, per_mtu: tuple) -> None:
+        """One stream at each (MTU, round trips, buffers) of ``per_mtu``, round trip and buffer (SO_SNDBUF =
+        SO_RCVBUF), in that order."""
+        for mtu, rtts_ms, bufs_k in per_mtu:
             for rtt_ms in rtts_ms:
                 for buf_k in bufs_k:
                     add(kind, rate_bps=rate_bps, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
                         rcvbuf_bytes=buf_k * _K)
+
+    def grid(kind: str, rate_bps: float, rtts_ms: tuple, bufs_k: tuple) -> None:
+        """The same round trips and buffers at MTU 1500, then 9000."""
+        grids(kind, rate_bps, ((1500, rtts_ms, bufs_k), (9000, rtts_ms, bufs_k)))
 
     grid("window", 1e9, (0.2, 0.5, 1, 2, 4), (16, 32, 64, 128, 256))
     grid("tengig", 10e9, (0.2, 1), (256, 1024, 4096))
@@ -162,17 +167,9 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
         add("cpu3", rate_bps=1e9, write_bytes=300, nodelay=nodelay)
     # the out-of-sample A/B of the send buffer in truesize (validation/README.md, "A fourth window table decides the
     # send buffer in truesize"): small buffers at round trips no other table has
-    for mtu, rtts_ms, bufs_k in ((1500, (0.25, 0.6, 1.2, 3.5), (12, 16, 24)), (9000, (0.6, 1.2, 3.5), (28, 36, 48))):
-        for rtt_ms in rtts_ms:
-            for buf_k in bufs_k:
-                add("window4", rate_bps=1e9, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
-                    rcvbuf_bytes=buf_k * _K)
+    grids("window4", 1e9, ((1500, (0.25, 0.6, 1.2, 3.5), (12, 16, 24)), (9000, (0.6, 1.2, 3.5), (28, 36, 48))))
     # the same A/B judged by five-seed medians (validation/README.md, "A fifth window table")
-    for mtu, rtts_ms, bufs_k in ((1500, (0.45, 0.9, 1.8, 5), (14, 18, 28)), (9000, (0.45, 1.8, 5), (24, 44, 72))):
-        for rtt_ms in rtts_ms:
-            for buf_k in bufs_k:
-                add("window5", rate_bps=1e9, rtt_s=rtt_ms * 1e-3, mtu_bytes=mtu, sndbuf_bytes=buf_k * _K,
-                    rcvbuf_bytes=buf_k * _K)
+    grids("window5", 1e9, ((1500, (0.45, 0.9, 1.8, 5), (14, 18, 28)), (9000, (0.45, 1.8, 5), (24, 44, 72))))
     return rows
 
 
