@@ -78,7 +78,8 @@ class Regime:
     """The round trip's propagation delay (twice the link's one-way delay)."""
     write_bytes: int
     buffer_bytes: int
-    """The smaller kernel buffer of the two ends (send buffer, receive window), autotuned ones at their ceiling."""
+    """The smaller kernel buffer of the two ends (send buffer, receive window), autotuned ones at their ceiling: what
+    the flight may reach, not the SO_SNDBUF / SO_RCVBUF asked for (Linux doubles those and offers a share)."""
     points: int
     median_error: float
     """Median signed error, (predicted - measured) / measured."""
@@ -92,7 +93,7 @@ class Regime:
         rtt = f", {format_duration(self.path_delay_s)} RTT" if self.path_delay_s > DELAY_FLOOR_S else ""
         return (f"{self.sender}{'' if self.receiver == self.sender else ' -> ' + self.receiver}"
                 f"{', tuning ' + self.tuning if self.tuning else ''}, {rate}{rtt}, MTU {self.mtu_bytes}, "
-                f"{_size(self.buffer_bytes)} buffers, {_size(self.write_bytes)} writes")
+                f"at most {_size(self.buffer_bytes)} in flight, {_size(self.write_bytes)} writes")
 
 
 def _size(n: int) -> str:
