@@ -73,7 +73,8 @@ def test_an_autotuned_regime_is_named_by_its_ceiling_not_its_starting_buffer():
     """A Linux socket whose application set no buffer starts at 16 KiB and grows: the lab's unshaped rows are not a
     16 KiB regime, and a user's explicit 16 KiB does not fall in theirs."""
     found = matching(build_scenario(platform="lab_vm", rate=0, veth=True, write="2k"))
-    assert found and all(r.buffer_bytes >= 1 << 20 and "at most 16 KiB in flight" not in r.describe() for r in found), found
+    assert found, "the lab's unshaped rows are a regime"
+    assert all(r.buffer_bytes >= 1 << 20 and "at most 16 KiB in flight" not in r.describe() for r in found), found
     assert not matching(build_scenario(platform="lab_vm", rate=0, veth=True, write="2k", sockbuf="16k"))
 
 
