@@ -144,14 +144,26 @@ class TcpReceiver(LinuxReceive):
     # --- input ------------------------------------------------------------------------------------
     def _process_data(self, seg: Segment, cpu: int) -> None:
         seq, length = seg.seq, seg.length
-        rcv_nxt = self.rcv_nxt
+        agg = self._agg_bytes
+        rcv_nxt = self.rcv_nxt + agg  # the next byte in order, past an aggregate's segments already in
         if seq == rcv_nxt and (self._rmem > self._rcvbuf or self.right_edge <= rcv_nxt) and self._linux_wnd \
-                and not seg.more and not self._agg_bytes and not self._linux_admit():
+                and not seg.more and not agg and not self._linux_admit():
             self._send_ack(cpu)  # ICSK_ACK_NOW; the reader is woken all the same (sk_data_ready)
             if self.on_readable is not None and self.rcv_readable:
                 self.on_readable()
             return
         if seq == rcv_nxt and self.rcv_buffered + length <= self._rcv_room:
+            if seg.more and self._linux_wnd:
+                # inside a GSO aggregate carried whole: TCP takes the skb at its end (tcp_data_queue ->
+                # tcp_rcv_nxt_update), so until then rcv_nxt, and every ACK or read, stays where it began
+                if not agg:
+                    self._agg_seg = length  # its gso_size
+                self._agg_bytes = agg + length
+                self.rcv_buffered += length
+                self.delack.on_segment(length, True)
+                if self._delack_timer.deadline is None:
+                    self._delack_timer.arm(self.delack.deadline_s(self.kernel.now_s))
+                return
             filled_hole = bool(self.ooo)
             rcv_nxt += length
             ooo = self.ooo
@@ -170,24 +182,9 @@ class TcpReceiver(LinuxReceive):
                                      for b in self._sack_blocks if b[1] > rcv_nxt]
             self.rcv_buffered += length
             if self._linux_wnd:
-                if seg.more:  # inside a GSO aggregate: the kernel sees the whole skb at once, at its end
-                    if not self._agg_bytes:
-                        self._agg_seg = length  # its gso_size
-                    self._agg_bytes += length
-                    self._agg_arrived += arrived
-                    for more in filled:  # queued as they were received, ahead of the aggregate's skb
-                        self._queue_skb(more)
-                    self.delack.on_segment(length, True)
-                    if self._delack_timer.deadline is None:
-                        self._delack_timer.arm(self.delack.deadline_s(self.kernel.now_s))
-                    return
-                whole = length
-                gso_size = length
-                if self._agg_bytes:
-                    arrived += self._agg_arrived
-                    whole += self._agg_bytes
-                    gso_size = self._agg_seg
-                    self._agg_bytes = self._agg_arrived = 0
+                whole = length + agg  # the aggregate's skb, or this segment's
+                gso_size = self._agg_seg if agg else length
+                self._agg_bytes = 0
                 truesize = self._queue_skb(whole)
                 if self.skb_log is not None:
                     self._log_packet(self.kernel.now_s, False, seq + length - whole, whole, 0, 0)

@@ -230,8 +230,7 @@ class EndpointState:
         self._agg_first_write = False  # a write found the send queue empty: its first skb is pushed when full
         self._defer_rule = opts.tso_defer_rule if self._gso else 0  # tcp_tso_should_defer (tcpsim.protocol.tso_defer)
         self._pass_cwnd_limited = False  # this output pass deferred on cwnd (tcp_write_xmit's is_cwnd_limited)
-        self._agg_bytes = 0  # receiver: bytes of an aggregate whose end has not arrived
-        self._agg_arrived = 0
+        self._agg_bytes = 0  # receiver: bytes of an aggregate whose end has not arrived (rcv_nxt stays before them)
         self._agg_seg = 0  # receiver: the gso_size of that aggregate (its first segment)
         # tcp_measure_rcv_mss / tcp_cleanup_rbuf (versioned Linux): ICSK_ACK_PUSHED (1) and PUSHED2 (2) marks
         # since the last ACK, the last small segment's size (icsk_ack.last_seg_size), ping-pong mode and the
