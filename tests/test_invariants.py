@@ -44,8 +44,8 @@ def _run_conserving(sc):
             # what the reader may take and what TCP still holds (Solaris) are parts of the buffer
             assert 0 <= rcv.rcv_readable and 0 <= rcv.rcv_unpushed
             assert rcv.rcv_readable + rcv.rcv_unpushed <= rcv.rcv_buffered
-        if rcv._linux_wnd:  # the receive queue's skbs hold what is buffered (less an aggregate still arriving)
-            assert sum(rcv._rq_bytes) - rcv._rq_read == rcv.rcv_buffered - rcv._agg_bytes
+        if rcv._linux_wnd:  # the receive queue's skbs hold what is buffered; an aggregate still arriving is not in it
+            assert sum(rcv._rq_bytes) - rcv._rq_read == rcv.rcv_buffered
             assert rcv._rmem == sum(rcv._rq_truesize) and 0 <= rcv._rq_read < (rcv._rq_bytes[0] if rcv._rq_bytes else 1)
     assert result.termination in ("converged", "time_budget", "event_budget", "finished")
     assert result.delivered_bytes == sum(f[4].delivered_bytes for f in r.flows if f[4] is not None)

@@ -152,14 +152,13 @@ class TcpReceiver(LinuxReceive):
             if self.on_readable is not None and self.rcv_readable:
                 self.on_readable()
             return
-        if seq == rcv_nxt and self.rcv_buffered + length <= self._rcv_room:
+        if seq == rcv_nxt and self.rcv_buffered + agg + length <= self._rcv_room:
             if seg.more and self._linux_wnd:
                 # inside a GSO aggregate carried whole: TCP takes the skb at its end (tcp_data_queue ->
-                # tcp_rcv_nxt_update), so until then rcv_nxt, and every ACK or read, stays where it began
+                # tcp_rcv_nxt_update), so until then rcv_nxt, the buffer, and every ACK or read stay where it began
                 if not agg:
                     self._agg_seg = length  # its gso_size
                 self._agg_bytes = agg + length
-                self.rcv_buffered += length
                 self.delack.on_segment(length, True)
                 if self._delack_timer.deadline is None:
                     self._delack_timer.arm(self.delack.deadline_s(self.kernel.now_s))
@@ -180,7 +179,7 @@ class TcpReceiver(LinuxReceive):
             if self._sack_blocks:
                 self._sack_blocks = [b if b[0] >= rcv_nxt else [rcv_nxt, b[1]]
                                      for b in self._sack_blocks if b[1] > rcv_nxt]
-            self.rcv_buffered += length
+            self.rcv_buffered += length + agg
             if self._linux_wnd:
                 whole = length + agg  # the aggregate's skb, or this segment's
                 gso_size = self._agg_seg if agg else length
