@@ -19,6 +19,11 @@ WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
 HOLDOUT_TARGET = TABLE_TARGETS["holdout"]
 
 KNOWN_MISSES = {
+    "window-limited median": ("6.88 % at seed 0 since an aggregate taken whole is acknowledged whole (4.31 % before; "
+                              "over seeds 0-4 the rows' median is 6.19 % against 7.96 % before): the rows at 4-10 % "
+                              "moved with the seed-0 draw (the 1 ms, 32 KiB row -0.9 -> -8.5 %, its five-seed figure "
+                              "-0.6 -> -8.4 %; the 2 ms, MTU 9000, 64 KiB row -4.6 -> -13.8 %, five seeds -14.2 -> "
+                              "-4.9 %) (validation/README.md, 'What acknowledging an aggregate whole gave')"),
     "window-limited max": ("28.8 % (the 28 rows of the unpaced sweep, the delay line measured again the same day): "
                            "the four MTU-9000 rows with 32 KiB buffers are 21-29 % low; the kernel's window on them is "
                            "three jumbo segments in some runs and four in others (a write's tail queued alone once "
@@ -200,10 +205,10 @@ LOSS_TARGET, LOSS_MAX = 0.15, 0.30
 loss on the lab's path")."""
 
 LOSS_MISSES = {
-    "median": "15.1 % on seed 0 since a Linux receive call copies what the queue holds when its copy begins (20.8 % "
-              "before; 15.5 % before Linux's autotuned send buffer): 3-s runs with a few dozen losses, each row one "
-              "draw of its lottery (validation/README.md, 'What the read loop gave')",
-    "max": "53.5 %: the 0.1 %, 16 ms row on seed 0 (about 36 Mbit/s predicted, 76.6 measured), a 3-s run with a "
+    "median": "16.1 % on seed 0 since an aggregate taken whole is acknowledged whole (15.1 % since a Linux receive "
+              "call copies what the queue holds when its copy begins, 20.8 % before it): 3-s runs with a few dozen "
+              "losses, each row one draw of its lottery (validation/README.md, 'What the read loop gave')",
+    "max": "50.3 %: the 0.1 %, 16 ms row on seed 0 (38.1 Mbit/s predicted, 76.6 measured), a 3-s run with a "
            "handful of losses, a lottery on both sides (the kernel's twelve runs 26-88 Mbit/s)",
 }
 
@@ -228,7 +233,11 @@ def test_second_lossy_table_within_target(lab, check):
     assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
 
 
-SEED_MEDIAN_MISSES: dict[tuple[str, str], str] = {}
+SEED_MEDIAN_MISSES: dict[tuple[str, str], str] = {
+    ("lab/loss4", "max"): ("33.4 % over seeds 0-4 since an aggregate taken whole is acknowledged whole (26.4 % "
+                           "before; its median 8.3 -> 6.5 %): one row's five draws, validation/README.md, 'What "
+                           "acknowledging an aggregate whole gave'"),
+}
 """Misses of the tables scored by the five-seed estimator. lab/loss3's max missed at its one held-out score (158.2 %:
 dense losses on short paths); with the wake-up latency lab/loss4 chose it is 21.5 %. lab/loss4's max missed from a
 Linux ACK's order at its end (33.0 %) until lab_vm's read cost was measured without tracepoints (19.3 %), and again

@@ -333,6 +333,11 @@ def test_only_linux_transmits_what_an_ack_frees_before_it_wakes_the_writer(famil
     assert TcpOptions.for_os(os_defaults(family), sockbuf_bytes=65536).wake_after_output is after
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "since an aggregate taken whole is acknowledged whole, sending first shortens the round trip by 7.9 us, not 10 "
+    "(1,258.7 against 1,266.6 us), and gives less goodput, not 5 % more (278.7 against 291.1 Mbit/s): the "
+    "order's effect on this pinned row was measured with ACKs of part of an aggregate; not re-traced "
+    "(validation/README.md, 'What acknowledging an aggregate whole gave')"))
 def test_a_linux_ack_s_transmit_does_not_wait_for_the_writer_s_wake_up():
     """tcp_data_snd_check: tcp_push_pending_frames, then tcp_check_space. On the lab's path (the ACK's receive work and
     the transmit it triggers on one CPU), a wake-up that costs that CPU 200 us holds what the ACK freed if the writer
