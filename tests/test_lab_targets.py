@@ -31,7 +31,7 @@ KNOWN_MISSES = {
                            "raises rcv_ssthresh past four segments; 26 runs of 2026-11-29, validation/README.md, 'The "
                            "jumbo 32 KiB window rows are two rows in the kernel'), the sweep's medians fell on four, "
                            "tcpsim sends only full segments there and stays at three; and the MTU-1500, 16 KiB rows at "
-                           "0.2-1 ms are 18.5-20 % low since a receive call copies what the queue holds when its copy "
+                           "0.2-1 ms are 18-20 % low since a receive call copies what the queue holds when its copy "
                            "begins: rcv_ssthresh stays at 19,013 (13 segments offered), the kernel's own figure in the "
                            "window probe, where the sweep's runs kept some 16 in flight (validation/README.md, 'What "
                            "the read loop gave')"),
