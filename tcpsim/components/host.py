@@ -425,7 +425,7 @@ class HostRuntime:
             return
         veth = self._rx_on_peer
         if not (veth or self.charges_wakes):
-            seg.dst.on_segment(seg, cpu_index)
+            dst.on_segment(seg, cpu_index)
             return
         server = self._rx_server(seg, cpu_index)
         if veth:  # what the softirq sends runs on its CPU, in the call it is part of
@@ -433,7 +433,7 @@ class HostRuntime:
             self._proc_call = seg.tx_call
         if self.charges_wakes:
             self.waker = server
-        seg.dst.on_segment(seg, cpu_index)
+        dst.on_segment(seg, cpu_index)
         self._proc_cpu = self._proc_call = self.waker = None
 
     def charge_wake(self, last_woken_s: float) -> float:
