@@ -9,7 +9,9 @@ builds here leave a wake-up onto an idle vCPU's switch-in out), at its first eve
 ``sys_exit``, less the return path the traced switch-ins show before theirs (validation/README.md, "The wake-ups the
 scheduler trace missed", "A wake-up ends when the process is switched in"). It prints, as
 JSON, each run's wake-ups in gap buckets and the pooled table :func:`wake_table` makes of them, a
-platform's ``CpuCost.wake_latency_s`` (validation/README.md, "The streaming processes' own wake-ups").
+platform's ``CpuCost.wake_latency_s`` (validation/README.md, "The streaming processes' own wake-ups"), and the spread
+about it :func:`latency_spread` measures, its ``CpuCost.wake_latency_spread`` ("A wake-up's latency varies as
+measured").
 Only the scheduler's timestamps are used, never a run's throughput. The events are switched off and the
 buffer cleared on every exit; each ``tcpsim lab`` run is bounded and cleans up after itself.
 """
@@ -33,9 +35,10 @@ from typing import IO, Iterable, Iterator, Optional
 
 from ..errors import TcpsimError
 from ..units import parse_duration, parse_size
+from .wakeprobe import STALL_S
 
-__all__ = ["WakeTrace", "parse_trace", "parse_wakes", "wake_buckets", "wake_table", "traced", "TracefsBusy", "main",
-           "GAP_EDGES_S"]
+__all__ = ["WakeTrace", "parse_trace", "parse_wakes", "wake_buckets", "wake_table", "latency_spread", "traced",
+           "TracefsBusy", "main", "GAP_EDGES_S"]
 
 TRACEFS = Path("/sys/kernel/tracing")
 EVENTS = ("sched/sched_waking", "sched/sched_switch", "raw_syscalls/sys_exit")
@@ -148,6 +151,25 @@ def wake_buckets(wakes: list[tuple[float, float]], edges_s: tuple[float, ...] = 
 def wake_table(wakes: list[tuple[float, float]]) -> list[list[float]]:
     """``CpuCost.wake_latency_s`` from pooled wake-ups: each bucket's median latency at its median gap."""
     return [[float(f"{b['gap_s']:.3g}"), float(f"{b['latency_s']:.3g}")] for b in wake_buckets(wakes)]
+
+
+def latency_spread(wakes: list[tuple[float, float]], steps: int = 20, edges_s: tuple[float, ...] = GAP_EDGES_S
+                   ) -> list[float]:
+    """``CpuCost.wake_latency_spread`` from pooled wake-ups: the quantiles, at the middles of ``steps`` equal
+    steps of probability (2.5, 7.5, ..., 97.5 % for 20), of each wake-up's latency over its idle-gap bucket's median
+    (:func:`wake_buckets`), over the wake-ups no later than :data:`~tcpsim.lab.wakeprobe.STALL_S` (the later ones are
+    the stalls, ``CpuCost.wake_stall_frac``)."""
+    medians = {b["gap_max_s"]: b["latency_s"] for b in wake_buckets(wakes, edges_s)}
+    ratios = []
+    for gap, late in wakes:
+        i = sum(gap > e for e in edges_s)
+        median = medians[edges_s[i] if i < len(edges_s) else None]
+        if late <= STALL_S and median > 0.0:
+            ratios.append(late / median)
+    if not ratios:
+        return []
+    ratios.sort()
+    return [float(f"{ratios[int(len(ratios) * (i + 0.5) / steps)]:.3g}") for i in range(steps)]
 
 
 class TracefsBusy(TcpsimError, RuntimeError):
@@ -281,7 +303,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     wakes = pooled.wakes(return_path_s)
     print(json.dumps({"load_avg": os.getloadavg(), "return_path_s": return_path_s,
                       "return_path_samples": len(pooled.return_path_s), "runs": runs,
-                      "pooled": wake_buckets(wakes), "wake_latency_s": wake_table(wakes)}, indent=1))
+                      "pooled": wake_buckets(wakes), "wake_latency_s": wake_table(wakes),
+                      "wake_latency_spread": latency_spread(wakes)}, indent=1))
     return 0
 
 
