@@ -170,6 +170,9 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
     grids("window4", 1e9, ((1500, (0.25, 0.6, 1.2, 3.5), (12, 16, 24)), (9000, (0.6, 1.2, 3.5), (28, 36, 48))))
     # the same A/B judged by five-seed medians (validation/README.md, "A fifth window table")
     grids("window5", 1e9, ((1500, (0.45, 0.9, 1.8, 5), (14, 18, 28)), (9000, (0.45, 1.8, 5), (24, 44, 72))))
+    # the out-of-sample A/B of a wake-up latency drawn from its spread, alone and with the send buffer in truesize
+    # (validation/README.md, "A wake-up's latency varies as measured")
+    grids("window6", 1e9, ((1500, (0.35, 0.7, 1.5, 3), (20, 26, 40)), (9000, (0.7, 1.5, 3), (50, 60, 90))))
     return rows
 
 
