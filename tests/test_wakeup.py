@@ -133,6 +133,17 @@ def test_a_trace_gives_each_wake_up_its_idle_gap_and_latency():
     CpuCost(wake_latency_s=wake_table(wakes))
 
 
+def test_the_spread_is_each_wake_up_over_its_gap_bucket_s_median_stalls_left_out():
+    from tcpsim.lab.schedtrace import latency_spread
+
+    short = [(5e-5, late) for late in (10e-6, 20e-6, 30e-6, 40e-6)]  # median 25 us: 0.4, 0.8, 1.2, 1.6
+    long = [(5e-3, 30e-6), (5e-3, 30e-6), (5e-3, 2e-3)]  # median 30 us: 1, 1, and a stall (over 1 ms) left out
+    assert latency_spread(short + long, steps=2) == [0.8, 1.2]  # the quantiles at 25 and 75 % of six
+    spread = latency_spread(short + long)
+    assert len(spread) == 20 and spread == sorted(spread) and spread[0] == 0.4 and spread[-1] == 1.6
+    assert latency_spread([(5e-3, 2e-3)]) == []
+
+
 def test_the_trace_command_refuses_bad_arguments_in_one_line(capsys):
     from tcpsim.lab import schedtrace
 
