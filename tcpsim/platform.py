@@ -406,6 +406,11 @@ class OsTcp:
     (``skb->truesize - skb->len``): the skb and shared-info structures (576 bytes on x86-64) and a
     256-byte head. Linux 6.6+ turns it into the window's share of the buffer (``scaling_ratio``): 0.633
     at a 1448-byte payload, 0.914 at 8948. Used only with a :attr:`version`."""
+    tx_skb_overhead_bytes: int = 832
+    """What each skb of the send queue charges to the send buffer beyond its payload (``sk_wmem_queued``;
+    ``tcp_stream_alloc_skb``: ``SKB_TRUESIZE`` of its header room), so a writer meets a full buffer sooner than
+    its payload says: 832 bytes on x86-64 (``ss -tmi`` of a sending socket on the lab VM's 6.18: ``w`` is the
+    payload plus 832 for each skb). Used only with a :attr:`version`."""
     rx_skb_page_bytes: int = 0
     """The receive path holds a packet that does not fit one page in whole pages of this size, as the TUN
     driver does (:func:`tcpsim.protocol.linux_window.rx_truesize`); 0 = a buffer sized to the segment
@@ -456,6 +461,7 @@ class OsTcp:
         if self.version and (self.family != "linux" or not _VERSION.fullmatch(self.version)):
             raise ConfigError("os.version", self.version, 'a Linux kernel version such as "6.12" (family linux)')
         _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
+        _check_range("tx_skb_overhead_bytes", self.tx_skb_overhead_bytes, 0, 1 << 20)
         _check_range("limit_output_bytes", self.limit_output_bytes, 0, (1 << 31) - 1)
         _check_range("tx_skb_head_bytes", self.tx_skb_head_bytes, 0, 1 << 16)
         _check_range("tso_win_divisor", self.tso_win_divisor, 0, (1 << 31) - 1)
