@@ -178,6 +178,10 @@ class TcpOptions:
     only while the buffer has room (Linux ``tcp_sendmsg_locked``: ``tcp_xmit_size_goal``,
     ``sk_stream_memory_free``), so the queue overshoots the buffer by less than one skb; False = it copies
     exactly the free bytes. Set for a versioned Linux."""
+    tx_skb_overhead_bytes: int = 0
+    """With :attr:`writer_copies_whole_skbs`: what each skb of the send queue charges to the buffer beyond its
+    payload (``sk_wmem_queued``, :attr:`tcpsim.platform.OsTcp.tx_skb_overhead_bytes`), the skbs counted as the
+    writer builds them, in size goals; 0 = the buffer holds payload only."""
     sndbuf_autotune_max_bytes: Optional[int] = None
     """Linux send-buffer autotuning (``tcp_wmem[2]``): the buffer of a socket whose application set no
     SO_SNDBUF grows with the congestion window up to this. None = the buffer is fixed."""
@@ -280,6 +284,7 @@ class TcpOptions:
         _check_range("scaling_ratio_default", self.scaling_ratio_default, 0, 255)
         _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
         _check_range("rx_skb_page_bytes", self.rx_skb_page_bytes, 0, 1 << 20)
+        _check_range("tx_skb_overhead_bytes", self.tx_skb_overhead_bytes, 0, 1 << 20)
         _check_range("tso_rule", self.tso_rule, 0, 3)
         _check_range("drs_rule", self.drs_rule, 0, 1)
         _check_range("tsq_limit_bytes", self.tsq_limit_bytes, 0, (1 << 31) - 1)
@@ -426,6 +431,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         clamp_follows_ratio=v >= (6, 11), nomem_zero_window=v >= (6, 10),
         init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
         rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rx_skb_page_bytes=os.rx_skb_page_bytes,
+        tx_skb_overhead_bytes=os.tx_skb_overhead_bytes,
         tso_rule=3 if v >= (6, 11) else 2 if v >= (5, 18) else 1 if v >= (3, 12) else 0, tso_half_cwnd=v >= (3, 19),
         tso_defer_rule=2 if v >= (6, 18) else 1 if v >= (4, 1) else 0, tso_win_divisor=os.tso_win_divisor,
         tsq_limit_bytes=os.limit_output_bytes if v >= (3, 6) else 0,

@@ -109,10 +109,11 @@ def _sim_time_needed_s(sc: Scenario, rtt_s: float) -> float:
                              n_flows=n_flows, finite_bits=finite)
 
 
-def _stall_draw(platform: Platform, seed: int, host_index: int) -> Callable[[], float] | None:
-    """Uniform draws for one host's wake-up stalls (``CpuCost.wake_stall_frac``; None without them): a generator
-    of their own, seeded by the scenario's seed and the host, so the link's loss draws are the same either way."""
-    if not platform.cpu.stalls:
+def _wake_draw(platform: Platform, seed: int, host_index: int) -> Callable[[], float] | None:
+    """Uniform draws for one host's wake-ups (``CpuCost.wake_latency_spread``, ``wake_stall_frac``; None without
+    either): a generator of their own, seeded by the scenario's seed and the host, so the link's loss draws are the
+    same either way."""
+    if not platform.cpu.wake_draws:
         return None
     return np.random.default_rng((seed, host_index)).random
 
@@ -132,9 +133,9 @@ class _Run:
         n_dirs = 2 if wl.bidirectional else 1
         streams_per_host = wl.n_streams * n_dirs
         self.snd_host = HostRuntime(self.kernel, sc.sender.platform, "sender", streams_per_host,
-                                    _stall_draw(sc.sender.platform, sc.seed, 1))
+                                    _wake_draw(sc.sender.platform, sc.seed, 1))
         self.rcv_host = HostRuntime(self.kernel, sc.receiver.platform, "receiver", streams_per_host,
-                                    _stall_draw(sc.receiver.platform, sc.seed, 2))
+                                    _wake_draw(sc.receiver.platform, sc.seed, 2))
         link = sc.link
         relay = Server("relay") if link.relay_packet_s or link.relay_byte_s or link.relay_latency_byte_s else None
         fwd, rev = (LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng,

@@ -75,6 +75,13 @@ class CpuCost:
     (idle gap s, latency s) points, linear between them from (0, 0) and flat after the last; empty, on
     time. A virtual machine's halted vCPU wakes later the longer it slept (``python -m
     tcpsim.lab.wakeprobe`` measures it). Not CPU time: the CPU is free meanwhile."""
+    wake_latency_spread: tuple[float, ...] = ()
+    """How a wake-up's latency spreads about :attr:`wake_latency_s`: the quantiles, at the middles of equal steps of
+    probability (2.5, 7.5, ..., 97.5 % for 20), of the latency over its idle gap's median, each wake-up's latency
+    that median times a factor drawn from the run's seeded generator, linear between the quantiles (the ends held at
+    the first and last). Over wake-ups no later than 1 ms; the later ones are the stalls (``python -m
+    tcpsim.lab.schedtrace`` measures both; validation/README.md, "A wake-up's latency varies as measured"). Empty:
+    each wake-up is its median late."""
     wake_stall_frac: float = 0.0
     """The fraction of wake-ups of a blocked application that come milliseconds late (a VM's vCPU not running
     when it is made runnable): each such wake-up runs :attr:`wake_stall_s` late, on top of
@@ -86,6 +93,7 @@ class CpuCost:
     def __post_init__(self) -> None:
         _check_range("n_cpus", self.n_cpus, 1, 1024)
         object.__setattr__(self, "wake_latency_s", _wake_points("wake_latency_s", self.wake_latency_s))
+        object.__setattr__(self, "wake_latency_spread", _spread_points(self.wake_latency_spread))
         if isinstance(self.wake_cost_s, (list, tuple)):
             object.__setattr__(self, "wake_cost_s", _wake_points("wake_cost_s", self.wake_cost_s, at_least=1))
         else:
@@ -108,6 +116,20 @@ class CpuCost:
                 return prev_late + (late - prev_late) * (idle_s - prev_gap) / (gap - prev_gap)
             prev_gap, prev_late = gap, late
         return prev_late
+
+    def wake_latency_factor(self, draw: float) -> float:
+        """The factor on a wake-up's median latency for a uniform ``draw`` in [0, 1) (:attr:`wake_latency_spread`,
+        its inverse distribution function); 1 without a spread."""
+        q = self.wake_latency_spread
+        if not q:
+            return 1.0
+        x = draw * len(q) - 0.5
+        if x <= 0.0:
+            return q[0]
+        i = int(x)
+        if i >= len(q) - 1:
+            return q[-1]
+        return q[i] + (q[i + 1] - q[i]) * (x - i)
 
     def wake_cost_after_s(self, since_s: float) -> float:
         """What a wake-up ``since_s`` after the application's previous one costs the waking CPU
@@ -133,6 +155,11 @@ class CpuCost:
     def syscall_rx_s(self) -> float:
         """CPU seconds a ``recv`` call costs besides its copy."""
         return self.per_syscall_s if self.per_syscall_rx_s is None else self.per_syscall_rx_s
+
+    @property
+    def wake_draws(self) -> bool:
+        """Whether a wake-up here takes a draw of the run's seeded generator (a latency spread or stalls)."""
+        return bool(self.wake_latency_s and self.wake_latency_spread) or self.stalls
 
     @property
     def stalls(self) -> bool:
@@ -161,6 +188,18 @@ def _wake_points(name: str, points, at_least: int = 0) -> tuple[tuple[float, flo
     if (len(out) < at_least or any(not (0 < gap <= 1) or not (0 <= value <= 1) for gap, value in out)
             or gaps != sorted(set(gaps))):
         raise ConfigError(name, points, allowed)
+    return out
+
+
+def _spread_points(points) -> tuple[float, ...]:
+    """A latency spread (``CpuCost.wake_latency_spread``) checked: factors in 0..100, never falling."""
+    allowed = "a list of factors in 0..100, never falling (quantiles of latency over its median)"
+    try:
+        out = tuple(float(q) for q in points)
+    except (TypeError, ValueError):
+        raise ConfigError("wake_latency_spread", points, allowed) from None
+    if any(not (0 <= q <= 100) for q in out) or list(out) != sorted(out):
+        raise ConfigError("wake_latency_spread", points, allowed)
     return out
 
 
@@ -367,6 +406,11 @@ class OsTcp:
     (``skb->truesize - skb->len``): the skb and shared-info structures (576 bytes on x86-64) and a
     256-byte head. Linux 6.6+ turns it into the window's share of the buffer (``scaling_ratio``): 0.633
     at a 1448-byte payload, 0.914 at 8948. Used only with a :attr:`version`."""
+    tx_skb_overhead_bytes: int = 832
+    """What each skb of the send queue charges to the send buffer beyond its payload (``sk_wmem_queued``;
+    ``tcp_stream_alloc_skb``: ``SKB_TRUESIZE`` of its header room), so a writer meets a full buffer sooner than
+    its payload says: 832 bytes on x86-64 (``ss -tmi`` of a sending socket on the lab VM's 6.18: ``w`` is the
+    payload plus 832 for each skb). Used only with a :attr:`version`."""
     rx_skb_page_bytes: int = 0
     """The receive path holds a packet that does not fit one page in whole pages of this size, as the TUN
     driver does (:func:`tcpsim.protocol.linux_window.rx_truesize`); 0 = a buffer sized to the segment
@@ -417,6 +461,7 @@ class OsTcp:
         if self.version and (self.family != "linux" or not _VERSION.fullmatch(self.version)):
             raise ConfigError("os.version", self.version, 'a Linux kernel version such as "6.12" (family linux)')
         _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
+        _check_range("tx_skb_overhead_bytes", self.tx_skb_overhead_bytes, 0, 1 << 20)
         _check_range("limit_output_bytes", self.limit_output_bytes, 0, (1 << 31) - 1)
         _check_range("tx_skb_head_bytes", self.tx_skb_head_bytes, 0, 1 << 16)
         _check_range("tso_win_divisor", self.tso_win_divisor, 0, (1 << 31) - 1)

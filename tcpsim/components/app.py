@@ -332,15 +332,16 @@ class Writer(_Member):
 
     def _whole_skb_room(self, space: int) -> int:
         """Bytes a Linux writer may copy now (``tcp_sendmsg_locked``): the last unsent skb filled to the size
-        goal whatever the buffer holds, then whole new skbs of it while the buffer has room. Each byte copied
-        takes one from this, so writes in a row copy it down to the end."""
+        goal whatever the buffer holds, then whole new skbs of it while the buffer has room
+        (``sk_stream_memory_free``), each charged its truesize overhead as it starts (``tcp_stream_alloc_skb``).
+        Each byte copied takes one from this, so writes in a row copy it down to the end."""
         ep = self.ep
         goal = ep.skb_size_goal()
         tail = (ep.written - ep.snd_nxt) % goal
         chunk = goal - tail if tail else 0
         room = space - chunk
         if room > 0:
-            chunk += -(-room // goal) * goal
+            chunk += -(-room // (goal + ep.tx_skb_overhead)) * goal
         return chunk
 
     def _paced(self) -> None:

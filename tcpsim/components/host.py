@@ -67,8 +67,10 @@ class HostRuntime:
         self.irq_on_one = cpu.interrupts_on_one_cpu
         self._stall_frac = cpu.wake_stall_frac if cpu.stalls and draw is not None else 0.0
         self._stall_s = cpu.wake_stall_s
+        self._spread = bool(cpu.wake_latency_s and cpu.wake_latency_spread) and draw is not None
         self._draw = draw
-        """Uniform draws in [0, 1) for the wake-up stalls (``CpuCost.wake_stall_frac``): the run's, seeded."""
+        """Uniform draws in [0, 1) for the wake-ups' spread and stalls (``CpuCost.wake_latency_spread``,
+        ``wake_stall_frac``): the run's, seeded."""
         self.wakes_late = bool(cpu.wake_latency_s) or self._stall_frac > 0.0
         """Whether a blocked application here runs late once it can (:meth:`wake_delay_s`)."""
         self.charges_wakes = bool(cpu.wake_cost_s)
@@ -458,12 +460,16 @@ class HostRuntime:
 
     # --- application system calls ------------------------------------------------------------------
     def wake_delay_s(self, idle_s: float) -> float:
-        """How late an application that blocked ``idle_s`` ago runs once it can (``CpuCost.wake_latency_s``), and
-        now and then a stall more (``CpuCost.wake_stall_frac``, one draw per wake-up)."""
+        """How late an application that blocked ``idle_s`` ago runs once it can (``CpuCost.wake_latency_s``, spread
+        by ``wake_latency_spread``: one draw per wake-up), and now and then a stall more (``CpuCost.wake_stall_frac``,
+        one draw per wake-up)."""
         if not self.wakes_late:
             return 0.0
-        late = self.platform.cpu.wake_latency_after_s(idle_s)
+        cpu = self.platform.cpu
+        late = cpu.wake_latency_after_s(idle_s)
         draw = self._draw
+        if self._spread and draw is not None:
+            late *= cpu.wake_latency_factor(draw())
         if draw is not None and self._stall_frac > 0.0 and draw() < self._stall_frac:
             late += self._stall_s
         return late

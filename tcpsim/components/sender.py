@@ -41,8 +41,16 @@ class TcpSender(TcpReceiver):
 
     # --- application interface --------------------------------------------------------------------
     def send_space(self) -> int:
-        """Free bytes in the send buffer (sent-but-unacknowledged data still occupies it)."""
-        return self.sndbuf - (self.written - self.snd_una)
+        """Free bytes in the send buffer (sent-but-unacknowledged data still occupies it). A Linux writer of whole
+        skbs also finds each skb's truesize overhead there (``sk_wmem_queued``, ``tcp_stream_alloc_skb``), the skbs
+        counted in size goals as it builds them: the unacknowledged data's, then the unsent data's."""
+        queued = self.written - self.snd_una
+        over = self.tx_skb_overhead
+        if over and queued > 0:
+            goal = self.skb_size_goal()
+            unsent = self.written - self.snd_nxt
+            queued += (-(-(queued - unsent) // goal) - (-unsent // goal)) * over
+        return self.sndbuf - queued
 
     def app_write(self, size_bytes: int, cpu: int) -> None:
         """The application's bytes entered the send buffer (one message or one piece of a blocked write)."""

@@ -83,6 +83,7 @@ class EndpointState:
         self.sndbuf_max = opts.sndbuf_autotune_max_bytes or 0
         self._sndbuf_per_mss = 0
         """Linux 3.14+ ``tcp_sndbuf_expand``'s bytes a segment (set at the handshake); 0 = the older rule."""
+        self.tx_skb_overhead = opts.tx_skb_overhead_bytes if opts.writer_copies_whole_skbs else 0
         self.snd_una = 0
         self.snd_nxt = 0
         self.snd_max = 0

@@ -48,6 +48,7 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
     trace["cpu.per_syscall_rx_s"] = "= cpu.per_syscall_s (None)"
     trace["cpu.interrupts_on_one_cpu"] = "= not nic.interrupts_spread"
     trace["cpu.wake_latency_s"] = "on time: no part gives it (a file may set it; python -m tcpsim.lab.wakeprobe)"
+    trace["cpu.wake_latency_spread"] = "none: no part gives it (a file may set it; python -m tcpsim.lab.schedtrace)"
     for stall in ("wake_stall_frac", "wake_stall_s"):
         trace[f"cpu.{stall}"] = "never: no part gives it (a file may set it; python -m tcpsim.lab.wakeprobe --tail)"
     per_packet = nic.coalesce_style in ("per-packet", "none")

@@ -303,7 +303,8 @@ class _State:
 
 _OS_TCP_FIELDS = tuple(f.name for f in fields(OsTcp))
 KERNEL_FIELDS = tuple(f for f in ("name", "version", "congestion_control", "autocorking", "rx_skb_overhead_bytes",
-                                  "tx_skb_head_bytes", "limit_output_bytes")
+                                  "tx_skb_head_bytes", "tx_skb_overhead_bytes",
+                                  "limit_output_bytes")
                       if f in _OS_TCP_FIELDS)
 """OS settings that come with the OS part named last (its name and kernel semantics), never from earlier
 layers: ``--os linux-6.12`` on a profile runs 6.12's window rules, congestion control and autocorking

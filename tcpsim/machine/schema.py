@@ -110,7 +110,7 @@ def line_of(text: str, dotted: str) -> int:
     return best
 
 
-_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,), "pairs": (list,)}
+_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,), "pairs": (list,), "numbers": (list,)}
 
 
 def field_types(cls) -> dict[str, str]:
@@ -119,7 +119,8 @@ def field_types(cls) -> dict[str, str]:
     for f in fields(cls):
         t = str(f.type)
         out[f.name] = "pairs" if t.startswith("tuple[tuple[") else "number or pairs" if t.startswith(
-            "float | tuple[tuple[") else t.replace("Optional[", "").replace("]", "").replace(" | None", "")
+            "float | tuple[tuple[") else "numbers" if t == "tuple[float, ...]" else t.replace(
+            "Optional[", "").replace("]", "").replace(" | None", "")
     return out
 
 
@@ -132,6 +133,8 @@ def type_ok(value: Any, type_name: str) -> bool:
         return False
     if isinstance(value, bool):
         return type_name == "bool"
+    if type_name == "numbers":
+        return isinstance(value, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
     if type_name == "pairs":
         return isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 and all(
             isinstance(x, (int, float)) and not isinstance(x, bool) for x in p) for p in value)
@@ -140,7 +143,7 @@ def type_ok(value: Any, type_name: str) -> bool:
 
 def _describe(type_name: str) -> str:
     return {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string",
-            "pairs": "a list of [number, number] pairs",
+            "pairs": "a list of [number, number] pairs", "numbers": "a list of numbers",
             "number or pairs": "a number or a list of [number, number] pairs"}[type_name]
 
 

@@ -33,6 +33,8 @@ _UNITS = (("_Bps", "B/s"), ("_bps", "bit/s"), ("_hz", "Hz"), ("_s", "s"), ("_byt
 def _fmt(name: str, value: Any) -> str:
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return "-" if value is None else str(value).lower() if isinstance(value, bool) else value
+    if isinstance(value, tuple) and value and not isinstance(value[0], tuple):  # factors (wake_latency_spread)
+        return ", ".join(f"{q:g}" for q in value)
     if isinstance(value, tuple):  # pairs of seconds (CpuCost.wake_latency_s): "after 1 ms: 50 us, ..."
         return ", ".join(f"after {gap * 1e3:g} ms: {late * 1e6:.3g} us" for gap, late in value) or "none"
     text = f"{value:.6g}" if isinstance(value, float) else str(value)
