@@ -691,10 +691,6 @@ def test_a_handshake_longer_than_the_initial_timeout(timestamps):
             assert ep.rto.srtt_s is None and ep.rto.rto_s == 3.0
 
 
-@pytest.mark.xfail(strict=True, reason="since a Linux receive call copies what the queue holds when its copy begins "
-                   "(2026-11-30) the run no longer rises: it converges at 14 ms on 21.4 Gbit/s +-0.3 and then wanders "
-                   "between states, 20.4 over 0.1 s and 22.4 over 0.2 s, which no stop rule that ends on a steady "
-                   "estimate sees; the rule's waiting on a rise is untested until a run rises again")
 def test_a_rise_of_the_windows_is_not_taken_for_the_steady_state():
     """The lab's 64 KiB write row (unshaped veth, CPU-bound): cwnd grows in congestion avoidance for some 30 ms
     and the rate with it, in samples too noisy for MSER and the batch means to see the trend. Stopped at

@@ -19,22 +19,12 @@ WINDOW_TARGET, WINDOW_MAX, CPU_TARGET = 0.05, 0.15, 0.15
 HOLDOUT_TARGET = TABLE_TARGETS["holdout"]
 
 KNOWN_MISSES = {
-    "window-limited median": ("6.87 % at seed 0 since an aggregate taken whole is acknowledged whole and lab_vm was "
-                              "refitted under it (4.31 % before; over seeds 0-4 the rows' median is 6.16 % against "
-                              "7.96 % before): the rows at 4-10 % "
-                              "moved with the seed-0 draw (the 1 ms, 32 KiB row -0.9 -> -8.5 %, its five-seed figure "
-                              "-0.6 -> -8.4 %; the 2 ms, MTU 9000, 64 KiB row -4.6 -> -13.8 %, five seeds -14.2 -> "
-                              "-4.9 %) (validation/README.md, 'What acknowledging an aggregate whole gave')"),
-    "window-limited max": ("28.8 % (the 28 rows of the unpaced sweep, the delay line measured again the same day): "
-                           "the four MTU-9000 rows with 32 KiB buffers are 21-29 % low; the kernel's window on them is "
-                           "three jumbo segments in some runs and four in others (a write's tail queued alone once "
-                           "raises rcv_ssthresh past four segments; 26 runs of 2026-11-29, validation/README.md, 'The "
-                           "jumbo 32 KiB window rows are two rows in the kernel'), the sweep's medians fell on four, "
-                           "tcpsim sends only full segments there and stays at three; and the MTU-1500, 16 KiB rows at "
-                           "0.2-1 ms are 18-20 % low since a receive call copies what the queue holds when its copy "
-                           "begins: rcv_ssthresh stays at 19,013 (13 segments offered), the kernel's own figure in the "
-                           "window probe, where the sweep's runs kept some 16 in flight (validation/README.md, 'What "
-                           "the read loop gave')"),
+    "window-limited max": ("22.8 % at seed 0 since a wake-up's latency is drawn from its measured spread and the send "
+                           "buffer counts truesize (28.8 % before): the four MTU-9000 rows with 32 KiB buffers are "
+                           "15-23 % low; the kernel's window on them is three jumbo segments in some runs and four in "
+                           "others (a write's tail queued alone once raises rcv_ssthresh past four segments; 26 runs "
+                           "of 2026-11-29, validation/README.md, 'The jumbo 32 KiB window rows are two rows in the "
+                           "kernel'), the sweep's medians fell on four, tcpsim mostly stays at three"),
 }
 
 
@@ -70,30 +60,35 @@ def test_window_limited_rows_within_target(lab, check):
         assert max(errors) <= WINDOW_MAX
 
 
-WINDOW4_MISS = ("lab/window4 (small buffers, fixed before it was measured) out of sample: the model is 11-19 % low on "
-                "MTU 1500 rows of 16 and 24 KiB (its 12 KiB rows, 13-19 % high at the score, are within 8 % since an "
-                "aggregate taken whole is acknowledged whole), and 21-49 % high on the MTU 9000, 28 KiB rows at 1.2 "
-                "and 3.5 ms (validation/README.md, 'lab/window4 measured, and what it decided')")
-WINDOW5_MISS = ("lab/window5 (small buffers, fixed before it was measured) out of sample: the committed model is 9-11 "
-                "% low on the MTU 1500, 28 KiB rows at 0.45-1.8 ms, +71 % on the 5 ms, 18 KiB row (the kernel 16.1 "
-                "Mbit/s, below its 14 KiB row) and -23 % on the 1.8 ms, MTU 9000, 72 KiB row (validation/README.md, "
-                "'lab/window5 measured, and what it decided')")
-_WINDOW_MISSES = {"window4": WINDOW4_MISS, "window5": WINDOW5_MISS}
+WINDOW4_MISS = ("lab/window4 (small buffers, fixed before it was measured): 48.7 % at seed 0 on the 3.5 ms, MTU 9000, "
+                "28 KiB row (+22 % at 1.2 ms), where the kernel ran 40.5 Mbit/s, half its 36 KiB row's; the median is "
+                "within 5 % since a wake-up's latency is drawn from its measured spread and the send buffer counts "
+                "truesize (validation/README.md, 'lab/window4 measured, and what it decided', 'What lab/window6 "
+                "decided')")
+WINDOW5_MISS = ("lab/window5 (small buffers, fixed before it was measured): 8.6 % median, 71.5 % max at seed 0 since a "
+                "wake-up's latency is drawn from its measured spread and the send buffer counts truesize (6.6 / 71.0 % "
+                "before): +71.5 % on the 5 ms, 18 KiB row (the kernel 16.1 Mbit/s, below its 14 KiB row), +18-19 % on "
+                "the 1.8 ms rows of 14 KiB (MTU 1500) and 44 KiB (MTU 9000); its five-seed median was 5.6 % for both "
+                "models at the rule's score (validation/README.md, 'lab/window5 measured, and what it decided', 'What "
+                "lab/window6 decided')")
+_WINDOW_MISSES = {("window4", "max"): WINDOW4_MISS, ("window5", "median"): WINDOW5_MISS,
+                  ("window5", "max"): WINDOW5_MISS}
 _WINDOW_TABLE_CHECKS = [(t, n, m, c) for t, n, m in (("window2", 24, 18), ("window3", 18, 12), ("window4", 21, 20),
-                                                     ("window5", 21, 19))
+                                                     ("window5", 21, 19), ("window6", 21, 19))
                         for c in ("median", "max", "table")]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("table,rows,limited_rows,check", [
-    pytest.param(*args, marks=pytest.mark.xfail(strict=True, reason=_WINDOW_MISSES[args[0]]))
-    if args[0] in _WINDOW_MISSES and args[3] != "table" else args for args in _WINDOW_TABLE_CHECKS])
+    pytest.param(*args, marks=pytest.mark.xfail(strict=True, reason=_WINDOW_MISSES[args[0], args[3]]))
+    if (args[0], args[3]) in _WINDOW_MISSES else args for args in _WINDOW_TABLE_CHECKS])
 def test_held_out_window_tables_within_target(lab, table, rows, limited_rows, check):
-    """lab/window2 (24 rows, measured on 2026-11-29), lab/window3 (18, on 2026-11-30), lab/window4 and lab/window5 (21
-    each, the same day), at round trips and buffers no earlier table has, each fixed with these targets before it was
-    measured and scored once held out (validation/README.md, "A second window table", "A third window table and a third
-    CPU-bound table", "A fourth window table decides ...", "A fifth window table ..."): issue 22's thresholds on the
-    rows measured below 80 % of the rate, and the holdout tables' on the whole."""
+    """lab/window2 (24 rows, measured on 2026-11-29), lab/window3 (18, on 2026-11-30), lab/window4, lab/window5 and
+    lab/window6 (21 each, the same day), at round trips and buffers no earlier table has, each fixed with these targets
+    before it was measured and scored once held out (validation/README.md, "A second window table", "A third window
+    table and a third CPU-bound table", "A fourth window table decides ...", "A fifth window table ...", "A wake-up's
+    latency varies as measured ..."): issue 22's thresholds on the rows measured below 80 % of the rate, and the
+    holdout tables' on the whole."""
     every = _errors(lab, lambda p: p.table_id == table)
     limited = _errors(lab, lambda p: p.table_id == table and p.value_si < 0.8 * float(p.get("rate_bps")))
     assert len(every) == rows and len(limited) == limited_rows
@@ -105,7 +100,15 @@ def test_held_out_window_tables_within_target(lab, table, rows, limited_rows, ch
         assert statistics.median(every) <= HOLDOUT_TARGET
 
 
+EXPOSED = ("since a wake-up's latency is drawn from its measured spread (2026-11-30) the unshaped runs reach the "
+           "model's own steady state, which the stop rule had cut off at 12 ms: after a reader falls behind once the "
+           "writes go out in 48 KB skbs and the run stays bound by the receiver's CPU, 2-3.7 times the kernel's pace "
+           "at 1-16 KiB writes, where the kernel returns to one skb a write (validation/README.md, 'What adopting C "
+           "exposed')")
+
+
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="89.7 % " + EXPOSED + "; its 3 and 12 KiB rows +162..+269 %")
 def test_third_cpu_bound_table_within_target(lab):
     """lab/cpu3: 7 CPU-bound rows, pinned, fixed before they were measured and scored once held out: issue 22's
     CPU-bound 15 % on its median (within the holdout tables' 20 %)."""
@@ -136,6 +139,7 @@ def test_third_message_table_within_target(lab, target):
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="57.0 % " + EXPOSED + "; its 2 and 8 KiB rows +216 and +182 %")
 @pytest.mark.parametrize("target", [CPU_TARGET, HOLDOUT_TARGET], ids=["issue 22's 15 %", "holdout 20 %"])
 def test_cpu_bound_held_out_table_within_target(lab, target):
     """lab/cpu2: nine rows a CPU limits by construction, fixed with these targets before they were measured and scored
@@ -156,6 +160,7 @@ def test_cpu_bound_rows_within_target_after_calibration(lab, table):
 
 
 CALIBRATION_MISSES = {
+    "writes": "19.5 % " + EXPOSED + "; its 1 and 4 KiB rows +144 and +262 % with lab_vm refitted under it",
 }
 
 
@@ -172,10 +177,12 @@ HOLDOUT_TABLES = sorted({p.table_id for p in load_points() if p.source_id == "la
 
 
 HOLDOUT_MISSES = {
-    "unshaped": ("26.2 % since a Linux receive call copies what the queue holds when its copy begins (25.6 % before): "
-                 "one stream +5.4 % and -18.8 %, two streams -33.5 and -34.4 %, four -8.7 and -38.1 %: each run "
-                 "converges with the writers' CPU the full one, a state it leaves at its first late wake-up of the "
-                 "reader (validation/README.md, 'What the read loop gave')"),
+    "unshaped": ("24.1 % since a wake-up's latency is drawn from its measured spread and the send buffer counts "
+                 "truesize (22.7 % before): two and four streams 31-37 % low, one stream at MTU 9000 -16.8 %: each "
+                 "run converges with the writers' CPU the full one, a state it leaves at its first late wake-up of "
+                 "the reader (validation/README.md, 'What the read loop gave')"),
+    "cpu2": "57.0 % " + EXPOSED,
+    "cpu3": "89.7 % " + EXPOSED,
 }
 
 
@@ -223,14 +230,8 @@ def test_lossy_rows_within_target(lab, check):
     assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
 
 
-LOSS2_MAX_MISS = ("30.2 % at seed 0 since lab_vm was refitted under whole-aggregate ACKs (16.3 % before the refit): "
-                  "the 0.5 ms, 3 % loss row, one 3-s draw (validation/README.md, 'What acknowledging an aggregate "
-                  "whole gave')")
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("check", ["median", pytest.param("max", marks=pytest.mark.xfail(strict=True,
-                                                                                          reason=LOSS2_MAX_MISS))])
+@pytest.mark.parametrize("check", ["median", "max"])
 def test_second_lossy_table_within_target(lab, check):
     """lab/loss2: eight lossy rows fixed and measured after the loss rules of 2026-11-29, scored once held out (9.2 %),
     seen since RACK-TLP (15.4 %), 11.1 % with GRO's one skb an aggregate, 10.2 % with SACK compression, 7.1 % (max

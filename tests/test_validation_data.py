@@ -28,7 +28,7 @@ EXPECTED.update({("lab", "window"): 50, ("lab", "tengig"): 12, ("lab", "writes")
                  ("lab", "loss4"): 9, ("lab", "window2"): 24, ("lab", "messages2"): 6,
                  ("lab", "tengig2"): 4, ("lab", "cpu2"): 9,
                  ("lab", "messages3"): 5, ("lab", "window3"): 18, ("lab", "cpu3"): 7,
-                 ("lab", "window4"): 21, ("lab", "window5"): 21})
+                 ("lab", "window4"): 21, ("lab", "window5"): 21, ("lab", "window6"): 21})
 CALIBRATION = {("lab", "writes"), ("lab", "messages_nodelay"), ("tru64", "table1"), ("tru64", "table2"), ("tengbe", "table2"), ("tengbe", "table4"),
                ("tengbe", "table5"), ("sunfire", "table1"), ("sunfire", "table3"), ("sunfire", "table4")}
 

@@ -144,6 +144,51 @@ def test_the_spread_is_each_wake_up_over_its_gap_bucket_s_median_stalls_left_out
     assert latency_spread([(5e-3, 2e-3)]) == []
 
 
+SPREAD = (0.5, 1.0, 2.0)
+
+
+def test_a_spread_factor_is_the_inverse_distribution_linear_between_its_quantiles():
+    cpu = CpuCost(wake_latency_s=TABLE, wake_latency_spread=SPREAD)  # quantiles at 1/6, 3/6 and 5/6
+    assert cpu.wake_latency_factor(0.0) == 0.5 and cpu.wake_latency_factor(1 / 6) == pytest.approx(0.5)
+    assert cpu.wake_latency_factor(1 / 3) == pytest.approx(0.75)
+    assert cpu.wake_latency_factor(0.5) == pytest.approx(1.0)
+    assert cpu.wake_latency_factor(0.999) == 2.0
+    assert CpuCost().wake_latency_factor(0.3) == 1.0
+    assert cpu.wake_draws and not CpuCost(wake_latency_spread=SPREAD).wake_draws  # a spread of no latency draws nothing
+
+
+@pytest.mark.parametrize("bad", [(1.0, 0.5), (-0.1, 1.0), (1.0, 200.0), ("x",), 3.0])
+def test_a_bad_spread_is_one_error_naming_the_field(bad):
+    with pytest.raises(ConfigError, match="wake_latency_spread"):
+        CpuCost(wake_latency_spread=bad)
+
+
+def test_a_profile_with_a_spread_reads_back_equal_and_shows_it(tmp_path, capsys):
+    from tcpsim.cli import main
+
+    platform = Platform(cpu=replace(COSTS, wake_latency_s=TABLE, wake_latency_spread=SPREAD))
+    path = save_platform(platform, tmp_path / "m.toml")
+    assert load_platform(path) == platform
+    bad = tmp_path / "bad.toml"
+    bad.write_text(path.read_text().replace("[0.5, 1.0, 2.0]", '[0.5, "x"]'))
+    with pytest.raises(ConfigError, match="bad.toml.*cpu.wake_latency_spread"):
+        load_platform(bad)
+    assert main(["machine", "show", "lab_vm"]) == 0
+    assert any("cpu.wake_latency_spread" in line and "0.125" in line for line in capsys.readouterr().out.splitlines())
+
+
+def test_a_spread_draws_each_wake_up_s_latency_from_the_run_s_generator():
+    from tcpsim.components.host import HostRuntime
+    from tcpsim.components.kernel import Kernel
+
+    cpu = replace(COSTS, wake_latency_s=TABLE, wake_latency_spread=SPREAD)
+    host = HostRuntime(Kernel(10, 1.0), Platform(cpu=cpu), "h", 1, iter([0.0, 0.5, 0.999]).__next__)
+    assert [host.wake_delay_s(1.0) for _ in range(3)] == pytest.approx([30e-6, 60e-6, 120e-6])
+    same = [simulate(build_scenario(platform=Platform(cpu=cpu, os=os_version("linux-6.8")), rate="1gbit", rtt="1ms",
+                                    write="128k", sndbuf="16k", seed=3)).goodput_bps for _ in range(2)]
+    assert same[0] == same[1]
+
+
 def test_the_trace_command_refuses_bad_arguments_in_one_line(capsys):
     from tcpsim.lab import schedtrace
 

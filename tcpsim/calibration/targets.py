@@ -85,7 +85,11 @@ _THIRTYTHIRD_READ_LOOP = ("a Linux receive call copies what the queue holds when
 _THIRTYFOURTH_TRUESIZE = ("the send buffer in truesize, dropped by its rule with every lab table's figures in view "
                           "(lab/window3's and lab/cpu3's among them), then put to lab/window4 and lab/window5 out of "
                           "sample and dropped by each (2026-11-30, thirty-fourth session)")
-_LAB_SEEN_NOW = (_THIRTYSECOND_DEFECTS, _THIRTYTHIRD_READ_LOOP, _THIRTYFOURTH_TRUESIZE)
+_THIRTYFIFTH_SPREAD = ("a wake-up latency drawn from its measured spread, with the send buffer in truesize, ruled on "
+                       "after kernel traces of lab/window's and lab/window5's rows with every lab table's figures in "
+                       "view, then put to lab/window6 out of sample and adopted by it (2026-11-30, thirty-fifth "
+                       "session)")
+_LAB_SEEN_NOW = (_THIRTYSECOND_DEFECTS, _THIRTYTHIRD_READ_LOOP, _THIRTYFOURTH_TRUESIZE, _THIRTYFIFTH_SPREAD)
 """Decisions taken with every lab table's figures in view: each lab table is seen by them."""
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
@@ -130,5 +134,5 @@ SEEN: dict[str, tuple[str, ...]] = {
 """Holdout tables that a model decision had in view (validation/README.md, "Held out, seen, and the rule
 from now on"): reported as seen, not as held out."""
 for _table in (*(k for k in SEEN if k.startswith("lab/")), "lab/messages3", "lab/window3", "lab/cpu3", "lab/window4",
-               "lab/window5"):
+               "lab/window5", "lab/window6"):
     SEEN[_table] = SEEN.get(_table, ()) + _LAB_SEEN_NOW

@@ -91,11 +91,6 @@ def _lab_row(defer: bool):
     return simulate(sc)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "since an aggregate taken whole is acknowledged whole the deferral takes 21 % of this row's ACKs away (1,771 "
-    "against 2,255 a second), not 25 %, and its aggregates are the smaller (5.0 segments against 6.1; before: 7.0 "
-    "against 4.4): the receiver's ACKs of part of an aggregate had split the undeferred sender's; not re-traced "
-    "(validation/README.md, 'What acknowledging an aggregate whole gave')"))
 def test_a_window_limited_linux_sender_sends_fewer_larger_aggregates():
     on, off = _lab_row(True), _lab_row(False)
     assert on.limited_by == off.limited_by == "window"
