@@ -63,10 +63,10 @@ def test_a_regime_is_only_cautioned_on_its_own_line_rate_and_delay():
     unshaped = cautions(build_scenario(platform="lab_vm", rate=0, veth=True, write="32k"))  # lab/cpu2's missed rows
     assert any("lab/" in c and "unshaped" in c for c in unshaped), unshaped
     assert not [c for c in cautions(build_scenario(platform="lab_vm", write="32k")) if "lab/" in c]
-    far = build_scenario(platform="lab_vm", rtt="0.5ms", sockbuf="32k", mtu=9000)
-    assert any("lab/window" in c for c in cautions(far))
-    assert not [c for c in cautions(build_scenario(platform="lab_vm", rtt="4ms", sockbuf="32k", mtu=9000))
-                if "0.5" in c or "546 us" in c]
+    missed = build_scenario(platform="lab_vm", rtt="2ms", sockbuf="32k", mtu=9000)  # lab/window's jumbo 32 KiB row
+    assert any("(lab/window," in c and "2.02 ms" in c for c in cautions(missed))
+    assert not [c for c in cautions(build_scenario(platform="lab_vm", rtt="0.5ms", sockbuf="32k", mtu=9000))
+                if "2.02 ms" in c]
 
 
 def test_an_autotuned_regime_is_named_by_its_ceiling_not_its_starting_buffer():
