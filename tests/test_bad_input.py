@@ -152,7 +152,10 @@ _BAD = [
     ("validate --data {files}/data", "data"), ("validate --data ''", "data"), ("validate --source nosuch", "source"),
     ("validate --source ''", "source"), ("validate --json /nonexistent/x.json", "json"),
     ("validate --json {files}/folder", "json"), ("validate --workers 0", "workers"),
-    ("validate --workers ١", "workers"),
+    ("validate --workers ١", "workers"), ("validate --platform es40_tru64", "platform"),
+    ("validate --platform nosuch=es40_tru64 --source tru64", "platform"),
+    ("validate --platform es40_tru64=/nonexistent.toml --source tru64", "platform"),
+    ("validate --cross --platform es40_tru64=es40_tru64", "platform"),
     # no command, unknown command
     ("bogus", "command"), ("", "command"),
 ]

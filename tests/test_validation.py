@@ -250,3 +250,24 @@ def test_joint_fit_in_sample_pooled_within_target(cross_record):
 @pytest.mark.parametrize("key", _joint_calibration_tables())
 def test_joint_fit_in_sample_each_calibration_table_within_target(cross_record, key):
     assert cross_record["joint_in_sample"]["tables"][key] <= TABLE_TARGETS["calibration"]
+
+
+def test_validate_scores_a_users_machine_in_place_of_the_profile_its_rows_name(tmp_path, capsys):
+    """``tcpsim validate --data DIR --platform ID=FILE``: a class scores its own fitted machine on its own held-out
+    runs; the rows' profile is replaced, nothing else about them."""
+    from tcpsim.calibration.tables import find_data_dir
+    from tcpsim.calibration.validate import main
+
+    data = tmp_path / "data" / "tru64"
+    data.mkdir(parents=True)
+    (data / "table2.csv").write_text((find_data_dir() / "tru64" / "table2.csv").read_text())
+
+    def predictions(*extra):
+        out = tmp_path / f"p{len(extra)}.json"
+        assert main(["--data", str(tmp_path / "data"), "--workers", "1", "--json", str(out), *extra]) == 0
+        return [p["predicted"] for p in json.loads(out.read_text())]
+
+    own = predictions()
+    assert predictions("--platform", "es40_tru64=es40_tru64") == own
+    assert predictions("--platform", "es40_tru64=rx2600_ixgb", "--source", "tru64") != own
+    capsys.readouterr()

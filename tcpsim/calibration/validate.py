@@ -253,6 +253,25 @@ def role_summaries(outcomes: Sequence[Outcome]) -> list[tuple[str, int, float, f
     return out
 
 
+def given_platforms(specs: Sequence[str], points: Sequence[Point]) -> dict[str, Platform]:
+    """``--platform ID=FILE`` arguments as the platforms that replace the profiles ``ID`` names in ``points``
+    (FILE a machine or profile file, or a shipped profile's name). An ID no row names, or a malformed argument,
+    is a ConfigError naming it."""
+    from ..profiles import load_platform
+
+    used = sorted({pid for p in points for pid in platform_ids(p) if pid})
+    out: dict[str, Platform] = {}
+    for spec in specs:
+        pid, sep, source = spec.partition("=")
+        pid, source = pid.strip(), source.strip()
+        if not sep or not pid or not source:
+            raise ConfigError("--platform", spec, "ID=FILE, e.g. lab_vm=myhost.toml")
+        if pid not in used:
+            raise ConfigError("--platform", spec, "an ID the tables' rows name: " + ", ".join(used))
+        out[pid] = load_platform(source)
+    return out
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = OneLineParser(prog="tcpsim validate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -279,7 +298,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--cross-jacobian", choices=("full", "broyden"), default="full",
                         help="each fit's Jacobian after its first: differenced again at every accepted step "
                              "(full, the default) or Broyden's update from the step (no runs)")
+    parser.add_argument("--platform", dest="platforms", action="append", default=[], metavar="ID=FILE",
+                        help="score the tables with this machine or profile (a file or a profile name) in place of "
+                             "the one their rows name (lab_vm, es40_tru64 ...): your own machine file against "
+                             "your own measured runs; repeatable; not with --cross or --report")
     args = parser.parse_args(argv)
+    if args.platforms and (args.cross or args.report):
+        raise ConfigError("--platform", ", ".join(args.platforms), "absent with --cross or --report (they score "
+                          "and record the shipped profiles)")
     if args.joint and not args.cross:
         raise ConfigError("--joint", "given", "together with --cross")
     if args.cross and args.source:
@@ -293,9 +319,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise ConfigError("report", str(out_dir), "a folder to write REPORT.md into (it is a file)")
         check_writable_dir(out_dir / "REPORT.md" if out_dir.is_dir() else out_dir, "report")
     points = load_user_points(args.data, args.source)
+    given = given_platforms(args.platforms, points)
     folds = joint = None
     with (ProcessPoolExecutor(args.workers) if args.workers > 1 else nullcontext()) as ex:
-        outcomes = evaluate(points, ex)
+        outcomes = evaluate(points, ex, given)
         if args.cross:
             from .cross import IN_SAMPLE, cross_outcomes, describe_fold, joint_in_sample, leave_one_source_out
             from .shared import joint_model
