@@ -273,6 +273,32 @@ def test_lab_prediction_is_on_the_lab_s_path_whatever_the_host():
     assert host_platform({}).os.version  # a versioned Linux, the only sender that builds aggregates
 
 
+def _virtio_machine(tmp_path):
+    path = tmp_path / "vm_parts.toml"
+    path.write_text('name = "vm_parts"\nbase = "lab_vm"\n\n[nic]\npart = "virtio-net"\n')
+    return path
+
+
+def test_on_the_lab_s_path_a_machine_s_nic_is_the_veth(tmp_path):
+    """A machine file names its own network's NIC (machine detect: the default route's virtio-net); the lab's runs
+    go over the veth pair, so there the machine is composed with the catalog's veth, as --nic veth composes it
+    (validation/README.md, "On the lab's path a machine's interface is the veth it runs over")."""
+    from dataclasses import replace
+
+    from tcpsim.lab.predict import host_platform, lab_path_parts, lab_path_platform
+    from tcpsim.machine.spec import platform_for
+    from tcpsim.profiles import load_platform
+
+    vm = _virtio_machine(tmp_path)
+    own, on_path = load_platform(vm), lab_path_platform(str(vm))
+    assert own.nic.coalesce_packets == 1 and not own.nic.gso_whole  # the virtio-net's
+    assert lab_path_parts(str(vm)) == {"nic": "veth"} and lab_path_parts("lab_vm") == {}
+    assert replace(on_path, name="x") == replace(platform_for(str(vm), nic="veth"), name="x")
+    assert on_path.nic == load_platform("lab_vm").nic
+    assert host_platform({}, platform=str(vm)).nic == on_path.nic
+    assert lab_path_platform("lab_vm") == load_platform("lab_vm")  # already on a veth: unchanged
+
+
 def test_lab_prediction_through_the_delay_line_has_validate_s_receive_path():
     """Through the TUN delay line the predicted host's receive path is lab_vm's (paged skbs), whatever host is
     named; without it there is no TUN, and the output says how that differs from validate's lab_vm."""
@@ -483,6 +509,14 @@ def test_a_calibrated_machine_file_predicts_what_the_fit_did(tmp_path, capsys):
     assert load_platform(out).nic.gso_whole
     assert _replayed_errors(out, lab_cases([str(path)])) == pytest.approx(list(dict(load_platform(out).fit)["errors"]),
                                                                           abs=0.01)
+
+    out = tmp_path / "vm_fit.toml"  # a base made of parts with another NIC: fitted, and written, on the veth
+    assert main(["calibrate", "--lab", str(path), "--base", str(_virtio_machine(tmp_path)), "--costs",
+                 "per_packet_tx_s", "--max-evals", "1", "--workers", "1", "--out", str(out)]) == 0, capsys.readouterr().err
+    assert '[nic]\npart = "veth"' in out.read_text() and "[calibration.cpu]" in out.read_text()
+    fitted = load_platform(out)
+    assert fitted.nic == load_platform("lab_vm").nic and fitted.cpu.per_packet_tx_s == dict(fitted.fit)["values"][0]
+    assert _replayed_errors(out, lab_cases([str(path)])) == pytest.approx(list(dict(fitted.fit)["errors"]), abs=0.01)
 
 
 def test_the_text_says_how_many_writes_a_sent_unit_carried():

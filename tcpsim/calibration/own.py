@@ -299,11 +299,14 @@ def _simulate_case(args: tuple) -> float:
     return tool_goodput_bps(case.scenario, result, case.duration_s)
 
 
-def _base_platform(spec: Optional[str], cpus: Optional[int]) -> Platform:
+def _base_platform(spec: Optional[str], cpus: Optional[int], lab: bool) -> Platform:
+    """The host a fit starts from: ``spec`` (default ``modern_linux``), on the lab's veth path for lab runs
+    (:func:`tcpsim.lab.predict.lab_path_platform`), with ``cpus`` CPUs."""
+    from ..lab.predict import lab_path_platform
     from ..os_versions import os_version
     from ..profiles import load_platform
 
-    base = load_platform(spec or "modern_linux")
+    base = lab_path_platform(spec or "modern_linux") if lab else load_platform(spec or "modern_linux")
     if spec is None:
         base = replace(base, name="my_host", os=os_version("linux"))
     if cpus is not None:
@@ -362,9 +365,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         cases = iperf3_cases(a.iperf3, kw, a.nodelay or bool(kw.get("nodelay")))
     if len(cases) < len(names):
         raise ConfigError("runs", len(cases), f"at least as many runs as costs fitted ({len(names)})")
-    base = _base_platform(a.base, a.cpus)
-    if a.lab:  # lab runs took the veth path, which carries GSO aggregates whole: the fitted host is on it
-        base = replace(base, nic=replace(base.nic, gso_whole=True))
+    base = _base_platform(a.base, a.cpus, bool(a.lab))
     costs = [COSTS[n] for n in names]
     from concurrent.futures import ProcessPoolExecutor
 
@@ -400,6 +401,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               "evaluations": fit.n_evaluations, "optimizer": fit.message}
     if a.prior is not None:
         record["prior_factor"] = a.prior
+    from ..lab.predict import lab_path_parts
     from ..profiles import profile_path, save_on_base, save_platform, update_profile
 
     if a.base and Path(a.out).resolve() == profile_path(a.base).resolve():  # refit in place: keep its comments
@@ -409,9 +411,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     header = (f"Machine file fitted by tcpsim calibrate on {record['date']} from {len(cases)} measured runs.\n"
               + ", ".join(n.removesuffix("_s").replace("_", "-") for n in names).capitalize()
               + " CPU costs fitted; everything else from the base profile"
-              + (", but for nic.gso_whole = true: the lab's veth path, on which the costs were fitted." if a.lab
-                 else "."))
-    if not (a.base and save_on_base(host, a.base, a.out, calibrated=fields, fit=record, header=header)):
+              + (", fitted on the lab's veth path (its NIC the veth, aggregates carried whole; another NIC given "
+                 "later, such as --nic virtio-net, drops the fitted costs, which were not measured on it)."
+                 if a.lab else "."))
+    parts = lab_path_parts(a.base) if a.lab and a.base else {}
+    if not (a.base and save_on_base(host, a.base, a.out, calibrated=fields, fit=record, header=header, parts=parts)):
         save_platform(host, a.out, fit=record, header=header)
     print(f"written {a.out} (use it with --platform {a.out})")
     return 0

@@ -255,11 +255,14 @@ def role_summaries(outcomes: Sequence[Outcome]) -> list[tuple[str, int, float, f
 
 def given_platforms(specs: Sequence[str], points: Sequence[Point]) -> dict[str, Platform]:
     """``--platform ID=FILE`` arguments as the platforms that replace the profiles ``ID`` names in ``points``
-    (FILE a machine or profile file, or a shipped profile's name). An ID no row names, or a malformed argument,
-    is a ConfigError naming it."""
+    (FILE a machine or profile file, or a shipped profile's name), on the lab's veth path where the rows are the
+    lab's (:func:`tcpsim.lab.predict.lab_path_platform`). An ID no row names, or a malformed argument, is a
+    ConfigError naming it."""
+    from ..lab.predict import lab_path_platform
     from ..profiles import load_platform
 
     used = sorted({pid for p in points for pid in platform_ids(p) if pid})
+    on_lab = {pid for p in points if p.source_id == "lab" for pid in platform_ids(p) if pid}
     out: dict[str, Platform] = {}
     for spec in specs:
         pid, sep, source = spec.partition("=")
@@ -268,7 +271,7 @@ def given_platforms(specs: Sequence[str], points: Sequence[Point]) -> dict[str, 
             raise ConfigError("--platform", spec, "ID=FILE, e.g. lab_vm=myhost.toml")
         if pid not in used:
             raise ConfigError("--platform", spec, "an ID the tables' rows name: " + ", ".join(used))
-        out[pid] = load_platform(source)
+        out[pid] = lab_path_platform(source) if pid in on_lab else load_platform(source)
     return out
 
 

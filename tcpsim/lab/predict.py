@@ -8,7 +8,7 @@ from typing import Any, Mapping, Optional
 from ..result import Result
 from .scenario import LabScenario, receives_on_sending_cpu, tool_one_process
 
-__all__ = ["predict_lab", "host_platform", "lab_simulation", "tool_goodput_bps", "receives_on_sending_cpu", "path_note",
+__all__ = ["predict_lab", "host_platform", "lab_path_platform", "lab_path_parts", "LAB_NIC_PART", "lab_simulation", "tool_goodput_bps", "receives_on_sending_cpu", "path_note",
            "BUFFER_SYSCTLS", "DEFAULT_OS", "TUN_PAGE_BYTES"]
 
 DEFAULT_OS = "linux"
@@ -28,6 +28,35 @@ TUN_PAGE_BYTES = 4096
 ``lab_vm``'s ``rx_skb_page_bytes``, measured through the delay line (validation/README.md, the lab section)."""
 
 
+LAB_NIC_PART = "veth"
+"""The catalog NIC of the lab's path: ``tcpsim lab`` joins its namespaces by a veth pair (``drivers/net/veth.c``)."""
+
+
+def lab_path_platform(spec: Any) -> Any:
+    """``spec`` (a profile name, machine file or Platform; None = tcpsim's ideal host) as a host on the lab's
+    path: a machine made of parts is composed with the catalog's veth as its NIC part, as ``--nic veth`` would
+    (the runs never touch the network its own file names, such as the virtio-net ``machine detect`` reads off
+    the default route; validation/README.md, "On the lab's path a machine's interface is the veth it runs
+    over"), and every host hands its GSO aggregates to the receiver whole (``nic.gso_whole``, the veth's)."""
+    from ..api import _platform
+    from ..machine.spec import platform_for
+    from ..platform import Platform
+
+    parts = lab_path_parts(spec)
+    base = platform_for(spec, **parts) if parts else (_platform(spec, None) or Platform())
+    return replace(base, nic=replace(base.nic, gso_whole=True))
+
+
+def lab_path_parts(spec: Any) -> dict[str, str]:
+    """The parts the lab's path replaces in ``spec``: ``{"nic": "veth"}`` for a machine made of parts whose NIC is
+    another, else none (a profile of runtime values, a Platform, a machine already on a veth)."""
+    from ..machine.spec import is_machine_spec, load_machine
+
+    if is_machine_spec(spec) and load_machine(spec).parts.nic.name != LAB_NIC_PART:
+        return {"nic": LAB_NIC_PART}
+    return {}
+
+
 def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os_name: Optional[str] = DEFAULT_OS,
                   delay_line: str = "none"):
     """The predicted host: ``platform`` (a profile name, path or Platform; default tcpsim's ideal host) with
@@ -35,25 +64,22 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
     sysctls applied, on the lab's path.
 
     The path is always a veth pair (with ``tbf`` and the TUN delay line when shaped or delayed), which hands
-    the sender's GSO aggregates to the receiver whole (``nic.gso_whole``, as ``lab_vm`` sets it for
+    the sender's GSO aggregates to the receiver whole (``nic.gso_whole``, as ``lab_vm``'s veth has it for
     ``tcpsim validate``): a path fact, not the host's, so it holds whatever platform is named. Where the run
     went through the TUN delay line (``delay_line`` "relay", the measured run's), the receiver's skbs are
     the TUN driver's, paged as ``lab_vm``'s (``rx_skb_page_bytes`` = :data:`TUN_PAGE_BYTES`); without it (no
     added delay, or netem) there is no TUN and a named platform's own value stands (:func:`path_note`).
     ``delay_line`` "nic" is no lab path at all but two real hosts' NICs (``tcpsim calibrate --iperf3``): the
-    NIC segments every aggregate on the wire, so the host's own NIC settings stand."""
-    from dataclasses import replace
-
+    NIC segments every aggregate on the wire, so the host's own NIC settings stand; on every lab path the
+    host's NIC is the veth (:func:`lab_path_platform`)."""
     from ..api import _platform
     from ..os_versions import os_version
     from ..platform import Platform
     from ..tuning import apply_tuning, parse_tuning
 
-    base = _platform(platform, None) or Platform()
+    base = (_platform(platform, None) or Platform()) if delay_line == "nic" else lab_path_platform(platform)
     if platform is None and os_name:
         base = replace(base, os=os_version(os_name))
-    if delay_line != "nic":
-        base = replace(base, nic=replace(base.nic, gso_whole=True))
     if delay_line == "relay" and base.os.family == "linux":
         base = replace(base, os=replace(base.os, rx_skb_page_bytes=TUN_PAGE_BYTES))
     text = "\n".join(f"{k} = {sysctls[k]}" for k in BUFFER_SYSCTLS if k in sysctls)

@@ -290,18 +290,20 @@ def save_platform(platform: Platform, path: str | Path, *, tuning: Optional[Mapp
 
 
 def save_on_base(platform: Platform, base: str, path: str | Path, *, calibrated: Sequence[str],
-                 fit: Mapping[str, Any], header: str = "") -> bool:
-    """Write ``platform`` as a machine file on ``base`` (a profile or machine file made of parts): ``base = ...``, the
-    CPU costs a fit set (``calibrated``, ``CpuCost`` field names) in ``[calibration.cpu]``, any other runtime value
-    that differs from the base's in ``[fixed.*]``, and ``fit`` as ``[fit]``; so ``tcpsim machine show`` explains it
-    and a part swapped later re-derives what it should. False (nothing left written) where the base is a profile of
-    runtime values or the file would not give ``platform`` back (another OS, another cost basis): :func:`save_platform`
-    then writes runtime values."""
-    from ..machine.spec import is_machine_spec
+                 fit: Mapping[str, Any], header: str = "", parts: Optional[Mapping[str, str]] = None) -> bool:
+    """Write ``platform`` as a machine file on ``base`` (a profile or machine file made of parts): ``base = ...``,
+    ``parts`` (kind -> catalog part, such as the lab path's ``nic = veth``) as the file's own parts, the CPU costs a
+    fit set (``calibrated``, ``CpuCost`` field names) in ``[calibration.cpu]``, any other runtime value that differs
+    from the base's (with those parts) in ``[fixed.*]``, and ``fit`` as ``[fit]``; so ``tcpsim machine show`` explains
+    it and a part swapped later re-derives what it should. False (nothing left written) where the base is a profile
+    of runtime values or the file would not give ``platform`` back (another OS, another cost basis):
+    :func:`save_platform` then writes runtime values."""
+    from ..machine.spec import is_machine_spec, platform_for
 
     if not is_machine_spec(base):
         return False
-    old = load_platform(base)
+    parts = dict(parts or {})
+    old = platform_for(base, **parts) if parts else load_platform(base)
     if platform.os != old.os:
         return False
     path = Path(path)
@@ -310,6 +312,8 @@ def save_on_base(platform: Platform, base: str, path: str | Path, *, calibrated:
         base_ref = os.path.relpath(Path(base).resolve(), path.resolve().parent)
     lines = [f"# {line}".rstrip() for line in header.splitlines()]
     lines += [f"name = {_toml_str(platform.name)}", f"base = {_toml_str(base_ref)}", ""]
+    for kind, part in parts.items():
+        lines += [f"[{kind}]", f"part = {_toml_str(part)}", ""]
     tables: dict[str, dict[str, Any]] = {}
     for kind in ("cpu", "nic", "bus"):
         new_values, old_values = _fields(getattr(platform, kind)), _fields(getattr(old, kind))
