@@ -1,0 +1,78 @@
+"""A machine tcpsim never saw, against the issues' targets: the Intel Xeon VM of 2026-11-30.
+
+Its lab tables (``validation/xeon_2026-11-30/data``: 46 rows without a delay line, three pinned passes each, and
+``window6`` once) were measured on a machine none of tcpsim's rules or fits had met, by the rule written before
+(validation/README.md, "A machine never seen"), and scored as a class would: the machine file ``tcpsim machine
+detect --probes`` wrote (A, nothing fitted) and the one ``tcpsim calibrate --lab`` fitted on its nine calibration
+rows (B). The figures below are under the next rule ("On the lab's path a machine's interface is the veth it runs
+over"), written with A's first score in view: these tables are seen for it. A known miss is a strict xfail.
+"""
+
+import statistics
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tcpsim.calibration.tables import load_points
+from tcpsim.calibration.validate import evaluate, given_platforms
+
+HERE = Path(__file__).resolve().parent.parent / "validation" / "xeon_2026-11-30"
+CPU_TARGET, WINDOW_TARGET, WINDOW_MAX = 0.15, 0.05, 0.15
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")]
+
+
+@pytest.fixture(scope="module")
+def scored():
+    points = [p for p in load_points(HERE / "data") if p.source_id == "lab"]
+    with ProcessPoolExecutor(2) as ex:
+        return {name: evaluate(points, ex, given_platforms([f"lab_vm={HERE / f'{name}.toml'}"], points))
+                for name in ("xeon_parts", "xeon_fit_lab_path")}
+
+
+def _errors(outcomes, keep):
+    return [abs(o.error) for o in outcomes if o.error is not None and keep(o.point)]
+
+
+def _held_out_cpu_rows(p):
+    return p.table_id != "window6" and p.get("role") == "holdout"
+
+
+def _window_limited(p):
+    return p.table_id == "window6" and p.value_si < 0.8 * float(p.get("rate_bps"))
+
+
+def test_the_tables_are_the_measured_ones(scored):
+    outcomes = scored["xeon_parts"]
+    assert len(outcomes) == 67
+    assert len(_errors(outcomes, _held_out_cpu_rows)) == 37 and len(_errors(outcomes, _window_limited)) == 19
+
+
+@pytest.mark.parametrize("name", ["xeon_parts", "xeon_fit_lab_path"])
+def test_the_held_out_cpu_and_message_rows_within_target(scored, name):
+    """Issue 22's 15 % on the small-message and CPU-bound rows after calibrating (B), and issue 21's 15 % for a
+    machine left out, predicted from its parts (A): the 37 held-out rows without a delay line."""
+    assert statistics.median(_errors(scored[name], _held_out_cpu_rows)) <= CPU_TARGET
+
+
+def test_below_the_calculator_on_every_table_from_the_parts(scored):
+    outcomes = scored["xeon_parts"]
+    for table in {o.point.table_id for o in outcomes}:
+        mine = _errors(outcomes, lambda p: p.table_id == table)
+        calc = [abs(o.naive / o.point.value_si - 1) for o in outcomes if o.point.table_id == table and o.naive]
+        assert statistics.median(mine) < statistics.median(calc), table
+
+
+WINDOW_MISS = ("window6's 19 window-limited rows on this machine: from its parts 7.5 % median, max 21.3 %; calibrated "
+               "5.03 %, max 18.2 % (+18 % on the 0.35 ms, MTU 1500, 20 KiB row): the delay line's relay stage tcpsim "
+               "takes from the EPYC's path probe, not measured on this machine (validation/README.md, 'What the lab "
+               "path's veth gave')")
+
+
+@pytest.mark.parametrize("name,check", [
+    pytest.param(n, c, marks=pytest.mark.xfail(strict=True, reason=WINDOW_MISS))
+    for n in ("xeon_parts", "xeon_fit_lab_path") for c in ("median", "max")])
+def test_window_limited_rows_within_target(scored, name, check):
+    errors = _errors(scored[name], _window_limited)
+    assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)
