@@ -255,10 +255,10 @@ def role_summaries(outcomes: Sequence[Outcome]) -> list[tuple[str, int, float, f
 
 def given_platforms(specs: Sequence[str], points: Sequence[Point]) -> dict[str, Platform]:
     """``--platform ID=FILE`` arguments as the platforms that replace the profiles ``ID`` names in ``points``
-    (FILE a machine or profile file, or a shipped profile's name), on the lab's veth path where the rows are the
-    lab's (:func:`tcpsim.lab.predict.lab_path_platform`). An ID no row names, or a malformed argument, is a
-    ConfigError naming it."""
-    from ..lab.predict import lab_path_platform
+    (FILE a machine or profile file, or a shipped profile's name), placed on the lab's path as ``lab_vm`` is where
+    the rows are the lab's (:func:`tcpsim.lab.predict.as_lab_vm`). An ID no row names, or a malformed argument, is
+    a ConfigError naming it."""
+    from ..lab.predict import as_lab_vm
     from ..profiles import load_platform
 
     used = sorted({pid for p in points for pid in platform_ids(p) if pid})
@@ -271,7 +271,7 @@ def given_platforms(specs: Sequence[str], points: Sequence[Point]) -> dict[str, 
             raise ConfigError("--platform", spec, "ID=FILE, e.g. lab_vm=myhost.toml")
         if pid not in used:
             raise ConfigError("--platform", spec, "an ID the tables' rows name: " + ", ".join(used))
-        out[pid] = lab_path_platform(source) if pid in on_lab else load_platform(source)
+        out[pid] = as_lab_vm(source) if pid in on_lab else load_platform(source)
     return out
 
 

@@ -8,7 +8,7 @@ from typing import Any, Mapping, Optional
 from ..result import Result
 from .scenario import LabScenario, receives_on_sending_cpu, tool_one_process
 
-__all__ = ["predict_lab", "host_platform", "lab_path_platform", "lab_path_parts", "LAB_NIC_PART", "lab_simulation", "tool_goodput_bps", "receives_on_sending_cpu", "path_note",
+__all__ = ["predict_lab", "host_platform", "lab_path_platform", "lab_path_parts", "as_lab_vm", "LAB_NIC_PART", "lab_simulation", "tool_goodput_bps", "receives_on_sending_cpu", "path_note",
            "BUFFER_SYSCTLS", "DEFAULT_OS", "TUN_PAGE_BYTES"]
 
 DEFAULT_OS = "linux"
@@ -45,6 +45,17 @@ def lab_path_platform(spec: Any) -> Any:
     parts = lab_path_parts(spec)
     base = platform_for(spec, **parts) if parts else (_platform(spec, None) or Platform())
     return replace(base, nic=replace(base.nic, gso_whole=True))
+
+
+def as_lab_vm(spec: Any) -> Any:
+    """``spec`` standing in for ``lab_vm`` on validate's lab rows (``tcpsim validate --platform lab_vm=FILE``): on
+    the lab's path (:func:`lab_path_platform`) and placed as ``lab_vm`` is, its receive skbs paged as the TUN delay
+    line's (``rx_skb_page_bytes``, a Linux host's) and one CPU a side (validation/README.md, "A machine on the
+    lab's path is placed as the lab places it")."""
+    base = lab_path_platform(spec)
+    if base.os.family == "linux":
+        base = replace(base, os=replace(base.os, rx_skb_page_bytes=TUN_PAGE_BYTES))
+    return replace(base, cpu=replace(base.cpu, n_cpus=1))
 
 
 def lab_path_parts(spec: Any) -> dict[str, str]:
@@ -91,9 +102,13 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
 def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0, tool: Optional[str] = None):
     """The :class:`tcpsim.config.Scenario` of lab scenario ``sc`` on ``host`` (a platform on the lab's path,
     :func:`host_platform`), with the path's receive placement and round trip and ``tool``'s read size; its
-    run lasts at most the measured run's duration (:func:`tool_goodput_bps`)."""
+    run lasts at most the measured run's duration (:func:`tool_goodput_bps`). A run whose tools were pinned to
+    two CPUs (``--pin 0,1``) gives each side one of them: its tool, its calls and the stack work its segments
+    cause run there (validation/README.md, "A machine on the lab's path is placed as the lab places it")."""
     from ..api import build_scenario
 
+    if host is not None and sc.pin_cpus is not None and len(set(sc.pin_cpus)) == 2:
+        host = replace(host, cpu=replace(host.cpu, n_cpus=1))
     built = build_scenario(platform=host, seed=seed, **sc.predict_kwargs(tool, delay_line))
     return replace(built, link=replace(built.link, **sc.link_fields(delay_line)),
                    workload=replace(built.workload, one_process=tool_one_process(tool)),
