@@ -299,6 +299,24 @@ def test_on_the_lab_s_path_a_machine_s_nic_is_the_veth(tmp_path):
     assert lab_path_platform("lab_vm") == load_platform("lab_vm")  # already on a veth: unchanged
 
 
+def test_a_machine_on_the_lab_s_rows_is_placed_as_lab_vm(tmp_path):
+    """validate --platform lab_vm=FILE puts the machine where lab_vm is (paged receive skbs, one CPU a side); a
+    lab run with its tools pinned to two CPUs gives each side one of them (validation/README.md, "A machine on
+    the lab's path is placed as the lab places it")."""
+    from dataclasses import replace
+
+    from tcpsim.lab.predict import as_lab_vm, lab_path_platform, lab_simulation
+    from tcpsim.profiles import load_platform
+
+    vm, lab = as_lab_vm(str(_virtio_machine(tmp_path))), load_platform("lab_vm")
+    assert (vm.cpu.n_cpus, vm.os.rx_skb_page_bytes, vm.nic) == (1, lab.os.rx_skb_page_bytes, lab.nic)
+    assert as_lab_vm("lab_vm") == lab
+    two = replace(lab_path_platform(str(_virtio_machine(tmp_path))), cpu=replace(lab.cpu, n_cpus=2))
+    for pins, cpus in ((None, 2), ((0, 1), 1), ((0, 0), 2)):
+        sim = lab_simulation(LabScenario(rate_bps=0, write_bytes=4096, pin_cpus=pins), two, "none")
+        assert (sim.sender.platform.cpu.n_cpus, sim.receiver.platform.cpu.n_cpus) == (cpus, cpus), pins
+
+
 def test_lab_prediction_through_the_delay_line_has_validate_s_receive_path():
     """Through the TUN delay line the predicted host's receive path is lab_vm's (paged skbs), whatever host is
     named; without it there is no TUN, and the output says how that differs from validate's lab_vm."""

@@ -4,8 +4,9 @@ Its lab tables (``validation/xeon_2026-11-30/data``: 46 rows without a delay lin
 ``window6`` once) were measured on a machine none of tcpsim's rules or fits had met, by the rule written before
 (validation/README.md, "A machine never seen"), and scored as a class would: the machine file ``tcpsim machine
 detect --probes`` wrote (A, nothing fitted) and the one ``tcpsim calibrate --lab`` fitted on its nine calibration
-rows (B). The figures below are under the next rule ("On the lab's path a machine's interface is the veth it runs
-over"), written with A's first score in view: these tables are seen for it. A known miss is a strict xfail.
+rows (B). The figures below are under the two rules that followed ("On the lab's path a machine's interface is the
+veth it runs over", "A machine on the lab's path is placed as the lab places it"), written with A's first scores in
+view: these tables are seen for them. A known miss is a strict xfail.
 """
 
 import statistics
@@ -49,7 +50,13 @@ def test_the_tables_are_the_measured_ones(scored):
     assert len(_errors(outcomes, _held_out_cpu_rows)) == 37 and len(_errors(outcomes, _window_limited)) == 19
 
 
-@pytest.mark.parametrize("name", ["xeon_parts", "xeon_fit_lab_path"])
+PARTS_CPU_MISS = ("15.6 % from the parts alone (cpu2 24.2 %, unshaped 21.8 %, messages3 20.4 %; max 48.3 %): the "
+                  "catalog's shared cycle costs for a Golden Cove core on a veth, nothing of this machine fitted "
+                  "(validation/README.md, 'What placing the machine as the lab places it gave')")
+
+
+@pytest.mark.parametrize("name", [pytest.param("xeon_parts", marks=pytest.mark.xfail(strict=True, reason=PARTS_CPU_MISS)),
+                                  "xeon_fit_lab_path"])
 def test_the_held_out_cpu_and_message_rows_within_target(scored, name):
     """Issue 22's 15 % on the small-message and CPU-bound rows after calibrating (B), and issue 21's 15 % for a
     machine left out, predicted from its parts (A): the 37 held-out rows without a delay line."""
@@ -64,15 +71,15 @@ def test_below_the_calculator_on_every_table_from_the_parts(scored):
         assert statistics.median(mine) < statistics.median(calc), table
 
 
-WINDOW_MISS = ("window6's 19 window-limited rows on this machine: from its parts 7.5 % median, max 21.3 %; calibrated "
-               "5.03 %, max 18.2 % (+18 % on the 0.35 ms, MTU 1500, 20 KiB row): the delay line's relay stage tcpsim "
-               "takes from the EPYC's path probe, not measured on this machine (validation/README.md, 'What the lab "
-               "path's veth gave')")
+WINDOW_MISS = ("window6's window-limited max 17.1 % calibrated (3.8 % median; from the parts 3.4 %, max 7.6 %): the "
+               "three MTU 9000, 50 KiB rows -14..-17 % (-1..-4 % from the parts), the fit's three costs the only "
+               "difference: its receive cost unidentified at 0.15 us a segment, a sixth of the catalog's; not traced "
+               "(validation/README.md, 'What placing the machine as the lab places it gave')")
 
 
 @pytest.mark.parametrize("name,check", [
-    pytest.param(n, c, marks=pytest.mark.xfail(strict=True, reason=WINDOW_MISS))
-    for n in ("xeon_parts", "xeon_fit_lab_path") for c in ("median", "max")])
+    pytest.param(n, c, marks=pytest.mark.xfail(strict=True, reason=WINDOW_MISS)) if (n, c) == ("xeon_fit_lab_path", "max")
+    else (n, c) for n in ("xeon_parts", "xeon_fit_lab_path") for c in ("median", "max")])
 def test_window_limited_rows_within_target(scored, name, check):
     errors = _errors(scored[name], _window_limited)
     assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)
