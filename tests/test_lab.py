@@ -1098,3 +1098,37 @@ def test_cpu_shares_split_each_cpus_time_and_the_text_sets_them_beside_the_predi
     assert "the sender's CPU (cpu0) 42%, the receiver's (cpu1) 100%" in lines[1]
     assert len(_cpu_lines(shares, {"sender": [0.42], "receiver": [1.0]}, None)) == 1  # not pinned: no mapping
     assert _cpu_lines({}, {}, None) == []
+
+
+def test_calibrate_shares_fits_the_pinned_runs_cpu_shares_beside_their_goodputs(tmp_path, capsys):
+    """--shares adds each pinned run's sending and receiving CPU busy share to the fit (validation/README.md, "A fit
+    that also weighs where the CPU time went"); the file records their errors apart from the goodputs'. Without
+    pinned runs, or with iperf3 files, it is one line naming --shares."""
+    from tcpsim.calibration.own import lab_cases
+    from tcpsim.cli import main
+    from tcpsim.profiles import load_platform
+
+    def run(w, g, pins, busy):
+        sc = LabScenario(rate_bps=0, write_bytes=w, sndbuf_bytes=1 << 20, rcvbuf_bytes=1 << 20, pin_cpus=pins)
+        shares = {f"cpu{n}": {"idle": 1 - b} for n, b in zip((0, 1), busy)}
+        return {"scenario": sc.to_dict(), "measured": {"goodput_bps": g, "cpu_shares": shares}, "sysctls": {},
+                "kind": "writes", "row": f"w{w}"}
+
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps([run(1024, 2e9, (0, 1), (0.9, 0.7)), run(16384, 6e9, (0, 1), (0.9, 0.6)),
+                                run(4096, 4e9, None, (0.9, 0.7))]))
+    cases = lab_cases([str(path)])
+    assert [c.busy_frac for c in cases] == [pytest.approx((0.9, 0.7)), pytest.approx((0.9, 0.6)), None]
+    out = tmp_path / "shares.toml"
+    assert main(["calibrate", "--lab", str(path), "--shares", "--costs", "per_packet_tx_s", "--max-evals", "1",
+                 "--workers", "1", "--out", str(out)]) == 0, capsys.readouterr().err
+    assert "CPU busy shares: median |error|" in capsys.readouterr().out
+    fit = dict(load_platform(out).fit)
+    assert len(fit["errors"]) == 3 and len(fit["share_errors"]) == 4
+
+    unpinned = tmp_path / "unpinned.json"
+    unpinned.write_text(json.dumps([run(1024, 2e9, None, (0.9, 0.7))]))
+    for argv in (["--lab", str(unpinned)], ["--iperf3", str(FIXTURE), "--rate", "1gbit"]):
+        assert main(["calibrate", *argv, "--shares", "--costs", "per_packet_tx_s", "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--shares" in err[0], err

@@ -87,9 +87,13 @@ class OwnFit:
 
     @property
     def median_abs_rel_error(self) -> float:
-        e = sorted(abs(x) for x in self.errors)
-        n = len(e)
-        return (e[n // 2] if n % 2 else (e[n // 2 - 1] + e[n // 2]) / 2) if n else math.nan
+        return _median_abs(self.errors)
+
+
+def _median_abs(xs: Sequence[float]) -> float:
+    e = sorted(abs(x) for x in xs)
+    n = len(e)
+    return (e[n // 2] if n % 2 else (e[n // 2 - 1] + e[n // 2]) / 2) if n else math.nan
 
 
 ROBUST_SCALE = 0.1
@@ -213,6 +217,21 @@ class Case:
     """What measured it ("iperf3", "builtin"): how the receiver reads (:func:`tcpsim.lab.scenario.tool_read_bytes`)."""
     duration_s: float = 0.0
     """The measured run's duration, over which its tool averaged (0: the scenario's)."""
+    busy_frac: Optional[tuple[float, float]] = None
+    """The sending and the receiving CPU's busy shares (1 - idle, ``measured.cpu_shares``) of a run whose tools
+    were pinned to two CPUs; None otherwise (``calibrate --shares`` fits them)."""
+
+
+def _busy_frac(sc: Any, measured: dict) -> Optional[tuple[float, float]]:
+    """The pinned sender's and receiver's CPU busy shares of a lab run, or None (unpinned, not recorded, idle)."""
+    shares, pins = measured.get("cpu_shares") or {}, sc.pin_cpus
+    if pins is None or len(set(pins)) != 2:
+        return None
+    try:
+        busy = tuple(1.0 - float(shares[f"cpu{n}"]["idle"]) for n in pins)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (busy[0], busy[1]) if all(0.0 < b <= 1.0 for b in busy) else None
 
 
 def _load_json(path: str) -> Any:
@@ -253,7 +272,7 @@ def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
             m = run["measured"]
             out.append(Case(run.get("row") or f"{path}[{i}]", sc, dict(run.get("sysctls", {})),
                             float(m["goodput_bps"]), str(run.get("delay_line") or "none"), str(m.get("tool") or ""),
-                            _measured_duration_s(m.get("duration_s"), path)))
+                            _measured_duration_s(m.get("duration_s"), path), _busy_frac(sc, m)))
     return out
 
 
@@ -289,14 +308,21 @@ def _scenario_file(path: str) -> dict[str, Any]:
     return d
 
 
-def _simulate_case(args: tuple) -> float:
+SHARE_FLOOR = 1e-3
+"""The least busy share a prediction is compared at (an ideal host's 0 has no logarithm)."""
+
+
+def _simulate_case(args: tuple) -> tuple[float, float, float]:
+    """A case's predicted goodput and its sending and receiving CPU's busy shares on ``host``."""
     case, host = args
     from ..api import simulate
     from ..lab.predict import host_platform, lab_simulation, tool_goodput_bps
 
     plat = host_platform(case.sysctls, platform=host, os_name=None, delay_line=case.delay_line)
     result = simulate(lab_simulation(case.scenario, plat, case.delay_line, tool=case.tool))
-    return tool_goodput_bps(case.scenario, result, case.duration_s)
+    util = result.cpu_utilization_frac
+    snd, rcv = (max(SHARE_FLOOR, max(util.get(side) or [0.0])) for side in ("sender", "receiver"))
+    return tool_goodput_bps(case.scenario, result, case.duration_s), snd, rcv
 
 
 def _base_platform(spec: Optional[str], cpus: Optional[int], lab: bool) -> Platform:
@@ -336,6 +362,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="costs to fit, of " + ", ".join(COSTS))
     p.add_argument("--max-evals", type=typed(parse_int, "max_evals", lo=1, hi=10_000), default=30,
                    help="simulator evaluations of all runs (default 30)")
+    p.add_argument("--shares", action="store_true",
+                   help="with --lab: also fit each pinned run's CPU busy shares, the sending and the receiving CPU's "
+                        "(measured.cpu_shares), beside its goodput")
     p.add_argument("--prior", type=float, default=None, metavar="FACTOR",
                    help="keep each cost near the base profile's unless the runs say otherwise: the base values are "
                         "believed within FACTOR (3, say); default none")
@@ -365,6 +394,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         cases = iperf3_cases(a.iperf3, kw, a.nodelay or bool(kw.get("nodelay")))
     if len(cases) < len(names):
         raise ConfigError("runs", len(cases), f"at least as many runs as costs fitted ({len(names)})")
+    if a.shares and not a.lab:
+        raise ConfigError("--shares", "given", "with --lab runs (iperf3 -J files record no CPU shares per side)")
+    shared = [c for c in cases if c.busy_frac is not None] if a.shares else []
+    if a.shares and not shared:
+        raise ConfigError("--shares", "given", "runs whose tools were pinned to two CPUs (tcpsim lab --pin 0,1)")
     base = _base_platform(a.base, a.cpus, bool(a.lab))
     costs = [COSTS[n] for n in names]
     from concurrent.futures import ProcessPoolExecutor
@@ -375,9 +409,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             host = base
             for c, v in zip(costs, values):
                 host = c.set(host, v)
-            return list(ex.map(_simulate_case, [(case, host) for case in cases]))
+            runs = list(ex.map(_simulate_case, [(case, host) for case in cases]))
+            return [r[0] for r in runs] + [r[k] for c, r in zip(cases, runs) if c in shared for k in (1, 2)]
 
-        fit = fit_costs(model, [c.goodput_bps for c in cases], [c.get(base) for c in costs],
+        measured = [c.goodput_bps for c in cases] + [b for c in shared for b in c.busy_frac]  # type: ignore[union-attr]
+        fit = fit_costs(model, measured, [c.get(base) for c in costs],
                         [(c.lo, c.hi) for c in costs], names, max_nfev=a.max_evals, progress=print,
                         prior_factor=a.prior)
     host = base
@@ -388,7 +424,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for n, v0, v, lo, hi in zip(names, fit.start, fit.values, fit.lo95, fit.hi95):
         band = "not identified by these runs" if lo is None else f"95 % {lo:.3g} .. {hi:.3g}"
         print(f"  {n:14s} {v0:10.3g} -> {v:10.3g}   ({band})   {COSTS[n].meaning}")
+    share_errors = fit.errors[len(cases):]
+    fit = replace(fit, errors=fit.errors[:len(cases)])
     print(f"median |error| {fit.median_abs_rel_error:.1%} over {len(cases)} runs ({fit.message})")
+    if share_errors:
+        print(f"CPU busy shares: median |error| {_median_abs(share_errors):.1%} over {len(share_errors)} (sending and "
+              f"receiving CPU of {len(shared)} pinned runs)")
     if a.prior is None and None in fit.lo95:
         print("  (a cost these runs do not identify went wherever the search stopped: add runs that weigh it, or "
               "--prior 3 to keep it near the base profile's value)")
@@ -401,6 +442,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               "evaluations": fit.n_evaluations, "optimizer": fit.message}
     if a.prior is not None:
         record["prior_factor"] = a.prior
+    if share_errors:
+        record["share_errors"] = [round(e, 4) for e in share_errors]
     from ..lab.predict import lab_path_parts
     from ..profiles import profile_path, save_on_base, save_platform, update_profile
 
