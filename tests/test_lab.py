@@ -529,8 +529,9 @@ def test_a_calibrated_machine_file_predicts_what_the_fit_did(tmp_path, capsys):
                                                                           abs=0.01)
 
     out = tmp_path / "vm_fit.toml"  # a base made of parts with another NIC: fitted, and written, on the veth
-    assert main(["calibrate", "--lab", str(path), "--base", str(_virtio_machine(tmp_path)), "--costs",
-                 "per_packet_tx_s", "--max-evals", "1", "--workers", "1", "--out", str(out)]) == 0, capsys.readouterr().err
+    argv = ["--base", str(_virtio_machine(tmp_path)), "--costs", "per_packet_tx_s", "--max-evals", "1"]
+    assert main(["calibrate", "--lab", str(path), *argv, "--workers", "1", "--out", str(out)]) == 0, \
+        capsys.readouterr().err
     assert '[nic]\npart = "veth"' in out.read_text() and "[calibration.cpu]" in out.read_text()
     fitted = load_platform(out)
     assert fitted.nic == load_platform("lab_vm").nic and fitted.cpu.per_packet_tx_s == dict(fitted.fit)["values"][0]

@@ -8,8 +8,9 @@ from typing import Any, Mapping, Optional
 from ..result import Result
 from .scenario import LabScenario, receives_on_sending_cpu, tool_one_process
 
-__all__ = ["predict_lab", "host_platform", "lab_path_platform", "lab_path_parts", "as_lab_vm", "LAB_NIC_PART", "lab_simulation", "tool_goodput_bps", "receives_on_sending_cpu", "path_note",
-           "BUFFER_SYSCTLS", "DEFAULT_OS", "TUN_PAGE_BYTES"]
+__all__ = ["predict_lab", "host_platform", "lab_path_platform", "lab_path_parts", "as_lab_vm", "LAB_NIC_PART",
+           "lab_simulation", "tool_goodput_bps", "receives_on_sending_cpu", "path_note", "BUFFER_SYSCTLS", "DEFAULT_OS",
+           "TUN_PAGE_BYTES"]
 
 DEFAULT_OS = "linux"
 """tcpsim's Linux (``--os linux``, :data:`tcpsim.os_versions.DEFAULT_LINUX`): the prediction a user gets
