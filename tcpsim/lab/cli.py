@@ -66,7 +66,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="OS of the prediction when no --platform is named (default linux: tcpsim's current Linux; "
                         "linux-6.8, linux-2.6 ...)")
     g.add_argument("--platform", default=None, metavar="NAME|FILE",
-                   help="profile of the predicted host (a fitted machine file from tcpsim calibrate)")
+                   help="profile of the predicted host (a fitted machine file from tcpsim calibrate, or tcpsim "
+                        "machine detect's), on the run's veth: a machine made of parts takes the veth as its NIC")
     g = p.add_argument_group("output")
     g.add_argument("--json", action="store_true", help="one JSON object: scenario, kernel, sysctls, measured, predicted")
     g.add_argument("--save", default=None, metavar="FILE", help="also write that JSON to FILE (for tcpsim calibrate --lab)")
