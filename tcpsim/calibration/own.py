@@ -397,7 +397,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         raise ConfigError("runs", len(cases), f"at least as many runs as costs fitted ({len(names)})")
     if a.shares and not a.lab:
         raise ConfigError("--shares", "given", "with --lab runs (iperf3 -J files record no CPU shares per side)")
-    shared = [c for c in cases if c.busy_frac is not None] if a.shares else []
+    shared = [i for i, c in enumerate(cases) if c.busy_frac is not None] if a.shares else []
     if a.shares and not shared:
         raise ConfigError("--shares", "given", "runs whose tools were pinned to two CPUs (tcpsim lab --pin 0,1)")
     base = _base_platform(a.base, a.cpus, bool(a.lab))
@@ -411,9 +411,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             for c, v in zip(costs, values):
                 host = c.set(host, v)
             runs = list(ex.map(_simulate_case, [(case, host) for case in cases]))
-            return [r[0] for r in runs] + [r[k] for c, r in zip(cases, runs) if c in shared for k in (1, 2)]
+            return [r[0] for r in runs] + [runs[i][k] for i in shared for k in (1, 2)]
 
-        measured = [c.goodput_bps for c in cases] + [b for c in shared for b in c.busy_frac]  # type: ignore[union-attr]
+        measured = [c.goodput_bps for c in cases] + [b for i in shared for b in cases[i].busy_frac or ()]
         fit = fit_costs(model, measured, [c.get(base) for c in costs],
                         [(c.lo, c.hi) for c in costs], names, max_nfev=a.max_evals, progress=print,
                         prior_factor=a.prior)
