@@ -80,11 +80,18 @@ def _push(heap: list[_Call], call: _Call) -> None:
 def _pop(heap: list[_Call]) -> _Call:
     """``heapq.heappop`` on calls (see :func:`_push`)."""
     last = heap.pop()
-    n = len(heap)
-    if n == 0:
+    if not heap:
         return last
     top = heap[0]
-    t, e = last.time_s, last.eid
+    _sift_down(heap, last)
+    return top
+
+
+def _sift_down(heap: list[_Call], call: _Call) -> None:
+    """Put ``call`` in the place of the heap's root, which leaves it, and sift it down: ``heapq.heapreplace``'s
+    work (see :func:`_push`). Popping the root and pushing a call costs two sifts; replacing it, one."""
+    n = len(heap)
+    t, e = call.time_s, call.eid
     pos, child = 0, 1
     while child < n:
         c = heap[child]
@@ -99,8 +106,7 @@ def _pop(heap: list[_Call]) -> _Call:
             child = 2 * pos + 1
         else:
             break
-    heap[pos] = last
-    return top
+    heap[pos] = call
 
 
 _WALL_CHECK_EVERY = 0x100
@@ -250,10 +256,12 @@ class Kernel:
                 continue
             if not calls:
                 return False
-            call = _pop(calls)
+            call = calls[0]
+            if call.next is not None:  # the call's lane successor takes its place in the heap
+                _sift_down(calls, call.next)
+            else:
+                _pop(calls)
             call.ran = True
-            if call.next is not None:
-                _push(calls, call.next)
             self.now_s = call.time_s
             n = call.nargs
             if n == 1:
