@@ -157,6 +157,16 @@ class _Member:
 
     busy: bool
     process: Process
+    _turn: Callable[[], None]
+    """:meth:`_thread_free`, bound once: binding a method makes an object each time, and a member passes it on at each
+    call's end (:meth:`_call_returned`) and each try to call (:meth:`Process.queues`)."""
+    _go_on: Callable[[], None]
+    """What resumes the member after its call (bound once, as :attr:`_turn`): :func:`_returns_later` schedules it."""
+
+    def _bind(self, go_on: Callable[[], None]) -> None:
+        """Bind the callbacks passed on at every call's end once (:attr:`_turn`, :attr:`_go_on`)."""
+        self._turn = self._thread_free
+        self._go_on = go_on
 
     def kick(self) -> None:
         raise NotImplementedError
@@ -165,7 +175,7 @@ class _Member:
         """The member's call has returned: True if the thread went to a member queued for it (this one waits its
         turn, busy until then); False: this one goes on, not busy."""
         self.busy = True  # queued behind the members waiting for the thread, which may hand it straight back
-        if self.process.returns(self, self._thread_free):
+        if self.process.returns(self, self._turn):
             return True
         self.busy = False
         return False
@@ -204,6 +214,7 @@ class Writer(_Member):
         """Blocked for room, and not gone on since (its process sleeps once every member waits)."""
         self._done_lane = self.kernel.lane(self._done)
         """The end of each call (one at a time, so in order): the callback bound once, not per call."""
+        self._bind(self._paced)
         ep.on_writable = self.kick
 
     def start(self) -> None:
@@ -219,7 +230,7 @@ class Writer(_Member):
         calls = 0
         proc = self.process
         while not self.busy:
-            if proc.queues(self, self._thread_free):
+            if proc.queues(self, self._turn):
                 self.busy = True
                 return
             piece = self._next_chunk()
@@ -345,7 +356,7 @@ class Writer(_Member):
         return chunk
 
     def _paced(self) -> None:
-        if _returns_later(self.ep, self.kernel, self._paced):
+        if _returns_later(self.ep, self.kernel, self._go_on):
             return
         if not self._call_returned():
             self.kick()
@@ -386,6 +397,7 @@ class Reader(_Member):
         """Found nothing to read, and has read nothing since (its process sleeps once every member waits)."""
         self._done_lane = self.kernel.lane(self._done)
         """The end of each read (one at a time, so in order): the callback bound once, not per read."""
+        self._bind(self._resume)
         self._copy_lane = self.kernel.lane(self._copy) if ep.opts.read_length_at_copy else None
         """Where a read's length is fixed when its copy begins (``TcpOptions.read_length_at_copy``): the end of each
         read's entry."""
@@ -395,7 +407,7 @@ class Reader(_Member):
         calls = 0
         proc = self.process
         while not self.busy:
-            if proc.queues(self, self._thread_free):
+            if proc.queues(self, self._turn):
                 self.busy = True
                 return
             avail = self.ep.rcv_readable
@@ -455,7 +467,7 @@ class Reader(_Member):
             self._done(chunk)
 
     def _resume(self) -> None:
-        if _returns_later(self.ep, self.kernel, self._resume):
+        if _returns_later(self.ep, self.kernel, self._go_on):
             return
         if not self._call_returned():
             self.kick()
