@@ -18,7 +18,7 @@ from typing import Any, Callable, Final
 
 from simpy.events import NORMAL
 
-from .native import mypyc_attr
+from .native import i64, mypyc_attr
 from .simpy_env import KernelEnvironment
 
 __all__ = ["Kernel", "BudgetExhausted", "Timer", "Lane"]
@@ -64,7 +64,7 @@ def _push(heap: list[_Call], call: _Call) -> None:
     """``heapq.heappush`` on calls, comparing (time, eid) inline. Any binary heap pops them in one order, since
     eids are unique."""
     t, e = call.time_s, call.eid
-    pos = len(heap)
+    pos: i64 = len(heap)  # native indices (compiled): no tagged-integer checks in the loop
     heap.append(call)
     while pos > 0:
         up = (pos - 1) >> 1
@@ -90,9 +90,10 @@ def _pop(heap: list[_Call]) -> _Call:
 def _sift_down(heap: list[_Call], call: _Call) -> None:
     """Put ``call`` in the place of the heap's root, which leaves it, and sift it down: ``heapq.heapreplace``'s
     work (see :func:`_push`). Popping the root and pushing a call costs two sifts; replacing it, one."""
-    n = len(heap)
+    n: i64 = len(heap)
     t, e = call.time_s, call.eid
-    pos, child = 0, 1
+    pos: i64 = 0
+    child: i64 = 1
     while child < n:
         c = heap[child]
         if child + 1 < n:
