@@ -37,7 +37,7 @@ def _errors(outcomes, keep):
 
 
 def _held_out_cpu_rows(p):
-    return p.table_id not in ("window6", "cpu4") and p.get("role") == "holdout"
+    return p.table_id not in ("window6", "cpu4", "cpu5") and p.get("role") == "holdout"
 
 
 def _window_limited(p):
@@ -46,17 +46,26 @@ def _window_limited(p):
 
 def test_the_tables_are_the_measured_ones(scored):
     outcomes = scored["xeon_parts"]
-    assert len(outcomes) == 77
+    assert len(outcomes) == 87
     assert len(_errors(outcomes, _held_out_cpu_rows)) == 37 and len(_errors(outcomes, _window_limited)) == 19
-    assert len(_errors(outcomes, lambda p: p.table_id == "cpu4")) == 10
+    assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in ("cpu4", "cpu5")] == [10, 10]
 
 
-@pytest.mark.parametrize("name", ["xeon_parts", "xeon_fit_lab_path"])
-def test_a_cpu_table_measured_after_every_rule_within_target(scored, name):
-    """lab/cpu4 (10 rows: unshaped writes at both MTUs, two and three streams, small messages with Nagle on and
-    off), fixed and measured after the rules above, held out from all of them (validation/README.md, "A fit that
-    also weighs where the CPU time went"): issue 22's 15 % after calibrating, and issue 21's from the parts."""
-    assert statistics.median(_errors(scored[name], lambda p: p.table_id == "cpu4")) <= CPU_TARGET
+CPU5_PARTS_MISS = ("lab/cpu5 from the parts alone: 20.0 % median (max 34.7 %): too slow on the unshaped rows at MTU "
+                   "9000 (-23..-35 %) and with two or three streams (-19, -31 %), where the calibrated file is within "
+                   "8 %; the catalog's cycles for the veth path, nothing of this machine fitted (validation/README.md, "
+                   "'What the read's cost decided')")
+
+
+@pytest.mark.parametrize("table,name", [
+    ("cpu4", "xeon_parts"), ("cpu4", "xeon_fit_lab_path"), ("cpu5", "xeon_fit_lab_path"),
+    pytest.param("cpu5", "xeon_parts", marks=pytest.mark.xfail(strict=True, reason=CPU5_PARTS_MISS))])
+def test_a_cpu_table_measured_after_every_rule_within_target(scored, table, name):
+    """lab/cpu4 and lab/cpu5 (10 rows each: unshaped writes at both MTUs, two and three streams, small messages
+    with Nagle on and off), each fixed and measured after the rules above, held out from them (validation/README.md,
+    "A fit that also weighs where the CPU time went", "Which read cost a class should measure"): issue 22's 15 %
+    after calibrating, and issue 21's from the parts."""
+    assert statistics.median(_errors(scored[name], lambda p: p.table_id == table)) <= CPU_TARGET
 
 
 PARTS_CPU_MISS = ("15.6 % from the parts alone (cpu2 24.2 %, unshaped 21.8 %, messages3 20.4 %; max 48.3 %): the "
