@@ -24,6 +24,7 @@ from tcpsim.errors import ConfigError
 from tcpsim.lab.iperf3 import parse_iperf3, read_iperf3
 from tcpsim.api import build_scenario
 from tcpsim.lab.scenario import LabScenario, lab_scenario
+from tcpsim.lab.schedtrace import tracefs_has
 from tcpsim.units import UNSHAPED_RATE_BPS
 
 FIXTURE = Path(__file__).parent / "data" / "iperf3_unshaped.json"
@@ -850,8 +851,7 @@ def test_cleanup_removes_only_namespaces_of_dead_runs():
 def _traces_iperf3(event: str):
     """A real-kernel test that traces iperf3's processes: root and namespaces, tracefs with ``event``, iperf3."""
     marks = (needs_lab,
-             pytest.mark.skipif(not Path(f"/sys/kernel/tracing/events/{event}").exists(),
-                                reason=f"no tracefs with the {event} event here"),
+             pytest.mark.skipif(not tracefs_has(f"events/{event}"), reason=f"no tracefs with the {event} event here"),
              pytest.mark.skipif(shutil.which("iperf3") is None,
                                 reason="iperf3 is not installed: the trace follows iperf3's processes"))
 
@@ -1061,6 +1061,19 @@ def test_the_call_probe_times_a_send_that_moves_nothing():
     assert 0 < got["send_s"] < 1e-3 and 0 < got["queue_send_s"] < 1e-3 and got["passes"][0]["overhead_s"] > 0
     event = Path("/sys/kernel/tracing/events/raw_syscalls/sys_enter")
     assert (event / "enable").read_text().strip() == "0" and (event / "filter").read_text().strip() == "none"
+
+
+def test_tracefs_is_mounted_only_at_its_usual_place(tmp_path, monkeypatch):
+    """The trace tools look for their events in tracefs, mounting it (root) only at /sys/kernel/tracing, never
+    elsewhere."""
+    from tcpsim.lab import schedtrace
+
+    calls = []
+    monkeypatch.setattr(schedtrace, "TRACEFS", tmp_path)
+    monkeypatch.setattr(schedtrace.subprocess, "run", lambda *a, **k: calls.append(a))
+    assert not schedtrace.tracefs_has("events/sched/sched_waking") and calls == []
+    (tmp_path / "events/sched/sched_waking").mkdir(parents=True)
+    assert schedtrace.tracefs_has("events/sched/sched_waking") and calls == []
 
 
 def test_one_trace_at_a_time_holds_tracefs(tmp_path, monkeypatch):

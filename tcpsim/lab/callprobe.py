@@ -188,9 +188,9 @@ def _sig(v: float) -> float:
 
 
 def can_trace() -> bool:
-    from .schedtrace import TRACEFS
+    from .schedtrace import tracefs_has
 
-    return os.geteuid() == 0 and (TRACEFS / "events/raw_syscalls/sys_enter/enable").exists()
+    return os.geteuid() == 0 and tracefs_has("events/raw_syscalls/sys_enter/enable")
 
 
 def probe_calls(calls: int = 5000, passes: int = 3, method: str = "auto", queue_bytes: int = QUEUE_BYTES) -> dict:

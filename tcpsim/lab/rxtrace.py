@@ -41,7 +41,7 @@ from typing import Iterable, Optional
 
 from ..cliutil import OneLineParser, typed
 from ..units import parse_duration, parse_int
-from .schedtrace import TRACEFS, traced
+from .schedtrace import TRACEFS, traced, tracefs_has
 
 __all__ = ["count_events", "main", "EVENTS"]
 
@@ -213,7 +213,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"rxtrace: --window {window_s:g} s does not fit a {args.duration:g}-s run after its first second",
               file=sys.stderr)
         return 2
-    if os.geteuid() != 0 or not (args.untraced or (TRACEFS / "events/tcp/tcp_probe").exists()):
+    if os.geteuid() != 0 or not (args.untraced or tracefs_has("events/tcp/tcp_probe")):
         needs = "root (tcpsim lab makes namespaces)" if args.untraced else \
             f"root and tracefs at {TRACEFS} with the tcp, sock, sched and ipi events"
         print(f"rxtrace: needs {needs}", file=sys.stderr)

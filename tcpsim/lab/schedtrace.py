@@ -41,6 +41,20 @@ __all__ = ["WakeTrace", "parse_trace", "parse_wakes", "wake_buckets", "wake_tabl
            "TracefsBusy", "main", "GAP_EDGES_S"]
 
 TRACEFS = Path("/sys/kernel/tracing")
+_MOUNT_POINT = Path("/sys/kernel/tracing")
+
+
+def tracefs_has(path: str) -> bool:
+    """Whether tracefs offers ``path`` (``events/sched/sched_waking`` ...) at :data:`TRACEFS`, root mounting it at
+    its usual place first where the kernel has it but nothing mounted it (a fresh VM boots so; ``perf`` mounts it
+    the same way)."""
+    if TRACEFS == _MOUNT_POINT and os.geteuid() == 0 and TRACEFS.is_dir() and not (TRACEFS / "events").is_dir():
+        try:
+            subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], capture_output=True, timeout=10,
+                           check=False)
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return (TRACEFS / path).exists()
 EVENTS = ("sched/sched_waking", "sched/sched_switch", "raw_syscalls/sys_exit")
 GAP_EDGES_S = (1e-4, 3e-4, 1e-3, 2e-3, 4e-3)
 """Upper edges of the idle-gap buckets (the last bucket is everything above the last edge)."""
@@ -274,7 +288,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     except ValueError as exc:
         print(f"schedtrace: {exc}", file=sys.stderr)
         return 2
-    if os.geteuid() != 0 or not (TRACEFS / "events/sched/sched_waking").exists():
+    if os.geteuid() != 0 or not tracefs_has("events/sched/sched_waking"):
         print(f"schedtrace: needs root and tracefs at {TRACEFS} with the sched events", file=sys.stderr)
         return 2
     grid = [(["--rate", "1gbit", "--rtt", rtt, "--mtu", str(mtu), "--sockbuf", args.sockbuf],
