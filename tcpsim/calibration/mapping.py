@@ -114,12 +114,12 @@ def _both_ways(point: Point) -> bool:
     return d in ("both", "<->", "a<->b", "bidirectional")
 
 
-def _row_link(point: Point, link: Link) -> Link:
+def _row_link(point: Point, link: Link, hosts_modelled: bool) -> Link:
     """A row's own rate and RTT where its table varies them (the lab sweep's ``rate_bps``, ``rtt_s`` columns),
     on the path its ``delay_line`` column names: the same Link fields ``tcpsim lab`` predicts with
     (:func:`tcpsim.lab.scenario.lab_link_fields`: the ``tbf`` bucket, the delay line's latency and relay
-    stage, the veth's receive placement and stand-ins for rate 0 and RTT 0). A row without the column is on
-    the bare veth when its RTT is 0."""
+    stage, the veth's receive placement and stand-ins for rate 0, and for RTT 0 unless ``hosts_modelled``). A row
+    without the column is on the bare veth when its RTT is 0."""
     rate, rtt = point.get("rate_bps"), point.get("rtt_s")
     if rate is None and rtt is None:
         return link
@@ -127,7 +127,7 @@ def _row_link(point: Point, link: Link) -> Link:
 
     line = point.get("delay_line") or ("none" if rtt is not None and not float(rtt) else None)
     return replace(link, **lab_link_fields(None if rate is None else float(rate), None if rtt is None else float(rtt),
-                                           link.mtu_bytes, line))
+                                           link.mtu_bytes, line, hosts_modelled))
 
 
 def tool_duration_s(point: Point) -> Optional[float]:
@@ -162,7 +162,7 @@ def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Option
     mtu = point.get_int("mtu_bytes")
     if mtu is not None:
         link = replace(link, mtu_bytes=mtu)
-    link = _row_link(point, link)
+    link = _row_link(point, link, snd.host_model_on and rcv.host_model_on)
     loss = point.get("loss_frac")  # the lab's rows with loss drawn on the delay line
     if loss:
         link = replace(link, loss_frac=float(loss))

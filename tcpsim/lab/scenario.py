@@ -20,8 +20,9 @@ too (:data:`tcpsim.units.UNSHAPED_RATE_BPS`, 10 Tbit/s). A veth has no line rate
 speed, so a link far faster than the hosts leaves the CPU costs as the limit."""
 
 VETH_RTT_S = 40e-6
-"""The round trip tcpsim is given when no delay is added: a veth pair's own (25-50 us measured with
-TCP_INFO min_rtt on a 2-core VM), kept fixed so a prediction does not depend on one run's noise."""
+"""The round trip ideal hosts are given when no delay is added: a veth pair's (25-50 us measured with TCP_INFO
+min_rtt on a 2-core VM, 6-9 us with the tools pinned), kept fixed so a prediction does not depend on one run's
+noise. Modelled hosts get none: there the round trip is their work, which tcpsim simulates (:func:`lab_link_fields`)."""
 
 RELAY_EXCESS_FIXED_S = 15.0e-6
 RELAY_EXCESS_FRACTION = 0.00098
@@ -95,19 +96,26 @@ def receives_on_sending_cpu(delay_line: Optional[str]) -> bool:
 
 
 def lab_link_fields(rate_bps: Optional[float], rtt_s: Optional[float], mtu_bytes: int,
-                    delay_line: Optional[str]) -> dict[str, Any]:
+                    delay_line: Optional[str], hosts_modelled: bool = False) -> dict[str, Any]:
     """:class:`tcpsim.config.Link` fields of a lab path, the one place a dataset row and ``tcpsim lab``'s
     prediction both take them from. A rate of 0 is an unshaped veth (:data:`UNSHAPED_STANDIN_BPS`), any other
     the ``tbf`` with its bucket (:func:`tbf_burst_bytes`); the RTT is the path's through ``delay_line``
-    (:func:`path_rtt_s`; 0 is the veth's own, :data:`VETH_RTT_S`), with the receive placement
-    (:func:`receives_on_sending_cpu`) and the relay stage (:func:`relay_link_fields`). A side given as None
-    is left out (the link keeps its own)."""
+    (:func:`path_rtt_s`), with the receive placement (:func:`receives_on_sending_cpu`) and the relay stage
+    (:func:`relay_link_fields`). A side given as None is left out (the link keeps its own).
+
+    A bare veth (RTT 0, no delay line) has no propagation delay: Linux ``veth_xmit`` -> ``__netif_rx`` queues the
+    frame on the sending CPU, whose softirq takes it in before the sending call returns. Between ``hosts_modelled``
+    (both with CPU costs) the round trip is their work; ideal hosts get the :data:`VETH_RTT_S` stand-in
+    (validation/README.md, "A veth's round trip is the hosts' work, a second time")."""
     fields: dict[str, Any] = {}
     if rate_bps is not None:
         fields.update(rate_bps=rate_bps or UNSHAPED_STANDIN_BPS,
                       burst_bytes=tbf_burst_bytes(rate_bps, mtu_bytes) if rate_bps else 0)
     if rtt_s is not None:
-        fields.update(one_way_delay_s=(path_rtt_s(rtt_s, delay_line) or VETH_RTT_S) / 2,
+        path_s = path_rtt_s(rtt_s, delay_line)
+        if not path_s and not (hosts_modelled and delay_line in (None, "none")):
+            path_s = VETH_RTT_S
+        fields.update(one_way_delay_s=path_s / 2,
                       rx_on_sending_cpu=receives_on_sending_cpu(delay_line), **relay_link_fields(delay_line))
     return fields
 
@@ -213,15 +221,16 @@ class LabScenario:
         that is queued; a request/response run reads whole messages)."""
         return None if self.rr_bytes else tool_read_bytes(tool, self.write_bytes)
 
-    def link_fields(self, delay_line: Optional[str] = None) -> dict[str, Any]:
+    def link_fields(self, delay_line: Optional[str] = None, hosts_modelled: bool = False) -> dict[str, Any]:
         """The path's :class:`tcpsim.config.Link` fields through ``delay_line`` (:func:`lab_link_fields`)."""
-        return lab_link_fields(self.rate_bps, self.rtt_s, self.mtu_bytes, delay_line)
+        return lab_link_fields(self.rate_bps, self.rtt_s, self.mtu_bytes, delay_line, hosts_modelled)
 
-    def predict_kwargs(self, tool: Optional[str] = None, delay_line: Optional[str] = None) -> dict[str, Any]:
+    def predict_kwargs(self, tool: Optional[str] = None, delay_line: Optional[str] = None,
+                       hosts_modelled: bool = False) -> dict[str, Any]:
         """Keywords of :func:`tcpsim.api.build_scenario` for the same scenario (platform and OS left out), its
         receiver reading as ``tool`` does (:func:`tool_read_bytes`), its path the one through ``delay_line``
         (:meth:`link_fields`; the relay stage has no keyword, :func:`tcpsim.lab.predict.lab_simulation` adds it)."""
-        link = self.link_fields(delay_line)
+        link = self.link_fields(delay_line, hosts_modelled)
         kw: dict[str, Any] = dict(rate=link["rate_bps"], rtt=2 * link["one_way_delay_s"], veth=link["rx_on_sending_cpu"],
                                   mtu=self.mtu_bytes, sndbuf=self.sndbuf_bytes, rcvbuf=self.rcvbuf_bytes,
                                   write=self.write_bytes, nodelay=self.nodelay, streams=self.n_streams)
