@@ -118,13 +118,24 @@ _RATE_METRICS = ("throughput", "packet_rate", "transactions")
 """Metrics that scale with the run's goodput, so its relative interval applies to them."""
 
 
+def _calculator_view(sc: Scenario) -> Scenario:
+    """The scenario as a BDP calculator's user gives it: a bare veth's round trip is the one such a user measures
+    there (:data:`tcpsim.lab.scenario.VETH_RTT_S`), not the none tcpsim simulates between modelled hosts."""
+    link = sc.link
+    if link.one_way_delay_s or not link.rx_on_sending_cpu:
+        return sc
+    from ..lab.scenario import VETH_RTT_S
+
+    return replace(sc, link=replace(link, one_way_delay_s=VETH_RTT_S / 2))
+
+
 def _outcome(point: Point, sc: Scenario, result: Result) -> Outcome:
     from ..ceilings import naive_bdp_bps
 
     pred = predicted_value(point, sc, result)
     naive = None
     if point.metric == "throughput":
-        naive = naive_bdp_bps(sc)
+        naive = naive_bdp_bps(_calculator_view(sc))
         if SOURCE_SETUPS[point.source_id].counts_interface_bytes and naive is not None:
             from ..protocol import framing
             mss = framing.mss_bytes(sc.link.mtu_bytes)
