@@ -6,7 +6,9 @@ Its lab tables (``validation/xeon_2026-11-30/data``: 46 rows without a delay lin
 detect --probes`` wrote (A, nothing fitted) and the one ``tcpsim calibrate --lab`` fitted on its nine calibration
 rows (B). The figures below are under the two rules that followed ("On the lab's path a machine's interface is the
 veth it runs over", "A machine on the lab's path is placed as the lab places it"), written with A's first scores in
-view: these tables are seen for them. A known miss is a strict xfail.
+view: these tables are seen for them. Since "A veth's round trip is the hosts' work, a second time" (decided by
+``lab/cpu6``, measured after it) B is ``xeon_fit_veth.toml``, refitted by the same command under that rule. A known
+miss is a strict xfail.
 """
 
 import statistics
@@ -29,7 +31,7 @@ def scored():
     points = [p for p in load_points(HERE / "data") if p.source_id == "lab"]
     with ProcessPoolExecutor(2) as ex:
         return {name: evaluate(points, ex, given_platforms([f"lab_vm={HERE / f'{name}.toml'}"], points))
-                for name in ("xeon_parts", "xeon_fit_lab_path")}
+                for name in ("xeon_parts", "xeon_fit_veth")}
 
 
 def _errors(outcomes, keep):
@@ -37,7 +39,7 @@ def _errors(outcomes, keep):
 
 
 def _held_out_cpu_rows(p):
-    return p.table_id not in ("window6", "cpu4", "cpu5") and p.get("role") == "holdout"
+    return p.table_id not in ("window6", "cpu4", "cpu5", "cpu6") and p.get("role") == "holdout"
 
 
 def _window_limited(p):
@@ -46,35 +48,37 @@ def _window_limited(p):
 
 def test_the_tables_are_the_measured_ones(scored):
     outcomes = scored["xeon_parts"]
-    assert len(outcomes) == 87
+    assert len(outcomes) == 97
     assert len(_errors(outcomes, _held_out_cpu_rows)) == 37 and len(_errors(outcomes, _window_limited)) == 19
-    assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in ("cpu4", "cpu5")] == [10, 10]
+    assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in ("cpu4", "cpu5", "cpu6")] == [10, 10, 10]
 
 
-CPU5_PARTS_MISS = ("lab/cpu5 from the parts alone: 20.0 % median (max 34.7 %): too slow on the unshaped rows at MTU "
-                   "9000 (-23..-35 %) and with two or three streams (-19, -31 %), where the calibrated file is within "
-                   "8 %; the catalog's cycles for the veth path, nothing of this machine fitted (validation/README.md, "
-                   "'What the read's cost decided')")
+PARTS_SLOW = ("from the parts alone, too slow on the large unshaped writes since a bare veth's round trip is the "
+              "hosts' work (-35..-55 %), bound by the sending CPU, which now carries the receive work and an ACK "
+              "back inside each sending call; the catalog's cycles for the veth path, nothing of this machine fitted "
+              "(validation/README.md, 'What the veth's round trip as the hosts' work gave')")
+PARTS_MISSES = {"cpu4": f"lab/cpu4 22.4 % (11.9 % before): {PARTS_SLOW}",
+                "cpu5": f"lab/cpu5 21.0 % (20.0 % before): {PARTS_SLOW}",
+                "cpu6": f"lab/cpu6 26.5 % (13.3 % under the committed model it was measured to judge): {PARTS_SLOW}"}
 
 
 @pytest.mark.parametrize("table,name", [
-    ("cpu4", "xeon_parts"), ("cpu4", "xeon_fit_lab_path"), ("cpu5", "xeon_fit_lab_path"),
-    pytest.param("cpu5", "xeon_parts", marks=pytest.mark.xfail(strict=True, reason=CPU5_PARTS_MISS))])
+    pytest.param(t, n, marks=pytest.mark.xfail(strict=True, reason=PARTS_MISSES[t])) if n == "xeon_parts" else (t, n)
+    for t in ("cpu4", "cpu5", "cpu6") for n in ("xeon_parts", "xeon_fit_veth")])
 def test_a_cpu_table_measured_after_every_rule_within_target(scored, table, name):
-    """lab/cpu4 and lab/cpu5 (10 rows each: unshaped writes at both MTUs, two and three streams, small messages
-    with Nagle on and off), each fixed and measured after the rules above, held out from them (validation/README.md,
-    "A fit that also weighs where the CPU time went", "Which read cost a class should measure"): issue 22's 15 %
-    after calibrating, and issue 21's from the parts."""
+    """lab/cpu4, lab/cpu5 and lab/cpu6 (10 rows each: unshaped writes at both MTUs, several streams, small messages
+    with Nagle on and off), each fixed and measured after a rule, held out from it (validation/README.md, "A fit that
+    also weighs where the CPU time went", "Which read cost a class should measure", "A veth's round trip is the
+    hosts' work, a second time"): issue 22's 15 % after calibrating, and issue 21's from the parts."""
     assert statistics.median(_errors(scored[name], lambda p: p.table_id == table)) <= CPU_TARGET
 
 
-PARTS_CPU_MISS = ("15.6 % from the parts alone (cpu2 24.2 %, unshaped 21.8 %, messages3 20.4 %; max 48.3 %): the "
-                  "catalog's shared cycle costs for a Golden Cove core on a veth, nothing of this machine fitted "
-                  "(validation/README.md, 'What placing the machine as the lab places it gave')")
+PARTS_CPU_MISS = (f"23.0 % from the parts alone (15.6 % before; cpu2 32.2 %, unshaped 46.4 %, messages3 21.5 %; max "
+                  f"54.7 %): {PARTS_SLOW}")
 
 
 @pytest.mark.parametrize("name", [
-    pytest.param("xeon_parts", marks=pytest.mark.xfail(strict=True, reason=PARTS_CPU_MISS)), "xeon_fit_lab_path"])
+    pytest.param("xeon_parts", marks=pytest.mark.xfail(strict=True, reason=PARTS_CPU_MISS)), "xeon_fit_veth"])
 def test_the_held_out_cpu_and_message_rows_within_target(scored, name):
     """Issue 22's 15 % on the small-message and CPU-bound rows after calibrating (B), and issue 21's 15 % for a
     machine left out, predicted from its parts (A): the 37 held-out rows without a delay line."""
@@ -89,18 +93,19 @@ def test_below_the_calculator_on_every_table_from_the_parts(scored):
         assert statistics.median(mine) < statistics.median(calc), table
 
 
-WINDOW_MISS = ("window6's window-limited max 17.1 % calibrated (3.8 % median; from the parts 3.4 %, max 7.6 %): the "
-               "three MTU 9000, 50 KiB rows -14..-17 % (-1..-4 % from the parts), the fit's three costs the only "
-               "difference: its receive cost unidentified at 0.15 us a segment, a sixth of the catalog's; not traced "
-               "(validation/README.md, 'What placing the machine as the lab places it gave')")
+WINDOW_MISS = ("window6's window-limited max 16.9 % calibrated (3.6 % median; from the parts 3.4 %, max 7.6 %): the "
+               "MTU 9000, 50 KiB rows -14..-17 %, the fit's three costs the only difference from the parts: its receive "
+               "cost unidentified (0.29 us a segment, a third of the catalog's); not traced (validation/README.md, "
+               "'What placing the machine as the lab places it gave', 'What the veth's round trip as the hosts' work "
+               "gave')")
 
 
-_WINDOW_MISSES = {("xeon_fit_lab_path", "max")}
+_WINDOW_MISSES = {("xeon_fit_veth", "max")}
 
 
 @pytest.mark.parametrize("name,check", [
     pytest.param(n, c, marks=pytest.mark.xfail(strict=True, reason=WINDOW_MISS)) if (n, c) in _WINDOW_MISSES
-    else (n, c) for n in ("xeon_parts", "xeon_fit_lab_path") for c in ("median", "max")])
+    else (n, c) for n in ("xeon_parts", "xeon_fit_veth") for c in ("median", "max")])
 def test_window_limited_rows_within_target(scored, name, check):
     errors = _errors(scored[name], _window_limited)
     assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)

@@ -110,8 +110,8 @@ def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0, t
 
     if host is not None and sc.pin_cpus is not None and len(set(sc.pin_cpus)) == 2:
         host = replace(host, cpu=replace(host.cpu, n_cpus=1))
-    modelled = host is not None and host.host_model_on
-    built = build_scenario(platform=host, seed=seed, **sc.predict_kwargs(tool, delay_line, modelled))
+    built = build_scenario(platform=host, seed=seed, **sc.predict_kwargs(tool, delay_line))
+    modelled = built.sender.platform.host_model_on and built.receiver.platform.host_model_on
     return replace(built, link=replace(built.link, **sc.link_fields(delay_line, modelled)),
                    workload=replace(built.workload, one_process=tool_one_process(tool)),
                    budget=replace(built.budget, max_sim_time_s=sc.duration_s if built.budget.max_sim_time_s is None

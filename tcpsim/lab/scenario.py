@@ -225,12 +225,11 @@ class LabScenario:
         """The path's :class:`tcpsim.config.Link` fields through ``delay_line`` (:func:`lab_link_fields`)."""
         return lab_link_fields(self.rate_bps, self.rtt_s, self.mtu_bytes, delay_line, hosts_modelled)
 
-    def predict_kwargs(self, tool: Optional[str] = None, delay_line: Optional[str] = None,
-                       hosts_modelled: bool = False) -> dict[str, Any]:
+    def predict_kwargs(self, tool: Optional[str] = None, delay_line: Optional[str] = None) -> dict[str, Any]:
         """Keywords of :func:`tcpsim.api.build_scenario` for the same scenario (platform and OS left out), its
         receiver reading as ``tool`` does (:func:`tool_read_bytes`), its path the one through ``delay_line``
         (:meth:`link_fields`; the relay stage has no keyword, :func:`tcpsim.lab.predict.lab_simulation` adds it)."""
-        link = self.link_fields(delay_line, hosts_modelled)
+        link = self.link_fields(delay_line)
         kw: dict[str, Any] = dict(rate=link["rate_bps"], rtt=2 * link["one_way_delay_s"], veth=link["rx_on_sending_cpu"],
                                   mtu=self.mtu_bytes, sndbuf=self.sndbuf_bytes, rcvbuf=self.rcvbuf_bytes,
                                   write=self.write_bytes, nodelay=self.nodelay, streams=self.n_streams)
