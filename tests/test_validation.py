@@ -189,8 +189,8 @@ def test_each_source_cross_validated_within_target(cross_record, source):
 LAB_CROSS_MISSES = {
     "lab/cpu2": "117 % against the calculator's 82 % (25.1 % in sample): left out, lab_vm takes the catalog's Linux "
                 "cycles, cheaper per packet than its fitted ones, and in sample too the unshaped runs reach the "
-                "model's own steady state, 2.5-3.5 times the kernel's pace at small writes (validation/README.md, 'What "
-                "adopting C exposed', 'Mid-size writes on an unshaped veth')",
+                "model's own steady state, 2.5-3.5 times the kernel's pace at small writes (validation/README.md, "
+                "'What adopting C exposed', 'Mid-size writes on an unshaped veth')",
     "lab/writes": "112 % against the calculator's 81 % (28.4 % in sample): left out, lab_vm takes the catalog's Linux "
                   "cycles (0.59 us to send a segment, 0.73 us to receive one, 0.054 ns a byte, against the fitted "
                   "2.51, 0.90 and 0.044), and its writer runs 2.5-3.5 times the pinned kernel's pace at 4-16 KiB "
