@@ -94,10 +94,10 @@ def test_below_the_calculator_on_every_table_from_the_parts(scored):
 
 
 WINDOW_MISS = ("window6's window-limited max 16.9 % calibrated (3.6 % median; from the parts 3.4 %, max 7.6 %): the "
-               "MTU 9000, 50 KiB rows -14..-17 %, the fit's three costs the only difference from the parts: its receive "
-               "cost unidentified (0.29 us a segment, a third of the catalog's); not traced (validation/README.md, "
-               "'What placing the machine as the lab places it gave', 'What the veth's round trip as the hosts' work "
-               "gave')")
+               "MTU 9000, 50 KiB rows -14..-17 %, the fit's three costs the only difference from the parts: its "
+               "receive cost unidentified (0.29 us a segment, a third of the catalog's); not traced "
+               "(validation/README.md, 'What placing the machine as the lab places it gave', 'What the veth's round "
+               "trip as the hosts' work gave')")
 
 
 _WINDOW_MISSES = {("xeon_fit_veth", "max")}
