@@ -944,6 +944,10 @@ def test_the_untraced_sample_times_a_saturated_reader_s_read(capsys):
     assert out["traced"] is False and run["rates"] == [] and run["goodput_bps"] > 0
     assert {t["process"] for t in run["tools_cpu"]} == {"writer", "reader"}
     assert 0.2e-6 < run["reader_per_read_s"] < 20e-6
+    # /proc/PID/io counts each tool's calls: 40-byte messages at most a gigabit, so no more writes than that allows
+    by_role = {t["process"]: t for t in run["tools_cpu"]}
+    assert 0 < by_role["writer"]["writes_per_s"] <= 1.2 * 1e9 / 8 / 40 and by_role["reader"]["reads_per_s"] > 0
+    assert all(0.1e-6 < t["cpu_s_per_call"] < 50e-6 for t in run["tools_cpu"])
     assert rxtrace.main(["--untraced", "--scenario", "--rate 1gbit", "--window", "1s", "--duration", "2s"]) == 2
     assert capsys.readouterr().err.strip().count("\n") == 0
 

@@ -12,8 +12,9 @@
   ``ipi_send_cpumask`` (inter-processor interrupts: on a VM, exits);
 * ``sock:sock_send_length`` and ``sock:sock_recv_length`` (the writer's and reader's calls), which name the
   two processes: each count's context is given as ``writer``, ``reader`` or the process's name;
-* from ``/proc``, over the same window, each of the run's tool processes' user and system CPU seconds a second
-  and voluntary context switches a second (each a sleep that ended in a wake-up).
+* from ``/proc``, over the same window, each of the run's tool processes' user and system CPU seconds a second,
+  voluntary context switches a second (each a sleep that ended in a wake-up) and read and write calls a second
+  (``/proc/PID/io``), with the reader's and the writer's CPU seconds per call of its kind.
 
 It prints them as JSON beside the run's goodput. Only the kernel's events are used, never a throughput for a
 decision; the events are switched off and the buffer cleared on every exit (``schedtrace.traced``), and the
@@ -113,8 +114,18 @@ def _read(path: str) -> str:
         return f.read(1 << 16)
 
 
-def _cpu_sample(pids: list[int]) -> dict[int, tuple[str, float, float, int]]:
-    """(name, user s, system s, voluntary switches) of each live process in ``pids``."""
+def _io_calls(pid: int) -> tuple[int, int]:
+    """The read- and write-family system calls ``pid`` has made (``syscr``, ``syscw`` of ``/proc/PID/io``, the task
+    I/O accounting, which counts a ``read`` or ``write`` on a socket as on any file); (-1, -1) where unreadable."""
+    try:
+        fields = dict(ln.split(":", 1) for ln in _read(f"/proc/{pid}/io").splitlines() if ":" in ln)
+        return int(fields["syscr"]), int(fields["syscw"])
+    except (OSError, KeyError, ValueError):
+        return -1, -1
+
+
+def _cpu_sample(pids: list[int]) -> dict[int, tuple[str, float, float, int, int, int]]:
+    """(name, user s, system s, voluntary switches, read calls, write calls) of each live process in ``pids``."""
     tick = os.sysconf("SC_CLK_TCK")
     out = {}
     for pid in pids:
@@ -125,21 +136,31 @@ def _cpu_sample(pids: list[int]) -> dict[int, tuple[str, float, float, int]]:
                        if ln.startswith("voluntary_ctxt_switches"))
         except (OSError, StopIteration, ValueError):
             continue
-        out[pid] = (head.split("(", 1)[1], int(fields[11]) / tick, int(fields[12]) / tick, vol)
+        out[pid] = (head.split("(", 1)[1], int(fields[11]) / tick, int(fields[12]) / tick, vol, *_io_calls(pid))
     return out
 
 
 def _cpu_over(pids: list[int], window_s: float, roles: Optional[dict[int, str]]) -> list[dict]:
-    """Each iperf3 process's user and system CPU seconds a second and sleeps a second over the next ``window_s``,
-    named by ``roles`` where it names it."""
+    """Each iperf3 process's user and system CPU seconds a second, sleeps a second and read and write calls a second
+    over the next ``window_s``, named by ``roles`` where it names it; a reader's or writer's CPU seconds per call of
+    its kind (``cpu_s_per_call``: everything its CPU time holds, the backlog and the ACKs it runs included)."""
     before, t0 = _cpu_sample(pids), time.monotonic()
     time.sleep(window_s)
     after, span_s = _cpu_sample(pids), time.monotonic() - t0
-    return [{"process": (roles or {}).get(pid, name), "pid": pid,
-             "user_s_per_s": round((u - before[pid][1]) / span_s, 3),
-             "system_s_per_s": round((s - before[pid][2]) / span_s, 3),
-             "sleeps_per_s": round((vol - before[pid][3]) / span_s)}
-            for pid, (name, u, s, vol) in sorted(after.items()) if pid in before and name == "iperf3"]
+    out = []
+    for pid, (name, u, s, vol, reads, writes) in sorted(after.items()):
+        if pid not in before or name != "iperf3":
+            continue
+        b = before[pid]
+        row = {"process": (roles or {}).get(pid, name), "pid": pid, "user_s_per_s": round((u - b[1]) / span_s, 3),
+               "system_s_per_s": round((s - b[2]) / span_s, 3), "sleeps_per_s": round((vol - b[3]) / span_s)}
+        if reads >= 0 and b[4] >= 0:
+            row.update(reads_per_s=round((reads - b[4]) / span_s), writes_per_s=round((writes - b[5]) / span_s))
+            calls = {"reader": row["reads_per_s"], "writer": row["writes_per_s"]}.get(row["process"], 0)
+            if calls > 0:
+                row["cpu_s_per_call"] = float(f"{(row['user_s_per_s'] + row['system_s_per_s']) / calls:.4g}")
+        out.append(row)
+    return out
 
 
 def _iperf3_roles(pids: list[int]) -> dict[int, str]:
