@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 from ..cliutil import OneLineParser, fail, typed
 from ..errors import TcpsimError
 from ..os_versions import OS_NAMES
-from ..units import format_quantity, parse_int
+from ..units import format_duration, format_quantity, parse_int
 
 __all__ = ["main"]
 
@@ -149,8 +149,9 @@ def _text(d: dict[str, Any]) -> str:
              f"tool counts the whole {m['duration_s']:.1f} s)"
              if p.get("steady_goodput_bps") and not sc["rr_bytes"] else "",
              ]
-    rtt_m = "-" if not m["rtt_mean_s"] else f"{(m['rtt_min_s'] or 0) * 1e3:.2f}/{m['rtt_mean_s'] * 1e3:.2f} ms"
-    lines.append(f"{'RTT min/mean':16s} {rtt_m:>16s} {(p['rtt_s'] or 0) * 1e3:>13.2f} ms")
+    # each in its own unit: a bare veth's round trip is microseconds, a delayed path's milliseconds
+    rtt_m = "-" if not m["rtt_mean_s"] else f"{format_duration(m['rtt_min_s'] or 0)}/{format_duration(m['rtt_mean_s'])}"
+    lines.append(f"{'RTT min/mean':16s} {rtt_m:>16s} {format_duration(p['rtt_s'] or 0):>16s}")
     seg = "-" if m["data_segments_per_s"] is None else f"{m['data_segments_per_s']:,.0f}/s"
     lines.append(f"{'data segments':16s} {seg:>16s} {p['data_packets_per_s']:>14,.0f}/s")
     units = m.get("tx_units_per_s") or 0.0
