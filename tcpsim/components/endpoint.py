@@ -110,6 +110,8 @@ class TcpEndpoint(TcpRack):
                 head[1] -= ack - head[0]
                 head[0] = ack
             rtt = -1.0
+            # hystart_update reads sk_pacing_rate as the previous ACK left it (tcp_update_pacing_rate comes after)
+            pacing_Bps = self._pacing_rate() if self._cc_rated else 0.0
             if sample is not None:
                 rtt = now - sample
                 self.rto.sample(rtt)
@@ -118,7 +120,7 @@ class TcpEndpoint(TcpRack):
                 self.rtt_sum_s += rtt
                 self.rtt_n += 1
             if self._cc_timed:
-                self.cc.on_ack_timing(rtt, self.snd_nxt, ack)
+                self.cc.on_ack_timing(rtt, self.snd_nxt, ack, pacing_Bps, self._pacing != 0)
             if self.snd_nxt < ack:
                 self.snd_nxt = ack
             self.peer_wnd = seg.wnd

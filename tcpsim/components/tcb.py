@@ -105,6 +105,7 @@ class EndpointState:
         self.sack_ok = opts.sack and peer_opts.sack
         self.cc = self._new_cc()
         self._cc_timed = opts.congestion_control == "cubic"  # the rule reads each ACK's time and RTT (HyStart)
+        self._cc_rated = self._cc_timed and opts.hystart_ack_delay  # ... and the pacing rate (Linux 5.7 on)
         self._sack_rec = False  # in RFC 6675 loss recovery
         self._board = Scoreboard()
         self._pipe = 0
@@ -293,7 +294,7 @@ class EndpointState:
         if o.congestion_control == "cubic":
             return Cubic(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
                          sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited,
-                         prr_rule=o.prr_rule, hz=o.cubic_hz, rack=o.rack_tlp)
+                         prr_rule=o.prr_rule, hz=o.cubic_hz, rack=o.rack_tlp, train_rule=int(o.hystart_ack_delay))
         return NewReno(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
                        sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited,
                        prr_rule=o.prr_rule, rack=o.rack_tlp, halve_cwnd=o.rcv_window_rule == "linux")

@@ -136,8 +136,9 @@ class NewReno:
             self._ca_acc -= self.cwnd
             self.cwnd += self.mss
 
-    def on_ack_timing(self, rtt_s: float, snd_nxt: int, ack: int) -> None:
-        """An ACK's RTT sample (< 0: none) for rules that time the path (CUBIC's HyStart); Reno does not."""
+    def on_ack_timing(self, rtt_s: float, snd_nxt: int, ack: int, pacing_Bps: float = 0.0, paced: bool = False) -> None:
+        """An ACK's RTT sample (< 0: none), with the socket's pacing rate and whether it is paced, for rules that time
+        the path (CUBIC's HyStart); Reno does not."""
 
     def loss_ssthresh(self, flight_bytes: int) -> int:
         """The slow-start threshold after a loss: max(FlightSize / 2, 2 SMSS) (RFC 5681 eq. 4); with

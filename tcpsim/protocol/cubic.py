@@ -24,7 +24,7 @@ from typing import Final
 from .congestion import NewReno
 
 __all__ = ["Cubic", "CUBIC_C", "CUBIC_BETA", "UPDATE_HOLD_S", "cubic_k_s", "cubic_offset_segments",
-           "cubic_window_segments"]
+           "cubic_window_segments", "hystart_ack_delay_s"]
 
 CUBIC_C: Final = 0.4
 """Scaling constant C, segments per second cubed (RFC 9438 §5.1; ``bic_scale`` 41 / 1024 * 10)."""
@@ -38,12 +38,26 @@ HYSTART_ACK_DELTA_S: Final = 0.002
 """ACKs closer than this belong to one train (``hystart_ack_delta_us``)."""
 HYSTART_DELAY_MIN_S: Final = 0.004
 HYSTART_DELAY_MAX_S: Final = 0.016
+HYSTART_ACK_DELAY_MAX_S: Final = 0.001
+"""The most ``hystart_ack_delay`` allows (``USEC_PER_MSEC``)."""
+GSO_MAX_BYTES: Final = 65536
+"""``sk_gso_max_size`` (``GSO_LEGACY_MAX_SIZE``): ``hystart_ack_delay`` allows four such bursts' time."""
 UPDATE_HOLD_S: Final = 1.0 / 32.0
 """While cwnd equals the cwnd ``cnt`` was last computed for, it is computed again only this long after
 (``bictcp_update``: ``ca->last_cwnd == cwnd && tcp_jiffies32 - ca->last_time <= HZ / 32`` returns at once)."""
 FIRST_LOSS_MAX_CNT: Final = 20.0
 """Until CUBIC has seen a loss, at most this many ACKed segments per segment of growth, 5 % a round trip
 (``bictcp_update``: ``if (ca->last_max_cwnd == 0 && ca->cnt > 20) ca->cnt = 20``; ``loss_cwnd`` in 2.6)."""
+
+
+def hystart_ack_delay_s(pacing_Bps: float) -> float:
+    """``hystart_ack_delay`` (Linux 5.7 on, "tcp_cubic: tweak Hystart detection for short RTT flows"): how much later
+    an ACK may come for TSO or GRO, min(1 ms, ``sk_gso_max_size`` x 4 / ``sk_pacing_rate``); 0 while the socket has
+    no rate."""
+    if pacing_Bps <= 0.0:
+        return 0.0
+    delay = GSO_MAX_BYTES * 4 / pacing_Bps
+    return delay if delay < HYSTART_ACK_DELAY_MAX_S else HYSTART_ACK_DELAY_MAX_S
 
 
 def cubic_k_s(w_max_segments: float, cwnd_segments: float) -> float:
@@ -72,12 +86,12 @@ class Cubic(NewReno):
 
     __slots__ = ("hystart", "w_last_max", "epoch_s", "k_s", "origin", "w_est", "ack_cnt", "cnt_acc", "cnt",
                  "last_cwnd", "last_time_s", "hz", "hold_s",
-                 "delay_min_s", "round_end", "round_start_s", "last_ack_s", "curr_rtt_s", "samples")
+                 "delay_min_s", "round_end", "round_start_s", "last_ack_s", "curr_rtt_s", "samples", "train_rule")
 
     def __init__(self, mss_bytes: int, initial_window_segments: int = 10, abc_limit_segments: int = 2,
                  validate: bool = False, sack: bool = False, limited_transmit: bool = False,
                  hystart: bool = True, measured: bool = False, prr_rule: int = 0, hz: int = 0,
-                 rack: bool = False) -> None:
+                 rack: bool = False, train_rule: int = 0) -> None:
         super().__init__(mss_bytes, initial_window_segments, abc_limit_segments, validate, sack, limited_transmit,
                          measured, prr_rule, rack)
         self.hystart = hystart
@@ -103,6 +117,9 @@ class Cubic(NewReno):
         self.last_ack_s = 0.0
         self.curr_rtt_s = 0.0
         self.samples = 0
+        self.train_rule = train_rule
+        """HyStart's ACK train: 0 half of ``delay_min``, rounds from the first ACK (before 5.7); 1 Linux 5.7 on
+        (:attr:`tcpsim.config.TcpOptions.hystart_ack_delay`, :meth:`on_ack_timing`)."""
 
     # --- growth ---------------------------------------------------------------------------------------
     def avoid_congestion(self, acked_bytes: int) -> None:
@@ -190,12 +207,17 @@ class Cubic(NewReno):
         return max(int(cwnd * CUBIC_BETA), 2) * mss
 
     # --- HyStart --------------------------------------------------------------------------------------
-    def on_ack_timing(self, rtt_s: float, snd_nxt: int, ack: int) -> None:
+    def on_ack_timing(self, rtt_s: float, snd_nxt: int, ack: int, pacing_Bps: float = 0.0, paced: bool = False) -> None:
         """``hystart_update`` for one ACK at :attr:`now_s` (``rtt_s`` < 0: no sample from it): in slow
-        start, end it (ssthresh = cwnd) when an ACK train or a delay rise says the path is full."""
+        start, end it (ssthresh = cwnd) when an ACK train or a delay rise says the path is full. With
+        :attr:`train_rule` (Linux 5.7 on) the train must span ``delay_min`` plus :func:`hystart_ack_delay_s` of the
+        socket's pacing rate ``pacing_Bps``, halved unless ``paced`` (``SK_PACING_NONE``), and ``cubictcp_acked``
+        calls ``hystart_update``, its round reset included, only once cwnd has reached ``hystart_low_window``."""
         if rtt_s > 0.0 and (self.delay_min_s <= 0.0 or rtt_s < self.delay_min_s):
             self.delay_min_s = rtt_s
         if not self.hystart or self.cwnd >= self.ssthresh or self.in_recovery:
+            return
+        if self.train_rule and self.cwnd < HYSTART_LOW_WINDOW * self.mss:
             return
         now = self.now_s
         if ack > self.round_end:  # a new round: bictcp_hystart_reset
@@ -208,7 +230,12 @@ class Cubic(NewReno):
             return
         if now - self.last_ack_s <= HYSTART_ACK_DELTA_S:
             self.last_ack_s = now
-            if now - self.round_start_s > self.delay_min_s / 2.0:
+            threshold = self.delay_min_s / 2.0
+            if self.train_rule:
+                threshold = self.delay_min_s + hystart_ack_delay_s(pacing_Bps)
+                if not paced:
+                    threshold /= 2.0
+            if now - self.round_start_s > threshold:
                 self.ssthresh = self.cwnd
                 return
         if rtt_s > 0.0 and self.samples < HYSTART_MIN_SAMPLES:

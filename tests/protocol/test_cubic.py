@@ -234,6 +234,54 @@ def test_hystart_waits_for_sixteen_segments():
     assert cc.ssthresh > cc.cwnd
 
 
+def _train_end_s(cc: Cubic, pacing_Bps: float, paced: bool) -> float:
+    """When back-to-back ACKs 20 us apart end slow start, the round started at 0 with delay_min 1 ms."""
+    cc.now_s = 0.0
+    cc.on_ack_timing(0.001, 100 * MSS, 1, pacing_Bps, paced)
+    t = 0.0
+    while cc.ssthresh > cc.cwnd and t < 0.004:
+        t += 20e-6
+        cc.now_s = t
+        cc.on_ack_timing(0.001, 100 * MSS, 2, pacing_Bps, paced)
+    return t
+
+
+@pytest.mark.parametrize("pacing_Bps,paced,lo_s,hi_s", [
+    (0.0, False, 0.0005, 0.00053),            # no rate yet: hystart_ack_delay 0, half of delay_min
+    (524288e3, False, 0.00075, 0.00078),      # 64 KiB x 4 at 512 MB/s: 0.5 ms more, then halved
+    (50e6, False, 0.001, 0.00103),            # a slow rate: the 1 ms cap, (1 + 1) / 2 ms
+    (524288e3, True, 0.0015, 0.00153),        # a paced socket: not halved
+])
+def test_linux_5_7_hystart_allows_for_the_ack_delay_of_tso_and_gro(pacing_Bps, paced, lo_s, hi_s):
+    """``hystart_update`` since 5.7: the train must span ``delay_min + hystart_ack_delay(sk)``, halved only when the
+    socket is not paced; ``hystart_ack_delay`` is min(1 ms, ``sk_gso_max_size`` x 4 / ``sk_pacing_rate``)."""
+    from tcpsim.protocol.cubic import hystart_ack_delay_s
+
+    assert hystart_ack_delay_s(0.0) == 0.0 and hystart_ack_delay_s(1e6) == 0.001
+    assert hystart_ack_delay_s(524288e3) == pytest.approx(0.0005)
+    cc = Cubic(MSS, 10, train_rule=1)
+    cc.cwnd = 32 * MSS
+    assert lo_s < _train_end_s(cc, pacing_Bps, paced) <= hi_s
+    before = Cubic(MSS, 10)                                  # before 5.7: half of delay_min whatever the rate
+    before.cwnd = 32 * MSS
+    assert 0.0005 < _train_end_s(before, pacing_Bps, paced) <= 0.00053
+
+
+def test_linux_5_7_hystart_keeps_no_round_below_sixteen_segments():
+    """Since 5.7 ``cubictcp_acked`` calls ``hystart_update`` only from ``hystart_low_window``: the round starts at the
+    first ACK at 16 segments, not earlier, so a train counted from before it cannot end slow start."""
+    cc = Cubic(MSS, 10, train_rule=1)
+    cc.on_ack_timing(0.001, 100 * MSS, 1)                    # 10 segments: no round yet
+    assert cc.round_end == -1
+    cc.cwnd = 16 * MSS
+    cc.now_s = 0.0009                                        # 0.9 ms on: the round starts here
+    cc.on_ack_timing(0.001, 100 * MSS, 2)
+    assert cc.round_end == 100 * MSS and cc.round_start_s == 0.0009
+    old = Cubic(MSS, 10)
+    old.on_ack_timing(0.001, 100 * MSS, 1)
+    assert old.round_end == 100 * MSS and old.round_start_s == 0.0
+
+
 def test_reno_keeps_its_own_arithmetic():
     reno = NewReno(MSS, 10)
     reno.cwnd = 100 * MSS
