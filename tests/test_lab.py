@@ -342,6 +342,8 @@ def test_the_prediction_is_what_the_tool_counts_over_its_run():
 
     slow = lab_scenario(rate="1gbit", rtt="20ms", sockbuf="4M", duration="0.5s")
     assert lab_simulation(slow, "lab_vm", "none").budget.max_sim_time_s == 0.5
+    pinned = lab_simulation(lab_scenario(rate=0, write="4k", pin="0,1"), "lab_vm", "none")  # a name, pinned: one CPU
+    assert pinned.sender.platform.cpu.n_cpus == pinned.receiver.platform.cpu.n_cpus == 1
     r = predict_lab(slow, {})
     assert r.sim_time_s == pytest.approx(0.5) and r.delivered_bytes > 0
     assert tool_goodput_bps(slow, r) == pytest.approx(r.delivered_bytes * 8 / 0.5)

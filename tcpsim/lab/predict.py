@@ -105,9 +105,12 @@ def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0, t
     :func:`host_platform`), with the path's receive placement and round trip and ``tool``'s read size; its
     run lasts at most the measured run's duration (:func:`tool_goodput_bps`). A run whose tools were pinned to
     two CPUs (``--pin 0,1``) gives each side one of them: its tool, its calls and the stack work its segments
-    cause run there (validation/README.md, "A machine on the lab's path is placed as the lab places it")."""
-    from ..api import build_scenario
+    cause run there (validation/README.md, "A machine on the lab's path is placed as the lab places it"). ``host``
+    may also be a profile's name or path, read as ``tcpsim predict --platform`` reads it."""
+    from ..api import _platform, build_scenario
 
+    if isinstance(host, str):
+        host = _platform(host, None)
     if host is not None and sc.pin_cpus is not None and len(set(sc.pin_cpus)) == 2:
         host = replace(host, cpu=replace(host.cpu, n_cpus=1))
     built = build_scenario(platform=host, seed=seed, **sc.predict_kwargs(tool, delay_line))
