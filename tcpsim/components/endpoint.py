@@ -110,8 +110,10 @@ class TcpEndpoint(TcpRack):
                 head[1] -= ack - head[0]
                 head[0] = ack
             rtt = -1.0
-            # hystart_update reads sk_pacing_rate as the previous ACK left it (tcp_update_pacing_rate comes after)
-            pacing_Bps = self._pacing_rate() if self._cc_rated else 0.0
+            # hystart_update reads sk_pacing_rate as the previous ACK left it (tcp_update_pacing_rate comes after);
+            # only slow start reads it, so congestion avoidance's ACKs skip the computation
+            cc = self.cc
+            pacing_Bps = self._pacing_rate() if self._cc_rated and cc.cwnd < cc.ssthresh else 0.0
             if sample is not None:
                 rtt = now - sample
                 self.rto.sample(rtt)
