@@ -107,6 +107,11 @@ class TcpOptions:
     halved unless the socket is paced, and HyStart keeps no round until cwnd reaches ``hystart_low_window``;
     False: half of ``delay_min``, rounds from the start (validation/README.md, "HyStart's ACK train as Linux 5.7 on
     times it")."""
+    srtt_from_oldest: bool = False
+    """srtt (the RTO, the pacing rate, TSO deferral, RACK's and TLP's timers, the RTT a run reports) from the round
+    trip of the oldest segment an ACK newly covers, as Linux's ``tcp_clean_rtx_queue`` hands ``first_ackt`` to
+    ``tcp_rtt_estimator``; the newest's (``last_ackt``) still goes to ``min_rtt`` and the congestion control. False:
+    the newest's to all (validation/README.md, "The smoothed RTT from the oldest segment an ACK covers")."""
     rack_tlp: bool = False
     """Linux's RACK-TLP (RFC 8985, 4.18 on, with SACK): losses found by when segments were sent, and a probe for a
     flight's tail (:mod:`tcpsim.components.rack`); False: RFC 6675's duplicate-ACK count and the timer."""
@@ -428,7 +433,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
         measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3), read_length_at_copy=True,
         slow_start_ack_segments=0 if v >= (3, 18) else 1,
-        cubic_hz=os.hz, rack_tlp=v >= (4, 18), hystart_ack_delay=v >= (5, 7),
+        cubic_hz=os.hz, rack_tlp=v >= (4, 18), hystart_ack_delay=v >= (5, 7), srtt_from_oldest=True,
         comp_sack_nr=os.comp_sack_nr if v >= (4, 18) else 0, comp_sack_delay_s=os.comp_sack_delay_s,
         comp_sack_slack_s=os.comp_sack_slack_s if v >= (5, 8) else 0.0,
         comp_sack_rtt_frac=os.comp_sack_rtt_percent / 100,

@@ -94,12 +94,17 @@ class TcpEndpoint(TcpRack):
             acked = ack - self.snd_una
             self.snd_una = ack
             sent = self.sent
-            sample = None
+            sample = None  # the send time of the newest segment covered that was sent once (last_ackt)
+            oldest = -1.0  # ... of the oldest (first_ackt), unless a retransmission is covered
             newest = None  # RACK: the delivered segment sent last
             while sent and sent[0][0] + sent[0][1] <= ack:
                 entry = sent.popleft()
                 if not entry[3]:
                     sample = entry[2]
+                    if oldest == -1.0:
+                        oldest = sample
+                else:
+                    oldest = -2.0
                 if rack and (newest is None or entry[2] > newest[2]):
                     newest = entry
             if newest is not None:
@@ -116,10 +121,13 @@ class TcpEndpoint(TcpRack):
             pacing_Bps = self._pacing_rate() if self._cc_rated and cc.cwnd < cc.ssthresh else 0.0
             if sample is not None:
                 rtt = now - sample
-                self.rto.sample(rtt)
+                # Linux tcp_clean_rtx_queue: srtt from first_ackt (seq_rtt_us), min_rtt and the congestion control
+                # from last_ackt (ca_rtt_us); an ACK covering a retransmission keeps the newest (Karn, see config)
+                seq_rtt = now - oldest if self._srtt_oldest and oldest >= 0.0 else rtt
+                self.rto.sample(seq_rtt)
                 if rtt < self._min_rtt_s or self._min_rtt_s <= 0.0:
                     self._min_rtt_s = rtt
-                self.rtt_sum_s += rtt
+                self.rtt_sum_s += seq_rtt
                 self.rtt_n += 1
             if self._cc_timed:
                 self.cc.on_ack_timing(rtt, self.snd_nxt, ack, pacing_Bps, self._pacing != 0)

@@ -106,6 +106,7 @@ class EndpointState:
         self.cc = self._new_cc()
         self._cc_timed = opts.congestion_control == "cubic"  # the rule reads each ACK's time and RTT (HyStart)
         self._cc_rated = self._cc_timed and opts.hystart_ack_delay  # ... and the pacing rate (Linux 5.7 on)
+        self._srtt_oldest = opts.srtt_from_oldest  # srtt from the oldest segment an ACK covers (Linux first_ackt)
         self._sack_rec = False  # in RFC 6675 loss recovery
         self._board = Scoreboard()
         self._pipe = 0
