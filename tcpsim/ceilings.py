@@ -115,7 +115,8 @@ def _frames_path_s(sc: Scenario, payload_out: int, payload_back: int) -> float:
     both hosts: the part of a round trip the hosts' CPUs do not add."""
     link = sc.link
     opt = framing.tcp_option_bytes(_timestamps(sc))
-    ser = (framing.wire_bytes(payload_out, opt) + framing.wire_bytes(payload_back, opt)) * 8.0 / link.rate_bps
+    skb = link.skb_charged
+    ser = (framing.wire_bytes(payload_out, opt, skb) + framing.wire_bytes(payload_back, opt, skb)) * 8.0 / link.rate_bps
     bus = 0.0
     for p in (sc.sender.platform, sc.receiver.platform):
         bus += (p.bus.transfer_s(framing.frame_bytes(payload_out, opt))
@@ -154,7 +155,7 @@ def line_ceiling_bps(sc: Scenario) -> float:
     opt = framing.tcp_option_bytes(_timestamps(sc))
     payload = _largest_payload(sc)
     ways = 2 if sc.workload.kind == "rr" else _directions(sc)
-    return sc.link.rate_bps * payload / framing.wire_bytes(payload, opt) * ways
+    return sc.link.rate_bps * payload / framing.wire_bytes(payload, opt, sc.link.skb_charged) * ways
 
 
 def bus_ceiling_bps(sc: Scenario, host: Host) -> float:

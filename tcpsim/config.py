@@ -53,6 +53,12 @@ class Link:
     sent the frame: the call returns after it (the softirq runs as the send re-enables bottom halves). False:
     a NIC, whose interrupt runs the receive work on the receiving host."""
 
+    @property
+    def skb_charged(self) -> bool:
+        """Whether a frame's time at the rate is its skb's length rather than the 802.3 wire's: a token bucket's
+        rate is Linux ``tbf``'s, which charges ``qdisc_pkt_len`` (:func:`tcpsim.protocol.framing.wire_bytes`)."""
+        return self.burst_bytes > 0
+
     def __post_init__(self) -> None:
         _check_range("rate_bps", self.rate_bps, 1e3, 1e13, "in 1e3..1e13 bit/s")
         _check_range("burst_bytes", self.burst_bytes, 0, 1 << 32, "0 (no bucket) or a bucket in bytes")

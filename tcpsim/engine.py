@@ -87,7 +87,8 @@ def _base_rtt_s(sc: Scenario) -> float:
     ts = sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps
     mss = framing.mss_bytes(link.mtu_bytes, ts)
     opt = framing.tcp_option_bytes(ts)
-    ser = (framing.wire_bytes(mss, opt) + framing.wire_bytes(0, opt)) * 8.0 / link.rate_bps
+    skb = link.skb_charged
+    ser = (framing.wire_bytes(mss, opt, skb) + framing.wire_bytes(0, opt, skb)) * 8.0 / link.rate_bps
     host = 0.0
     for h in (sc.sender.platform, sc.receiver.platform):
         c = h.cpu
@@ -175,9 +176,9 @@ class _Run:
         wl = self.sc.workload
         link = self.sc.link
         a = TcpEndpoint(self.kernel, src_host, src_opts, dst_opts, link.mtu_bytes, link.rate_bps, stream,
-                        self.trace, f"{src_host.name}#{stream}")
+                        self.trace, f"{src_host.name}#{stream}", link.skb_charged)
         b = TcpEndpoint(self.kernel, dst_host, dst_opts, src_opts, link.mtu_bytes, link.rate_bps, stream,
-                        self.trace, f"{dst_host.name}#{stream}")
+                        self.trace, f"{dst_host.name}#{stream}", link.skb_charged)
         a.connect(b)
         b.connect(a)
         if self.sc.budget.skb_log_limit and not self.flows:
@@ -407,7 +408,7 @@ class _Run:
         link = sc.link
         opt = framing.tcp_option_bytes(sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps)
         mss = framing.mss_bytes(link.mtu_bytes, opt > 0)
-        frame_s = framing.wire_bytes(mss, opt) * 8.0 / link.rate_bps
+        frame_s = framing.wire_bytes(mss, opt, link.skb_charged) * 8.0 / link.rate_bps
         span = {d: max(s1["t"] - max(s0["last_read"][d], s0["t"] - frame_s), 1e-12) for d in self.links}
         read = {d: sum(s1["delivered"][i] - s0["delivered"][i] for i, f in enumerate(self.flows) if f[0] == d)
                 for d in self.links}

@@ -164,7 +164,7 @@ def flows_that_fit(target: Any, uplink: Any = "1gbit", rtt: Any = "20ms", queue:
         raise ConfigError("target", target, "a rate above 0 (e.g. 20mbit)")
     sc = build_scenario(**_scenario_kw(1, uplink, rtt, queue, dict(kw)))
     ts = sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps
-    line_bps = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes, ts)
+    line_bps = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes, ts, sc.link.skb_charged)
     n = min(_MAX_FLOWS, max(1, math.floor(line_bps / target_bps)))
     tried: list[int] = []
     while True:

@@ -16,17 +16,18 @@ def check_physical_bounds(sc, result) -> None:
     link = sc.link
     ts = sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps
     opt = framing.tcp_option_bytes(ts)
+    skb = link.skb_charged  # a tbf's rate charges an skb's bytes, not the 802.3 wire's (framing.wire_bytes)
     for direction, bps in result.interface_bps.items():
         assert bps <= link.rate_bps * (1 + _REL), (direction, bps)
     ways = 2 if sc.workload.bidirectional or sc.workload.kind == "rr" else 1
     # Strict: no more frames than the link carries at its smallest. With the payloads the run sent: the
     # frame on the wire at each end of the window counts pro rata but is not in the histogram (whole frames).
-    assert result.data_packets_per_s <= ways * link.rate_bps / (8 * framing.wire_bytes(1, opt)) * (1 + _REL)
+    assert result.data_packets_per_s <= ways * link.rate_bps / (8 * framing.wire_bytes(1, opt, skb)) * (1 + _REL)
     smallest = min(result.payload_histogram, default=framing.mss_bytes(link.mtu_bytes, ts))
-    frames_per_s = link.rate_bps / (8 * framing.wire_bytes(min(smallest, 1 << 30), opt))
+    frames_per_s = link.rate_bps / (8 * framing.wire_bytes(min(smallest, 1 << 30), opt, skb))
     edge = 2 * ways / result.measure_time_s if result.measure_time_s > 0 else 0.0
     assert result.data_packets_per_s <= ways * frames_per_s * (1 + _REL) + edge
-    ceiling = framing.line_goodput_bps(link.rate_bps, link.mtu_bytes, ts) * ways
+    ceiling = framing.line_goodput_bps(link.rate_bps, link.mtu_bytes, ts, skb) * ways
     for host in (sc.sender.platform, sc.receiver.platform):
         if host.bus.clock_hz > 0:
             ceiling = min(ceiling, host.bus.ceiling_bps)  # one bus carries both directions

@@ -57,7 +57,8 @@ class EndpointState:
     """The other end of the connection (:meth:`TcpEndpoint.connect` sets it before the first segment)."""
 
     def __init__(self, kernel: Kernel, host: HostRuntime, opts: TcpOptions, peer_opts: TcpOptions,
-                 mtu_bytes: int, rate_bps: float, stream: int, trace: deque | None, name: str) -> None:
+                 mtu_bytes: int, rate_bps: float, stream: int, trace: deque | None, name: str,
+                 skb_charged: bool = False) -> None:
         self.kernel = kernel
         self.host = host
         self.opts = opts
@@ -77,6 +78,7 @@ class EndpointState:
         self.mss = framing.mss_bytes(mtu_bytes, ts)
         self._path_mss = self.mss  # the MSS the path allows; Linux may send less (tcp_bound_to_half_wnd)
         self._rate_bps = rate_bps
+        self._skb_charged = skb_charged  # the rate is a tbf's: a frame costs its skb's bytes (framing.wire_bytes)
         self._wire_cache: dict[int, tuple[int, float]] = {}
         # --- send side ---
         self.sndbuf = opts.sndbuf_bytes
@@ -312,7 +314,7 @@ class EndpointState:
         cached = self._wire_cache.get(length)
         if cached is None:
             frame = framing.frame_bytes(length, self.option_bytes)
-            wire_s = framing.wire_bytes(length, self.option_bytes) * 8.0 / self._rate_bps
+            wire_s = framing.wire_bytes(length, self.option_bytes, self._skb_charged) * 8.0 / self._rate_bps
             cached = self._wire_cache[length] = (frame, wire_s)
         return cached
 
@@ -343,7 +345,7 @@ class EndpointState:
             blocks = tuple((b[0], b[1]) for b in self._sack_blocks[:self._sack_max])
             extra = self.option_bytes + sack_option_bytes(len(blocks))
             frame = framing.frame_bytes(0, extra)
-            wire_s = framing.wire_bytes(0, extra) * 8.0 / self._rate_bps
+            wire_s = framing.wire_bytes(0, extra, self._skb_charged) * 8.0 / self._rate_bps
             seg = Segment(self.peer, seq, 0, self.rcv_nxt, wnd, frame, wire_s, retransmit, now, push, blocks)
         else:
             frame, wire_s = self._wire(length)

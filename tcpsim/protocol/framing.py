@@ -44,20 +44,27 @@ def frame_bytes(payload_bytes: int, option_bytes: int = 0) -> int:
     return size if size > ETH_MIN_FRAME_BYTES else ETH_MIN_FRAME_BYTES
 
 
-def wire_bytes(payload_bytes: int, option_bytes: int = 0) -> int:
-    """Bytes of line time a segment takes: its frame plus preamble, SFD and inter-frame gap."""
+def wire_bytes(payload_bytes: int, option_bytes: int = 0, skb_charged: bool = False) -> int:
+    """Bytes of line time a segment takes: on an 802.3 line its frame plus preamble, SFD and inter-frame gap.
+
+    ``skb_charged``: the rate is a token-bucket shaper's (Linux ``tbf``, :attr:`tcpsim.config.Link.skb_charged`),
+    which charges the length ``qdisc_pkt_len`` gives (``tbf_dequeue``; ``qdisc_pkt_len_init``: ``skb->len``, the IP
+    packet and its Ethernet header, a GSO skb's headers once a segment): no FCS, preamble, gap or padding."""
+    if skb_charged:
+        return payload_bytes + option_bytes + IP_HEADER_BYTES + TCP_HEADER_BYTES + ETH_HEADER_BYTES
     return frame_bytes(payload_bytes, option_bytes) + ETH_PREAMBLE_BYTES + ETH_IFG_BYTES
 
 
-def serialization_s(payload_bytes: int, option_bytes: int, rate_bps: float) -> float:
-    """Time to clock one segment onto a link of ``rate_bps``."""
-    return wire_bytes(payload_bytes, option_bytes) * 8.0 / rate_bps
+def serialization_s(payload_bytes: int, option_bytes: int, rate_bps: float, skb_charged: bool = False) -> float:
+    """Time to clock one segment onto a link of ``rate_bps`` (``skb_charged``: see :func:`wire_bytes`)."""
+    return wire_bytes(payload_bytes, option_bytes, skb_charged) * 8.0 / rate_bps
 
 
-def line_goodput_bps(rate_bps: float, mtu_bytes: int, timestamps: bool = False) -> float:
+def line_goodput_bps(rate_bps: float, mtu_bytes: int, timestamps: bool = False, skb_charged: bool = False) -> float:
     """Application bytes per second a saturated link carries with full-sized segments.
 
-    1 Gbit/s, MTU 1500, no timestamps: 1e9 * 1460 / 1538 = 949.3 Mbit/s (ACKs use the reverse direction).
+    1 Gbit/s, MTU 1500, no timestamps: 1e9 * 1460 / 1538 = 949.3 Mbit/s (ACKs use the reverse direction); behind a
+    ``tbf`` (``skb_charged``, :func:`wire_bytes`) with timestamps, 1e9 * 1448 / 1514 = 956.4 Mbit/s.
     """
     mss = mss_bytes(mtu_bytes, timestamps)
-    return rate_bps * mss / wire_bytes(mss, tcp_option_bytes(timestamps))
+    return rate_bps * mss / wire_bytes(mss, tcp_option_bytes(timestamps), skb_charged)

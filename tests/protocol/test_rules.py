@@ -27,6 +27,9 @@ def test_ethernet_framing():
     assert framing.frame_bytes(0) == 64  # minimum frame
     assert framing.wire_bytes(1460) == 1538
     assert framing.line_goodput_bps(1e9, 1500) == pytest.approx(1e9 * 1460 / 1538)
+    # behind a tbf the rate charges the skb (qdisc_pkt_len: IP packet and Ethernet header), not the 802.3 wire
+    assert framing.wire_bytes(1448, 12, skb_charged=True) == 1514
+    assert framing.line_goodput_bps(1e9, 1500, timestamps=True, skb_charged=True) == pytest.approx(1e9 * 1448 / 1514)
 
 
 @pytest.mark.parametrize("length, unsent, in_flight, nodelay, max_wnd, ok", [
