@@ -110,7 +110,7 @@ EXPOSED = ("since a wake-up's latency is drawn from its measured spread (2026-11
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="89.5 % " + EXPOSED + "; its 3 and 12 KiB rows +162..+264 %")
+@pytest.mark.xfail(strict=True, reason="92.7 % " + EXPOSED + "; its 3 and 12 KiB rows +162..+264 %")
 def test_third_cpu_bound_table_within_target(lab):
     """lab/cpu3: 7 CPU-bound rows, pinned, fixed before they were measured and scored once held out: issue 22's
     CPU-bound 15 % on its median (within the holdout tables' 20 %)."""
@@ -179,20 +179,20 @@ def test_calibration_tables_within_target(lab, table):
 HOLDOUT_TABLES = sorted({p.table_id for p in load_points() if p.source_id == "lab" and p.role == "holdout"})
 
 
-LOSS_SEED0 = ("20.9 % on seed 0 since Linux's srtt is taken from the oldest segment an ACK covers (20.1 % before, 15.8 "
-              "% before HyStart's ACK train was timed as Linux 5.7's): its 4 ms rows -21 %, its 16 ms, 0.01 % row +28.9 "
-              "%; 3-s runs with a few dozen losses at most, each row one draw of its lottery (validation/README.md, "
-              "'What the read loop gave', 'What HyStart's ACK train as Linux 5.7 on times it gave', 'What the smoothed "
-              "RTT from the oldest segment gave')")
+LOSS_SEED0 = ("19.8 % on seed 0 since a tbf charges an skb's bytes (20.9 % before, 20.1 % before Linux's srtt was taken "
+              "from the oldest segment an ACK covers, 15.8 % before HyStart's ACK train was timed as Linux 5.7's): its "
+              "4 ms rows -20 %, its 16 ms, 0.01 % row +29 %; 3-s runs with a few dozen losses at most, each row one "
+              "draw of its lottery (validation/README.md, 'What the read loop gave', 'What HyStart's ACK train as Linux "
+              "5.7 on times it gave', 'What a tbf's charge gave')")
 
 HOLDOUT_MISSES = {
     "unshaped": ("34.6 % since a bare veth's round trip is the hosts' work (24.1 % before): every row too slow, -18 "
                  "to -39 %, bound by the sending CPU, which now carries each frame's receive work and its ACK inside "
                  "the sending call (validation/README.md, 'What the veth's round trip as the hosts' work gave')"),
     "cpu2": "25.1 % (57.0 % before) " + EXPOSED,
-    "cpu3": "89.5 % " + EXPOSED,
-    "loss": LOSS_SEED0,
+    "cpu3": "92.7 % (89.5 % before a tbf charged an skb's bytes) " + EXPOSED,
 }
+"""lab/loss missed the holdout target (20 %) at 20.1-20.9 % on seed 0 until a tbf charged an skb's bytes (19.8 %)."""
 
 
 @pytest.mark.slow
@@ -249,7 +249,11 @@ def test_second_lossy_table_within_target(lab, check):
     assert (statistics.median(errors) <= LOSS_TARGET) if check == "median" else (max(errors) <= LOSS_MAX)
 
 
-SEED_MEDIAN_MISSES: dict[tuple[str, str], str] = {}
+SEED_MEDIAN_MISSES: dict[tuple[str, str], str] = {
+    ("lab/loss4", "max"): ("31.7 % over seeds 0-4 since a tbf charges an skb's bytes (24.3 % before, 36.3 % before "
+                           "Linux's srtt was taken from the oldest segment an ACK covers; its median 11.8 %): its 0.4 "
+                           "ms, 4 % row, one row's five draws (validation/README.md, 'What a tbf's charge gave')"),
+}
 """Misses of the tables scored by the five-seed estimator. lab/loss3's max missed at its one held-out score (158.2 %:
 dense losses on short paths); with the wake-up latency lab/loss4 chose it is 21.5 %. lab/loss4's max missed from a
 Linux ACK's order at its end (33.0 %) until lab_vm's read cost was measured without tracepoints (19.3 %), and again
