@@ -118,6 +118,10 @@ class TcpOptions:
     trip of the oldest segment an ACK newly covers, as Linux's ``tcp_clean_rtx_queue`` hands ``first_ackt`` to
     ``tcp_rtt_estimator``; the newest's (``last_ackt``) still goes to ``min_rtt`` and the congestion control. False:
     the newest's to all (validation/README.md, "The smoothed RTT from the oldest segment an ACK covers")."""
+    linux_rto: bool = False
+    """The retransmission timeout as Linux computes it (``tcp_rtt_estimator``, ``__tcp_set_rto``): srtt plus a variance
+    never below ``min_rto_s``; False: RFC 6298's max(``min_rto_s``, srtt + 4 x rttvar) (validation/README.md, "Linux's
+    retransmission timeout")."""
     rack_tlp: bool = False
     """Linux's RACK-TLP (RFC 8985, 4.18 on, with SACK): losses found by when segments were sent, and a probe for a
     flight's tail (:mod:`tcpsim.components.rack`); False: RFC 6675's duplicate-ACK count and the timer."""
@@ -439,7 +443,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
         measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3), read_length_at_copy=True,
         slow_start_ack_segments=0 if v >= (3, 18) else 1,
-        cubic_hz=os.hz, rack_tlp=v >= (4, 18), hystart_ack_delay=v >= (5, 7), srtt_from_oldest=True,
+        cubic_hz=os.hz, rack_tlp=v >= (4, 18), hystart_ack_delay=v >= (5, 7), srtt_from_oldest=True, linux_rto=True,
         comp_sack_nr=os.comp_sack_nr if v >= (4, 18) else 0, comp_sack_delay_s=os.comp_sack_delay_s,
         comp_sack_slack_s=os.comp_sack_slack_s if v >= (5, 8) else 0.0,
         comp_sack_rtt_frac=os.comp_sack_rtt_percent / 100,

@@ -124,7 +124,7 @@ class TcpEndpoint(TcpRack):
                 # Linux tcp_clean_rtx_queue: srtt from first_ackt (seq_rtt_us), min_rtt and the congestion control
                 # from last_ackt (ca_rtt_us); an ACK covering a retransmission keeps the newest (Karn, see config)
                 seq_rtt = now - oldest if self._srtt_oldest and oldest >= 0.0 else rtt
-                self.rto.sample(seq_rtt)
+                self.rto.sample(seq_rtt, ack, self.snd_nxt)
                 if rtt < self._min_rtt_s or self._min_rtt_s <= 0.0:
                     self._min_rtt_s = rtt
                 self.rtt_sum_s += seq_rtt

@@ -131,7 +131,7 @@ class EndpointState:
         self._tlp_retrans = False
         self._probing = False  # the probe may take one segment beyond cwnd (tcp_write_xmit's push_one = 2)
         self._tick_s = 1.0 / opts.cubic_hz if opts.cubic_hz else 0.0
-        self.rto = RtoEstimator(min_rto_s=opts.min_rto_s)
+        self.rto = RtoEstimator(min_rto_s=opts.min_rto_s, linux=opts.linux_rto)
         self._rto_timer = kernel.timer(self._rto_expired)
         self.peer_wnd = 0
         self.max_sndwnd = 0
@@ -286,7 +286,7 @@ class EndpointState:
         if rtt_s <= 0.0:
             return
         if rtt_s < self.rto.timeout_s() or self.option_bytes:
-            self.rto.sample(rtt_s)
+            self.rto.sample(rtt_s, self.snd_una, self.snd_nxt)
             self._min_rtt_s = rtt_s
         else:
             self.rto.after_lost_syn()

@@ -1,7 +1,8 @@
 """Retransmission timer.
 
 Ref: RFC 6298 §2 (SRTT, RTTVAR, RTO = SRTT + max(G, 4 RTTVAR), back-off by doubling, 60 s cap);
-the lower bound is the OS's (RFC 6298 says 1 s; Linux uses 200 ms, Solaris 8 400 ms).
+the lower bound is the OS's (RFC 6298 says 1 s; Linux uses 200 ms, Solaris 8 400 ms). Linux's own variance
+(``linux=True``): ``tcp_rtt_estimator`` and ``__tcp_set_rto``, RTO = SRTT + a variance never below the minimum.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ __all__ = ["RtoEstimator"]
 class RtoEstimator:
     """RTT smoothing and the retransmission timeout of one sender."""
 
-    __slots__ = ("min_rto_s", "max_rto_s", "granularity_s", "srtt_s", "rttvar_s", "rto_s", "backoff")
+    __slots__ = ("min_rto_s", "max_rto_s", "granularity_s", "srtt_s", "rttvar_s", "rto_s", "backoff", "linux",
+                 "_mdev4_s", "_mdev4_max_s", "_var4_s", "_rtt_seq")
 
-    def __init__(self, min_rto_s: float = 1.0, max_rto_s: float = 60.0, granularity_s: float = 1e-3) -> None:
+    def __init__(self, min_rto_s: float = 1.0, max_rto_s: float = 60.0, granularity_s: float = 1e-3,
+                 linux: bool = False) -> None:
         self.min_rto_s = min_rto_s
         self.max_rto_s = max_rto_s
         self.granularity_s = granularity_s
@@ -22,9 +25,19 @@ class RtoEstimator:
         self.rttvar_s = 0.0
         self.rto_s = max(1.0, min_rto_s)
         self.backoff = 1
+        self.linux = linux
+        """Linux's variance and RTO (:meth:`_linux_sample`) rather than RFC 6298's."""
+        self._mdev4_s = 0.0  # mdev_us: four times the mean deviation
+        self._mdev4_max_s = 0.0  # mdev_max_us: its largest in this round trip, at least the minimum
+        self._var4_s = 0.0  # rttvar_us: what the RTO adds to srtt
+        self._rtt_seq = 0  # rtt_seq: snd_nxt when the round trip being watched began
 
-    def sample(self, rtt_s: float) -> None:
-        """Take one RTT measurement (never from a retransmitted segment: Karn's rule, RFC 6298 §3)."""
+    def sample(self, rtt_s: float, snd_una: int = 0, snd_nxt: int = 0) -> None:
+        """Take one RTT measurement (never from a retransmitted segment: Karn's rule, RFC 6298 §3); Linux's rule
+        reads the sender's ``snd_una`` and ``snd_nxt`` after the ACK."""
+        if self.linux:
+            self._linux_sample(rtt_s, snd_una, snd_nxt)
+            return
         if self.srtt_s is None:
             self.srtt_s = rtt_s
             self.rttvar_s = rtt_s / 2
@@ -34,6 +47,40 @@ class RtoEstimator:
         self.backoff = 1
         rto = self.srtt_s + max(self.granularity_s, 4 * self.rttvar_s)
         self.rto_s = min(max(rto, self.min_rto_s), self.max_rto_s)
+
+    def _linux_sample(self, m: float, snd_una: int, snd_nxt: int) -> None:
+        """Linux ``tcp_rtt_estimator`` then ``tcp_set_rto``: srtt by RFC 6298's gain; ``mdev`` four times the mean
+        deviation, a fall of the round trip weighted an eighth as much ("like Eifel"); ``rttvar`` follows the
+        round trip's largest ``mdev`` up at once and down by a quarter once a round trip, when ``mdev_max`` restarts
+        at ``tcp_rto_min``; RTO = srtt + ``rttvar`` (``__tcp_set_rto``), so at least srtt plus the minimum."""
+        srtt = self.srtt_s
+        if srtt is None:
+            self.srtt_s = srtt = m
+            self._mdev4_s = 2.0 * m
+            self._var4_s = self._mdev4_max_s = max(self._mdev4_s, self.min_rto_s)
+            self._rtt_seq = snd_nxt
+        else:
+            err = m - srtt
+            self.srtt_s = srtt = srtt + err / 8.0
+            if err < 0.0:
+                a = -err - self._mdev4_s / 4.0
+                if a > 0.0:
+                    a /= 8.0
+            else:
+                a = err - self._mdev4_s / 4.0
+            self._mdev4_s += a
+            if self._mdev4_s > self._mdev4_max_s:
+                self._mdev4_max_s = self._mdev4_s
+                if self._mdev4_max_s > self._var4_s:
+                    self._var4_s = self._mdev4_max_s
+            if snd_una > self._rtt_seq:
+                if self._mdev4_max_s < self._var4_s:
+                    self._var4_s -= (self._var4_s - self._mdev4_max_s) / 4.0
+                self._rtt_seq = snd_nxt
+                self._mdev4_max_s = self.min_rto_s
+        self.rttvar_s = self._var4_s / 4.0
+        self.backoff = 1
+        self.rto_s = min(srtt + self._var4_s, self.max_rto_s)
 
     def after_lost_syn(self) -> None:
         """Data starts on a timeout of at least 3 s when the SYN had to be sent again and was not timed
