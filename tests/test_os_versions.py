@@ -456,3 +456,16 @@ def test_an_out_of_order_aggregate_is_one_skb_and_a_lost_segment_ends_the_piece_
     # the piece before the loss: ACKed up to the lost segment within a round trip of its sending, not 40 ms later
     first = next(t for t in acks if t[5] == lost)
     assert first[0] - lost_at < 3e-3
+
+
+def test_linux_srtt_times_the_oldest_segment_an_ack_covers():
+    """tcp_clean_rtx_queue: srtt from first_ackt, the minimum RTT from last_ackt. On a 10 Mbit/s path whose ACKs
+    each cover two segments, the oldest's round trip is one frame's serialization (1.23 ms) longer; the flag off,
+    srtt reads the newest as the minimum does."""
+    sc = build_scenario(os="linux-6.12", rate="10mbit", rtt="10ms", sockbuf="32k",
+                        budget=Budget(max_sim_time_s=2.0))
+    assert sc.sender.tcp.srtt_from_oldest and sc.sender.tcp.linux_rto
+    newest = replace(sc, sender=replace(sc.sender, tcp=replace(sc.sender.tcp, srtt_from_oldest=False)))
+    a, b = simulate(newest), simulate(sc)
+    assert a.goodput_bps == b.goodput_bps  # the line sets the rate; nothing on this path reads srtt
+    assert 1.0e-3 < b.rtt_s - a.rtt_s < 1.5e-3  # one 1538-byte frame at 10 Mbit/s: 1.23 ms

@@ -312,6 +312,28 @@ def test_rto_rfc6298():
     assert r.timeout_s() == 60.0
 
 
+def test_rto_linux_is_srtt_plus_at_least_the_minimum():
+    """tcp_rtt_estimator / __tcp_set_rto: a steady 16 ms path gets 216 ms (the kernel's ss showed 220, its 250 Hz tick
+    rounding up), where RFC 6298 gives the 200 ms floor; the first sample starts mdev at twice it."""
+    r = RtoEstimator(min_rto_s=0.2, linux=True)
+    r.sample(0.016, 0, 10)
+    assert r.rto_s == pytest.approx(0.216) and r.rttvar_s == pytest.approx(0.05)
+    for i in range(1, 100):
+        r.sample(0.016, 10 * i, 10 * i + 10)
+    assert r.srtt_s == pytest.approx(0.016) and r.rto_s == pytest.approx(0.216)
+    r.sample(0.4, 1000, 1010)  # a jump raises the variance at once
+    assert r.rto_s > 0.4
+
+
+@given(st.lists(st.floats(1e-6, 2.0), min_size=1, max_size=60), st.floats(0.001, 1.0))
+def test_rto_linux_never_below_srtt_plus_the_minimum(samples, min_rto_s):
+    r = RtoEstimator(min_rto_s=min_rto_s, linux=True)
+    for i, m in enumerate(samples):
+        r.sample(m, i * 3, i * 3 + 5)  # snd_una passes the watched round trip every other sample
+        assert r.rto_s >= min(r.srtt_s + min_rto_s, r.max_rto_s) * (1 - 1e-12)
+        assert r.rto_s <= r.max_rto_s and r.backoff == 1
+
+
 def test_window_scaling_and_receiver_sws():
     assert window_shift(65535, True) == 0
     assert window_shift(1 << 20, True) == 5
