@@ -33,6 +33,18 @@ def test_goodput_never_above_the_line_rate_goodput_with_jumbo_frames():
     assert r.goodput_bps > 0.99 * framing.line_goodput_bps(1e9, 9000)
 
 
+def test_a_tbf_line_carries_what_the_shaper_charges():
+    """Behind a token bucket (the lab's tbf) a frame costs its skb's bytes, 1,514 for 1,448 of payload, not the
+    wire's 1,538: the kernel's shaped 1 Gbit/s runs went 953.7-955.1 Mbit/s, the 802.3 line is 941.5."""
+    sc = build_scenario(os="linux-6.12", rtt="1ms", sockbuf="4M", burst="125k", budget=Budget(max_sim_time_s=0.3))
+    assert sc.link.skb_charged
+    r = simulate(sc)
+    line = framing.line_goodput_bps(1e9, 1500, timestamps=True, skb_charged=True)
+    assert r.ceilings_bps["line"] == line == 1e9 * 1448 / 1514
+    assert 0.995 * line < r.goodput_bps <= line
+    check_physical_bounds(sc, r)
+
+
 def test_line_ceiling_of_tiny_nodelay_messages_bounds_the_goodput():
     """With TCP_NODELAY, 1-byte writes still fill whole segments while the window holds them: the line
     ceiling is that of full segments (was 110 Mbit/s under 3.7 Gbit/s of goodput)."""
