@@ -181,9 +181,9 @@ HOLDOUT_TABLES = sorted({p.table_id for p in load_points() if p.source_id == "la
 
 LOSS_SEED0 = ("19.8 % on seed 0 since a tbf charges an skb's bytes (20.9 % before, 20.1 % before Linux's srtt was "
               "taken from the oldest segment an ACK covers, 15.8 % before HyStart's ACK train was timed as Linux "
-              "5.7's): its 4 ms rows -20 %, its 16 ms, 0.01 % row +29 %; 3-s runs with a few dozen losses at most, each "
-              "row one draw of its lottery (validation/README.md, 'What the read loop gave', 'What HyStart's ACK train "
-              "as Linux 5.7 on times it gave', 'What a tbf's charge gave')")
+              "5.7's): its 4 ms rows -20 %, its 16 ms, 0.01 % row +29 %; 3-s runs with a few dozen losses at most, "
+              "each row one draw of its lottery (validation/README.md, 'What the read loop gave', 'What HyStart's ACK "
+              "train as Linux 5.7 on times it gave', 'What a tbf's charge gave')")
 
 HOLDOUT_MISSES = {
     "unshaped": ("34.6 % since a bare veth's round trip is the hosts' work (24.1 % before): every row too slow, -18 "
