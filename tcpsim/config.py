@@ -400,6 +400,7 @@ class TcpOptions:
             nagle_minshall=os.family == "linux", push_at_window_edge=os.family == "solaris",
             forced_push=os.family == "linux", rcv_push_wait_bytes=os.rcv_push_wait_bytes,
             writer_wakes_at_third=os.family == "linux", wake_after_output=os.family == "linux",
+            srtt_from_oldest=os.family == "linux", linux_rto=os.family == "linux",
             window_update_rule=os.family, sndbuf_requested_bytes=snd_req, rcvbuf_requested_bytes=rcv_req,
             congestion_control=os.congestion_control, autocork=os.autocorking,
         )
@@ -443,7 +444,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
         measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3), read_length_at_copy=True,
         slow_start_ack_segments=0 if v >= (3, 18) else 1,
-        cubic_hz=os.hz, rack_tlp=v >= (4, 18), hystart_ack_delay=v >= (5, 7), srtt_from_oldest=True, linux_rto=True,
+        cubic_hz=os.hz, rack_tlp=v >= (4, 18), hystart_ack_delay=v >= (5, 7),
         comp_sack_nr=os.comp_sack_nr if v >= (4, 18) else 0, comp_sack_delay_s=os.comp_sack_delay_s,
         comp_sack_slack_s=os.comp_sack_slack_s if v >= (5, 8) else 0.0,
         comp_sack_rtt_frac=os.comp_sack_rtt_percent / 100,
