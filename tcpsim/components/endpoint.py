@@ -95,16 +95,17 @@ class TcpEndpoint(TcpRack):
             self.snd_una = ack
             sent = self.sent
             sample = None  # the send time of the newest segment covered that was sent once (last_ackt)
-            oldest = -1.0  # ... of the oldest (first_ackt), unless a retransmission is covered
+            oldest = -1.0  # ... of the oldest (first_ackt)
+            karn = False  # a retransmitted segment is covered
             newest = None  # RACK: the delivered segment sent last
             while sent and sent[0][0] + sent[0][1] <= ack:
                 entry = sent.popleft()
                 if not entry[3]:
                     sample = entry[2]
-                    if oldest == -1.0:
+                    if oldest < 0.0:
                         oldest = sample
                 else:
-                    oldest = -2.0
+                    karn = True
                 if rack and (newest is None or entry[2] > newest[2]):
                     newest = entry
             if newest is not None:
@@ -123,7 +124,7 @@ class TcpEndpoint(TcpRack):
                 rtt = now - sample
                 # Linux tcp_clean_rtx_queue: srtt from first_ackt (seq_rtt_us), min_rtt and the congestion control
                 # from last_ackt (ca_rtt_us); an ACK covering a retransmission keeps the newest (Karn, see config)
-                seq_rtt = now - oldest if self._srtt_oldest and oldest >= 0.0 else rtt
+                seq_rtt = now - oldest if self._srtt_oldest and not karn else rtt
                 self.rto.sample(seq_rtt, ack, self.snd_nxt)
                 if rtt < self._min_rtt_s or self._min_rtt_s <= 0.0:
                     self._min_rtt_s = rtt
