@@ -199,6 +199,25 @@ def test_cpus_named_headroom_sane_interval_and_wall_time_labelled(capsys):
     assert "\u00b1<0.1%" in text and "0.0%" not in text
 
 
+def test_headroom_takes_a_busy_cpu_at_the_goodput_over_its_share():
+    """A CPU the run kept half busy binds near twice the goodput, whatever its closed-form ceiling says (an
+    unshaped run's receiver was 84 % busy while its closed form, which assumes large reads, said +892 %)."""
+    sc = build_scenario(platform="p4_linux", sockbuf="256k", rtt="10ms")
+    r = predict(platform="p4_linux", sockbuf="256k", rtt="10ms")
+    g = r.goodput_bps
+    fields = {f: getattr(r, f) for f in r.__dataclass_fields__}
+    busy = r.__class__(**{**fields, "limited_by": "window", "utilization_frac": {**r.utilization_frac,
+                                                                                "cpu_receiver": 0.5},
+                          "ceilings_bps": {"window": g, "line": 50 * g, "cpu_receiver": 100 * g}})
+    nxt = _mbps(describe(sc, busy), r"next limit: the receiver's CPU at ([\d.]+) Mbit/s")
+    assert nxt == pytest.approx(2 * g / 1e6, rel=1e-3)
+    idle = r.__class__(**{**fields, "limited_by": "window", "utilization_frac": {**r.utilization_frac,
+                                                                                "cpu_receiver": 0.0},
+                          "ceilings_bps": {"window": g, "line": 5 * g, "cpu_receiver": 3 * g}})
+    assert _mbps(describe(sc, idle), r"next limit: the receiver's CPU at ([\d.]+) Mbit/s") == \
+        pytest.approx(3 * g / 1e6, rel=1e-3)
+
+
 def test_explain_names_the_limit_in_words(capsys):
     out = _run(capsys, ["explain", "--os", "solaris", "--message", "100", "--message-rate", "20000",
                         "--delay", "5us", "--segments", "4"])
