@@ -17,7 +17,6 @@ from typing import Any
 from .cliutil import OneLineParser, exit_code, fail, flush_stdout, refuse_empty_values, typed
 from .errors import ConfigError
 from .fileio import check_output_paths, read_text_limited, write_text_reporting
-from .os_versions import OS_NAMES
 from .platform import DELACK_RULES
 from .result import json_ready
 from .units import parse_int, parse_size
@@ -106,9 +105,10 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--limited-transmit", choices=("on", "off"), default=None,
                    help="a new segment on each of the first two duplicate ACKs (RFC 3042; default: each OS's own, "
                         "on for Linux and FreeBSD 5)")
-    g.add_argument("--os", choices=OS_NAMES, default=None, metavar="OS",
+    g.add_argument("--os", default=None, metavar="OS",
                    help="OS on both hosts, with its TCP rules and default sysctls: linux (= linux-6.12), "
-                        "linux-2.4 ... linux-6.12, solaris-8, solaris-10, hpux-11, tru64-5, freebsd-4 ... "
+                        "linux-2.4 ... linux-6.12 or any release from 2.6.32 on (linux-5.4, linux-6.18), "
+                        "solaris-8, solaris-10, hpux-11, tru64-5, freebsd-4 ... "
                         "freebsd-14, windows-nt, windows-2000, windows-2003, solaris, bsd (tcpsim machine parts "
                         "os); a profile keeps its own OS settings unless the family changes")
     g.add_argument("--cc", choices=("reno", "cubic"), default=None,

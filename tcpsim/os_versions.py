@@ -22,6 +22,11 @@ the SYN's window), dfa2f0483360 (6.6, the truesize ratio), 697a6c8cec03 (6.8, de
 (RFC 6928); 2.6.32 starts at RFC 3390's 3 segments. CUBIC is the default since 2.6.19, autocorking
 (``tcp_autocorking``) since 3.14 (4.19 on here).
 
+Any other release from 2.6.32 on is taken too (``linux-5.4``, ``linux-6.18``, ``linux-5.14.0``:
+:func:`linux_release`): the defaults above by the release that changed each, and the version-gated rules of that
+release itself. Where a default changed between two named releases at a release not confirmed here,
+``net.core.rmem_max``'s 131071 -> 212992 (between 2.6.32 and 3.10), the change is taken at the later one.
+
 ``linux`` alone is ``linux-6.12`` (:data:`DEFAULT_LINUX`), the kernel a student meets today; the
 calibrated profiles keep their own ``[os]`` tables (unversioned) and so their fitted behaviour, and
 :func:`tcpsim.platform.os_defaults` keeps the textbook 2.6 they were written against. ``solaris`` and
@@ -37,15 +42,19 @@ receive backlog (``netdev_max_backlog``) the NIC part needs.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from .errors import ConfigError
 from .platform import OsTcp, os_defaults
 
 __all__ = ["os_version", "os_entry", "OsVersion", "OS_VERSIONS", "OS_NAMES", "LINUX_VERSIONS", "tsq_default_bytes",
-           "comp_sack_defaults", "DEFAULT_LINUX"]
+           "comp_sack_defaults", "DEFAULT_LINUX", "linux_release", "OLDEST_LINUX", "ACCEPTED"]
 
 DEFAULT_LINUX = "linux-6.12"
+OLDEST_LINUX = (2, 6, 32)
+"""The oldest Linux release :func:`linux_release` takes: the oldest named one (``linux-2.6``)."""
+_NEWEST_MAJOR = 7
 
 
 def tsq_default_bytes(version: tuple[int, ...]) -> int:
@@ -89,16 +98,22 @@ def comp_sack_defaults(version: tuple[int, ...]) -> dict:
                 comp_sack_rtt_percent=100 if version >= (6, 19) else 5)
 
 
+def linux_release(version: str) -> OsTcp:
+    """Linux ``version`` (``"5.4"``, ``"6.18.44"``; 2.6.32 on) with the default sysctls of the table above, each from
+    the release that changed it: ``tcp_rmem[1]`` 87380 -> 131072 at 4.20, ``tcp_rmem[2]`` 4 -> 6 MiB and
+    ``tcp_adv_win_scale`` 2 -> 1 at 3.4, the initial window 3 -> 10 segments at 2.6.39, ``net.core.rmem_max``
+    131071 -> 212992 taken at 3.10 (the release between 2.6.32 and 3.10 not confirmed)."""
+    v = tuple(int(x) for x in version.split("."))
+    return _linux(version, rcvbuf=87380 if v < (4, 20) else 131072, rcv_max=4194304 if v < (3, 4) else 6291456,
+                  rmem_max=131071 if v < (3, 10) else 212992, adv_win_scale=2 if v < (3, 4) else 1,
+                  iw=3 if v < (2, 6, 39) else 10)
+
+
 LINUX_VERSIONS: dict[str, OsTcp] = {
-    "linux-2.6": _linux("2.6.32", rcvbuf=87380, rcv_max=4194304, rmem_max=131071, adv_win_scale=2, iw=3),
-    "linux-3.10": _linux("3.10", rcvbuf=87380),
-    "linux-4.19": _linux("4.19", rcvbuf=87380),
-    "linux-5.15": _linux("5.15"),
-    "linux-6.1": _linux("6.1"),
-    "linux-6.8": _linux("6.8"),
-    "linux-6.12": _linux("6.12"),
+    "linux-2.6": linux_release("2.6.32"),
+    **{f"linux-{v}": linux_release(v) for v in ("3.10", "4.19", "5.15", "6.1", "6.8", "6.12")},
 }
-"""Kernel versions with their default sysctls (the table above)."""
+"""Kernel versions with their default sysctls (the table above), by name; :func:`os_entry` takes other releases."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -190,18 +205,35 @@ OS_VERSIONS: dict[str, OsVersion] = {e.name: e for e in _ENTRIES}
 """Every OS :func:`os_version` knows, by name."""
 
 OS_NAMES = tuple(OS_VERSIONS)
-"""Every name :func:`os_version` takes."""
+"""Every named OS; :func:`os_entry` also takes any Linux release from :data:`OLDEST_LINUX` on (``linux-5.4``)."""
+
+ACCEPTED = (", ".join(OS_NAMES) + f", or any Linux release from {'.'.join(map(str, OLDEST_LINUX))} on "
+            "(linux-5.4, linux-6.18.44)")
+"""What an OS name may be, for help and error messages."""
+
+_RELEASE = re.compile(r"linux-(\d{1,2})\.(\d{1,3})(?:\.(\d{1,4}))?")
 
 
 def os_entry(name: str) -> OsVersion:
-    """The :class:`OsVersion` called ``name``; ConfigError listing the names otherwise."""
+    """The :class:`OsVersion` called ``name``, or a Linux release ``linux-X.Y[.Z]`` (:func:`linux_release`);
+    ConfigError naming what is accepted otherwise."""
     try:
         return OS_VERSIONS[name]
     except (KeyError, TypeError):
-        raise ConfigError("os", name, "one of " + ", ".join(OS_NAMES)) from None
+        pass
+    m = _RELEASE.fullmatch(name) if isinstance(name, str) else None
+    if m:
+        v = tuple(int(x) for x in m.groups() if x is not None)
+        if OLDEST_LINUX <= v and v[0] <= _NEWEST_MAJOR:
+            version = ".".join(map(str, v))
+            return OsVersion(name=name, cost_family="linux", tcp=linux_release(version),
+                             source=f"Linux {version}: the named releases' defaults by the release that changed each "
+                                    "(tcpsim.os_versions.linux_release), its own version's rules")
+    raise ConfigError("os", name, "one of " + ACCEPTED) from None
 
 
 def os_version(name: str) -> OsTcp:
     """The OS called ``name``: ``linux`` (= :data:`DEFAULT_LINUX`), ``linux-2.4``, ``linux-2.6`` ...
-    ``linux-6.12``, ``solaris-8``, ``freebsd-5``, ``tru64-5``, ``windows-2000`` ..., ``solaris`` or ``bsd``."""
+    ``linux-6.12`` or any release from 2.6.32 on, ``solaris-8``, ``freebsd-5``, ``tru64-5``, ``windows-2000`` ...,
+    ``solaris`` or ``bsd``."""
     return os_entry(name).tcp

@@ -11,7 +11,7 @@ from tcpsim.api import build_scenario, simulate
 from tcpsim.cli import main
 from tcpsim.config import Budget, TcpOptions
 from tcpsim.errors import ConfigError
-from tcpsim.os_versions import DEFAULT_LINUX, LINUX_VERSIONS, OS_NAMES, os_version
+from tcpsim.os_versions import DEFAULT_LINUX, LINUX_VERSIONS, OS_NAMES, os_entry, os_version
 from tcpsim.platform import Platform, os_defaults
 from tcpsim.profiles import load_platform
 from tcpsim.tuning import apply_tuning, parse_tuning
@@ -33,6 +33,46 @@ def test_names_and_the_default():
         assert os.family == "linux" and os.version and os.congestion_control == "cubic", name
     with pytest.raises(ConfigError, match="os"):
         os_version("linux-9.9")
+
+
+def test_named_releases_keep_their_table_defaults():
+    """The named releases, now derived by the release that changed each default, hold the table's figures."""
+    table = {"linux-2.6": (87380, 4194304, 131071, 2, 3), "linux-3.10": (87380, 6291456, 212992, 1, 10),
+             "linux-4.19": (87380, 6291456, 212992, 1, 10), "linux-5.15": (131072, 6291456, 212992, 1, 10),
+             "linux-6.1": (131072, 6291456, 212992, 1, 10), "linux-6.8": (131072, 6291456, 212992, 1, 10),
+             "linux-6.12": (131072, 6291456, 212992, 1, 10)}
+    for name, row in table.items():
+        os = LINUX_VERSIONS[name]
+        assert (os.default_rcvbuf_bytes, os.rcvbuf_autotune_max_bytes, os.max_sockbuf_bytes, os.adv_win_scale,
+                os.initial_cwnd_segments) == row, name
+
+
+def test_any_linux_release_from_2_6_32_on():
+    """A class's kernels are seldom the named ones (RHEL 9's 5.14, Ubuntu 20.04's 5.4, this VM's 6.18): each takes
+    the defaults of the release that changed them and its own version's rules."""
+    six18 = os_version("linux-6.18")
+    assert six18.version == "6.18" and replace(six18, name="", version="", limit_output_bytes=0) == \
+        replace(LINUX_VERSIONS["linux-6.12"], name="", version="", limit_output_bytes=0)
+    assert six18.limit_output_bytes == 4 << 20 and LINUX_VERSIONS["linux-6.12"].limit_output_bytes == 1 << 20
+    assert os_version("linux-5.4").default_rcvbuf_bytes == 131072
+    assert os_version("linux-4.14").default_rcvbuf_bytes == 87380
+    assert os_version("linux-3.2").adv_win_scale == 2 and os_version("linux-3.4").adv_win_scale == 1
+    assert os_version("linux-2.6.38").initial_cwnd_segments == 3
+    assert os_version("linux-2.6.39").initial_cwnd_segments == 10
+    assert os_version("linux-5.14.0").version == "5.14.0" and os_entry("linux-5.14.0").cost_family == "linux"
+    assert TcpOptions.for_os(os_version("linux-6.18"), sockbuf_bytes=65536).clamp_follows_ratio
+    assert not TcpOptions.for_os(os_version("linux-6.10"), sockbuf_bytes=65536).clamp_follows_ratio
+    for bad in ("linux-2.6.18", "linux-8.0", "linux-6", "linux-6.x", "linux-06.1a", "Linux-6.1"):
+        with pytest.raises(ConfigError, match="from 2.6.32 on"):
+            os_version(bad)
+
+
+def test_cli_takes_a_release_and_refuses_a_bad_one_in_one_line(capsys):
+    assert main(["predict", "--os", "linux-6.18", "--sockbuf", "64k", "--rtt", "2ms", "--max-time", "0.1s"]) == 0
+    assert "goodput" in capsys.readouterr().out
+    assert main(["predict", "--os", "linux-1.2", "--sockbuf", "64k"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "os='linux-1.2'" in err[0] and "2.6.32" in err[0]
 
 
 def test_calibrated_profiles_stay_unversioned():
@@ -133,7 +173,7 @@ def test_cli_takes_version_names_and_refuses_unknown_ones(capsys):
     capsys.readouterr()
     assert main(["predict", "--os", "linux-9"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--os" in err[0]
+    assert len(err) == 1 and "os='linux-9'" in err[0]
 
 
 def test_an_unversioned_linux_keeps_the_plain_window_model():

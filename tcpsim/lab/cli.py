@@ -10,7 +10,6 @@ from typing import Any, Optional, Sequence
 
 from ..cliutil import OneLineParser, fail, typed
 from ..errors import TcpsimError
-from ..os_versions import OS_NAMES
 from ..units import format_duration, format_quantity, parse_int
 
 __all__ = ["main"]
@@ -62,9 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--delay-line", choices=("auto", "netem", "relay"), default="auto",
                    help="how --rtt is made (default: netem if the kernel has it, else the user-space relay)")
     g = p.add_argument_group("prediction")
-    g.add_argument("--os", default="linux", choices=OS_NAMES, metavar="OS",
+    g.add_argument("--os", default="linux", metavar="OS",
                    help="OS of the prediction when no --platform is named (default linux: tcpsim's current Linux; "
-                        "linux-6.8, linux-2.6 ...)")
+                        "linux-6.8, linux-2.6, any release from 2.6.32 on such as linux-6.18 ...)")
     g.add_argument("--platform", default=None, metavar="NAME|FILE",
                    help="profile of the predicted host (a fitted machine file from tcpsim calibrate, or tcpsim "
                         "machine detect's), on the run's veth: a machine made of parts takes the veth as its NIC")
@@ -217,6 +216,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     from .measure import run_lab
     from .predict import predict_lab
+    from ..os_versions import os_entry
     from .scenario import lab_scenario
 
     try:
@@ -224,6 +224,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           rcvbuf=a.rcvbuf, write=a.write, message=a.message, nodelay=a.nodelay, streams=a.streams,
                           rr=a.rr, response=a.response, duration=a.duration, cc=a.cc, pin=a.pin,
                           max_pacing_rate=a.max_pacing_rate, loss=a.loss)
+        os_entry(a.os)  # a bad name is refused before the run, not after it
         install_signal_handlers()
         run = run_lab(sc, tool=a.tool, delay_line=a.delay_line)
         result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os, delay_line=run.delay_line,
