@@ -77,10 +77,13 @@ def test_a_pcie_link_names_a_catalog_bus(speed, width, name):
 
 
 @pytest.mark.parametrize("release, part", [
-    ("6.18.44-fc-v657", "linux-6.12"), ("6.8.0-45-generic", "linux-6.8"), ("5.4.0-150-generic", "linux-4.19"),
-    ("3.10.0-1160.el7.x86_64", "linux-3.10"), ("2.6.32-754.el6", "linux-2.6"), ("2.4.20", "linux-2.4"),
+    ("6.18.44-fc-v657", "linux-6.18"), ("6.8.0-45-generic", "linux-6.8"), ("5.4.0-150-generic", "linux-5.4"),
+    ("5.14.0-427.el9.x86_64", "linux-5.14"), ("3.10.0-1160.el7.x86_64", "linux-3.10"), ("2.6.32-754.el6", "linux-2.6"),
+    ("2.6.18-398.el5", "linux-2.4"), ("2.4.20", "linux-2.4"), ("9.1.0", "linux-6.12"),
 ])
-def test_the_kernel_takes_the_newest_rules_not_newer_than_itself(release, part):
+def test_the_kernel_takes_its_own_release_else_the_newest_rules_not_newer(release, part):
+    """Its own release where tcpsim takes it (2.6.32 on: 5.4 gets 4.20's tcp_rmem, not 4.19's), else the newest
+    named rules not newer than it."""
     assert linux_version_part(release)[0] == part
 
 

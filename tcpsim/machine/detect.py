@@ -147,16 +147,26 @@ def pcie_bus_name(speed_text: Optional[str], width_text: Optional[str]) -> Optio
 
 
 def linux_version_part(release: str) -> tuple[str, str]:
-    """The newest of tcpsim's Linux versions not newer than kernel ``release`` (``6.18.4-arch1`` -> ``linux-6.12``),
-    and the reason, as ``lab_vm`` was given its own."""
-    from ..os_versions import LINUX_VERSIONS
+    """The OS part of kernel ``release`` and the reason: its own release (``6.18.4-arch1`` -> ``linux-6.18``,
+    ``2.6.32-754.el6`` -> the named ``linux-2.6``; :func:`tcpsim.os_versions.linux_release`), or outside the range
+    tcpsim takes, the newest of its named Linux versions not newer than it."""
+    from ..os_versions import LINUX_VERSIONS, os_entry
 
-    m = re.match(r"(\d+)\.(\d+)", release)
+    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", release)
     if not m:
         raise ConfigError("kernel release", release, "a Linux release such as 6.8.0-45-generic")
     host = (int(m[1]), int(m[2]))
-    known = sorted((tuple(int(x) for x in name.split("-")[1].split(".")[:2]), name) for name in LINUX_VERSIONS)
-    older = [name for ver, name in known if ver <= host]
+    own = host + ((int(m[3]),) if m[3] and host < (3, 0) else ())  # 2.6's releases differ in the third number
+    version = ".".join(map(str, own))
+    named = {tcp.version: name for name, tcp in LINUX_VERSIONS.items()}
+    name = named.get(version, f"linux-{version}")
+    try:
+        os_entry(name)
+        return name, f"the running kernel's release ({release})"
+    except ConfigError:
+        pass
+    known = sorted((tcp.version_tuple, name) for name, tcp in LINUX_VERSIONS.items())
+    older = [name for ver, name in known if ver <= own]
     name = older[-1] if older else "linux-2.4"
     return name, f"tcpsim's newest Linux rules not newer than the running kernel {release}"
 
