@@ -104,9 +104,10 @@ class TcpOptions:
     1 for Linux before 3.18 (``tcp_slow_start``: one increment per ACK); 0 for Linux 3.18 on, every segment the ACK
     acknowledges, up to ssthresh, the rest going on to congestion avoidance (commit 9f9843a751d0, "tcp: properly
     handle stretch acks in slow start")."""
-    cubic_hz: int = 0
-    """The tick rate CUBIC reads its time in (Linux ``CONFIG_HZ``, ``OsTcp.hz``; 0 = a continuous clock): the update
-    hold, the once-a-tick clause and the cubic clock of :class:`tcpsim.protocol.cubic.Cubic`."""
+    tick_hz: int = 0
+    """The kernel's tick rate (Linux ``CONFIG_HZ``, ``OsTcp.hz``; 0 = a continuous clock), for what it counts in
+    ticks: CUBIC's update hold, once-a-tick clause and cubic clock (:class:`tcpsim.protocol.cubic.Cubic`), and with
+    :attr:`linux_rto` the retransmission timeout and its timer (:func:`tcpsim.protocol.rto.wheel_expiry_s`)."""
     hystart_ack_delay: bool = False
     """CUBIC's HyStart as Linux 5.7 on runs it (``hystart_update``, ``cubictcp_acked``): an ACK train ends slow start
     once it spans ``delay_min`` plus ``hystart_ack_delay`` (min(1 ms, ``sk_gso_max_size`` x 4 / ``sk_pacing_rate``)),
@@ -120,8 +121,9 @@ class TcpOptions:
     the newest's to all (validation/README.md, "The smoothed RTT from the oldest segment an ACK covers")."""
     linux_rto: bool = False
     """The retransmission timeout as Linux computes it (``tcp_rtt_estimator``, ``__tcp_set_rto``): srtt plus a variance
-    never below ``min_rto_s``; False: RFC 6298's max(``min_rto_s``, srtt + 4 x rttvar) (validation/README.md, "Linux's
-    retransmission timeout")."""
+    never below ``min_rto_s``, in whole ticks where :attr:`tick_hz` is set; False: RFC 6298's max(``min_rto_s``, srtt +
+    4 x rttvar) (validation/README.md, "Linux's retransmission timeout", "Linux's retransmission timer in whole
+    ticks")."""
     rack_tlp: bool = False
     """Linux's RACK-TLP (RFC 8985, 4.18 on, with SACK): losses found by when segments were sent, and a probe for a
     flight's tail (:mod:`tcpsim.components.rack`); False: RFC 6675's duplicate-ACK count and the timer."""
@@ -327,7 +329,7 @@ class TcpOptions:
         _check_range("comp_sack_delay_s", self.comp_sack_delay_s, 0.0, 1.0, "in 0..1 s")
         _check_range("comp_sack_slack_s", self.comp_sack_slack_s, 0.0, 1.0, "in 0..1 s")
         _check_range("comp_sack_rtt_frac", self.comp_sack_rtt_frac, 0.01, 10.0)
-        _check_range("cubic_hz", self.cubic_hz, 0, 10000)
+        _check_range("tick_hz", self.tick_hz, 0, 10000)
         if not isinstance(self.rack_tlp, bool):
             raise ConfigError("rack_tlp", self.rack_tlp, "True (Linux 4.18+ RACK-TLP) or False")
         _check_range("min_rto_s", self.min_rto_s, 1e-6, 60.0)
@@ -444,7 +446,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         rcv_window_rule="linux", writer_copies_whole_skbs=True, adv_win_scale=os.adv_win_scale,
         measured_cwnd_limited=v >= (4, 3), owner_backlog=v >= (4, 3), read_length_at_copy=True,
         slow_start_ack_segments=0 if v >= (3, 18) else 1,
-        cubic_hz=os.hz, rack_tlp=v >= (4, 18), hystart_ack_delay=v >= (5, 7),
+        tick_hz=os.hz, rack_tlp=v >= (4, 18), hystart_ack_delay=v >= (5, 7),
         comp_sack_nr=os.comp_sack_nr if v >= (4, 18) else 0, comp_sack_delay_s=os.comp_sack_delay_s,
         comp_sack_slack_s=os.comp_sack_slack_s if v >= (5, 8) else 0.0,
         comp_sack_rtt_frac=os.comp_sack_rtt_percent / 100,

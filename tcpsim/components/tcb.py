@@ -16,7 +16,7 @@ from ..protocol import framing
 from ..protocol.congestion import NewReno
 from ..protocol.cubic import Cubic
 from ..protocol.delack import make_delack
-from ..protocol.rto import RtoEstimator
+from ..protocol.rto import RtoEstimator, wheel_expiry_s
 from ..protocol.sack import Scoreboard, max_blocks
 from ..protocol.sack import option_bytes as sack_option_bytes
 from ..protocol.window import scale_window, window_shift
@@ -130,8 +130,8 @@ class EndpointState:
         self._tlp_high = 0  # tlp_high_seq: snd_nxt when a probe went out, 0 when none is unanswered
         self._tlp_retrans = False
         self._probing = False  # the probe may take one segment beyond cwnd (tcp_write_xmit's push_one = 2)
-        self._tick_s = 1.0 / opts.cubic_hz if opts.cubic_hz else 0.0
-        self.rto = RtoEstimator(min_rto_s=opts.min_rto_s, linux=opts.linux_rto)
+        self._tick_s = 1.0 / opts.tick_hz if opts.tick_hz else 0.0
+        self.rto = RtoEstimator(min_rto_s=opts.min_rto_s, linux=opts.linux_rto, hz=opts.tick_hz if opts.linux_rto else 0)
         self._rto_timer = kernel.timer(self._rto_expired)
         self.peer_wnd = 0
         self.max_sndwnd = 0
@@ -297,7 +297,7 @@ class EndpointState:
         if o.congestion_control == "cubic":
             return Cubic(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
                          sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited,
-                         prr_rule=o.prr_rule, hz=o.cubic_hz, rack=o.rack_tlp, train_rule=int(o.hystart_ack_delay))
+                         prr_rule=o.prr_rule, hz=o.tick_hz, rack=o.rack_tlp, train_rule=int(o.hystart_ack_delay))
         return NewReno(self.mss, o.initial_cwnd_segments, o.slow_start_ack_segments, validate=o.cwnd_validation,
                        sack=self.sack_ok, limited_transmit=o.limited_transmit, measured=o.measured_cwnd_limited,
                        prr_rule=o.prr_rule, rack=o.rack_tlp, halve_cwnd=o.rcv_window_rule == "linux")
@@ -388,7 +388,8 @@ class EndpointState:
     def _arm_rto(self) -> None:
         now = self.kernel.now_s
         self._rto_armed_s = now
-        self._rto_timer.arm(now + self.rto.timeout_s())
+        rto = self.rto
+        self._rto_timer.arm(wheel_expiry_s(now, rto.timeout_s(), rto.hz) if rto.hz else now + rto.timeout_s())
 
     # --- filled in by the subclasses (receiver, sender, recovery) ---------------------------------------
     def _window_to_advertise(self) -> int:

@@ -2,22 +2,47 @@
 
 Ref: RFC 6298 §2 (SRTT, RTTVAR, RTO = SRTT + max(G, 4 RTTVAR), back-off by doubling, 60 s cap);
 the lower bound is the OS's (RFC 6298 says 1 s; Linux uses 200 ms, Solaris 8 400 ms). Linux's own variance
-(``linux=True``): ``tcp_rtt_estimator`` and ``__tcp_set_rto``, RTO = SRTT + a variance never below the minimum.
+(``linux=True``): ``tcp_rtt_estimator`` and ``__tcp_set_rto``, RTO = SRTT + a variance never below the minimum,
+in whole ticks of the kernel's clock where one is given (``usecs_to_jiffies``), on a timer the kernel's timer wheel
+fires (:func:`wheel_expiry_s`).
 """
 
 from __future__ import annotations
 
-__all__ = ["RtoEstimator"]
+import math
+
+__all__ = ["RtoEstimator", "wheel_expiry_s"]
+
+_WHEEL_LEVEL_TICKS = 63
+"""``LVL_START(1)`` (``kernel/time/timer.c``): a timer due in fewer ticks sits on the wheel's first level."""
+_WHEEL_CLK_SHIFT = 3
+"""``LVL_CLK_SHIFT``: each level's buckets span eight times the last's."""
+
+
+def wheel_expiry_s(now_s: float, timeout_s: float, hz: int) -> float:
+    """When a Linux timer armed now for ``timeout_s`` (a whole number of ticks) fires: ``jiffies`` (the ticks since
+    the run began) plus the timeout is its expiry, which ``calc_index`` files one bucket later ("the timer wheel
+    has to guarantee that a timer does not fire early"): the next tick on the first level (under 63 ticks), the
+    next multiple of 8 ticks on the second (under 504), of 64 on the third, and so on."""
+    jiffies = math.floor(now_s * hz + 1e-9)
+    delta = int(round(timeout_s * hz))
+    shift = 0
+    start = _WHEEL_LEVEL_TICKS
+    while delta >= start and shift < 8 * _WHEEL_CLK_SHIFT:
+        shift += _WHEEL_CLK_SHIFT
+        start <<= _WHEEL_CLK_SHIFT
+    expires = jiffies + delta
+    return (((expires >> shift) + 1) << shift) / hz
 
 
 class RtoEstimator:
     """RTT smoothing and the retransmission timeout of one sender."""
 
     __slots__ = ("min_rto_s", "max_rto_s", "granularity_s", "srtt_s", "rttvar_s", "rto_s", "backoff", "linux",
-                 "_mdev4_s", "_mdev4_max_s", "_var4_s", "_rtt_seq")
+                 "hz", "_mdev4_s", "_mdev4_max_s", "_var4_s", "_rtt_seq")
 
     def __init__(self, min_rto_s: float = 1.0, max_rto_s: float = 60.0, granularity_s: float = 1e-3,
-                 linux: bool = False) -> None:
+                 linux: bool = False, hz: int = 0) -> None:
         self.min_rto_s = min_rto_s
         self.max_rto_s = max_rto_s
         self.granularity_s = granularity_s
@@ -27,6 +52,8 @@ class RtoEstimator:
         self.backoff = 1
         self.linux = linux
         """Linux's variance and RTO (:meth:`_linux_sample`) rather than RFC 6298's."""
+        self.hz = hz
+        """Linux's tick rate (``CONFIG_HZ``): its RTO is whole ticks (0: a continuous clock)."""
         self._mdev4_s = 0.0  # mdev_us: four times the mean deviation
         self._mdev4_max_s = 0.0  # mdev_max_us: its largest in this round trip, at least the minimum
         self._var4_s = 0.0  # rttvar_us: what the RTO adds to srtt
@@ -52,7 +79,8 @@ class RtoEstimator:
         """Linux ``tcp_rtt_estimator`` then ``tcp_set_rto``: srtt by RFC 6298's gain; ``mdev`` four times the mean
         deviation, a fall of the round trip weighted an eighth as much ("like Eifel"); ``rttvar`` follows the
         round trip's largest ``mdev`` up at once and down by a quarter once a round trip, when ``mdev_max`` restarts
-        at ``tcp_rto_min``; RTO = srtt + ``rttvar`` (``__tcp_set_rto``), so at least srtt plus the minimum."""
+        at ``tcp_rto_min``; RTO = srtt + ``rttvar`` (``__tcp_set_rto``), so at least srtt plus the minimum, rounded up
+        to whole ticks of :attr:`hz` in microseconds as ``usecs_to_jiffies`` takes it."""
         srtt = self.srtt_s
         if srtt is None:
             self.srtt_s = srtt = m
@@ -80,7 +108,11 @@ class RtoEstimator:
                 self._mdev4_max_s = self.min_rto_s
         self.rttvar_s = self._var4_s / 4.0
         self.backoff = 1
-        self.rto_s = min(srtt + self._var4_s, self.max_rto_s)
+        rto = srtt + self._var4_s
+        hz = self.hz
+        if hz:
+            rto = math.ceil(round(rto * 1e6) * hz / 1e6 - 1e-9) / hz
+        self.rto_s = min(rto, self.max_rto_s)
 
     def after_lost_syn(self) -> None:
         """Data starts on a timeout of at least 3 s when the SYN had to be sent again and was not timed
