@@ -10,7 +10,7 @@ from tcpsim.protocol.congestion import NewReno
 from tcpsim.protocol.delack import make_delack
 from tcpsim.protocol.nagle import may_send_bytes, solaris_nagle_holds, whole_message_length
 from tcpsim.protocol.push import receiver_pushes, sender_sets_push
-from tcpsim.protocol.rto import RtoEstimator
+from tcpsim.protocol.rto import RtoEstimator, wheel_expiry_s
 from tcpsim.protocol.window import advertised_window, read_update_due, scale_window, window_shift
 
 MSS = 1460
@@ -332,6 +332,34 @@ def test_rto_linux_never_below_srtt_plus_the_minimum(samples, min_rto_s):
         r.sample(m, i * 3, i * 3 + 5)  # snd_una passes the watched round trip every other sample
         assert r.rto_s >= min(r.srtt_s + min_rto_s, r.max_rto_s) * (1 - 1e-12)
         assert r.rto_s <= r.max_rto_s and r.backoff == 1
+
+
+def test_rto_linux_counts_whole_ticks_and_fires_on_the_wheel():
+    """usecs_to_jiffies rounds srtt + rttvar up to whole ticks (250 Hz: 4 ms; the kernel's ss showed 212 where the
+    continuous figure was 208.1); the back-off doubles the ticks; the timer wheel's calc_index fires a timer due in
+    under 63 ticks one tick after its expiry, a longer one at the next multiple of 8 ticks."""
+    r = RtoEstimator(min_rto_s=0.2, linux=True, hz=250)
+    r.sample(0.0081, 0, 10)
+    assert r.rto_s == pytest.approx(0.212)  # 8.1 ms + max(2 x 8.1, 200) ms = 52.025 ticks, rounded up to 53
+    r.sample(0.0081, 10, 20)
+    assert r.rto_s == pytest.approx(0.212) and RtoEstimator(min_rto_s=0.2, linux=True).rto_s != r.rto_s
+    r.on_timeout()
+    assert r.timeout_s() == pytest.approx(0.424)
+    assert wheel_expiry_s(0.0, 0.220, 250) == pytest.approx(0.224)       # 55 ticks: bucket 56
+    assert wheel_expiry_s(0.0039, 0.220, 250) == pytest.approx(0.224)    # armed late in tick 0: still tick 56
+    assert wheel_expiry_s(0.004, 0.220, 250) == pytest.approx(0.228)
+    assert wheel_expiry_s(0.0, 0.252, 250) == pytest.approx(0.256)       # 63 ticks: level 1, the next multiple of 8
+    assert wheel_expiry_s(0.0, 0.424, 250) == pytest.approx(0.448)       # 106 ticks: at 112
+
+
+@given(st.floats(0.0, 100.0), st.integers(1, 30000), st.sampled_from([100, 250, 300, 1000]))
+def test_the_wheel_never_fires_a_timer_early_nor_late_by_more_than_its_level(now_s, ticks, hz):
+    fire = wheel_expiry_s(now_s, ticks / hz, hz)
+    assert fire >= now_s + ticks / hz - 1e-9
+    gran = 1
+    while ticks >= 63 * gran and gran < 1 << 24:
+        gran <<= 3
+    assert fire <= now_s + (ticks + 2 * gran) / hz + 1e-9
 
 
 def test_window_scaling_and_receiver_sws():
