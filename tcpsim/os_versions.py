@@ -55,6 +55,7 @@ DEFAULT_LINUX = "linux-6.12"
 OLDEST_LINUX = (2, 6, 32)
 """The oldest Linux release :func:`linux_release` takes: the oldest named one (``linux-2.6``)."""
 _NEWEST_MAJOR = 7
+"""The newest major release taken: later ones would be a guess at rules not yet written."""
 
 
 def tsq_default_bytes(version: tuple[int, ...]) -> int:

@@ -131,7 +131,8 @@ class EndpointState:
         self._tlp_retrans = False
         self._probing = False  # the probe may take one segment beyond cwnd (tcp_write_xmit's push_one = 2)
         self._tick_s = 1.0 / opts.tick_hz if opts.tick_hz else 0.0
-        self.rto = RtoEstimator(min_rto_s=opts.min_rto_s, linux=opts.linux_rto, hz=opts.tick_hz if opts.linux_rto else 0)
+        self.rto = RtoEstimator(min_rto_s=opts.min_rto_s, linux=opts.linux_rto,
+                                hz=opts.tick_hz if opts.linux_rto else 0)
         self._rto_timer = kernel.timer(self._rto_expired)
         self.peer_wnd = 0
         self.max_sndwnd = 0
