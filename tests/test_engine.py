@@ -651,6 +651,22 @@ def test_the_handshake_round_trip_is_each_connections_first_rtt_sample():
         assert ep.rto.srtt_s == syn and ep.rto.rttvar_s == syn / 2 and ep.rtt_n == 0
 
 
+def test_a_linux_rto_counts_ticks_and_backs_off_to_linux_s_cap():
+    """A versioned Linux's RTO is whole ticks of its CONFIG_HZ (250: 4 ms) and backs off to TCP_RTO_MAX, 120 s; RFC
+    6298's endpoints keep their 60 s."""
+    from tcpsim.api import build_scenario
+    from tcpsim.engine import _Run
+
+    for os_name, cap, hz in (("linux-6.12", 120.0, 250), ("solaris-8", 60.0, 0)):
+        ep = _Run(build_scenario(os=os_name, rtt="7ms")).flows[0][2]
+        assert ep.rto.max_rto_s == cap and ep.rto.hz == hz
+        ep.rto.sample(0.0071, 1, 2)
+        assert hz == 0 or ep.rto.rto_s * hz == pytest.approx(round(ep.rto.rto_s * hz))
+        for _ in range(30):
+            ep.rto.on_timeout()
+        assert ep.rto.timeout_s() == cap
+
+
 @pytest.mark.parametrize("rtt_s, ratio", [(4.2e-3, 164), (4e-3, 205), (1e-3, 205)])
 def test_the_first_aggregate_follows_the_handshake_and_sets_the_scaling_ratio(rtt_s, ratio):
     """The kernel trace in validation/README.md ("The handshake's round trip is the first RTT sample"): on the

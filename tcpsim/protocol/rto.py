@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["RtoEstimator", "wheel_expiry_s"]
+__all__ = ["RtoEstimator", "wheel_expiry_s", "LINUX_RTO_MAX_S"]
+
+LINUX_RTO_MAX_S = 120.0
+"""Linux's cap on the backed-off timeout (``TCP_RTO_MAX``, 120 s; the ``tcp_rto_max_ms`` sysctl's default from 6.15),
+where RFC 6298 §2.5 asks at least 60 s."""
 
 _WHEEL_LEVEL_TICKS = 63
 """``LVL_START(1)`` (``kernel/time/timer.c``): a timer due in fewer ticks sits on the wheel's first level."""
