@@ -16,7 +16,7 @@ from ..protocol import framing
 from ..protocol.congestion import NewReno
 from ..protocol.cubic import Cubic
 from ..protocol.delack import make_delack
-from ..protocol.rto import LINUX_RTO_MAX_S, RtoEstimator, wheel_expiry_s
+from ..protocol.rto import RtoEstimator, wheel_expiry_s
 from ..protocol.sack import Scoreboard, max_blocks
 from ..protocol.sack import option_bytes as sack_option_bytes
 from ..protocol.window import scale_window, window_shift
@@ -131,9 +131,7 @@ class EndpointState:
         self._tlp_retrans = False
         self._probing = False  # the probe may take one segment beyond cwnd (tcp_write_xmit's push_one = 2)
         self._tick_s = 1.0 / opts.tick_hz if opts.tick_hz else 0.0
-        self.rto = RtoEstimator(min_rto_s=opts.min_rto_s, linux=opts.linux_rto,
-                                max_rto_s=LINUX_RTO_MAX_S if opts.linux_rto else 60.0,
-                                hz=opts.tick_hz if opts.linux_rto else 0)
+        self.rto = RtoEstimator(min_rto_s=opts.min_rto_s, linux=opts.linux_rto, hz=opts.tick_hz)
         self._rto_timer = kernel.timer(self._rto_expired)
         self.peer_wnd = 0
         self.max_sndwnd = 0

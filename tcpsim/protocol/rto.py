@@ -45,10 +45,10 @@ class RtoEstimator:
     __slots__ = ("min_rto_s", "max_rto_s", "granularity_s", "srtt_s", "rttvar_s", "rto_s", "backoff", "linux",
                  "hz", "_mdev4_s", "_mdev4_max_s", "_var4_s", "_rtt_seq")
 
-    def __init__(self, min_rto_s: float = 1.0, max_rto_s: float = 60.0, granularity_s: float = 1e-3,
+    def __init__(self, min_rto_s: float = 1.0, max_rto_s: float | None = None, granularity_s: float = 1e-3,
                  linux: bool = False, hz: int = 0) -> None:
         self.min_rto_s = min_rto_s
-        self.max_rto_s = max_rto_s
+        self.max_rto_s = max_rto_s if max_rto_s is not None else (LINUX_RTO_MAX_S if linux else 60.0)
         self.granularity_s = granularity_s
         self.srtt_s: float | None = None
         self.rttvar_s = 0.0
@@ -56,8 +56,8 @@ class RtoEstimator:
         self.backoff = 1
         self.linux = linux
         """Linux's variance and RTO (:meth:`_linux_sample`) rather than RFC 6298's."""
-        self.hz = hz
-        """Linux's tick rate (``CONFIG_HZ``): its RTO is whole ticks (0: a continuous clock)."""
+        self.hz = hz if linux else 0
+        """Linux's tick rate (``CONFIG_HZ``): its RTO is whole ticks (0: a continuous clock; RFC 6298's has none)."""
         self._mdev4_s = 0.0  # mdev_us: four times the mean deviation
         self._mdev4_max_s = 0.0  # mdev_max_us: its largest in this round trip, at least the minimum
         self._var4_s = 0.0  # rttvar_us: what the RTO adds to srtt
