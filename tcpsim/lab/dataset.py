@@ -173,6 +173,9 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
     # the out-of-sample A/B of a wake-up latency drawn from its spread, alone and with the send buffer in truesize
     # (validation/README.md, "A wake-up's latency varies as measured")
     grids("window6", 1e9, ((1500, (0.35, 0.7, 1.5, 3), (20, 26, 40)), (9000, (0.7, 1.5, 3), (50, 60, 90))))
+    # the out-of-sample A/B of a Linux sender of its send queue's skbs, on the Intel Xeon VM (validation/README.md,
+    # "The queue's skbs judged by a window table measured for it")
+    grids("window7", 1e9, ((1500, (0.55, 1.1, 2.2, 4.5), (22, 30, 34)), (9000, (0.55, 1.1, 2.2), (38, 56, 68))))
     return rows
 
 
