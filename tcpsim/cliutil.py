@@ -16,7 +16,8 @@ from typing import Any
 
 from .errors import ConfigError, OutputError, TcpsimError
 
-__all__ = ["OneLineParser", "plain_text", "fail", "typed", "refuse_empty_values", "exit_code", "flush_stdout"]
+__all__ = ["OneLineParser", "plain_text", "fail", "typed", "refuse_empty_values", "attach_dash_values", "exit_code",
+           "flush_stdout"]
 
 
 def fail(message: str) -> int:
@@ -34,7 +35,14 @@ def plain_text(doc: str) -> str:
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """``argparse`` without the usage dump: one line, exit code 2; ``--help`` without Sphinx markup."""
+    """``argparse`` without the usage dump: one line, exit code 2; ``--help`` without Sphinx markup; ``--rtt -1ms``
+    read as ``--rtt=-1ms`` (:func:`attach_dash_values`)."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None,
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        # every tcpsim parser and subparser (argparse hands a subcommand its tokens through here) sees its own options
+        argv = sys.argv[1:] if args is None else args
+        return super().parse_known_args(attach_dash_values(self, argv), namespace)
 
     def error(self, message: str) -> None:
         raise SystemExit(fail(message))
@@ -63,6 +71,45 @@ def refuse_empty_values(argv: Sequence[str]) -> None:
         if (eq or not flag) and not value.strip():
             name = flag or (argv[i - 1] if i and argv[i - 1].startswith("-") else "argument")
             raise ConfigError(name.lstrip("-").replace("-", "_"), value, "a value (not empty)")
+
+
+_DASH_VALUE = re.compile(r"-[0-9.]")
+
+
+def attach_dash_values(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """``--rtt -1ms`` -> ``--rtt=-1ms``: a token starting with '-' and a digit or '.' right after an option of
+    ``parser`` that takes one value becomes that value, so validation names the field and what it accepts.
+
+    argparse reads such a token as an unknown option ("expected one argument"): it takes only plain negative
+    numbers (-1, -.5) as values. Flags without a value (``--nodelay``) and tokens after ``--`` stay as they are.
+    """
+    actions = parser._option_string_actions  # option string -> action (argparse's own table)
+
+    def takes_one(tok: str) -> bool:
+        if tok in actions:
+            found = [actions[tok]]
+        elif tok.startswith("--") and parser.allow_abbrev:  # a prefix: argparse resolves it (or calls it ambiguous)
+            found = [a for s, a in actions.items() if s.startswith(tok)]
+        else:
+            return False
+        return bool(found) and all(a.nargs in (None, 1) for a in found)
+
+    out: list[str] = []
+    argv = list(argv)
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--":
+            return out + argv[i:]
+        nxt = argv[i + 1] if i + 1 < len(argv) else ""
+        if (tok.startswith("-") and "=" not in tok and _DASH_VALUE.match(nxt) and nxt not in actions
+                and takes_one(tok)):
+            out.append(f"{tok}={nxt}")
+            i += 2
+        else:
+            out.append(tok)
+            i += 1
+    return out
 
 
 def _silence_stdout() -> None:

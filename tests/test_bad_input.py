@@ -408,6 +408,50 @@ def test_lab_and_machine_counts_are_parsed_as_everywhere_else(capsys, line, fiel
     assert len(err) == 1 and field in err[0], err
 
 
+@pytest.mark.parametrize("line, field", [
+    ("predict --rtt -1ms", "rtt"), ("predict --sockbuf -5k", "sockbuf"), ("predict --mtu -1", "mtu"),
+    ("predict -w -5k", "sockbuf"), ("predict --sock -5k", "sockbuf"), ("predict --max-time -.5s", "max_time"),
+    ("sweep --rtt -1ms", "rtt"), ("sweep --sockbuf -5k..1M:x2", "sockbuf"),
+    ("compare --a '--rtt -1ms' --b '--rtt 1ms'", "rtt"), ("machine show x --cpu-ghz -1.5", "cpu_ghz"),
+    ("lab --streams -1k", "streams"), ("validate --workers -1k", "workers"),
+])
+def test_a_value_starting_with_a_dash_reaches_its_field(capsys, line, field):
+    """``--rtt -1ms`` is ``--rtt=-1ms``: the field's own one-line error, not argparse's "expected one argument"
+    (which takes only -1 or -.5 after an option as a value)."""
+    import shlex
+
+    code = main(shlex.split(line))
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("tcpsim: error:"), (code, err)
+    assert _names_option(lines[0], field) and "expected one argument" not in lines[0], lines[0]
+    assert "Traceback" not in err and out == ""
+
+
+def test_lab_refuses_a_dash_value_before_anything_runs(capsys, monkeypatch):
+    """As root with the tools (faked here), ``tcpsim lab --rtt -1ms`` names rtt before a namespace is made."""
+    from tcpsim.lab import measure, testbed
+
+    monkeypatch.setattr(testbed, "missing_requirement", lambda: None)
+    monkeypatch.setattr(testbed, "install_signal_handlers", lambda: pytest.fail("the run started"))
+    monkeypatch.setattr(measure, "run_lab", lambda *a, **k: pytest.fail("the run started"))
+    assert main(["lab", "--rtt", "-1ms"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "rtt='-1ms'" in err[0], err
+
+
+def test_only_options_that_take_a_value_get_a_dash_value():
+    from tcpsim.cli import _parser
+    from tcpsim.cliutil import attach_dash_values
+
+    sub = _parser()._subparsers._group_actions[0].choices["predict"]
+    assert attach_dash_values(sub, ["--rtt", "-1ms", "-w", "-5k", "--mtu", "-1"]) == ["--rtt=-1ms", "-w=-5k",
+                                                                                      "--mtu=-1"]
+    kept = ["--nodelay", "-1ms", "--json", "-1", "--rtt=-1ms", "--rtt", "--veth", "--", "--mtu", "-1"]
+    assert attach_dash_values(sub, kept) == kept  # flags, an optional value, a joined one, after --
+    assert sub.parse_args(["--rtt", "-1ms", "-N", "-w", "-5k"]).sockbuf == "-5k"
+
+
 def _value_options():
     """(command, flag, dest) for every option of every subcommand that takes a value, output paths aside."""
     import argparse
