@@ -139,13 +139,18 @@ class Explanation:
     def __str__(self) -> str:
         return self.text()
 
-    def plot(self, ax=None):
+    def plot(self, ax=None, to_scale: bool = False):
         """The first segments as a Figure-8 style sequence diagram on ``ax`` (matplotlib, imported here);
-        returns the Axes."""
+        ``to_scale``: time down the page, each arrow's flight as the run's link charged its bytes (options and
+        framing, :func:`tcpsim.plot.plot_sequence`). Returns the Axes."""
         from .plot import plot_sequence
+        from .protocol import framing
 
-        return plot_sequence(self.trace, one_way_delay_s=self.scenario.link.one_way_delay_s,
-                             rate_bps=self.scenario.link.rate_bps, title=self._scenario_line()[:90], ax=ax)
+        sc = self.scenario
+        opt = framing.tcp_option_bytes(sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps)
+        return plot_sequence(self.trace, one_way_delay_s=sc.link.one_way_delay_s, rate_bps=sc.link.rate_bps,
+                             title=self._scenario_line()[:90], to_scale=to_scale, ax=ax, option_bytes=opt,
+                             skb_charged=sc.link.skb_charged)
 
     def plot_timeseries(self, axes=None):
         """The windows and goodput over the run and a time-sequence plot of the first segments

@@ -389,14 +389,18 @@ def plot_time_sequence(trace: Sequence[tuple], stream: int = 0, ax=None, title: 
 
 
 def plot_sequence(trace: Sequence[tuple], one_way_delay_s: float | None = None, rate_bps: float | None = None,
-                  title: str = "", to_scale: bool = False, *, ax=None):
+                  title: str = "", to_scale: bool = False, *, ax=None, option_bytes: int = 0,
+                  skb_charged: bool = False):
     """A sequence diagram like the Sun blueprint's Figure 8: two vertical time lines, slanted arrows.
 
     ``trace`` rows are ``(time_s, endpoint, kind, seq, length, ack, window, why, push, sack)`` as a traced run records
     them (``Result.trace``). By default one row per segment, its send time in microseconds at the left,
     as the blueprint draws it. ``to_scale=True`` puts time on the vertical axis instead: an arrow reaches
-    the other line after the one-way delay plus the frame's serialization at ``rate_bps``.
-    Returns the Axes. Ref: Sun blueprint 004, Figure 8.
+    the other line after the one-way delay plus the frame's serialization at ``rate_bps``, its bytes as the run's
+    link charged them: ``option_bytes`` of TCP options on every segment (12 with timestamps,
+    :func:`tcpsim.protocol.framing.tcp_option_bytes`) and ``skb_charged`` for a token bucket's rate
+    (:attr:`tcpsim.config.Link.skb_charged`; :func:`tcpsim.protocol.framing.wire_bytes`). The defaults are
+    802.3 framing without options. Returns the Axes. Ref: Sun blueprint 004, Figure 8.
     """
     from .protocol import framing
 
@@ -411,7 +415,7 @@ def plot_sequence(trace: Sequence[tuple], one_way_delay_s: float | None = None, 
     def flight(length: int) -> float:
         if one_way_delay_s is None or not rate_bps:
             return nominal
-        return one_way_delay_s + framing.wire_bytes(length) * 8.0 / rate_bps
+        return one_way_delay_s + framing.wire_bytes(length, option_bytes, skb_charged) * 8.0 / rate_bps
 
     bottom = 0.0
     for i, (t, who, kind, seq, length, ack, wnd, why, *_) in enumerate(trace):

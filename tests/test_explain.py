@@ -90,6 +90,27 @@ def test_plot_draws_one_arrow_per_segment(sun):
         plt.close(ax.figure)
 
 
+def test_a_to_scale_plot_charges_the_runs_options_and_framing():
+    """``Explanation.plot(to_scale=True)``: a Linux run (timestamps) through a tbf (skb_charged) draws its 1448-byte
+    segment's flight as 1448 + 12 + 54 = 1514 bytes at the rate, not an 802.3 frame without options."""
+    pytest.importorskip("matplotlib")
+    from types import SimpleNamespace
+
+    import matplotlib.pyplot as plt
+
+    from tcpsim.api import build_scenario
+    from tcpsim.explain import Explanation
+
+    sc = build_scenario(os="linux", rate="100mbit", burst="64k", delay="10us")
+    trace = [(0.0, "sender#0", "data", 0, 1448, 0, 65535, "app", True, ())]
+    ax = Explanation(scenario=sc, result=SimpleNamespace(trace=trace), segments=1).plot(to_scale=True)
+    try:
+        (end_us,) = [a.xy[1] for a in ax.texts if getattr(a, "arrow_patch", None) is not None]
+        assert end_us == pytest.approx((sc.link.one_way_delay_s + 1514 * 8 / 100e6) * 1e6)
+    finally:
+        plt.close(ax.figure)
+
+
 def test_psh_marks_the_segment_that_empties_the_queue(sun):
     """RFC 1122 4.2.2.2: with Nagle, each 1400-byte segment leaves a 100-byte message queued behind it
     (no PSH); the 100-byte one that follows empties the queue (PSH). With TCP_NODELAY every message

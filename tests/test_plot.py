@@ -13,7 +13,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.container import ErrorbarContainer  # noqa: E402
 
-from tcpsim.plot import axis_unit, plot_lines, plot_sweep  # noqa: E402
+from tcpsim.plot import axis_unit, plot_lines, plot_sequence, plot_sweep  # noqa: E402
+from tcpsim.protocol import framing  # noqa: E402
 from tcpsim.sweep import SweepResult  # noqa: E402
 
 
@@ -109,3 +110,42 @@ def test_plot_sweep_without_hue_or_interval(ax):
     rows = [{"n_streams": n, "goodput_mbps": 100.0 * n} for n in (1, 2, 4)]
     plot_sweep(rows, "n_streams", ax=ax)
     assert ax.get_xlabel() == "Streams" and not any(c.has_yerr for c in ax.containers)
+
+
+# (time_s, endpoint, kind, seq, length, ack, window, why, push, sack): a 1448-byte segment, its ACK 20 us later
+_TRACE = [(0.0, "sender#0", "data", 0, 1448, 0, 65535, "app", True, ()),
+          (20e-6, "receiver#0", "ack", 0, 0, 1448, 65535, "", False, ())]
+
+
+def _arrow_ends_us(ax) -> list[float]:
+    """Where each arrow of a to-scale sequence diagram ends, in microseconds down the page."""
+    return [a.xy[1] for a in ax.texts if getattr(a, "arrow_patch", None) is not None]
+
+
+@pytest.mark.parametrize("option_bytes", [0, 12])
+def test_a_to_scale_arrow_flies_as_long_as_the_link_charges_its_bytes(option_bytes):
+    """An arrow reaches the other line after the delay plus the frame's time at the rate, the bytes counted as the
+    run's link counts them: a tbf (skb_charged) charges the skb (1448 + 12 + 54 = 1514 bytes with timestamps), an
+    802.3 line the frame, preamble and gap (1538), so the tbf's arrow lands earlier; an ACK's padded 64-byte frame
+    (84 on the wire) is a 66-byte skb."""
+    rate_bps, delay_s = 1e8, 10e-6
+    ends = {}
+    for skb in (False, True):
+        fig, ax = plt.subplots()
+        try:
+            plot_sequence(_TRACE, one_way_delay_s=delay_s, rate_bps=rate_bps, to_scale=True, ax=ax,
+                          option_bytes=option_bytes, skb_charged=skb)
+            ends[skb] = _arrow_ends_us(ax)
+        finally:
+            plt.close(fig)
+    for skb, (data_end, ack_end) in ends.items():
+        data_s = delay_s + framing.wire_bytes(1448, option_bytes, skb) * 8 / rate_bps
+        ack_s = 20e-6 + delay_s + framing.wire_bytes(0, option_bytes, skb) * 8 / rate_bps
+        assert data_end == pytest.approx(data_s * 1e6) and ack_end == pytest.approx(ack_s * 1e6)
+    assert ends[True][0] < ends[False][0] and ends[True][1] < ends[False][1]
+    assert ends[False][0] - ends[True][0] == pytest.approx(24 * 8 / rate_bps * 1e6)  # FCS 4, preamble 8, gap 12
+
+
+def test_a_to_scale_arrow_defaults_to_802_3_framing_without_options(ax):
+    plot_sequence(_TRACE, one_way_delay_s=0.0, rate_bps=1e9, to_scale=True, ax=ax)
+    assert _arrow_ends_us(ax)[0] == pytest.approx(1526 * 8 / 1e9 * 1e6)  # 1448 + 40 + 14 + 4 + 8 + 12
