@@ -1,14 +1,14 @@
 """A machine tcpsim never saw, against the issues' targets: the Intel Xeon VM of 2026-11-30.
 
 Its lab tables (``validation/xeon_2026-11-30/data``: 46 rows without a delay line, three pinned passes each, and
-``window6`` once) were measured on a machine none of tcpsim's rules or fits had met, by the rule written before
-(validation/README.md, "A machine never seen"), and scored as a class would: the machine file ``tcpsim machine
-detect --probes`` wrote (A, nothing fitted) and the one ``tcpsim calibrate --lab`` fitted on its nine calibration
-rows (B). The figures below are under the two rules that followed ("On the lab's path a machine's interface is the
-veth it runs over", "A machine on the lab's path is placed as the lab places it"), written with A's first scores in
-view: these tables are seen for them. Since "A veth's round trip is the hosts' work, a second time" (decided by
-``lab/cpu6``, measured after it) B is ``xeon_fit_veth.toml``, refitted by the same command under that rule. A known
-miss is a strict xfail.
+``window6`` once; ``window7`` came later, to judge a rule) were measured on a machine none of tcpsim's rules or fits
+had met, by the rule written before (validation/README.md, "A machine never seen"), and scored as a class would: the
+machine file ``tcpsim machine detect --probes`` wrote (A, nothing fitted) and the one ``tcpsim calibrate --lab``
+fitted on its nine calibration rows (B). The figures below are under the two rules that followed ("On the lab's path
+a machine's interface is the veth it runs over", "A machine on the lab's path is placed as the lab places it"),
+written with A's first scores in view: these tables are seen for them. Since "A veth's round trip is the hosts'
+work, a second time" (decided by ``lab/cpu6``, measured after it) B is ``xeon_fit_veth.toml``, refitted by the same
+command under that rule. A known miss is a strict xfail.
 """
 
 import statistics
@@ -41,17 +41,18 @@ def _errors(outcomes, keep):
 
 
 def _held_out_cpu_rows(p):
-    return p.table_id not in ("window6", "cpu4", "cpu5", "cpu6", "cpu7") and p.get("role") == "holdout"
+    return p.table_id not in ("window6", "window7", *CPU_TABLES) and p.get("role") == "holdout"
 
 
-def _window_limited(p):
-    return p.table_id == "window6" and p.value_si < 0.8 * float(p.get("rate_bps"))
+def _window_limited(p, table="window6"):
+    return p.table_id == table and p.value_si < 0.8 * float(p.get("rate_bps"))
 
 
 def test_the_tables_are_the_measured_ones(scored):
     outcomes = scored["xeon_parts"]
-    assert len(outcomes) == 107
+    assert len(outcomes) == 128
     assert len(_errors(outcomes, _held_out_cpu_rows)) == 37 and len(_errors(outcomes, _window_limited)) == 19
+    assert len(_errors(outcomes, lambda p: _window_limited(p, "window7"))) == 20
     assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in CPU_TABLES] == [10] * len(CPU_TABLES)
 
 
@@ -113,3 +114,25 @@ _WINDOW_MISSES = {("xeon_fit_veth", "max")}
 def test_window_limited_rows_within_target(scored, name, check):
     errors = _errors(scored[name], _window_limited)
     assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)
+
+
+WINDOW7_MISS = ("window7's window-limited max 15.7 % both calibrated (3.8 % median) and from the parts (3.0 %): the "
+                "4.5 ms, MTU 1500, 22 KiB row, -15.7 %, a protocol row (the two files agree on it); not traced "
+                "(validation/README.md, 'What lab/window7 decided')")
+
+
+@pytest.mark.parametrize("name,check", [
+    pytest.param(n, c, marks=pytest.mark.xfail(strict=True, reason=WINDOW7_MISS)) if c == "max" else (n, c)
+    for n in ("xeon_parts", "xeon_fit_veth") for c in ("median", "max", "table")])
+def test_the_window_table_that_judged_the_queues_skbs_within_target(scored, name, check):
+    """lab/window7 (21 rows at round trips and buffers no other table has), fixed and measured on this Xeon to judge
+    a Linux sender of its send queue's skbs, scored once by that rule (validation/README.md, "The queue's skbs judged
+    by a window table measured for it"): issue 22's window-limited 5 / 15 % with no fitted parameter, the holdout
+    tables' 20 % on the whole."""
+    limited = _errors(scored[name], lambda p: _window_limited(p, "window7"))
+    if check == "median":
+        assert statistics.median(limited) <= WINDOW_TARGET
+    elif check == "max":
+        assert max(limited) <= WINDOW_MAX
+    else:
+        assert statistics.median(_errors(scored[name], lambda p: p.table_id == "window7")) <= 0.20
