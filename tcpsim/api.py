@@ -129,7 +129,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     ``sockbuf`` is what the application asks for with ``setsockopt`` on both ends; the OS of each host
     turns it into a kernel buffer (Linux doubles it and caps it at ``rmem_max``). ``os`` names an OS
     version (:func:`tcpsim.os_versions.os_version`: ``linux`` = Linux 6.12, ``linux-2.6`` ... ``linux-6.12``, any
-    Linux release from 2.6.32 on (``linux-6.18``),
+    Linux release from 2.6.32 to 7.x (``linux-6.18``),
     ``solaris-8``, ``freebsd-5``, ``tru64-5`` ...); ``machine`` (a machine file), ``cpu``, ``cpu_ghz``,
     ``cpus``, ``memory_bw``, ``bus`` and ``nic`` change parts of both hosts' platforms, or build one from
     parts alone (:func:`tcpsim.machine.spec.platform_for` has the rules; ``tcpsim machine show`` explains

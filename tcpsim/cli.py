@@ -107,7 +107,7 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
                         "on for Linux and FreeBSD 5)")
     g.add_argument("--os", default=None, metavar="OS",
                    help="OS on both hosts, with its TCP rules and default sysctls: linux (= linux-6.12), "
-                        "linux-2.4 ... linux-6.12 or any release from 2.6.32 on (linux-5.4, linux-6.18), "
+                        "linux-2.4 ... linux-6.12 or any release from 2.6.32 to 7.x (linux-5.4, linux-6.18), "
                         "solaris-8, solaris-10, hpux-11, tru64-5, freebsd-4 ... "
                         "freebsd-14, windows-nt, windows-2000, windows-2003, solaris, bsd (tcpsim machine parts "
                         "os); a profile keeps its own OS settings unless the family changes")

@@ -22,7 +22,7 @@ the SYN's window), dfa2f0483360 (6.6, the truesize ratio), 697a6c8cec03 (6.8, de
 (RFC 6928); 2.6.32 starts at RFC 3390's 3 segments. CUBIC is the default since 2.6.19, autocorking
 (``tcp_autocorking``) since 3.14 (4.19 on here).
 
-Any other release from 2.6.32 on is taken too (``linux-5.4``, ``linux-6.18``, ``linux-5.14.0``:
+Any other release from 2.6.32 to 7.x is taken too (``linux-5.4``, ``linux-6.18``, ``linux-5.14.0``:
 :func:`linux_release`): the defaults above by the release that changed each, and the version-gated rules of that
 release itself. Where a default changed between two named releases at a release not confirmed here,
 ``net.core.rmem_max``'s 131071 -> 212992 (between 2.6.32 and 3.10), the change is taken at the later one.
@@ -208,8 +208,8 @@ OS_VERSIONS: dict[str, OsVersion] = {e.name: e for e in _ENTRIES}
 OS_NAMES = tuple(OS_VERSIONS)
 """Every named OS; :func:`os_entry` also takes any Linux release from :data:`OLDEST_LINUX` on (``linux-5.4``)."""
 
-ACCEPTED = (", ".join(OS_NAMES) + f", or any Linux release from {'.'.join(map(str, OLDEST_LINUX))} on "
-            "(linux-5.4, linux-6.18.44)")
+ACCEPTED = (", ".join(OS_NAMES) + f", or any Linux release from {'.'.join(map(str, OLDEST_LINUX))} to "
+            f"{_NEWEST_MAJOR}.x (linux-5.4, linux-6.18.44)")
 """What an OS name may be, for help and error messages."""
 
 _RELEASE = re.compile(r"linux-(\d{1,2})\.(\d{1,3})(?:\.(\d{1,4}))?")
@@ -235,6 +235,6 @@ def os_entry(name: str) -> OsVersion:
 
 def os_version(name: str) -> OsTcp:
     """The OS called ``name``: ``linux`` (= :data:`DEFAULT_LINUX`), ``linux-2.4``, ``linux-2.6`` ...
-    ``linux-6.12`` or any release from 2.6.32 on, ``solaris-8``, ``freebsd-5``, ``tru64-5``, ``windows-2000`` ...,
+    ``linux-6.12`` or any release from 2.6.32 to 7.x, ``solaris-8``, ``freebsd-5``, ``tru64-5``, ``windows-2000`` ...,
     ``solaris`` or ``bsd``."""
     return os_entry(name).tcp

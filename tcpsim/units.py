@@ -67,10 +67,16 @@ def _as_text(value: object, field: str, example: str) -> str:
 
 def _matched(value: object, field: str, how: str, pattern: re.Pattern[str]) -> re.Match[str]:
     """The match of ``pattern`` on the value's text, or a ConfigError saying ``how`` to write it."""
-    m = pattern.match(_as_text(value, field, how))
+    text = _as_text(value, field, how)
+    m = pattern.match(text)
     if not m:
-        raise ConfigError(field, value, how)
+        raise ConfigError(field, value, _negative(text, pattern, how))
     return m
+
+
+def _negative(text: str, pattern: re.Pattern[str], how: str) -> str:
+    """``how``, or for a value that is well written but negative (``-1ms``) the range it is outside."""
+    return f"0 or more ({how})" if text.startswith("-") and pattern.match(text[1:].lstrip()) else how
 
 
 def _number(value: object, field: str, example: str) -> float | None:
@@ -110,7 +116,7 @@ def parse_rate(value: object, field: str = "rate_bps") -> float:
         if not m:
             if re.match(rf"^{_NUMBER}\s*[kKmMgGtT]?B$", text):
                 how = "a rate: Gb or Gbit for bits per second, GB/s for bytes per second"
-            raise ConfigError(field, value, how)
+            raise ConfigError(field, value, _negative(text, _RATE_RE, how))
         per_byte = m.group(3) in ("B/s", "Bps")
         rate = float(m.group(1)) * _DECIMAL[m.group(2).lower()] * (8.0 if per_byte else 1.0)
     if not math.isfinite(rate):

@@ -141,3 +141,16 @@ def test_a_duration_out_of_its_range_is_one_error_naming_field_and_range():
         parse_duration("2ms", "gap", 0.0, 1e-3)
     with pytest.raises(ConfigError, match=r"must be a duration >= 500 ms"):
         parse_duration("1ms", "duration", lo_s=0.5)
+
+
+@pytest.mark.parametrize("fn,text", [(parse_size, "-5k"), (parse_rate, "-1gbit"), (parse_duration, "-1ms"),
+                                     (parse_fraction, "-0.1"), (parse_size, "- 9000")])
+def test_a_negative_quantity_is_refused_naming_the_bound(fn, text):
+    with pytest.raises(ConfigError, match=r"must be 0 or more \(a "):
+        fn(text, "field")
+
+
+def test_a_badly_written_quantity_is_not_called_negative():
+    with pytest.raises(ConfigError) as err:
+        parse_size("-5q", "sockbuf")
+    assert "0 or more" not in str(err.value)

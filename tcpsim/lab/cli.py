@@ -63,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("prediction")
     g.add_argument("--os", default="linux", metavar="OS",
                    help="OS of the prediction when no --platform is named (default linux: tcpsim's current Linux; "
-                        "linux-6.8, linux-2.6, any release from 2.6.32 on such as linux-6.18 ...)")
+                        "linux-6.8, linux-2.6, any release from 2.6.32 to 7.x such as linux-6.18 ...)")
     g.add_argument("--platform", default=None, metavar="NAME|FILE",
                    help="profile of the predicted host (a fitted machine file from tcpsim calibrate, or tcpsim "
                         "machine detect's), on the run's veth: a machine made of parts takes the veth as its NIC")

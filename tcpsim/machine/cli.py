@@ -105,7 +105,7 @@ def _parts(a: argparse.Namespace) -> int:
             p = part(kind, n)
             print(f"  {n:16s} {_figures(kind, p):22s} {_summary(p.source) if kind != 'os' else ''}".rstrip())
         if kind == "os":
-            print(f"  {'linux-X.Y[.Z]':16s} any Linux release from 2.6.32 on (linux-5.14, linux-6.18.44)")
+            print(f"  {'linux-X.Y[.Z]':16s} any Linux release from 2.6.32 to 7.x (linux-5.14, linux-6.18.44)")
     if not a.kind:
         print("(tcpsim machine parts KIND NAME: one part, every field and its whole source)")
     return 0
