@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from typing import Any, Optional, Sequence
 
@@ -61,9 +62,10 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--delay-line", choices=("auto", "netem", "relay"), default="auto",
                    help="how --rtt is made (default: netem if the kernel has it, else the user-space relay)")
     g = p.add_argument_group("prediction")
-    g.add_argument("--os", default="linux", metavar="OS",
-                   help="OS of the prediction when no --platform is named (default linux: tcpsim's current Linux; "
-                        "linux-6.8, linux-2.6, any release from 2.6.32 to 7.x such as linux-6.18 ...)")
+    g.add_argument("--os", default=None, metavar="OS",
+                   help="OS of the prediction when no --platform is named (default: the running kernel's release, "
+                        "as tcpsim machine detect names it; linux, linux-6.8, linux-2.6, any release from 2.6.32 "
+                        "to 7.x such as linux-6.18 ...)")
     g.add_argument("--platform", default=None, metavar="NAME|FILE",
                    help="profile of the predicted host (a fitted machine file from tcpsim calibrate, or tcpsim "
                         "machine detect's), on the run's veth: a machine made of parts takes the veth as its NIC")
@@ -86,6 +88,14 @@ def _predicted_dict(result: Any, run: Any) -> dict[str, Any]:
             "cpu_utilization_frac": {k: list(v) for k, v in result.cpu_utilization_frac.items()},
             "streams": [{"cwnd_bytes": s.cwnd_bytes, "peer_window_bytes": s.peer_window_bytes,
                          "goodput_bps": s.goodput_bps} for s in result.streams]}
+
+
+def running_linux() -> str:
+    """The OS a prediction of this machine's kernel takes: its own release where tcpsim takes it, else tcpsim's
+    newest Linux rules not newer than it (:func:`tcpsim.machine.detect.linux_version_part`)."""
+    from ..machine.detect import linux_version_part
+
+    return linux_version_part(os.uname().release)[0]
 
 
 def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dict[str, Any]:
@@ -224,6 +234,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           rcvbuf=a.rcvbuf, write=a.write, message=a.message, nodelay=a.nodelay, streams=a.streams,
                           rr=a.rr, response=a.response, duration=a.duration, cc=a.cc, pin=a.pin,
                           max_pacing_rate=a.max_pacing_rate, loss=a.loss)
+        a.os = a.os or running_linux()
         os_entry(a.os)  # a bad name is refused before the run, not after it
         install_signal_handlers()
         run = run_lab(sc, tool=a.tool, delay_line=a.delay_line)
