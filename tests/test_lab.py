@@ -1152,3 +1152,16 @@ def test_calibrate_shares_fits_the_pinned_runs_cpu_shares_beside_their_goodputs(
         assert main(["calibrate", *argv, "--shares", "--costs", "per_packet_tx_s", "--out", str(out)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "--shares" in err[0], err
+
+
+@pytest.mark.parametrize("release,expected", [("6.18.44-fc-v857", "linux-6.18"), ("5.4.0-150-generic", "linux-5.4"),
+                                              ("9.1.0", "linux-6.12")])
+def test_lab_predicts_with_the_running_kernels_release(monkeypatch, release, expected):
+    """``tcpsim lab`` without ``--os`` predicts with the running kernel's own release where tcpsim takes it, else
+    tcpsim's newest Linux rules not newer than it (validation/README.md, "lab_vm runs the release its tables were
+    measured on")."""
+    from tcpsim.lab import cli as lab_cli
+
+    real = os.uname()
+    monkeypatch.setattr(lab_cli.os, "uname", lambda: os.uname_result(real[:2] + (release,) + real[3:]))
+    assert lab_cli.running_linux() == expected
