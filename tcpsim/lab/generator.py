@@ -19,6 +19,7 @@ import threading
 import time
 from typing import Optional
 
+from ..cliutil import OneLineParser
 from ._proc import die_with_parent
 from .scenario import GENERATOR_READ_BYTES
 from .tcpinfo import set_congestion_control, tcp_info
@@ -189,7 +190,7 @@ def _rr(s: socket.socket, a: argparse.Namespace, done: list, i: int, end: float)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m tcpsim.lab.generator")
+    p = OneLineParser(prog="python -m tcpsim.lab.generator")
     p.add_argument("role", choices=("server", "client"))
     p.add_argument("--bind", default="0.0.0.0")
     p.add_argument("--connect", default=None)

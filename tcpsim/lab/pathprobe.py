@@ -13,7 +13,6 @@ Traffic stays between the namespaces the run creates; every set is bounded in co
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import socket
@@ -24,6 +23,7 @@ import sys
 import time
 from typing import Optional
 
+from ..cliutil import OneLineParser
 from ..pcap import internet_checksum
 from ..units import parse_duration, parse_size
 from ._proc import die_with_parent
@@ -125,7 +125,7 @@ def relay_fit(sets: list[dict]) -> dict[str, float]:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tcpsim.lab.pathprobe", description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="python -m tcpsim.lab.pathprobe", description=__doc__.splitlines()[0])
     p.add_argument("--role", choices=("probe", "client"), default="probe")
     p.add_argument("--rtt", default="0,0.2ms,0.5ms,1ms,2ms,4ms", help="comma-separated RTTs (0: the bare veth)")
     p.add_argument("--mtu", default="1500,9000", help="comma-separated MTUs")

@@ -18,7 +18,6 @@ buffer cleared on every exit; each ``tcpsim lab`` run is bounded and cleans up a
 
 from __future__ import annotations
 
-import argparse
 import fcntl
 import json
 import os
@@ -33,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Iterable, Iterator, Optional
 
+from ..cliutil import OneLineParser
 from ..errors import TcpsimError
 from ..units import parse_duration, parse_size
 from .wakeprobe import STALL_S
@@ -269,7 +269,7 @@ def _lab_run(args: list[str], duration_s: float) -> dict:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tcpsim.lab.schedtrace", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="python -m tcpsim.lab.schedtrace", description=__doc__.splitlines()[0])
     ap.add_argument("--rtt", default="0.2ms,1ms,4ms", help="RTTs, comma-separated")
     ap.add_argument("--mtu", default="1500,9000", help="MTUs, comma-separated")
     ap.add_argument("--sockbuf", default="32k")

@@ -30,6 +30,7 @@ import time
 from collections import Counter
 from typing import Any, Iterable, Optional, Sequence
 
+from ..cliutil import OneLineParser
 from ..errors import ConfigError
 from ..protocol.framing import mss_bytes, tcp_option_bytes
 from ..protocol.linux_window import IP_TCP_HEADER_BYTES, rx_truesize
@@ -230,7 +231,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tcpsim.lab.skbtrace", description=__doc__.split("\n\n")[0])
+    p = OneLineParser(prog="python -m tcpsim.lab.skbtrace", description=__doc__.split("\n\n")[0])
     p.add_argument("--rate", default="1gbit")
     p.add_argument("--rtt", default="2ms")
     p.add_argument("--mtu", type=int, default=1500)

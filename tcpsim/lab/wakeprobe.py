@@ -19,7 +19,6 @@ No root and no network: only two local processes, every set bounded in count and
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -28,6 +27,7 @@ import sys
 import time
 from typing import Optional, Sequence
 
+from ..cliutil import OneLineParser
 from ..units import parse_duration
 from .pathprobe import spread
 
@@ -205,7 +205,7 @@ def _cpu_pair() -> tuple[int, int]:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tcpsim.lab.wakeprobe", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="python -m tcpsim.lab.wakeprobe", description=__doc__.splitlines()[0])
     ap.add_argument("--gap", default=None,
                     help=f"idle gaps, comma-separated (default {LATENCY_GAPS}; with --waker, the writer's spin "
                          f"between writes, default {WAKER_GAP})")

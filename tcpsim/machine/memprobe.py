@@ -7,8 +7,9 @@ than the caches is copied into another (McCalpin's STREAM counts both). Run
 
 from __future__ import annotations
 
-import argparse
 import time
+
+from ..cliutil import OneLineParser
 
 __all__ = ["stream_copy_Bps"]
 
@@ -33,7 +34,7 @@ def stream_copy_Bps(size_bytes: int = 256 << 20, repeats: int = 10) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tcpsim.machine.memprobe", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="python -m tcpsim.machine.memprobe", description=__doc__.splitlines()[0])
     ap.add_argument("--size-mib", type=int, default=256, help="array size in MiB (default 256)")
     ap.add_argument("--repeats", type=int, default=10, help="copies timed, the best is kept (default 10)")
     a = ap.parse_args(argv)
