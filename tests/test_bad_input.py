@@ -530,3 +530,23 @@ def test_cpu_ghz_out_of_range_says_its_range_in_ghz():
     with pytest.raises(ConfigError) as info:
         predict(method="ceilings", platform="rx2600_ixgb", cpu_ghz=500)
     assert "0.001..100 GHz" in str(info.value) and "clock_hz" not in str(info.value)
+
+
+_TOOLS = ["tcpsim.lab.callprobe", "tcpsim.lab.dataset", "tcpsim.lab.generator", "tcpsim.lab.pathprobe",
+          "tcpsim.lab.readprobe", "tcpsim.lab.rxtrace", "tcpsim.lab.schedtrace", "tcpsim.lab.skbtrace",
+          "tcpsim.lab.wakeprobe", "tcpsim.lab.winprobe", "tcpsim.machine.memprobe"]
+
+
+@pytest.mark.parametrize("module", _TOOLS)
+@pytest.mark.parametrize("argv", [["--no-such-flag"], ["--duration", "-1ms"]])
+def test_every_python_m_tool_refuses_bad_input_in_one_line(module, argv, capsys):
+    """The measurement tools the README runs as ``python -m`` refuse an unknown flag, or a value they do not take,
+    in one line and exit code 2, before they measure anything (no root is needed to be refused)."""
+    import importlib
+
+    try:
+        code = importlib.import_module(module).main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "Traceback" not in err[0], (module, err)
