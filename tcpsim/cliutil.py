@@ -45,6 +45,9 @@ class OneLineParser(argparse.ArgumentParser):
         return super().parse_known_args(attach_dash_values(self, argv), namespace)
 
     def error(self, message: str) -> None:
+        if self.prog.startswith("python -m "):  # a measurement tool names itself, as its own errors do
+            print(f"{self.prog}: error: {message}", file=sys.stderr)
+            raise SystemExit(2)
         raise SystemExit(fail(message))
 
     def format_help(self) -> str:

@@ -231,20 +231,20 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = ap.parse_args(argv)
     window_s = args.window
     if window_s > args.duration - 1.5:
-        print(f"rxtrace: --window {window_s:g} s does not fit a {args.duration:g}-s run after its first second",
+        print(f"{ap.prog}: --window {window_s:g} s does not fit a {args.duration:g}-s run after its first second",
               file=sys.stderr)
         return 2
     if os.geteuid() != 0 or not (args.untraced or tracefs_has("events/tcp/tcp_probe")):
         needs = "root (tcpsim lab makes namespaces)" if args.untraced else \
             f"root and tracefs at {TRACEFS} with the tcp, sock, sched and ipi events"
-        print(f"rxtrace: needs {needs}", file=sys.stderr)
+        print(f"{ap.prog}: needs {needs}", file=sys.stderr)
         return 2
     runs = []
     for sc in args.scenario:
         try:
             runs.append(_trace_run(shlex.split(sc), window_s, args.untraced, args.duration))
         except (RuntimeError, ValueError, subprocess.TimeoutExpired) as exc:
-            print(f"rxtrace: {sc}: {exc}", file=sys.stderr)
+            print(f"{ap.prog}: {sc}: {exc}", file=sys.stderr)
             return 2
     print(json.dumps({"kernel": os.uname().release, "load_avg": os.getloadavg(), "window_s": window_s,
                       "traced": not args.untraced, "runs": runs}, indent=1))

@@ -286,10 +286,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         parse_size(args.sockbuf, "sockbuf")
         duration_s = parse_duration(args.duration, "duration", 0.5, 10.0)
     except ValueError as exc:
-        print(f"schedtrace: {exc}", file=sys.stderr)
+        print(f"{ap.prog}: {exc}", file=sys.stderr)
         return 2
     if os.geteuid() != 0 or not tracefs_has("events/sched/sched_waking"):
-        print(f"schedtrace: needs root and tracefs at {TRACEFS} with the sched events", file=sys.stderr)
+        print(f"{ap.prog}: needs root and tracefs at {TRACEFS} with the sched events", file=sys.stderr)
         return 2
     grid = [(["--rate", "1gbit", "--rtt", rtt, "--mtu", str(mtu), "--sockbuf", args.sockbuf],
              {"rtt": rtt, "mtu_bytes": mtu, "sockbuf": args.sockbuf}) for mtu in mtus for rtt in rtts]
@@ -302,7 +302,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 lab = _lab_run(lab_args, duration_s)
                 trace = parse_trace(tr.lines())
         except RuntimeError as exc:
-            print(f"schedtrace: {exc}", file=sys.stderr)
+            print(f"{ap.prog}: {exc}", file=sys.stderr)
             return 2
         pooled.extend(trace)
         traces.append((label, lab, trace))

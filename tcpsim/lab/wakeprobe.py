@@ -226,7 +226,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         if not 1 <= count <= MAX_COUNT or not 1 <= args.passes <= 10:
             raise ValueError(f"count: 1..{MAX_COUNT}, passes: 1..10")
     except ValueError as exc:
-        print(f"wakeprobe: {exc}", file=sys.stderr)
+        print(f"{ap.prog}: {exc}", file=sys.stderr)
         return 2
     pair = _cpu_pair()
     if args.waker:
