@@ -206,7 +206,7 @@ OS_VERSIONS: dict[str, OsVersion] = {e.name: e for e in _ENTRIES}
 """Every OS :func:`os_version` knows, by name."""
 
 OS_NAMES = tuple(OS_VERSIONS)
-"""Every named OS; :func:`os_entry` also takes any Linux release from :data:`OLDEST_LINUX` on (``linux-5.4``)."""
+"""Every named OS; :func:`os_entry` also takes any Linux release from :data:`OLDEST_LINUX` to 7.x (``linux-5.4``)."""
 
 ACCEPTED = (", ".join(OS_NAMES) + f", or any Linux release from {'.'.join(map(str, OLDEST_LINUX))} to "
             f"{_NEWEST_MAJOR}.x (linux-5.4, linux-6.18.44)")
