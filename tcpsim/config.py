@@ -250,7 +250,8 @@ class TcpOptions:
     """``linux`` rule, how an unset receive buffer grows (``tcp_rcv_space_adjust``, once a receiver round trip): 0 =
     the window twice what the application read in the round trip (2.6.7's dynamic right-sizing); 1 (4.16 on, "tcp:
     smoother receive buffer autotuning") = the buffer for 2 x read + 16 advmss, grown by twice that times the read's
-    rise since the last measure (the sender's slow start)."""
+    rise since the last measure (the sender's slow start); 2 (6.16 on, "tcp: receive side improvements") = the read
+    less what is still queued, and no 16 advmss (``tcp_rcvbuf_grow``)."""
     wscale_space_bytes: int = 0
     """``linux`` rule: the space the window scale is chosen for (``tcp_select_initial_window``): the
     largest of the buffer, ``tcp_rmem[2]`` and ``rmem_max`` for an unset buffer, the buffer for a set one."""
@@ -309,7 +310,7 @@ class TcpOptions:
         _check_range("rx_skb_page_bytes", self.rx_skb_page_bytes, 0, 1 << 20)
         _check_range("tx_skb_overhead_bytes", self.tx_skb_overhead_bytes, 0, 1 << 20)
         _check_range("tso_rule", self.tso_rule, 0, 3)
-        _check_range("drs_rule", self.drs_rule, 0, 1)
+        _check_range("drs_rule", self.drs_rule, 0, 2)
         _check_range("tsq_limit_bytes", self.tsq_limit_bytes, 0, (1 << 31) - 1)
         _check_range("tsq_rule", self.tsq_rule, 0, 2)
         _check_range("tso_defer_rule", self.tso_defer_rule, 0, 2)
@@ -461,7 +462,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         tsq_limit_bytes=os.limit_output_bytes if v >= (3, 6) else 0,
         sndbuf_skb_head_bytes=os.tx_skb_head_bytes if v >= (3, 14) else 0,
         tsq_rule=2 if v >= (6, 7) else 1 if v >= (3, 12) else 0,
-        rcvbuf_autotune_max_bytes=rmem2, drs_rule=1 if v >= (4, 16) else 0,
+        rcvbuf_autotune_max_bytes=rmem2, drs_rule=2 if v >= (6, 16) else 1 if v >= (4, 16) else 0,
         wscale_space_bytes=max(rcvbuf_bytes, os.rcvbuf_autotune_max_bytes, os.max_sockbuf_bytes) if autotuned
         else rcvbuf_bytes,
     )

@@ -56,7 +56,10 @@ class TcpReceiver(LinuxReceive):
         rtt = self._rcv_rtt_s
         if rtt <= 0.0 or now - self._drs_time < rtt:
             return
-        if self.opts.drs_rule:
+        rule = self.opts.drs_rule
+        if rule == 2:  # 6.16 on: the read less what is still queued (copied -= inq)
+            self._rcvbuf_grow(self.read_total - self._drs_seq - self.rcv_readable)
+        elif rule:
             self._rcvbuf_grow(self.read_total - self._drs_seq)
         else:
             self._window_twice_the_read(2 * (self.read_total - self._drs_seq))
@@ -77,15 +80,16 @@ class TcpReceiver(LinuxReceive):
                     self._rcv_room = wnd
 
     def _rcvbuf_grow(self, copied: int) -> None:
-        """``tcp_rcv_space_adjust`` from 4.16 to 6.15: when the application read more in the last round trip
-        (``copied``) than in the last that grew the buffer (``rcvq_space.space``), the buffer grows to hold
-        :func:`~tcpsim.protocol.linux_window.drs_window`, at most ``tcp_rmem[2]`` (``tcp_space_from_win``); the
-        window clamp follows (``tcp_win_from_space``)."""
+        """``tcp_rcv_space_adjust`` from 4.16 (``tcp_rcvbuf_grow`` from 6.16): when the application read more in the
+        last round trip (``copied``) than in the last that grew the buffer (``rcvq_space.space``), the buffer grows to
+        hold :func:`~tcpsim.protocol.linux_window.drs_window` (from 6.16 without its 16 advmss), at most
+        ``tcp_rmem[2]`` (``tcp_space_from_win``); the window clamp follows (``tcp_win_from_space``)."""
         old = self._drs_space
         if copied <= old:
             return
         self._drs_space = copied
-        rcvbuf = space_from_win(drs_window(copied, old, self._advmss), self._adv_win_scale, self._ratio)
+        advmss = self._advmss if self.opts.drs_rule == 1 else 0  # 6.16 on: no 16 advmss (tcp_rcvbuf_grow)
+        rcvbuf = space_from_win(drs_window(copied, old, advmss), self._adv_win_scale, self._ratio)
         cap = self.opts.rcvbuf_autotune_max_bytes
         if rcvbuf > cap:
             rcvbuf = cap

@@ -237,7 +237,10 @@ def drs_window(copied_bytes: int, space_bytes: int, advmss_bytes: int) -> int:
     window an autotuned buffer is sized for when the application read ``copied_bytes`` in the last receiver round
     trip, more than ``space_bytes`` (``rcvq_space.space``, the last such measure): twice the read plus 16 advmss
     for losses and jitter, plus twice that times the read's rise, for a sender in slow start (the ACK sent now is
-    for the next round trip). The buffer is ``tcp_space_from_win`` of it, at most ``tcp_rmem[2]``."""
+    for the next round trip). The buffer is ``tcp_space_from_win`` of it, at most ``tcp_rmem[2]``.
+    ``advmss_bytes`` 0 is 6.16's ``tcp_rcvbuf_grow`` ("tcp: fix sk_rcvbuf overshoot" dropped the 16 advmss; the
+    slow-start term, dropped with it, is back in the 6.18 kernels measured: validation/README.md, "Linux 6.16's
+    receive-buffer growth")."""
     rcvwin = 2 * copied_bytes + 16 * advmss_bytes
     if space_bytes > 0:
         rcvwin += 2 * (rcvwin * (copied_bytes - space_bytes) // space_bytes)
