@@ -56,13 +56,14 @@ class TcpReceiver(LinuxReceive):
         rtt = self._rcv_rtt_s
         if rtt <= 0.0 or now - self._drs_time < rtt:
             return
+        copied = self.read_total - self._drs_seq
         rule = self.opts.drs_rule
         if rule == 2:  # 6.16 on: the read less what is still queued (copied -= inq)
-            self._rcvbuf_grow(self.read_total - self._drs_seq - self.rcv_readable)
-        elif rule:
-            self._rcvbuf_grow(self.read_total - self._drs_seq)
+            copied -= self.rcv_readable
+        if rule:
+            self._rcvbuf_grow(copied)
         else:
-            self._window_twice_the_read(2 * (self.read_total - self._drs_seq))
+            self._window_twice_the_read(2 * copied)
         self._drs_seq = self.read_total
         self._drs_time = now
 
