@@ -1,7 +1,7 @@
 """A machine tcpsim never saw, against the issues' targets: the Intel Xeon VM of 2026-11-30.
 
 Its lab tables (``validation/xeon_2026-11-30/data``: 46 rows without a delay line, three pinned passes each, and
-``window6`` once; ``window7`` came later, to judge a rule) were measured on a machine none of tcpsim's rules or fits
+``window6`` once; ``window7`` and ``cpu8`` came later, each to judge a rule) were measured on a machine none of tcpsim's rules or fits
 had met, by the rule written before (validation/README.md, "A machine never seen"), and scored as a class would: the
 machine file ``tcpsim machine detect --probes`` wrote (A, nothing fitted) and the one ``tcpsim calibrate --lab``
 fitted on its nine calibration rows (B). The figures below are under the two rules that followed ("On the lab's path
@@ -41,7 +41,7 @@ def _errors(outcomes, keep):
 
 
 def _held_out_cpu_rows(p):
-    return p.table_id not in ("window6", "window7", *CPU_TABLES) and p.get("role") == "holdout"
+    return p.table_id not in ("window6", "window7", "cpu8", *CPU_TABLES) and p.get("role") == "holdout"
 
 
 def _window_limited(p, table="window6"):
@@ -50,10 +50,11 @@ def _window_limited(p, table="window6"):
 
 def test_the_tables_are_the_measured_ones(scored):
     outcomes = scored["xeon_parts"]
-    assert len(outcomes) == 128
+    assert len(outcomes) == 136
     assert len(_errors(outcomes, _held_out_cpu_rows)) == 37 and len(_errors(outcomes, _window_limited)) == 19
     assert len(_errors(outcomes, lambda p: _window_limited(p, "window7"))) == 20
     assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in CPU_TABLES] == [10] * len(CPU_TABLES)
+    assert len(_errors(outcomes, lambda p: p.table_id == "cpu8")) == 8
 
 
 PARTS_SLOW = ("from the parts alone, too slow on the large unshaped writes since a bare veth's round trip is the "
@@ -136,3 +137,23 @@ def test_the_window_table_that_judged_the_queues_skbs_within_target(scored, name
         assert max(limited) <= WINDOW_MAX
     else:
         assert statistics.median(_errors(scored[name], lambda p: p.table_id == "window7")) <= 0.20
+
+
+CPU8_MISSES = {
+    "xeon_fit_veth": ("21.9 % calibrated (31.9 % with the probe's stall, which this table judged): the 128 KiB write "
+                      "row +43 %, the 6, 24 KiB (both MTUs) rows +25..+28 %, too fast where the kernel's sender is "
+                      "slower per byte than the fit's cost; the kernel ran the 6 KiB row at 10.5, 10.5 and 18.5 Gbit/s "
+                      "in its three passes, both of its states (validation/README.md, 'What a streaming process's "
+                      "wake-ups gave')"),
+    "xeon_parts": ("25.0 % from the parts (max 45.3 %): too slow on most rows, the catalog's cycles for the veth path "
+                   "(validation/README.md, 'What a streaming process's wake-ups gave')"),
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=CPU8_MISSES[n]))
+                                  if n in CPU8_MISSES else n for n in ("xeon_parts", "xeon_fit_veth")])
+def test_the_cpu_table_that_judged_the_wake_up_stall_within_target(scored, name):
+    """lab/cpu8 (8 unshaped rows at write sizes no other table has), fixed and measured on this Xeon to judge the
+    wake-up probe's stall, scored once by that rule (validation/README.md, "A streaming process does not meet the
+    wake-up probe's stalls"): issue 22's 15 % after calibrating, issue 21's from the parts."""
+    assert statistics.median(_errors(scored[name], lambda p: p.table_id == "cpu8")) <= CPU_TARGET
