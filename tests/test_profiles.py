@@ -114,6 +114,27 @@ def test_a_profile_from_a_path_is_named_after_its_file(tmp_path):
     assert load_platform(path).name == "mybox" and load_platform(str(path)).os.family == "linux"
 
 
+def test_a_shipped_profile_is_resolved_once_while_its_text_stays_the_same(tmp_path, monkeypatch):
+    """load_platform keeps a shipped profile it resolved until the file's text changes (calibrate writes it back);
+    a path is resolved at every call, and each tuning level is its own entry."""
+    import tcpsim.profiles as profiles
+
+    copy = tmp_path / "lab_vm.toml"
+    copy.write_text(profile_path("lab_vm").read_text())
+    calls = []
+    resolve = profiles._load_platform
+    monkeypatch.setattr(profiles, "_SHIPPED", {})
+    monkeypatch.setattr(profiles, "profile_path", lambda name: copy)
+    monkeypatch.setattr(profiles, "_load_platform", lambda name, level: calls.append(level) or resolve(name, level))
+    first = load_platform("lab_vm")
+    assert load_platform("lab_vm") is first and load_platform("lab_vm", "default") is first and len(calls) == 1
+    copy.write_text(copy.read_text() + "# edited\n")
+    assert load_platform("lab_vm") == first and len(calls) == 2
+    load_platform(str(copy))
+    load_platform(str(copy))
+    assert len(calls) == 4
+
+
 def test_platform_summary_is_one_line_with_hardware_and_source():
     from tcpsim.confidence import source_title
 

@@ -88,10 +88,12 @@ def platforms_for_point(point: Point, given: Mapping[str, Platform] | None = Non
     for pid in platform_ids(point):
         if not pid or pid in out:
             continue
-        base = (given or {}).get(pid) or load_platform(pid)
-        if level and level in _levels(pid):
-            base = tune(base, pid, level)
-        out[pid] = base
+        tuned = bool(level) and level in _levels(pid)
+        base = (given or {}).get(pid)
+        if base is None:
+            out[pid] = load_platform(pid, level if tuned else None)
+        else:
+            out[pid] = tune(base, pid, level) if tuned else base
     return out
 
 

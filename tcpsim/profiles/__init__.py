@@ -118,8 +118,24 @@ def load_platform(name_or_path: str | Path, tuning: Optional[str] = None) -> Pla
 
     ``tuning`` None, "none" or "default" gives the profile as it is (the OS defaults its source gives);
     another name applies that ``[tuning.<name>]`` table. An unknown profile or level raises ConfigError
-    listing the known ones.
+    listing the known ones. A shipped profile is resolved once while its file's text stays the same (validation
+    asks for the same few profiles hundreds of times); a path is read and resolved at every call.
     """
+    level = None if tuning in UNTUNED else tuning
+    if str(name_or_path).endswith(".toml"):
+        return _load_platform(name_or_path, level)
+    text = profile_path(name_or_path).read_bytes()
+    hit = _SHIPPED.get((str(name_or_path), level))
+    if hit is None or hit[0] != text:
+        hit = _SHIPPED[str(name_or_path), level] = (text, _load_platform(name_or_path, level))
+    return hit[1]
+
+
+_SHIPPED: dict[tuple[str, Optional[str]], tuple[bytes, Platform]] = {}
+"""Resolved shipped profiles by (name, tuning level), each with the file text it was resolved from."""
+
+
+def _load_platform(name_or_path: str | Path, tuning: Optional[str]) -> Platform:
     f = _read_file(name_or_path)
     data = f.data
     from ..machine.machinefile import is_machine_data
