@@ -86,7 +86,10 @@ class CpuCost:
     """The fraction of wake-ups of a blocked application that come milliseconds late (a VM's vCPU not running
     when it is made runnable): each such wake-up runs :attr:`wake_stall_s` late, on top of
     :attr:`wake_latency_s`, drawn from the run's seeded generator (``python -m tcpsim.lab.wakeprobe --tail``;
-    validation/README.md, "A blocked process now and then wakes milliseconds late"). 0: never."""
+    validation/README.md, "A blocked process now and then wakes milliseconds late"). 0: never, as every shipped
+    profile has it: a streaming process does not meet the probe's tail, whose stalls are the vCPU stopping, under a
+    stream mostly while the process holds its socket (validation/README.md, "A streaming process does not meet the
+    wake-up probe's stalls"); set it only to ask what such stalls would do."""
     wake_stall_s: float = 0.0
     """How late a stalled wake-up runs (the mean of the probe's wake-ups later than 1 ms)."""
 

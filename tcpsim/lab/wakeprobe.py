@@ -8,7 +8,9 @@ into a platform's ``CpuCost.wake_latency_s`` (validation/README.md, "A process w
 
 ``--tail`` adds the rare long wake-ups pooled over every set: the fraction later than :data:`STALL_S` and their
 mean lateness, a platform's ``CpuCost.wake_stall_frac`` and ``wake_stall_s`` (:func:`stall_tail`;
-validation/README.md, "A blocked process now and then wakes milliseconds late").
+validation/README.md, "A blocked process now and then wakes milliseconds late"). No shipped profile takes them since
+a streaming reader was found not to meet them (validation/README.md, "A streaming process does not meet the wake-up
+probe's stalls"): on a VM they are the vCPU stopping, which under a stream stops the sender too.
 
 ``--waker`` times the other side (:func:`probe_waker`): what the ``write`` that wakes the reader costs the
 writer itself, with the reader asleep on the other CPU, asleep on the writer's CPU, and awake on the other CPU

@@ -50,7 +50,9 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
     trace["cpu.wake_latency_s"] = "on time: no part gives it (a file may set it; python -m tcpsim.lab.wakeprobe)"
     trace["cpu.wake_latency_spread"] = "none: no part gives it (a file may set it; python -m tcpsim.lab.schedtrace)"
     for stall in ("wake_stall_frac", "wake_stall_s"):
-        trace[f"cpu.{stall}"] = "never: no part gives it (a file may set it; python -m tcpsim.lab.wakeprobe --tail)"
+        trace[f"cpu.{stall}"] = ("never: no part gives it (a file may set it; the probe's tail, python -m "
+                                 "tcpsim.lab.wakeprobe --tail, is not what a streaming process meets: "
+                                 "validation/README.md)")
     per_packet = nic.coalesce_style in ("per-packet", "none")
     runtime_nic = Nic(tx_ring_packets=nic.tx_ring_packets, rx_ring_packets=nic.rx_ring_packets,
                       backlog_packets=os_.backlog_packets,
