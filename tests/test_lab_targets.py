@@ -170,14 +170,14 @@ def test_calibration_tables_within_target(lab, table):
 HOLDOUT_TABLES = sorted({p.table_id for p in load_points() if p.source_id == "lab" and p.role == "holdout"})
 
 
-LOSS_SEED0 = ("16.2 % on seed 0 since lab_vm dropped its wake-up stall (17.8 % since Linux 6.16's receive-buffer growth, 17.4 % when lab_vm took its kernel's "
-              "release, 6.18.44; 19.8 % under 6.12's, since a tbf charges an skb's bytes; 20.9 % before that, 20.1 % "
-              "before Linux's srtt was taken from the oldest segment an ACK covers, 15.8 % before HyStart's ACK train "
-              "was timed as Linux 5.7's): its 4 ms rows -16 and -16 %, its 16 ms rows +19, -50 and -20 %; 3-s runs "
-              "with a few dozen losses at most, each "
-              "row one draw of its lottery (validation/README.md, 'What the read loop gave', 'What HyStart's ACK "
-              "train as Linux 5.7 on times it gave', 'What a tbf's charge gave', 'What lab_vm's own release gave', "
-              "'What Linux 6.16's receive-buffer growth gave', 'What a streaming process's wake-ups gave')")
+LOSS_SEED0 = ("16.2 % on seed 0 since lab_vm dropped its wake-up stall (17.8 % since Linux 6.16's receive-buffer "
+              "growth, 17.4 % when lab_vm took its kernel's release, 6.18.44; 19.8 % under 6.12's, since a tbf "
+              "charges an skb's bytes; 20.9 % before that, 20.1 % before Linux's srtt was taken from the oldest "
+              "segment an ACK covers, 15.8 % before HyStart's ACK train was timed as Linux 5.7's): its 4 ms rows -16 "
+              "and -16 %, its 16 ms rows +19, -50 and -20 %; 3-s runs with a few dozen losses at most, each row one "
+              "draw of its lottery (validation/README.md, 'What the read loop gave', 'What HyStart's ACK train as "
+              "Linux 5.7 on times it gave', 'What a tbf's charge gave', 'What lab_vm's own release gave', 'What "
+              "Linux 6.16's receive-buffer growth gave', 'What a streaming process's wake-ups gave')")
 
 HOLDOUT_MISSES = {
     "unshaped": ("20.04 % since lab_vm dropped its wake-up stall (34.3 % with it; 24.1 % before a bare veth's round "
@@ -249,9 +249,9 @@ def test_second_lossy_table_within_target(lab, check):
 
 
 SEED_MEDIAN_MISSES: dict[tuple[str, str], str] = {
-    ("lab/loss3", "max"): "35.5 % since lab_vm dropped its wake-up stall (23.9 % with it): its 0.3 ms, 2 % row predicted "
-                          "108-134 Mbit/s over seeds 0-4 against 90.9 measured, dense losses on the shortest path "
-                          "(validation/README.md, 'What a streaming process's wake-ups gave')",
+    ("lab/loss3", "max"): ("35.5 % since lab_vm dropped its wake-up stall (23.9 % with it): its 0.3 ms, 2 % row "
+                           "predicted 108-134 Mbit/s over seeds 0-4 against 90.9 measured, dense losses on the "
+                           "shortest path (validation/README.md, 'What a streaming process's wake-ups gave')"),
 }
 """Misses of the tables scored by the five-seed estimator. lab/loss3's max missed at its one held-out score (158.2 %:
 dense losses on short paths); with the wake-up latency lab/loss4 chose it is 21.5 %. lab/loss4's max missed from a

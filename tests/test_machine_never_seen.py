@@ -1,14 +1,14 @@
 """A machine tcpsim never saw, against the issues' targets: the Intel Xeon VM of 2026-11-30.
 
 Its lab tables (``validation/xeon_2026-11-30/data``: 46 rows without a delay line, three pinned passes each, and
-``window6`` once; ``window7`` and ``cpu8`` came later, each to judge a rule) were measured on a machine none of tcpsim's rules or fits
-had met, by the rule written before (validation/README.md, "A machine never seen"), and scored as a class would: the
-machine file ``tcpsim machine detect --probes`` wrote (A, nothing fitted) and the one ``tcpsim calibrate --lab``
-fitted on its nine calibration rows (B). The figures below are under the two rules that followed ("On the lab's path
-a machine's interface is the veth it runs over", "A machine on the lab's path is placed as the lab places it"),
-written with A's first scores in view: these tables are seen for them. Since "A veth's round trip is the hosts'
-work, a second time" (decided by ``lab/cpu6``, measured after it) B is ``xeon_fit_veth.toml``, refitted by the same
-command under that rule. A known miss is a strict xfail.
+``window6`` once; ``window7`` and ``cpu8`` came later, each to judge a rule) were measured on a machine none of
+tcpsim's rules or fits had met, by the rule written before (validation/README.md, "A machine never seen"), and
+scored as a class would: the machine file ``tcpsim machine detect --probes`` wrote (A, nothing fitted) and the one
+``tcpsim calibrate --lab`` fitted on its nine calibration rows (B). The figures below are under the two rules that
+followed ("On the lab's path a machine's interface is the veth it runs over", "A machine on the lab's path is placed
+as the lab places it"), written with A's first scores in view: these tables are seen for them. Since "A veth's round
+trip is the hosts' work, a second time" (decided by ``lab/cpu6``, measured after it) B is ``xeon_fit_veth.toml``,
+refitted by the same command under that rule. A known miss is a strict xfail.
 """
 
 import statistics
