@@ -89,7 +89,10 @@ _THIRTYFIFTH_SPREAD = ("a wake-up latency drawn from its measured spread, with t
                        "after kernel traces of lab/window's and lab/window5's rows with every lab table's figures in "
                        "view, then put to lab/window6 out of sample and adopted by it (2026-11-30, thirty-fifth "
                        "session)")
-_LAB_SEEN_NOW = (_THIRTYSECOND_DEFECTS, _THIRTYTHIRD_READ_LOOP, _THIRTYFOURTH_TRUESIZE, _THIRTYFIFTH_SPREAD)
+_FORTYFIRST_STALL = ("lab_vm's wake-up stall dropped, ruled with every lab table's committed figures in view and "
+                     "decided by kernel traces and lab/cpu8 on the Xeon VM (2026-11-30, forty-first session)")
+_LAB_SEEN_NOW = (_THIRTYSECOND_DEFECTS, _THIRTYTHIRD_READ_LOOP, _THIRTYFOURTH_TRUESIZE, _THIRTYFIFTH_SPREAD,
+                 _FORTYFIRST_STALL)
 """Decisions taken with every lab table's figures in view: each lab table is seen by them."""
 SEEN: dict[str, tuple[str, ...]] = {
     "tru64/table3": ("DEGPA checksum offload", "DEGPA idle coalescing timer"),
