@@ -119,6 +119,15 @@ def _wake_draw(platform: Platform, seed: int, host_index: int) -> Callable[[], f
     return np.random.default_rng((seed, host_index)).random
 
 
+def _gap_draws(platform: Platform, seed: int, host_index: int) -> list[Callable[[], float]] | None:
+    """Uniform draws for the gaps each CPU of one host loses (``CpuCost.preempt_per_s``; None without them): a
+    generator for each CPU, seeded by the scenario's seed, the host and the CPU, so no other draw changes."""
+    cpu = platform.cpu
+    if not cpu.gaps:
+        return None
+    return [np.random.default_rng((seed, host_index, 16 + i)).random for i in range(cpu.n_cpus)]
+
+
 class _Run:
     """State of one run: hosts, endpoints, applications and the convergence monitor."""
 
@@ -134,9 +143,11 @@ class _Run:
         n_dirs = 2 if wl.bidirectional else 1
         streams_per_host = wl.n_streams * n_dirs
         self.snd_host = HostRuntime(self.kernel, sc.sender.platform, "sender", streams_per_host,
-                                    _wake_draw(sc.sender.platform, sc.seed, 1))
+                                    _wake_draw(sc.sender.platform, sc.seed, 1),
+                                    _gap_draws(sc.sender.platform, sc.seed, 1))
         self.rcv_host = HostRuntime(self.kernel, sc.receiver.platform, "receiver", streams_per_host,
-                                    _wake_draw(sc.receiver.platform, sc.seed, 2))
+                                    _wake_draw(sc.receiver.platform, sc.seed, 2),
+                                    _gap_draws(sc.receiver.platform, sc.seed, 2))
         link = sc.link
         relay = Server("relay") if link.relay_packet_s or link.relay_byte_s or link.relay_latency_byte_s else None
         fwd, rev = (LinkDirection(link.rate_bps, link.one_way_delay_s, link.queue_packets, link.loss_frac, self.rng,

@@ -92,11 +92,25 @@ class CpuCost:
     wake-up probe's stalls"); set it only to ask what such stalls would do."""
     wake_stall_s: float = 0.0
     """How late a stalled wake-up runs (the mean of the probe's wake-ups later than 1 ms)."""
+    preempt_per_s: float = 0.0
+    """How often a running CPU is taken from its work for a short gap (the timer tick, other interrupts, a VM's
+    exits to its hypervisor): gaps a second, coming as a Poisson process; 0, never (every shipped profile). With
+    :attr:`preempt_s`, each CPU of a modelled host loses them, from a generator of its own seeded by the run's seed,
+    the host and the CPU: work queued on it waits out a gap that begins before it is done. They take about 1 % of a
+    VM's CPU, nothing for a rate, but they break the lockstep of a CPU-bound pipeline, whose one delayed ACK moves it
+    to the state the kernel runs in (``python -m tcpsim.lab.gapprobe`` measures both; validation/README.md, "A running
+    CPU loses short gaps to the system, as measured")."""
+    preempt_s: tuple[float, ...] = ()
+    """The gaps' lengths in seconds: quantiles at the middles of equal steps of probability (2.5, 7.5, ..., 97.5 % for
+    20), each gap drawn between them (the ends held at the first and last). Empty: no gaps."""
 
     def __post_init__(self) -> None:
         _check_range("n_cpus", self.n_cpus, 1, 1024)
         object.__setattr__(self, "wake_latency_s", _wake_points("wake_latency_s", self.wake_latency_s))
         object.__setattr__(self, "wake_latency_spread", _spread_points(self.wake_latency_spread))
+        object.__setattr__(self, "preempt_s", _spread_points(self.preempt_s, "preempt_s", 1.0,
+                                                              "a list of gap lengths in 0..1 s, never falling"))
+        _check_range("preempt_per_s", self.preempt_per_s, 0.0, 1e6)
         if isinstance(self.wake_cost_s, (list, tuple)):
             object.__setattr__(self, "wake_cost_s", _wake_points("wake_cost_s", self.wake_cost_s, at_least=1))
         else:
@@ -124,15 +138,16 @@ class CpuCost:
         """The factor on a wake-up's median latency for a uniform ``draw`` in [0, 1) (:attr:`wake_latency_spread`,
         its inverse distribution function); 1 without a spread."""
         q = self.wake_latency_spread
-        if not q:
-            return 1.0
-        x = draw * len(q) - 0.5
-        if x <= 0.0:
-            return q[0]
-        i = int(x)
-        if i >= len(q) - 1:
-            return q[-1]
-        return q[i] + (q[i + 1] - q[i]) * (x - i)
+        return quantile_at(q, draw) if q else 1.0
+
+    def preempt_length_s(self, draw: float) -> float:
+        """A gap's length for a uniform ``draw`` in [0, 1) (:attr:`preempt_s`, its inverse distribution function)."""
+        return quantile_at(self.preempt_s, draw)
+
+    @property
+    def gaps(self) -> bool:
+        """Whether a running CPU here loses short gaps (:attr:`preempt_per_s` and :attr:`preempt_s` both set)."""
+        return self.preempt_per_s > 0.0 and bool(self.preempt_s)
 
     def wake_cost_after_s(self, since_s: float) -> float:
         """What a wake-up ``since_s`` after the application's previous one costs the waking CPU
@@ -194,16 +209,29 @@ def _wake_points(name: str, points, at_least: int = 0) -> tuple[tuple[float, flo
     return out
 
 
-def _spread_points(points) -> tuple[float, ...]:
-    """A latency spread (``CpuCost.wake_latency_spread``) checked: factors in 0..100, never falling."""
-    allowed = "a list of factors in 0..100, never falling (quantiles of latency over its median)"
+def _spread_points(points, name: str = "wake_latency_spread", top: float = 100.0,
+                   allowed: str = "a list of factors in 0..100, never falling (quantiles of latency over its median)"
+                   ) -> tuple[float, ...]:
+    """Quantiles checked (``CpuCost.wake_latency_spread``, ``preempt_s``): numbers in 0..``top``, never falling."""
     try:
         out = tuple(float(q) for q in points)
     except (TypeError, ValueError):
-        raise ConfigError("wake_latency_spread", points, allowed) from None
-    if any(not (0 <= q <= 100) for q in out) or list(out) != sorted(out):
-        raise ConfigError("wake_latency_spread", points, allowed)
+        raise ConfigError(name, points, allowed) from None
+    if any(not (0 <= q <= top) for q in out) or list(out) != sorted(out):
+        raise ConfigError(name, points, allowed)
     return out
+
+
+def quantile_at(quantiles: tuple[float, ...], draw: float) -> float:
+    """The value at a uniform ``draw`` in [0, 1) of a distribution given by its quantiles at the middles of equal
+    steps of probability, linear between them, the ends held at the first and last."""
+    x = draw * len(quantiles) - 0.5
+    if x <= 0.0:
+        return quantiles[0]
+    i = int(x)
+    if i >= len(quantiles) - 1:
+        return quantiles[-1]
+    return quantiles[i] + (quantiles[i + 1] - quantiles[i]) * (x - i)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

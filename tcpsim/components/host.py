@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..platform import Platform
 from .kernel import Kernel
-from .resources import LinkDirection, Server
+from .resources import GapSchedule, LinkDirection, Server
 from .segment import Segment
 
 if TYPE_CHECKING:
@@ -40,13 +40,17 @@ class HostRuntime:
     peer: HostRuntime
 
     def __init__(self, kernel: Kernel, platform: Platform, name: str, n_streams_here: int,
-                 draw: Callable[[], float] | None = None) -> None:
+                 draw: Callable[[], float] | None = None,
+                 gap_draws: list[Callable[[], float]] | None = None) -> None:
         self.kernel = kernel
         self.name = name
         self.platform = platform
         cpu = platform.cpu
         self.modelled = platform.host_model_on
         self.cpus = [Server(f"{name}.cpu{i}") for i in range(cpu.n_cpus)]
+        if gap_draws is not None and cpu.gaps:  # CpuCost.preempt_per_s: each CPU's own seeded draws
+            for server, gap_draw in zip(self.cpus, gap_draws):
+                server.set_gaps(GapSchedule(cpu.preempt_per_s, cpu.preempt_length_s, gap_draw))
         bus = platform.bus
         self.bus = Server(f"{name}.bus") if bus.clock_hz > 0 else None
         self._bus_per_transfer_s = bus.transfer_s(0)

@@ -6,28 +6,81 @@ queue without a process per server; the completion time is returned for the call
 
 from __future__ import annotations
 
+import math
 from collections import deque
+from typing import Callable
 
-__all__ = ["Server", "LinkDirection"]
+__all__ = ["Server", "LinkDirection", "GapSchedule"]
+
+
+class GapSchedule:
+    """When a CPU is taken from its work, and for how long (``CpuCost.preempt_per_s``, ``preempt_s``): gaps as a
+    Poisson process of ``rate_per_s`` counted from the end of the last, each as long as ``length_s(draw)``; ``draw``
+    gives uniform draws in [0, 1) from the run's seeded generator for this CPU."""
+
+    __slots__ = ("rate_per_s", "length_s", "draw")
+
+    def __init__(self, rate_per_s: float, length_s: Callable[[float], float], draw: Callable[[], float]) -> None:
+        self.rate_per_s = rate_per_s
+        self.length_s = length_s
+        self.draw = draw
+
+    def next_start(self, after_s: float) -> float:
+        return after_s - math.log(1.0 - self.draw()) / self.rate_per_s
+
+    def next_length(self) -> float:
+        return self.length_s(self.draw())
 
 
 class Server:
-    """A non-preemptive FIFO server (a CPU or a shared bus) with busy-time accounting."""
+    """A non-preemptive FIFO server (a CPU or a shared bus) with busy-time accounting; a CPU may also lose gaps to
+    the system (:meth:`set_gaps`), which its work waits out."""
 
-    __slots__ = ("name", "free_at", "busy_s")
+    __slots__ = ("name", "free_at", "busy_s", "gap_at", "gap_len", "gaps")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.free_at = 0.0
         self.busy_s = 0.0
+        self.gap_at = math.inf
+        """When the next gap begins (infinity: none)."""
+        self.gap_len = 0.0
+        self.gaps: GapSchedule | None = None
+
+    def set_gaps(self, gaps: GapSchedule) -> None:
+        """Lose the gaps ``gaps`` draws, the first counted from time 0."""
+        self.gaps = gaps
+        self.gap_at = gaps.next_start(0.0)
+        self.gap_len = gaps.next_length()
 
     def run(self, now: float, cost_s: float) -> float:
         """Queue ``cost_s`` of work at ``now``; returns when it completes."""
         start = self.free_at if self.free_at > now else now
         done = start + cost_s
+        if done > self.gap_at:
+            done = self._through_gaps(start, cost_s)
         self.free_at = done
         self.busy_s += cost_s
         return done
+
+    def _through_gaps(self, start: float, cost_s: float) -> float:
+        """When work of ``cost_s`` that could start at ``start`` is done, waiting out the gaps it meets; gaps that
+        ended before it could start are passed by."""
+        gaps = self.gaps
+        assert gaps is not None
+        t = start
+        left = cost_s
+        while True:
+            begin = self.gap_at
+            end = begin + self.gap_len
+            if begin >= t + left:
+                return t + left
+            if begin > t:
+                left -= begin - t
+            if end > t:
+                t = end
+            self.gap_at = gaps.next_start(end)
+            self.gap_len = gaps.next_length()
 
     def busy_until(self, now: float) -> float:
         """Busy seconds accumulated up to ``now`` (work already queued beyond ``now`` is left out)."""

@@ -49,6 +49,8 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
     trace["cpu.interrupts_on_one_cpu"] = "= not nic.interrupts_spread"
     trace["cpu.wake_latency_s"] = "on time: no part gives it (a file may set it; python -m tcpsim.lab.wakeprobe)"
     trace["cpu.wake_latency_spread"] = "none: no part gives it (a file may set it; python -m tcpsim.lab.schedtrace)"
+    for gap in ("preempt_per_s", "preempt_s"):
+        trace[f"cpu.{gap}"] = "none: no part gives it (a file may set it; python -m tcpsim.lab.gapprobe)"
     for stall in ("wake_stall_frac", "wake_stall_s"):
         trace[f"cpu.{stall}"] = ("never: no part gives it (a file may set it; the probe's tail, python -m "
                                  "tcpsim.lab.wakeprobe --tail, is not what a streaming process meets: "

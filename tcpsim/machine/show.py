@@ -27,14 +27,15 @@ RULES = (
     "--cpus sets the CPU count directly and keeps every residual.",
 )
 
-_UNITS = (("_Bps", "B/s"), ("_bps", "bit/s"), ("_hz", "Hz"), ("_s", "s"), ("_bytes", "B"), ("_packets", "frames"))
+_UNITS = (("_Bps", "B/s"), ("_bps", "bit/s"), ("_hz", "Hz"), ("_per_s", "/s"), ("_s", "s"), ("_bytes", "B"),
+          ("_packets", "frames"))
 
 
 def _fmt(name: str, value: Any) -> str:
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return "-" if value is None else str(value).lower() if isinstance(value, bool) else value
-    if isinstance(value, tuple) and value and not isinstance(value[0], tuple):  # factors (wake_latency_spread)
-        return ", ".join(f"{q:g}" for q in value)
+    if isinstance(value, tuple) and value and not isinstance(value[0], tuple):  # quantiles (wake_latency_spread)
+        return ", ".join(f"{q:g}" for q in value) + (" s" if name.endswith("_s") else "")
     if isinstance(value, tuple):  # pairs of seconds (CpuCost.wake_latency_s): "after 1 ms: 50 us, ..."
         return ", ".join(f"after {gap * 1e3:g} ms: {late * 1e6:.3g} us" for gap, late in value) or "none"
     text = f"{value:.6g}" if isinstance(value, float) else str(value)
