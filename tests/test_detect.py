@@ -223,15 +223,14 @@ def test_probe_values_go_to_fixed_cpu_and_are_the_platforms(tmp_path):
 @linux_only
 @pytest.mark.skipif(len(getattr(__import__("os"), "sched_getaffinity", lambda _: {0})(0)) < 2,
                     reason="the wake-up probe needs two CPUs")
-def test_the_probes_measure_a_system_call_a_wake_up_table_and_the_gaps():
+def test_the_probes_measure_a_system_call_and_a_wake_up_table():
     from tcpsim.machine.detect import WAKE_GAPS_S, measure_probes
 
-    measured, notes = measure_probes(count=20, read_s=0.1, gap_s=0.05)
+    measured, notes = measure_probes(count=20, read_s=0.1)
     assert 1e-8 < measured["per_syscall_s"] < 1e-3
     assert 1e-8 < measured.get("per_syscall_rx_s", 1e-6) < 1e-3  # absent only if no pass was saturated (said)
     assert [g for g, _ in measured["wake_cost_s"]] == list(WAKE_GAPS_S)
-    assert all(c >= 0 for _, c in measured["wake_cost_s"]) and len(notes) == 4
-    assert measured["preempt_per_s"] >= 0 and measured["preempt_s"] == sorted(measured["preempt_s"])
+    assert all(c >= 0 for _, c in measured["wake_cost_s"]) and len(notes) == 3
 
 
 def _fake_sysfs(root: Path) -> Path:

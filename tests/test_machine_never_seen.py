@@ -1,8 +1,8 @@
 """A machine tcpsim never saw, against the issues' targets: the Intel Xeon VM of 2026-11-30.
 
 Its lab tables (``validation/xeon_2026-11-30/data``: 46 rows without a delay line, three pinned passes each, and
-``window6`` once; ``window7`` and ``cpu8`` came later, each to judge a rule) were measured on a machine none of
-tcpsim's rules or fits had met, by the rule written before (validation/README.md, "A machine never seen"), and
+``window6`` once; ``window7``, ``cpu8`` and ``cpu9`` came later, each to judge a rule) were measured on a machine
+none of tcpsim's rules or fits had met, by the rule written before (validation/README.md, "A machine never seen"), and
 scored as a class would: the machine file ``tcpsim machine detect --probes`` wrote (A, nothing fitted) and the one
 ``tcpsim calibrate --lab`` fitted on its nine calibration rows (B). The figures below are under the two rules that
 followed ("On the lab's path a machine's interface is the veth it runs over", "A machine on the lab's path is placed
@@ -41,7 +41,7 @@ def _errors(outcomes, keep):
 
 
 def _held_out_cpu_rows(p):
-    return p.table_id not in ("window6", "window7", "cpu8", *CPU_TABLES) and p.get("role") == "holdout"
+    return p.table_id not in ("window6", "window7", "cpu8", "cpu9", *CPU_TABLES) and p.get("role") == "holdout"
 
 
 def _window_limited(p, table="window6"):
@@ -50,11 +50,12 @@ def _window_limited(p, table="window6"):
 
 def test_the_tables_are_the_measured_ones(scored):
     outcomes = scored["xeon_parts"]
-    assert len(outcomes) == 136
+    assert len(outcomes) == 145
     assert len(_errors(outcomes, _held_out_cpu_rows)) == 37 and len(_errors(outcomes, _window_limited)) == 19
     assert len(_errors(outcomes, lambda p: _window_limited(p, "window7"))) == 20
     assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in CPU_TABLES] == [10] * len(CPU_TABLES)
     assert len(_errors(outcomes, lambda p: p.table_id == "cpu8")) == 8
+    assert len(_errors(outcomes, lambda p: p.table_id == "cpu9")) == 9
 
 
 PARTS_SLOW = ("from the parts alone, too slow on the large unshaped writes since a bare veth's round trip is the "
@@ -157,3 +158,21 @@ def test_the_cpu_table_that_judged_the_wake_up_stall_within_target(scored, name)
     wake-up probe's stall, scored once by that rule (validation/README.md, "A streaming process does not meet the
     wake-up probe's stalls"): issue 22's 15 % after calibrating, issue 21's from the parts."""
     assert statistics.median(_errors(scored[name], lambda p: p.table_id == "cpu8")) <= CPU_TARGET
+
+
+CPU9_MISSES = {
+    "xeon_fit_veth": ("29.0 % calibrated (max 40.9 %; 37.0 % with the gap probe's gaps, which this table judged): "
+                      "tcpsim's sender sends one skb a write (36-56 KiB, +29..+41 %) or two (14, 28 KiB), the kernel "
+                      "1.3-1.7, both of its states in a run (validation/README.md, 'What the gaps gave')"),
+    "xeon_parts": ("23.6 % from the parts (max 37.1 %): the same states, with the catalog's cycles for the veth path "
+                   "(validation/README.md, 'What the gaps gave')"),
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=CPU9_MISSES[n]))
+                                  if n in CPU9_MISSES else n for n in ("xeon_parts", "xeon_fit_veth")])
+def test_the_cpu_table_that_judged_the_gaps_within_target(scored, name):
+    """lab/cpu9 (9 unshaped rows at write sizes no other table has), fixed and measured on this Xeon to judge the
+    gaps a running CPU loses, scored once by that rule (validation/README.md, "A running CPU loses short gaps to the
+    system, as measured"): issue 22's 15 % after calibrating, issue 21's from the parts."""
+    assert statistics.median(_errors(scored[name], lambda p: p.table_id == "cpu9")) <= CPU_TARGET

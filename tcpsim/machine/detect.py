@@ -282,15 +282,12 @@ WAKE_GAPS_S = (1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 2e-3)
 wake-up's cost by how long since the last")."""
 
 
-def measure_probes(count: int = 300, read_s: float = 1.0, gap_s: float = 1.0) -> tuple[dict[str, Any], list[str]]:
+def measure_probes(count: int = 300, read_s: float = 1.0) -> tuple[dict[str, Any], list[str]]:
     """What needs no root, no network and a few seconds: a system call (``tcpsim.lab.callprobe``'s EAGAIN
     ``send``: ``per_syscall_s``), a saturated reader's read (``tcpsim.lab.readprobe``: ``per_syscall_rx_s``,
-    three passes of ``read_s``), what waking a process costs the CPU that wakes it, by the time since the last
-    wake-up (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``), and the gaps a running CPU loses
-    (``tcpsim.lab.gapprobe``, three passes of ``gap_s`` on each CPU: ``preempt_per_s``, ``preempt_s``), with notes
-    for the file."""
+    three passes of ``read_s``) and what waking a process costs the CPU that wakes it, by the time since the last
+    wake-up (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``), with notes for the file."""
     from ..lab.callprobe import probe_calls
-    from ..lab.gapprobe import probe_gaps
     from ..lab.readprobe import read_cost
     from ..lab.wakeprobe import waker_sets, waker_table
 
@@ -308,10 +305,6 @@ def measure_probes(count: int = 300, read_s: float = 1.0, gap_s: float = 1.0) ->
     out["wake_cost_s"] = [[gap, float(f"{max(0.0, cost):.3g}")] for gap, cost in table]
     notes.append(f"wake_cost_s: python -m tcpsim.lab.wakeprobe --waker, {count} writes a placement and gap (by the "
                  "time since the last wake-up; the stall tail is not measured: README)")
-    gaps = probe_gaps(seconds=gap_s, passes=3)
-    out["preempt_per_s"], out["preempt_s"] = gaps["preempt_per_s"], gaps["preempt_s"]
-    notes.append(f"preempt_per_s, preempt_s: python -m tcpsim.lab.gapprobe --duration {gap_s:g}s --passes 3 (a "
-                 f"running CPU's gaps over 1 us; they took {100 * gaps['cpu_taken_frac']:.2f} % of it)")
     return out, notes
 
 
