@@ -140,39 +140,36 @@ def test_the_window_table_that_judged_the_queues_skbs_within_target(scored, name
         assert statistics.median(_errors(scored[name], lambda p: p.table_id == "window7")) <= 0.20
 
 
-CPU8_MISSES = {
-    "xeon_fit_veth": ("21.9 % calibrated (31.9 % with the probe's stall, which this table judged): the 128 KiB write "
-                      "row +43 %, the 6, 24 KiB (both MTUs) rows +25..+28 %, too fast where the kernel's sender is "
-                      "slower per byte than the fit's cost; the kernel ran the 6 KiB row at 10.5, 10.5 and 18.5 Gbit/s "
-                      "in its three passes, both of its states (validation/README.md, 'What a streaming process's "
-                      "wake-ups gave')"),
-    "xeon_parts": ("25.0 % from the parts (max 45.3 %): too slow on most rows, the catalog's cycles for the veth path "
-                   "(validation/README.md, 'What a streaming process's wake-ups gave')"),
+JUDGING_CPU_TABLES = {
+    "cpu8": "the wake-up probe's stall (validation/README.md, \"A streaming process does not meet the wake-up probe's "
+            "stalls\")",
+    "cpu9": "the gaps a running CPU loses (validation/README.md, \"A running CPU loses short gaps to the system, as "
+            "measured\")",
+}
+"""The CPU-bound tables of unshaped rows at write sizes no other table has, each fixed and measured on this Xeon to
+judge one rule and scored once by it."""
+
+_STALL = "validation/README.md, 'What a streaming process's wake-ups gave'"
+_GAPS = "validation/README.md, 'What the gaps gave'"
+CPU_TABLE_MISSES = {
+    ("cpu8", "xeon_fit_veth"): (
+        "21.9 % calibrated (31.9 % with the probe's stall, which this table judged): the 128 KiB write row +43 %, the "
+        "6, 24 KiB (both MTUs) rows +25..+28 %, too fast where the kernel's sender is slower per byte than the fit's "
+        "cost; the kernel ran the 6 KiB row at 10.5, 10.5 and 18.5 Gbit/s in its three passes, both of its states "
+        f"({_STALL})"),
+    ("cpu8", "xeon_parts"): f"25.0 % from the parts (max 45.3 %): too slow on most rows, the catalog's cycles "
+                            f"({_STALL})",
+    ("cpu9", "xeon_fit_veth"): (
+        "29.0 % calibrated (max 40.9 %; 37.0 % with the gap probe's gaps, which this table judged): tcpsim's sender "
+        "sends one skb a write (36-56 KiB, +29..+41 %) or two (14, 28 KiB), the kernel 1.3-1.7, both of its states in "
+        f"a run ({_GAPS})"),
+    ("cpu9", "xeon_parts"): f"23.6 % from the parts (max 37.1 %): the same states, with the catalog's cycles ({_GAPS})",
 }
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=CPU8_MISSES[n]))
-                                  if n in CPU8_MISSES else n for n in ("xeon_parts", "xeon_fit_veth")])
-def test_the_cpu_table_that_judged_the_wake_up_stall_within_target(scored, name):
-    """lab/cpu8 (8 unshaped rows at write sizes no other table has), fixed and measured on this Xeon to judge the
-    wake-up probe's stall, scored once by that rule (validation/README.md, "A streaming process does not meet the
-    wake-up probe's stalls"): issue 22's 15 % after calibrating, issue 21's from the parts."""
-    assert statistics.median(_errors(scored[name], lambda p: p.table_id == "cpu8")) <= CPU_TARGET
-
-
-CPU9_MISSES = {
-    "xeon_fit_veth": ("29.0 % calibrated (max 40.9 %; 37.0 % with the gap probe's gaps, which this table judged): "
-                      "tcpsim's sender sends one skb a write (36-56 KiB, +29..+41 %) or two (14, 28 KiB), the kernel "
-                      "1.3-1.7, both of its states in a run (validation/README.md, 'What the gaps gave')"),
-    "xeon_parts": ("23.6 % from the parts (max 37.1 %): the same states, with the catalog's cycles for the veth path "
-                   "(validation/README.md, 'What the gaps gave')"),
-}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=CPU9_MISSES[n]))
-                                  if n in CPU9_MISSES else n for n in ("xeon_parts", "xeon_fit_veth")])
-def test_the_cpu_table_that_judged_the_gaps_within_target(scored, name):
-    """lab/cpu9 (9 unshaped rows at write sizes no other table has), fixed and measured on this Xeon to judge the
-    gaps a running CPU loses, scored once by that rule (validation/README.md, "A running CPU loses short gaps to the
-    system, as measured"): issue 22's 15 % after calibrating, issue 21's from the parts."""
-    assert statistics.median(_errors(scored[name], lambda p: p.table_id == "cpu9")) <= CPU_TARGET
+@pytest.mark.parametrize("table, name", [
+    pytest.param(t, n, marks=pytest.mark.xfail(strict=True, reason=CPU_TABLE_MISSES[t, n]))
+    if (t, n) in CPU_TABLE_MISSES else (t, n) for t in JUDGING_CPU_TABLES for n in ("xeon_parts", "xeon_fit_veth")])
+def test_the_cpu_tables_that_judged_a_rule_within_target(scored, table, name):
+    """Each of :data:`JUDGING_CPU_TABLES` against issue 22's 15 % after calibrating and issue 21's from the parts."""
+    assert statistics.median(_errors(scored[name], lambda p: p.table_id == table)) <= CPU_TARGET
