@@ -405,18 +405,31 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from concurrent.futures import ProcessPoolExecutor
 
     print(f"calibrating {len(cases)} runs; costs: {', '.join(names)}")
+    first_stage = None
     with ProcessPoolExecutor(max(1, a.workers)) as ex:
-        def model(values: Sequence[float]) -> list[float]:
-            host = base
-            for c, v in zip(costs, values):
-                host = c.set(host, v)
-            runs = list(ex.map(_simulate_case, [(case, host) for case in cases]))
-            return [r[0] for r in runs] + [runs[i][k] for i in shared for k in (1, 2)]
+        def model_on(platform: Platform) -> Callable[[Sequence[float]], list[float]]:
+            def model(values: Sequence[float]) -> list[float]:
+                host = platform
+                for c, v in zip(costs, values):
+                    host = c.set(host, v)
+                runs = list(ex.map(_simulate_case, [(case, host) for case in cases]))
+                return [r[0] for r in runs] + [runs[i][k] for i in shared for k in (1, 2)]
+            return model
 
         measured = [c.goodput_bps for c in cases] + [b for i in shared for b in cases[i].busy_frac or ()]
-        fit = fit_costs(model, measured, [c.get(base) for c in costs],
-                        [(c.lo, c.hi) for c in costs], names, max_nfev=a.max_evals, progress=print,
-                        prior_factor=a.prior)
+        start = [c.get(base) for c in costs]
+        if base.cpu.gaps:
+            # A base whose CPUs lose gaps (CpuCost.preempt_per_s) is fitted without them first, then with them from
+            # there (validation/README.md, "The gaps with the refit started from the committed costs").
+            print("stage 1 of 2: without the base's gaps (CpuCost.preempt_per_s)")
+            no_gaps = replace(base, cpu=replace(base.cpu, preempt_per_s=0.0))
+            first_stage = fit_costs(model_on(no_gaps), measured, start, [(c.lo, c.hi) for c in costs], names,
+                                    max_nfev=a.max_evals, progress=print, prior_factor=a.prior)
+            start = [float(f"{v:.4g}") for v in first_stage.values]
+            print(f"stage 2 of 2: with the gaps, from stage 1's costs (median |error| "
+                  f"{first_stage.median_abs_rel_error:.1%} without them)")
+        fit = fit_costs(model_on(base), measured, start, [(c.lo, c.hi) for c in costs], names,
+                        max_nfev=a.max_evals, progress=print, prior_factor=a.prior)
     host = base
     for c, v in zip(costs, fit.values):
         host = c.set(host, float(f"{v:.4g}"))
@@ -443,6 +456,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               "evaluations": fit.n_evaluations, "optimizer": fit.message}
     if a.prior is not None:
         record["prior_factor"] = a.prior
+    if first_stage is not None:  # the first stage, fitted without the base's gaps
+        record["without_gaps_values"] = [float(f"{v:.4g}") for v in first_stage.values]
+        record["without_gaps_median_abs_rel_error"] = round(first_stage.median_abs_rel_error, 4)
+        record["without_gaps_evaluations"] = first_stage.n_evaluations
     if share_errors:
         record["share_errors"] = [round(e, 4) for e in share_errors]
     from ..lab.predict import lab_path_parts
