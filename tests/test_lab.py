@@ -492,6 +492,28 @@ def test_calibrate_lab_reads_saved_runs_and_keeps_the_role_asked_for(tmp_path, c
     assert "measured.duration_s (in " in err and "a number of seconds" in err and len(err.splitlines()) == 1
 
 
+def test_calibrate_lab_fits_a_base_with_gaps_without_them_first(tmp_path, capsys):
+    """validation/README.md, "What the gaps from the committed costs gave": a base whose CPUs lose gaps is fitted
+    without them, then with them from there; the record keeps both stages."""
+    from tcpsim.cli import main
+    from tcpsim.profiles import load_platform
+
+    runs = [{"scenario": LabScenario(rate_bps=0.0, write_bytes=w).to_dict(), "measured": {"goodput_bps": g},
+             "sysctls": {}, "kind": "writes", "row": f"w{w}"} for w, g in ((4096, 4e9), (65536, 40e9))]
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(runs))
+    base = tmp_path / "gaps.toml"
+    base.write_text('name = "gaps"\nbase = "lab_vm"\n[fixed.cpu]\npreempt_per_s = 900.0\n'
+                    'preempt_s = [2e-06, 5e-06, 2e-05]\n')
+    out = tmp_path / "me.toml"
+    assert main(["calibrate", "--lab", str(path), "--base", str(base), "--costs", "per_byte_s", "--max-evals", "2",
+                 "--workers", "1", "--out", str(out)]) == 0, capsys.readouterr().err
+    assert "stage 1 of 2" in capsys.readouterr().out
+    fit = dict(load_platform(out).fit)
+    assert fit["start"] == fit["without_gaps_values"] and fit["without_gaps_evaluations"] >= 1
+    assert load_platform(out).cpu.preempt_per_s == 900.0  # the file keeps its gaps
+
+
 def _replayed_errors(out, cases):
     """Each case predicted with the machine file calibrate wrote, on the case's path, as ``tcpsim lab --platform
     FILE`` does (for iperf3 runs, path "nic", that is ``tcpsim predict --platform FILE``)."""
