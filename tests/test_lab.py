@@ -512,6 +512,9 @@ def test_calibrate_lab_fits_a_base_with_gaps_without_them_first(tmp_path, capsys
     fit = dict(load_platform(out).fit)
     assert fit["start"] == fit["without_gaps_values"] and fit["without_gaps_evaluations"] >= 1
     assert load_platform(out).cpu.preempt_per_s == 900.0  # the file keeps its gaps
+    assert main(["calibrate", "--lab", str(path), "--base", str(base), "--costs", "per_byte_s", "--max-evals", "2",
+                 "--workers", "1", "--one-stage", "--out", str(out)]) == 0, capsys.readouterr().err
+    assert "stage 1 of 2" not in capsys.readouterr().out and "without_gaps_values" not in dict(load_platform(out).fit)
 
 
 def _replayed_errors(out, cases):

@@ -369,6 +369,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--prior", type=float, default=None, metavar="FACTOR",
                    help="keep each cost near the base profile's unless the runs say otherwise: the base values are "
                         "believed within FACTOR (3, say); default none")
+    p.add_argument("--one-stage", action="store_true",
+                   help="a base whose CPUs lose gaps (preempt_per_s): fit with them from its own costs at once, "
+                        "without the first stage that fits without them")
     p.add_argument("--workers", type=typed(parse_int, "workers", lo=1, hi=256), default=os.cpu_count() or 1)
     p.add_argument("--name", default=None, help="name of the machine in the file (default: from --out)")
     p.add_argument("--out", required=True, metavar="FILE.toml", help="the machine file to write")
@@ -418,7 +421,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
         measured = [c.goodput_bps for c in cases] + [b for i in shared for b in cases[i].busy_frac or ()]
         start = [c.get(base) for c in costs]
-        if base.cpu.gaps:
+        if base.cpu.gaps and not a.one_stage:
             # A base whose CPUs lose gaps (CpuCost.preempt_per_s) is fitted without them first, then with them from
             # there (validation/README.md, "The gaps with the refit started from the committed costs").
             print("stage 1 of 2: without the base's gaps (CpuCost.preempt_per_s)")
