@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Optional
 
-from .config import Budget, Host, Link, Scenario, TcpOptions, Workload
+from .config import MAX_LOSS_FRAC, Budget, Host, Link, Scenario, TcpOptions, Workload
 from .errors import ConfigError
 from .platform import CONGESTION_CONTROLS, Platform
 from .result import Result
@@ -150,7 +150,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
         link = Link(rate_bps=parse_link_rate(rate, "rate"), one_way_delay_s=delay_s,
                     mtu_bytes=parse_size(mtu, "mtu", decimal=True),
                     queue_packets=None if queue is None else parse_int(queue, "queue"),
-                    loss_frac=parse_fraction(loss, "loss"),
+                    loss_frac=parse_fraction(loss, "loss", hi=MAX_LOSS_FRAC),
                     burst_bytes=0 if burst is None else parse_size(burst, "burst"), rx_on_sending_cpu=veth)
     streams = parse_int(streams, "streams")
     if bidir and rr is not None:

@@ -17,6 +17,8 @@ from .units import UNSHAPED_RATE_BPS
 __all__ = ["Link", "TcpOptions", "Host", "Workload", "Budget", "Scenario", "WORKLOAD_KINDS"]
 
 WORKLOAD_KINDS = ("bulk", "rr")
+MAX_LOSS_FRAC = 0.5
+"""The largest random loss a link takes (``Link.loss_frac``): every flag, file and API that gives one names this range."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,7 +70,7 @@ class Link:
             raise ConfigError("mtu_bytes", self.mtu_bytes, "in 68..65535")
         if self.queue_packets is not None:
             _check_range("queue_packets", self.queue_packets, 1, 1 << 24)
-        _check_range("loss_frac", self.loss_frac, 0.0, 0.5, "in 0..0.5")
+        _check_range("loss_frac", self.loss_frac, 0.0, MAX_LOSS_FRAC, f"in 0..{MAX_LOSS_FRAC:g}")
         _check_range("switch_hops", self.switch_hops, 0, 64, "in 0..64")
         _check_range("relay_packet_s", self.relay_packet_s, 0.0, 1.0, "in 0..1 s")
         _check_range("relay_byte_s", self.relay_byte_s, 0.0, 1e-6, "in 0..1e-6 s a byte")

@@ -35,6 +35,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from .config import MAX_LOSS_FRAC
 from .errors import ConfigError
 from .fileio import write_text_reporting
 from .result import json_ready
@@ -107,7 +108,7 @@ def _parse_one(name: str, value: Any) -> Any:
     if kind == "float":
         return parse_number(value, name)
     if kind == "fraction":
-        return parse_fraction(value, name)
+        return parse_fraction(value, name, hi=MAX_LOSS_FRAC if name == "loss" else 1.0)
     if kind == "bool":
         return parse_switch(value, name)
     return value if not isinstance(value, str) else value.strip()

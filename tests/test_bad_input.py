@@ -213,6 +213,15 @@ def test_loss_takes_a_percentage(capsys):
     assert main(["predict", "--method", "ceilings", "--loss", "0.1%", "--rtt", "2ms"]) == 0
 
 
+@pytest.mark.parametrize("argv", [["predict", "--loss", "0.7"], ["predict", "--loss", "1.5"], ["predict", "--loss", "150%"],
+                                  ["sweep", "--loss", "0,1.5"], ["lab", "--rtt", "1ms", "--loss", "1.5"]])
+def test_a_loss_out_of_range_names_the_range_a_link_takes(capsys, argv):
+    """Above a fraction's 1 or only above a link's 0.5, the line names the range that is accepted: 0..0.5."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "loss=" in err and "0..0.5" in err and "0..1" not in err, err
+
+
 def test_a_bom_is_dropped_and_the_file_read(files, capsys):
     assert read_text_limited(files / "bom.conf", "sysctl").startswith("net.core")
     assert main(["predict", "--method", "ceilings", "--platform", "p4_linux", "--sysctl",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
+from ..config import MAX_LOSS_FRAC
 from ..errors import ConfigError
 from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_fraction, parse_rate, parse_size
 
@@ -43,9 +44,7 @@ lab sweep's day: on 2026-11-27, a slower day, they were 32.6 us, 0.0273, 8.20 us
 
 MAX_DURATION_S = 60.0
 MAX_RTT_S = 0.2
-MAX_LOSS_FRAC = 0.5
-"""The most loss a lab run draws, as tcpsim's ``Link.loss_frac`` allows."""
-_LOSS_RANGE = "0..0.5 (a fraction, or a percentage such as 1%)"
+_LOSS_RANGE = f"0..{MAX_LOSS_FRAC:g} (a fraction, or a percentage such as 1%)"
 _LOSS_NEEDS_DELAY = "0 without an added delay (the delay line draws the loss: give --rtt)"
 
 GENERATOR_READ_BYTES = 131072
