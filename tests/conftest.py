@@ -19,3 +19,12 @@ def installed(tmp_path_factory):
     from installed import install
 
     return install(tmp_path_factory.mktemp("installed"))
+
+
+@pytest.fixture
+def virtio_machine(tmp_path):
+    """A machine file of ``lab_vm``'s parts with the VM's own network card (virtio-net), as ``machine detect``
+    writes one."""
+    path = tmp_path / "vm_parts.toml"
+    path.write_text('name = "vm_parts"\nbase = "lab_vm"\n\n[nic]\npart = "virtio-net"\n')
+    return path
