@@ -3,8 +3,6 @@ carries aggregates whole (``nic.gso_whole``, a versioned Linux sender), once per
 
 from dataclasses import replace
 
-import pytest
-
 from tcpsim import ceilings
 from tcpsim.api import build_scenario, simulate
 from tcpsim.profiles import load_platform
