@@ -22,8 +22,8 @@ def test_the_rules_index_is_current():
 
 def test_the_index_links_each_rule_to_its_heading_and_reads_its_outcome():
     index_rules = _index_rules()
-    text = "\n".join(["# Doc", "### A rule (rule written 2026-11-30, before it was built)", "#### What it gave (x): adopted",
-                      "```", "### Not a heading (rule written 2026-11-30)", "```",
+    text = "\n".join(["# Doc", "### A rule (rule written 2026-11-30, before it was built)",
+                      "#### What it gave (x): adopted", "```", "### Not a heading (rule written 2026-11-30)", "```",
                       "### A rule (rule written 2026-12-01)", "### A reading (2026-12-01; no rule)",
                       "<!-- rules-index -->", "<!-- /rules-index -->"])
     assert index_rules.rules(text) == [
