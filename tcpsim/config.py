@@ -18,7 +18,8 @@ __all__ = ["Link", "TcpOptions", "Host", "Workload", "Budget", "Scenario", "WORK
 
 WORKLOAD_KINDS = ("bulk", "rr")
 MAX_LOSS_FRAC = 0.5
-"""The largest random loss a link takes (``Link.loss_frac``): every flag, file and API that gives one names this range."""
+"""The largest random loss a link takes (``Link.loss_frac``): every flag, file and API that gives one names this
+range."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

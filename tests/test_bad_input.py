@@ -213,8 +213,9 @@ def test_loss_takes_a_percentage(capsys):
     assert main(["predict", "--method", "ceilings", "--loss", "0.1%", "--rtt", "2ms"]) == 0
 
 
-@pytest.mark.parametrize("argv", [["predict", "--loss", "0.7"], ["predict", "--loss", "1.5"], ["predict", "--loss", "150%"],
-                                  ["sweep", "--loss", "0,1.5"], ["lab", "--rtt", "1ms", "--loss", "1.5"]])
+@pytest.mark.parametrize("argv", [["predict", "--loss", "0.7"], ["predict", "--loss", "1.5"],
+                                  ["predict", "--loss", "150%"], ["sweep", "--loss", "0,1.5"],
+                                  ["lab", "--rtt", "1ms", "--loss", "1.5"]])
 def test_a_loss_out_of_range_names_the_range_a_link_takes(capsys, argv):
     """Above a fraction's 1 or only above a link's 0.5, the line names the range that is accepted: 0..0.5."""
     assert main(argv) == 2

@@ -2,7 +2,10 @@
 runs and its held-out table ``cpu11``, each three pinned passes (root; ../measure_passes.py).
 
     python3 measure_cpu11.py calib_extra OUT_DIR   # the write-size kind: calibration runs
-    python3 measure_cpu11.py cpu11 OUT_DIR         # then: python -m tcpsim.lab.dataset DATA --median-of OUT_DIR/pass*.json
+    python3 measure_cpu11.py cpu11 OUT_DIR         # the held-out table
+
+then, for each, ``python -m tcpsim.lab.dataset DATA --median-of OUT_DIR/pass*.json --runs MEDIAN.json``
+(validation/README.md, "Reproduce").
 """
 
 import sys
