@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, replace
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Optional
 
 from .errors import ConfigError
@@ -20,6 +20,7 @@ from .protocol.linux_window import (DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8, IP_TCP
 __all__ = [
     "CpuCost", "Nic", "Bus", "OsTcp", "Provenance", "Platform",
     "BUS_PRESETS", "bus_preset", "DELACK_RULES", "OS_FAMILIES", "CONGESTION_CONTROLS", "os_defaults",
+    "mid_quantiles", "quantile_at",
 ]
 
 
@@ -219,6 +220,22 @@ def _spread_points(points, name: str = "wake_latency_spread", top: float = 100.0
         raise ConfigError(name, points, allowed) from None
     if any(not (0 <= q <= top) for q in out) or list(out) != sorted(out):
         raise ConfigError(name, points, allowed)
+    return out
+
+
+def mid_quantiles(values: Sequence[float], steps: int) -> list[float]:
+    """The quantiles of ``values`` at the middles of ``steps`` equal steps of probability (2.5, 7.5, ..., 97.5 % for
+    20), linear between the sorted values, the ends held: the form :func:`quantile_at` draws from (the probes write
+    ``CpuCost.preempt_s`` and ``wake_latency_spread`` so)."""
+    xs = sorted(values)
+    if not xs:
+        return []
+    out = []
+    for k in range(steps):
+        pos = (k + 0.5) / steps * len(xs) - 0.5
+        i = min(max(int(pos), 0), len(xs) - 1)
+        j = min(i + 1, len(xs) - 1)
+        out.append(xs[i] + (xs[j] - xs[i]) * min(max(pos - i, 0.0), 1.0))
     return out
 
 

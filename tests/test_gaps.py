@@ -14,7 +14,7 @@ from tcpsim.config import Budget
 from tcpsim.engine import run
 from tcpsim.errors import ConfigError
 from tcpsim.lab import gapprobe
-from tcpsim.platform import CpuCost, quantile_at
+from tcpsim.platform import CpuCost, mid_quantiles, quantile_at
 
 ONE = 1.0 - math.exp(-1.0)
 """A uniform draw whose exponential is exactly its mean: gaps 1 / rate apart."""
@@ -76,6 +76,16 @@ def test_the_length_is_drawn_between_the_quantiles():
     assert quantile_at(q, 0.0) == 1e-6 and quantile_at(q, 0.999) == 9e-6
     assert quantile_at(q, 0.5) == pytest.approx(3e-6)
     assert 1e-6 < quantile_at(q, 0.3) < 3e-6
+
+
+@given(st.lists(st.floats(1e-7, 1e-3), min_size=1, max_size=60), st.integers(1, 40))
+def test_the_probes_quantiles_are_what_the_model_draws_back(values, steps):
+    """What the probes write (:func:`mid_quantiles`, ``preempt_s`` and ``wake_latency_spread``) is what
+    :func:`quantile_at` reads: a draw at a step's middle gives that step's quantile, within the values' range."""
+    q = mid_quantiles(values, steps)
+    assert len(q) == steps and q == sorted(q) and min(values) <= q[0] and q[-1] <= max(values)
+    for k in range(steps):
+        assert quantile_at(tuple(q), (k + 0.5) / steps) == pytest.approx(q[k], rel=1e-9, abs=1e-18)
 
 
 @pytest.mark.parametrize("field, bad", [("preempt_per_s", -1.0), ("preempt_per_s", 1e7),

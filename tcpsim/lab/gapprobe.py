@@ -21,6 +21,7 @@ import time
 from typing import Any, Optional
 
 from ..cliutil import OneLineParser, typed
+from ..platform import mid_quantiles
 from ..units import parse_duration, parse_int
 
 __all__ = ["GAP_NS", "QUANTILES", "probe_cpu", "gap_figures", "probe_gaps", "main"]
@@ -58,18 +59,8 @@ def probe_cpu(cpu: int, seconds: float) -> dict[str, Any]:
 
 
 def _quantiles_s(gaps_ns: list[int], steps: int = QUANTILES) -> list[float]:
-    """The gaps' lengths (s) at the middles of ``steps`` equal steps of probability, linear between sorted gaps."""
-    xs = sorted(gaps_ns)
-    if not xs:
-        return []
-    out = []
-    for k in range(steps):
-        pos = (k + 0.5) / steps * len(xs) - 0.5
-        i = min(max(int(pos), 0), len(xs) - 1)
-        j = min(i + 1, len(xs) - 1)
-        frac = min(max(pos - i, 0.0), 1.0)
-        out.append(float(f"{(xs[i] + (xs[j] - xs[i]) * frac) * 1e-9:.3g}"))
-    return out
+    """The gaps' lengths (s) at the middles of ``steps`` equal steps of probability (:func:`mid_quantiles`)."""
+    return [float(f"{q * 1e-9:.3g}") for q in mid_quantiles(gaps_ns, steps)]
 
 
 def gap_figures(passes: list[dict[str, Any]]) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from typing import IO, Iterable, Iterator, Optional
 
 from ..cliutil import OneLineParser
 from ..errors import TcpsimError
+from ..platform import mid_quantiles
 from ..units import parse_duration, parse_size
 from .wakeprobe import STALL_S
 
@@ -180,10 +181,7 @@ def latency_spread(wakes: list[tuple[float, float]], steps: int = 20, edges_s: t
         median = medians[edges_s[i] if i < len(edges_s) else None]
         if late <= STALL_S and median > 0.0:
             ratios.append(late / median)
-    if not ratios:
-        return []
-    ratios.sort()
-    return [float(f"{ratios[int(len(ratios) * (i + 0.5) / steps)]:.3g}") for i in range(steps)]
+    return [float(f"{q:.3g}") for q in mid_quantiles(ratios, steps)]
 
 
 class TracefsBusy(TcpsimError, RuntimeError):
