@@ -24,7 +24,7 @@ def test_the_index_links_each_rule_to_its_heading_and_reads_its_outcome():
     index_rules = _index_rules()
     text = "\n".join(["# Doc", "### A rule (rule written 2026-11-30, before it was built)",
                       "#### What it gave (x): adopted", "```", "### Not a heading (rule written 2026-11-30)", "```",
-                      "### A rule (rule written 2026-12-01)", "### A reading (2026-12-01; no rule)",
+                      "### A rule (rule written 2026-12-01)", "## Misses", "#### What x gave (y): adopted",
                       "<!-- rules-index -->", "<!-- /rules-index -->"])
     assert index_rules.rules(text) == [
         ("A rule", "a-rule-rule-written-2026-11-30-before-it-was-built", "2026-11-30", "adopted"),

@@ -39,8 +39,8 @@ def rules(text: str) -> list[tuple[str, str, str, str]]:
         if len(level) > 6 or level.strip("#"):
             continue
         anchor = slug(heading, seen)
-        if level == "###":
-            m = _RULE.match(heading)
+        if len(level) <= 3:
+            m = _RULE.match(heading) if level == "###" else None
             if m:
                 date = re.search(r"\d{4}-\d{2}-\d{2}", m["when"])
                 out.append([m["title"].strip(), anchor, date.group(0) if date else "", ""])
