@@ -14,7 +14,7 @@ from .protocol.linux_window import DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8
 from .protocol.window import WINDOW_UPDATE_RULES
 from .units import UNSHAPED_RATE_BPS
 
-__all__ = ["Link", "TcpOptions", "Host", "Workload", "Budget", "Scenario", "WORKLOAD_KINDS"]
+__all__ = ["Link", "TcpOptions", "Host", "Workload", "Budget", "Scenario", "WORKLOAD_KINDS", "MAX_LOSS_FRAC"]
 
 WORKLOAD_KINDS = ("bulk", "rr")
 MAX_LOSS_FRAC = 0.5
