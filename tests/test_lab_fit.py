@@ -146,6 +146,25 @@ def test_calibrate_iperf3_writes_a_loadable_machine_file(tmp_path, capsys):
     assert "rate" in capsys.readouterr().err
 
 
+def test_an_iperf3_run_of_another_mtu_is_one_line_naming_the_mtu_its_mss_implies(tmp_path, capsys):
+    """The fixture's MSS (1448) is an MTU of 1500: given --mtu 9000 it is refused, and a jumbo run (MSS 8948) given
+    the default 1500 too, each with the --mtu that would fit it; the run at its own MTU is taken."""
+    from tcpsim.cli import main
+
+    doc = json.loads(FIXTURE.read_text())
+    doc["start"]["tcp_mss_default"] = 8948
+    jumbo = tmp_path / "jumbo.json"
+    jumbo.write_text(json.dumps(doc))
+    out = str(tmp_path / "m.toml")
+    for runs, mtu, named in (([FIXTURE], "9000", "--mtu 1500"), ([jumbo], "1500", "--mtu 9000")):
+        argv = ["calibrate", "--iperf3", *map(str, runs * 3), "--rate", "10gbit", "--mtu", mtu, "--out", out]
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and named in err[0] and "MSS" in err[0], err
+    assert main(["calibrate", "--iperf3", *[str(jumbo)] * 3, "--rate", "10gbit", "--mtu", "9000", "--max-evals", "1",
+                 "--workers", "1", "--out", out]) == 0, capsys.readouterr().err
+
+
 def test_calibrate_on_a_base_of_parts_writes_a_machine_file_on_it(tmp_path, capsys):
     """The fitted costs become [calibration.cpu] over ``base = ...``: ``tcpsim machine show`` explains the file, and
     the platform it gives is the one fitted. A base of runtime values gets a file of runtime values."""

@@ -289,9 +289,25 @@ def iperf3_cases(paths: Sequence[str], path_kw: dict[str, Any], nodelay: bool) -
         sc = lab_scenario(rate=path_kw.get("rate", "1gbit"), rtt=path_kw.get("rtt"), mtu=path_kw.get("mtu", 1500),
                           sockbuf=run.sockbuf_bytes, write=run.write_bytes, nodelay=nodelay, streams=run.n_streams,
                           duration=min(max(run.duration_s, 0.5), 60.0))
+        _check_mss(path, run.mss_bytes, sc.mtu_bytes)
         out.append(Case(Path(path).name, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps, "nic", "iperf3",
                         run.duration_s))
     return out
+
+
+MSS_HEADER_BYTES = (40, 72)
+"""What an MTU less a connection's MSS may be: IPv4 and TCP headers (40) up to IPv6's and the timestamp option (72)."""
+
+
+def _check_mss(path: str, mss_bytes: Optional[int], mtu_bytes: int) -> None:
+    """A run whose MSS (iperf3's ``tcp_mss_default``) does not fit the MTU given was measured on another path
+    (a jumbo-frame run fitted with ``--mtu 1500``, or the reverse): one line naming the MTU its MSS implies, so each
+    MTU's runs are fitted with their own ``--mtu`` rather than silently on the wrong frames."""
+    lo, hi = MSS_HEADER_BYTES
+    if mss_bytes and not mtu_bytes - hi <= mss_bytes <= mtu_bytes - lo:
+        raise ConfigError("iperf3", path, f"a run at the MTU given ({mtu_bytes}): its MSS {mss_bytes} is an MTU of "
+                                          f"about {mss_bytes + 52}; fit it with --mtu {mss_bytes + 52} (or in its "
+                                          f"--scenario file)")
 
 
 def _scenario_file(path: str) -> dict[str, Any]:
