@@ -297,6 +297,8 @@ def iperf3_cases(paths: Sequence[str], path_kw: dict[str, Any], nodelay: bool) -
 
 MSS_HEADER_BYTES = (40, 72)
 """What an MTU less a connection's MSS may be: IPv4 and TCP headers (40) up to IPv6's and the timestamp option (72)."""
+USUAL_HEADER_BYTES = 52
+"""IPv4 and TCP headers with the timestamp option, a Linux connection's: the MTU an MSS is most likely from."""
 
 
 def _check_mss(path: str, mss_bytes: Optional[int], mtu_bytes: int) -> None:
@@ -305,9 +307,9 @@ def _check_mss(path: str, mss_bytes: Optional[int], mtu_bytes: int) -> None:
     MTU's runs are fitted with their own ``--mtu`` rather than silently on the wrong frames."""
     lo, hi = MSS_HEADER_BYTES
     if mss_bytes and not mtu_bytes - hi <= mss_bytes <= mtu_bytes - lo:
+        mtu = mss_bytes + USUAL_HEADER_BYTES
         raise ConfigError("iperf3", path, f"a run at the MTU given ({mtu_bytes}): its MSS {mss_bytes} is an MTU of "
-                                          f"about {mss_bytes + 52}; fit it with --mtu {mss_bytes + 52} (or in its "
-                                          f"--scenario file)")
+                                          f"about {mtu}; fit it with --mtu {mtu} (or in its --scenario file)")
 
 
 def _scenario_file(path: str) -> dict[str, Any]:
