@@ -386,8 +386,10 @@ def describe(sc: Scenario, r: Result) -> str:
         if parts:
             lines.append(f"{role:12s} " + ", ".join(parts))
     if sc.link.loss_frac > 0:
+        flows = sc.workload.n_streams * (2 if sc.workload.bidirectional else 1)
         lines.append(f"loss model   {ceilings.loss_estimate_bps(sc) / 1e6:9.1f} Mbit/s  Mathis et al.'s long-run average, "
-                     f"MSS / RTT x {ceilings.MATHIS_C:.2f} / sqrt({sc.link.loss_frac:g}) a stream")
+                     f"MSS / RTT x {ceilings.MATHIS_C:.2f} / sqrt({sc.link.loss_frac:g}) a stream"
+                     + (f", x {flows} streams" if flows > 1 else ""))
     lines.append(f"limited by   {limit_name(r.limited_by)}")
     room = _headroom(sc, r)
     if room:

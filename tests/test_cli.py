@@ -362,6 +362,10 @@ def test_a_lossy_path_is_explained_by_mathis_and_a_short_run_says_it_did_not_con
     assert m and float(m.group(1)) == pytest.approx(mathis / 1e6, abs=0.1)
     assert "random loss" in out and "--streams" in out          # the advice names loss, not buffers
     assert "time_budget" in out and "caution" in out and "--max-time" in out
+    assert "streams" not in re.search(r"loss model.*", out).group(0)
+    code, out, _ = _run(capsys, args + ["--streams", "3"])            # the figure is every stream's sum, and says so
+    m = re.search(r"loss model\s+([\d.]+) Mbit/s.*a stream, x 3 streams", out)
+    assert m and float(m.group(1)) == pytest.approx(3 * mathis / 1e6, abs=0.1)
     code, out, _ = _run(capsys, ["predict", "--rtt", "2ms", "--sockbuf", "64k"])
     assert "loss model" not in out and "caution" not in out
 
