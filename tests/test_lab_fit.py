@@ -339,3 +339,34 @@ def test_calibrate_shares_fits_the_pinned_runs_cpu_shares_beside_their_goodputs(
         assert main(["calibrate", *argv, "--shares", "--costs", "per_packet_tx_s", "--out", str(out)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "--shares" in err[0], err
+
+
+def test_a_scenario_file_gives_a_run_of_another_path_its_own_mtu_and_nodelay(tmp_path, capsys):
+    """A class measures its hosts at MTU 1500 and 9000 (and with -N): one --scenario file names each run's own path
+    in a [runs."NAME"] table, and the runs are fitted together, each on its own frames; a table for no run given, or
+    a key a path does not have, is one line naming it."""
+    from tcpsim.calibration.own import iperf3_cases
+    from tcpsim.cli import main
+
+    doc = json.loads(FIXTURE.read_text())
+    doc["start"]["tcp_mss_default"] = 8948
+    jumbo = tmp_path / "jumbo.json"
+    jumbo.write_text(json.dumps(doc))
+    scen = tmp_path / "path.toml"
+    scen.write_text('rate = "10gbit"\nrtt = "0.2ms"\n[runs."jumbo.json"]\nmtu = 9000\nnodelay = true\n')
+    out = str(tmp_path / "m.toml")
+    argv = ["calibrate", "--iperf3", str(FIXTURE), str(FIXTURE), str(jumbo), "--scenario", str(scen),
+            "--max-evals", "1", "--workers", "1", "--out", out]
+    assert main(argv) == 0, capsys.readouterr().err
+    cases = iperf3_cases([str(FIXTURE), str(jumbo)], {"rate": "10gbit", "rtt": "0.2ms"}, False,
+                         {"jumbo.json": {"mtu": 9000, "nodelay": True}})
+    assert [(c.scenario.mtu_bytes, c.scenario.nodelay) for c in cases] == [(1500, False), (9000, True)]
+    assert cases[1].label == "jumbo.json (mtu 9000, nodelay True)"
+    for text, named in (('rate = "10gbit"\n[runs."other.json"]\nmtu = 9000\n', "runs.other.json"),
+                        ('rate = "10gbit"\n[runs."jumbo.json"]\nmss = 8948\n', "runs.jumbo.json.mss"),
+                        ('rate = "10gbit"\n', "--mtu 9000")):
+        scen.write_text(text)
+        capsys.readouterr()
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and named in err[0], err

@@ -276,22 +276,34 @@ def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
     return out
 
 
-def iperf3_cases(paths: Sequence[str], path_kw: dict[str, Any], nodelay: bool) -> list[Case]:
-    """Cases from iperf3 ``-J`` files; the path (rate, rtt, mtu) is the caller's, the sockets iperf3's own."""
+def iperf3_cases(paths: Sequence[str], path_kw: dict[str, Any], nodelay: bool,
+                 per_run: Optional[dict[str, dict[str, Any]]] = None) -> list[Case]:
+    """Cases from iperf3 ``-J`` files; the path (rate, rtt, mtu) is the caller's, the sockets iperf3's own.
+    ``per_run`` (a ``--scenario`` file's ``[runs."NAME"]`` tables) gives a run measured on another path its own
+    rate, rtt, mtu or nodelay, by the name the run was given or its file name."""
     from ..lab.iperf3 import read_iperf3
     from ..lab.scenario import lab_scenario
 
+    per_run = per_run or {}
+    named = {n for path in paths for n in (path, Path(path).name)}
+    for name in per_run:
+        if name not in named:
+            raise ConfigError("scenario", f"runs.{name}", "a table named after one of the --iperf3 runs ("
+                                                          + ", ".join(sorted({Path(q).name for q in paths})) + ")")
     out = []
     for path in paths:
         run = read_iperf3(path)
         if run.reverse:
             raise ConfigError("iperf3", path, "a forward run (-R reverses who sends; calibrate each host's own)")
-        sc = lab_scenario(rate=path_kw.get("rate", "1gbit"), rtt=path_kw.get("rtt"), mtu=path_kw.get("mtu", 1500),
-                          sockbuf=run.sockbuf_bytes, write=run.write_bytes, nodelay=nodelay, streams=run.n_streams,
+        own = {**per_run.get(Path(path).name, {}), **per_run.get(path, {})}
+        kw = {**path_kw, **own}
+        sc = lab_scenario(rate=kw.get("rate", "1gbit"), rtt=kw.get("rtt"), mtu=kw.get("mtu", 1500),
+                          sockbuf=run.sockbuf_bytes, write=run.write_bytes,
+                          nodelay=bool(kw["nodelay"]) if "nodelay" in kw else nodelay, streams=run.n_streams,
                           duration=min(max(run.duration_s, 0.5), 60.0))
         _check_mss(path, run.mss_bytes, sc.mtu_bytes)
-        out.append(Case(Path(path).name, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps, "nic", "iperf3",
-                        run.duration_s))
+        label = Path(path).name + (f" ({', '.join(f'{k} {v}' for k, v in sorted(own.items()))})" if own else "")
+        out.append(Case(label, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps, "nic", "iperf3", run.duration_s))
     return out
 
 
@@ -309,20 +321,33 @@ def _check_mss(path: str, mss_bytes: Optional[int], mtu_bytes: int) -> None:
     if mss_bytes and not mtu_bytes - hi <= mss_bytes <= mtu_bytes - lo:
         mtu = mss_bytes + USUAL_HEADER_BYTES
         raise ConfigError("iperf3", path, f"a run at the MTU given ({mtu_bytes}): its MSS {mss_bytes} is an MTU of "
-                                          f"about {mtu}; fit it with --mtu {mtu} (or in its --scenario file)")
+                                          f"about {mtu}; fit it with --mtu {mtu}, or beside runs of another MTU "
+                                          f"with mtu = {mtu} in a [runs.\"{Path(path).name}\"] table of --scenario")
+
+
+PATH_KEYS = ("rate", "rtt", "mtu", "nodelay")
+"""What a ``--scenario`` file says of the runs' path, for all of them or, in a ``[runs."NAME"]`` table, for one."""
 
 
 def _scenario_file(path: str) -> dict[str, Any]:
-    """``rate``, ``rtt``, ``mtu``, ``nodelay`` and a ``[sysctls]`` table from a small TOML file."""
+    """``rate``, ``rtt``, ``mtu``, ``nodelay``, a ``[sysctls]`` table and ``[runs."NAME"]`` tables (a run measured on
+    another path: its own rate, rtt, mtu or nodelay) from a small TOML file."""
+    from ..fileio import read_text_limited
+
     try:
-        d = tomllib.loads(Path(path).read_text())
-    except OSError as exc:
-        raise ConfigError("scenario", path, f"a readable file ({exc.strerror})") from None
+        d = tomllib.loads(read_text_limited(path, "scenario"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("scenario", path, f"TOML ({exc})") from None
-    unknown = set(d) - {"rate", "rtt", "mtu", "nodelay", "sysctls"}
+    unknown = set(d) - {*PATH_KEYS, "sysctls", "runs"}
     if unknown:
-        raise ConfigError("scenario", ",".join(sorted(unknown)), "keys rate, rtt, mtu, nodelay, [sysctls]")
+        raise ConfigError("scenario", ",".join(sorted(unknown)), "keys rate, rtt, mtu, nodelay, [sysctls], [runs.NAME]")
+    runs = d.get("runs", {})
+    if not isinstance(runs, dict) or not all(isinstance(v, dict) for v in runs.values()):
+        raise ConfigError("scenario", "runs", 'tables [runs."RUN.json"] of rate, rtt, mtu, nodelay')
+    for name, keys in runs.items():
+        bad = set(keys) - set(PATH_KEYS)
+        if bad:
+            raise ConfigError("scenario", f"runs.{name}.{sorted(bad)[0]}", "keys rate, rtt, mtu, nodelay")
     return d
 
 
@@ -413,7 +438,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 kw[k] = getattr(a, k)
         if "rate" not in kw:
             raise ConfigError("rate", None, "given for --iperf3 runs (--rate or rate in --scenario)")
-        cases = iperf3_cases(a.iperf3, kw, a.nodelay or bool(kw.get("nodelay")))
+        cases = iperf3_cases(a.iperf3, kw, a.nodelay or bool(kw.get("nodelay")), kw.get("runs"))
     if len(cases) < len(names):
         raise ConfigError("runs", len(cases), f"at least as many runs as costs fitted ({len(names)})")
     if a.shares and not a.lab:
