@@ -402,6 +402,25 @@ def describe(sc: Scenario, r: Result) -> str:
     lines.extend(f"caution      {c}" for c in cautions(sc))
     if r.termination in _BUDGETS:
         what, flag = _BUDGETS[r.termination]
+        rare = _rare_loss(sc, r)
         lines.append(f"caution      the {what} budget ended the run before the estimate converged: "
-                     f"read the goodput with its interval, or allow more ({flag})")
+                     + (rare or f"read the goodput with its interval, or allow more ({flag})"))
     return "\n".join(lines)
+
+
+def _rare_loss(sc: Scenario, r: Result) -> str:
+    """Why a lossy run that spent its budget could not converge, when its losses are too rare for any budget: the
+    stop rule waits for :func:`tcpsim.stopping.losses_needed` random losses, and at this rate they take longer than
+    the longest run it plans (:data:`tcpsim.stopping.MAX_AUTO_SIM_TIME_S`). Empty otherwise."""
+    from .stopping import MAX_AUTO_SIM_TIME_S, losses_needed
+
+    p, pps = sc.link.loss_frac, r.data_packets_per_s
+    if not (p > 0.0 and pps > 0.0 and math.isfinite(pps)):
+        return ""
+    needed = losses_needed(sc.workload.n_streams * (2 if sc.workload.bidirectional else 1))
+    every_s = 1.0 / (p * pps)
+    if needed * every_s <= MAX_AUTO_SIM_TIME_S:
+        return ""
+    return (f"at a loss of {p:g} a frame one comes every {format_duration(every_s)} simulated, and the stop rule "
+            f"averages over {needed}: no budget holds them, so the goodput is that of the stretches between losses "
+            f"(the loss model line gives the long run's)")

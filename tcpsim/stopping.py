@@ -19,7 +19,7 @@ from typing import Callable, Optional
 
 from . import steady
 
-__all__ = ["StopRule", "sim_time_needed_s", "MAX_AUTO_SIM_TIME_S", "SAMPLING_PLAN_S"]
+__all__ = ["StopRule", "sim_time_needed_s", "losses_needed", "MAX_AUTO_SIM_TIME_S", "SAMPLING_PLAN_S"]
 
 _SWING_FACTOR = 4.0
 _MIN_SAMPLES = 40
@@ -52,6 +52,11 @@ Sample = tuple[float, int, int, int, int]
 """(time_s, bytes delivered, bytes sent, data segments sent, retransmissions): cumulative, all streams."""
 
 
+def losses_needed(n_flows: int) -> int:
+    """Random losses a lossy run waits for before it may stop: the warm-up's per flow and the measured span's."""
+    return _MIN_LOSSES_KEPT + _TRANSIENT_LOSSES * n_flows
+
+
 def sim_time_needed_s(*, rtt_s: float, goodput_bps: float, segment_bytes: int, loss_frac: float, n_flows: int,
                       finite_bits: Optional[float] = None) -> float:
     """The simulated time a run needs before :class:`StopRule` can stop it, from what is known before it starts:
@@ -66,7 +71,7 @@ def sim_time_needed_s(*, rtt_s: float, goodput_bps: float, segment_bytes: int, l
     if goodput_bps > 0.0 and math.isfinite(goodput_bps):
         segments_per_s = goodput_bps / (8.0 * max(segment_bytes, 1))
         if loss_frac > 0.0:
-            losses = _MIN_LOSSES_KEPT + _TRANSIENT_LOSSES * n_flows
+            losses = losses_needed(n_flows)
             need = max(need, 2.0 * losses / loss_frac / segments_per_s)  # a product could underflow to 0
         if finite_bits:
             need = max(need, 2.0 * finite_bits / goodput_bps + 40 * rtt_s)

@@ -370,6 +370,17 @@ def test_a_lossy_path_is_explained_by_mathis_and_a_short_run_says_it_did_not_con
     assert "loss model" not in out and "caution" not in out
 
 
+def test_a_loss_too_rare_for_any_budget_is_said_so_not_asked_for_a_bigger_budget(capsys):
+    """At 1e-9 of gigabit frames a loss comes every few hours: the rule's two dozen would take longer than any run it
+    plans, so the caution says what the goodput is (between losses) instead of asking for more events."""
+    code, out, _ = _run(capsys, ["predict", "--rtt", "1ms", "--sockbuf", "4M", "--loss", "1e-9", "--max-events", "20000"])
+    assert code == 0 and "event_budget" in out
+    caution = re.search(r"caution .*budget ended the run.*", out).group(0)
+    assert "no budget holds them" in caution and "--max-events" not in caution, caution
+    m = re.search(r"one comes every (\d+) s simulated, and the stop rule averages over (\d+)", caution)
+    assert m and 11_000 < int(m.group(1)) < 14_000 and int(m.group(2)) == 24   # 81,274 frames/s; 20 + 4 a stream
+
+
 def test_loss_estimate_follows_mathis_formula_and_the_closed_form_method_uses_it():
     from tcpsim.api import build_scenario
     from tcpsim.ceilings import base_rtt_s, loss_estimate_bps
