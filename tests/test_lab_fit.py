@@ -370,3 +370,32 @@ def test_a_scenario_file_gives_a_run_of_another_path_its_own_mtu_and_nodelay(tmp
         assert main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and named in err[0], err
+
+
+@pytest.mark.parametrize("version, threaded", [("iperf 3.12", False), ("iperf 3.9", False), ("", False),
+                                               ("iperf 3.16", True), ("iperf 3.17.1", True), ("iperf 3.15-mt-beta1", True),
+                                               ("iperf 4.0", True)])
+def test_iperf3_from_3_16_gives_each_stream_a_thread(version, threaded):
+    """iperf-3.16 (2023-11-30) serves each -P stream from a thread of its own; before, one thread's select served
+    them all. A run is simulated as the iperf3 that measured it ran: its -J version decides ``one_process``."""
+    from tcpsim.lab.predict import host_platform, lab_simulation
+    from tcpsim.lab.scenario import iperf3_threaded, lab_scenario
+
+    assert iperf3_threaded(version) is threaded
+    sc = lab_scenario(rate="10gbit", rtt="0.2ms", streams=2, duration="1s")
+    built = lab_simulation(sc, host_platform({}, "modern_linux", None, "nic"), "nic", tool="iperf3",
+                           tool_version=version)
+    assert built.workload.one_process is not threaded
+
+
+def test_calibrate_iperf3_carries_each_run_s_iperf3_version(tmp_path):
+    """A class's iperf3 may be 3.12 or 3.17: each run's case keeps the version its -J reports."""
+    from tcpsim.calibration.own import iperf3_cases
+
+    doc = json.loads(FIXTURE.read_text())
+    doc["start"]["version"] = "iperf 3.17.1"
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps(doc))
+    old, newer = iperf3_cases([str(FIXTURE), str(new)], {"rate": "10gbit"}, False)
+    assert newer.tool_version == "iperf 3.17.1" and old.tool_version == json.loads(FIXTURE.read_text())["start"].get(
+        "version", "")

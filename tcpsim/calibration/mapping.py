@@ -194,7 +194,7 @@ def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Option
     else:
         workload = Workload(write_bytes=message or write, n_streams=streams, bidirectional=_both_ways(point),
                             read_bytes=tool_read_bytes(point.get("tool"), message or write),
-                            one_process=tool_one_process(point.get("tool")))
+                            one_process=tool_one_process(point.get("tool"), point.get("tool_version") or ""))
     return Scenario(sender=Host(platform=snd, tcp=tcp(snd)), receiver=Host(platform=rcv, tcp=tcp(rcv)),
                     link=link, workload=workload, budget=budget)
 

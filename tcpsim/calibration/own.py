@@ -220,6 +220,9 @@ class Case:
     busy_frac: Optional[tuple[float, float]] = None
     """The sending and the receiving CPU's busy shares (1 - idle, ``measured.cpu_shares``) of a run whose tools
     were pinned to two CPUs; None otherwise (``calibrate --shares`` fits them)."""
+    tool_version: str = ""
+    """iperf3's version as its ``-J`` gives it: whether a run's streams share one thread
+    (:func:`tcpsim.lab.scenario.tool_one_process`)."""
 
 
 def _busy_frac(sc: Any, measured: dict) -> Optional[tuple[float, float]]:
@@ -272,7 +275,8 @@ def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
             m = run["measured"]
             out.append(Case(run.get("row") or f"{path}[{i}]", sc, dict(run.get("sysctls", {})),
                             float(m["goodput_bps"]), str(run.get("delay_line") or "none"), str(m.get("tool") or ""),
-                            _measured_duration_s(m.get("duration_s"), path), _busy_frac(sc, m)))
+                            _measured_duration_s(m.get("duration_s"), path), _busy_frac(sc, m),
+                            str(m.get("tool_version") or "")))
     return out
 
 
@@ -303,7 +307,8 @@ def iperf3_cases(paths: Sequence[str], path_kw: dict[str, Any], nodelay: bool,
                           duration=min(max(run.duration_s, 0.5), 60.0))
         _check_mss(path, run.mss_bytes, sc.mtu_bytes)
         label = Path(path).name + (f" ({', '.join(f'{k} {v}' for k, v in sorted(own.items()))})" if own else "")
-        out.append(Case(label, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps, "nic", "iperf3", run.duration_s))
+        out.append(Case(label, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps, "nic", "iperf3", run.duration_s,
+                        tool_version=run.version))
     return out
 
 
@@ -362,7 +367,8 @@ def _simulate_case(args: tuple) -> tuple[float, float, float]:
     from ..lab.predict import host_platform, lab_simulation, tool_goodput_bps
 
     plat = host_platform(case.sysctls, platform=host, os_name=None, delay_line=case.delay_line)
-    result = simulate(lab_simulation(case.scenario, plat, case.delay_line, tool=case.tool))
+    result = simulate(lab_simulation(case.scenario, plat, case.delay_line, tool=case.tool,
+                                     tool_version=case.tool_version))
     util = result.cpu_utilization_frac
     snd, rcv = (max(SHARE_FLOOR, max(util.get(side) or [0.0])) for side in ("sender", "receiver"))
     return tool_goodput_bps(case.scenario, result, case.duration_s), snd, rcv

@@ -239,7 +239,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         install_signal_handlers()
         run = run_lab(sc, tool=a.tool, delay_line=a.delay_line)
         result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os, delay_line=run.delay_line,
-                             tool=run.measured.tool)
+                             tool=run.measured.tool, tool_version=run.measured.tool_version)
     except (TcpsimError, ValueError) as exc:
         return fail(str(exc).splitlines()[0])
     d = to_json(run, result, a.platform, a.os)

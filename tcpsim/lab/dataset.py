@@ -37,7 +37,7 @@ from .scenario import MAX_DURATION_S, LabScenario, lab_scenario
 __all__ = ["Row", "sweep_rows", "role_of", "csv_row", "median_runs", "EXTRA_COLUMNS"]
 
 EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min",
-                 "delay_line", "duration_s", "max_pacing_rate_bps", "loss_frac")
+                 "delay_line", "duration_s", "max_pacing_rate_bps", "loss_frac", "tool_version")
 """Columns the lab rows add after the common ones (the path varies by row; the measured RTT and the delay line
 say what the path gave; the tool averaged over the measured duration); each is one of
 :data:`tcpsim.calibration.tables.EXTRA_COLUMNS`."""
@@ -226,6 +226,7 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
         "duration_s": f"{m['duration_s']:.1f}",
         "max_pacing_rate_bps": f"{sc.max_pacing_rate_bps:g}" if sc.max_pacing_rate_bps else "",
         "loss_frac": f"{sc.loss_frac:g}" if sc.loss_frac else "",
+        "tool_version": m.get("tool_version") or "",
     }
 
 
@@ -338,7 +339,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     for i, row in enumerate(rows):
         try:
             run = run_lab(row.scenario)
-            res = predict_lab(row.scenario, run.sysctls, delay_line=run.delay_line, tool=run.measured.tool)
+            res = predict_lab(row.scenario, run.sysctls, delay_line=run.delay_line, tool=run.measured.tool,
+                              tool_version=run.measured.tool_version)
         except Exception as exc:  # one failed row is recorded as missing, the sweep goes on
             print(f"[{i + 1}/{len(rows)}] {row.label}: FAILED {exc}", file=sys.stderr, flush=True)
             continue

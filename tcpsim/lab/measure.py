@@ -58,6 +58,9 @@ class Measured:
     cpu_shares: dict[str, dict[str, float]] = field(default_factory=dict)
     """Each CPU's shares of the run, its start included (:func:`cpu_shares`): with ``--pin`` the sender's CPU and the
     receiver's apart, so which one a CPU-bound row is bound by is measured, not guessed."""
+    tool_version: str = ""
+    """iperf3's own version, as its ``-J`` reports it ("iperf 3.12"; empty for the built-in generator): from 3.16 its
+    streams have a thread each (:func:`tcpsim.lab.scenario.iperf3_threaded`)."""
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -284,6 +287,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
     busy = _busy_frac(cpu0, cpu1)
     tools_cpu = (ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime) / max(wall, 1e-9)
     notes: list[str] = []
+    version = ""
     if tool == "builtin":
         series, extra = _series_builtin(client, server)
         dur = max(server["last_rx_s"]) if server.get("last_rx_s") and not sc.rr_bytes else client["elapsed_s"]
@@ -296,6 +300,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
             goodput, tps = sum(server["bytes"]) * 8 / max(dur, 1e-9), None
     else:
         run = parse_iperf3(doc)
+        version = run.version
         series = [dict(r) for r in run.series]
         dur, goodput, tps = run.duration_s, run.goodput_bps, None
         extra = {"data_segments_per_s": None, "ack_segments_per_s": None, "retransmits": float(run.retransmits),
@@ -310,7 +315,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
         data_segments_per_s=extra["data_segments_per_s"], ack_segments_per_s=extra["ack_segments_per_s"],
         retransmits=int(extra["retransmits"] or 0), rtt_min_s=extra["rtt_min_s"], rtt_mean_s=extra["rtt_mean_s"],
         cpu_busy_frac=busy, cpu_tools_s_per_s=tools_cpu, transactions_per_s=tps, series=tuple(series),
-        cpu_shares=cpu_shares(cpu0, cpu1))
+        cpu_shares=cpu_shares(cpu0, cpu1), tool_version=version)
     if delay == "relay":
         why = f"it drops each frame with probability {sc.loss_frac:g}, seed {loss_seed}" if sc.loss_frac \
             else "this kernel has no netem"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
@@ -9,7 +10,7 @@ from ..config import MAX_LOSS_FRAC
 from ..errors import ConfigError
 from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_fraction, parse_rate, parse_size
 
-__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tool_one_process", "tbf_burst_bytes", "path_rtt_s",
+__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tool_one_process", "iperf3_threaded", "tbf_burst_bytes", "path_rtt_s",
            "relay_link_fields", "lab_link_fields", "receives_on_sending_cpu",
            "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "RELAY_EXCESS_FIXED_S", "RELAY_EXCESS_FRACTION", "RELAY_PACKET_S",
            "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "MAX_DURATION_S", "MAX_LOSS_FRAC", "GENERATOR_READ_BYTES",
@@ -132,11 +133,27 @@ def tool_read_bytes(tool: Optional[str], write_bytes: int) -> Optional[int]:
     return None
 
 
-def tool_one_process(tool: Optional[str]) -> bool:
+IPERF3_THREADED_SINCE = (3, 16)
+"""The first iperf3 release whose streams each have a thread of their own (iperf-3.16, 2023-11-30: "Multiple test
+streams started with -P/--parallel will now be serviced by different threads", esnet/iperf PR 1591)."""
+
+
+def iperf3_threaded(version: str) -> bool:
+    """Whether the iperf3 that reported ``version`` (its ``-J`` ``start.version``: "iperf 3.12", "iperf 3.17.1") runs
+    a thread a stream (``iperf_send_mt``, ``iperf_recv_mt``) rather than one thread over all (``iperf_send``,
+    ``iperf_recv``): 3.16 and later, and the multi-threaded previews ("3.15-mt-beta1"). Unknown (empty): not."""
+    m = re.search(r"(\d+)\.(\d+)", version or "")
+    if m is None:
+        return False
+    return (int(m.group(1)), int(m.group(2))) >= IPERF3_THREADED_SINCE or "-mt" in version
+
+
+def tool_one_process(tool: Optional[str], version: str = "") -> bool:
     """Whether the measuring tool runs every stream of a host in one process (``Workload.one_process``): iperf3
     before 3.16 (3.12 measured every lab run) is one thread, a ``select`` over all its sockets (``iperf_recv`` and
-    ``iperf_send`` serve each ready one in turn); the built-in generator's client writes from a thread a stream."""
-    return tool == "iperf3"
+    ``iperf_send`` serve each ready one in turn); iperf3 3.16 and later (``version``, :func:`iperf3_threaded`) and
+    the built-in generator's client write from a thread a stream."""
+    return tool == "iperf3" and not iperf3_threaded(version)
 
 
 _PACING_MIN_BPS, _PACING_MAX_BPS = 8.0, 8.0 * 0xFFFFFFFE
