@@ -2,7 +2,8 @@
 
 Run ``python validation/index_rules.py`` after adding a rule: it rewrites the table between the README's
 ``<!-- rules-index -->`` markers from the headings (a ``### ...`` heading that says "rule written", and the first
-``#### What ...: outcome`` heading after it). ``tests/test_validation_docs.py`` checks that the table is current.
+``#### What ...: outcome`` heading after it, or where the outcome is stated in the text, an ``<!-- outcome: ... -->``
+line in the rule's section). ``tests/test_validation_docs.py`` checks that the table is current.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ README = Path(__file__).resolve().parent / "README.md"
 BEGIN, END = "<!-- rules-index -->", "<!-- /rules-index -->"
 _RULE = re.compile(r"^(?P<title>.*?) \((?P<when>[^()]*rule written[^()]*)\)\s*$")
 _OUTCOME = re.compile(r"^What .*\)\s*:\s*(?P<outcome>.+)$")
+_MARKER = re.compile(r"^<!-- outcome: (?P<outcome>.+?) -->\s*$")
 
 
 def slug(heading: str, seen: dict[str, int]) -> str:
@@ -33,6 +35,9 @@ def rules(text: str) -> list[tuple[str, str, str, str]]:
     for line in text.splitlines():
         if line.startswith("```"):
             in_code = not in_code
+        marker = None if in_code else _MARKER.match(line)
+        if marker and out and out[-1][3] == "":
+            out[-1][3] = marker["outcome"].strip()
         if in_code or not line.startswith("#"):
             continue
         level, _, heading = line.partition(" ")
