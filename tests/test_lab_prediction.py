@@ -266,6 +266,11 @@ def test_cpu_shares_split_each_cpus_time_and_the_text_sets_them_beside_the_predi
     lines = _cpu_lines(shares, {"sender": [0.42], "receiver": [1.0]}, [0, 1])
     assert "cpu0 100% (system 60%, softirq 30%), cpu1 60% (system 50%, softirq 0%)" in lines[0]
     assert "the sender's CPU (cpu0) 42%, the receiver's (cpu1) 100%" in lines[1]
+    # the kernel's clearly busier CPU (the sender's, 100 against 60 %) is not the prediction's: said, not left to read
+    assert lines[2] == ("caution: the kernel's busier CPU was the sender's (cpu0 100% against 60%), the prediction's "
+                        "the receiver's (100% against 42%): the limit predicted is not the one measured")
+    assert _cpu_lines(shares, {"sender": [1.0], "receiver": [0.42]}, [0, 1])[2] == ""      # they agree
+    assert _cpu_lines(shares, {"sender": [0.95], "receiver": [1.0]}, [0, 1])[2] == ""      # a tie predicted
     assert len(_cpu_lines(shares, {"sender": [0.42], "receiver": [1.0]}, None)) == 1  # not pinned: no mapping
     assert _cpu_lines({}, {}, None) == []
 

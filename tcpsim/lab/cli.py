@@ -210,7 +210,32 @@ def _cpu_lines(shares: dict[str, dict[str, float]], predicted: dict[str, list[fl
     if pin and predicted.get("sender") and predicted.get("receiver"):
         lines.append(f"{'  predicted':16s} the sender's CPU (cpu{pin[0]}) {max(predicted['sender']):.0%}, the "
                      f"receiver's (cpu{pin[1]}) {max(predicted['receiver']):.0%}")
+        lines.append(_busier_side_differs(shares, predicted, pin))
     return lines
+
+
+BUSIER_BY = 0.2
+"""How much busier one pinned CPU must be than the other, measured, to name it the side that limits, and (half as
+much) in the prediction, for :func:`_busier_side_differs` to say the two disagree."""
+
+
+def _busier_side_differs(shares: dict[str, dict[str, float]], predicted: dict[str, list[float]], pin: Any) -> str:
+    """A caution when the kernel's clearly busier pinned CPU is not the prediction's: the goodput may be near while
+    the reason given for it is not (validation/README.md, "Jumbo frames and writes below a segment"). Empty
+    otherwise, or where a pinned CPU's share was not recorded."""
+    try:
+        busy = [1.0 - shares[f"cpu{n}"]["idle"] for n in pin[:2]]
+    except (KeyError, TypeError):
+        return ""
+    want = [max(predicted["sender"]), max(predicted["receiver"])]
+    side = ("sender's", "receiver's")
+    for i in (0, 1):
+        j = 1 - i
+        if busy[i] - busy[j] >= BUSIER_BY and want[j] - want[i] >= BUSIER_BY / 2:
+            return (f"caution: the kernel's busier CPU was the {side[i]} (cpu{pin[i]} {busy[i]:.0%} against "
+                    f"{busy[j]:.0%}), the prediction's the {side[j]} ({want[j]:.0%} against {want[i]:.0%}): the "
+                    "limit predicted is not the one measured")
+    return ""
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
