@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .cliutil import OneLineParser, exit_code, fail, flush_stdout, refuse_empty_values, typed
+from .config import MAX_WORKERS
 from .errors import ConfigError
 from .fileio import check_output_paths, read_text_limited, write_text_reporting
 from .platform import DELACK_RULES
@@ -513,7 +514,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--x", default=None, help="x for --plot: a swept flag or a column (default: the first swept)")
     g.add_argument("--y", default="goodput_mbps", help="y for --plot (default goodput_mbps)")
     g.add_argument("--hue", default=None, help="one line per value of this (default: the other swept flag)")
-    g.add_argument("--workers", type=typed(parse_int, "workers", lo=1), default=None, metavar="N",
+    g.add_argument("--workers", type=typed(parse_int, "workers", lo=1, hi=MAX_WORKERS), default=None, metavar="N",
                    help="processes (default: all cores; 1 = serial)")
     g.add_argument("--max-points", type=typed(parse_int, "max_points", lo=1), default=None, metavar="N",
                    help="largest grid run (default 10000; a larger grid is refused before it is built)")

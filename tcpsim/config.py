@@ -14,12 +14,16 @@ from .protocol.linux_window import DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8
 from .protocol.window import WINDOW_UPDATE_RULES
 from .units import UNSHAPED_RATE_BPS
 
-__all__ = ["Link", "TcpOptions", "Host", "Workload", "Budget", "Scenario", "WORKLOAD_KINDS", "MAX_LOSS_FRAC"]
+__all__ = ["Link", "TcpOptions", "Host", "Workload", "Budget", "Scenario", "WORKLOAD_KINDS", "MAX_LOSS_FRAC",
+           "MAX_WORKERS"]
 
 WORKLOAD_KINDS = ("bulk", "rr")
 MAX_LOSS_FRAC = 0.5
 """The largest random loss a link takes (``Link.loss_frac``): every flag, file and API that gives one names this
 range."""
+MAX_WORKERS = 256
+"""The most worker processes a sweep, validation or fit starts (``--workers``, ``sweep(workers=)``): more than any
+machine's cores gain nothing, and thousands of processes exhaust it before the first point is run."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

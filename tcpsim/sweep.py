@@ -35,7 +35,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from .config import MAX_LOSS_FRAC
+from .config import MAX_LOSS_FRAC, MAX_WORKERS
 from .errors import ConfigError
 from .fileio import write_text_reporting
 from .result import json_ready
@@ -428,8 +428,8 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     if n_points > limit:
         raise ConfigError("sweep", f"{n_points:,} points", f"at most {limit:,} points (raise the limit with "
                           "--max-points N, or max_points=N)")
-    if workers is not None and workers < 1:
-        raise ConfigError("workers", workers, "1 or more")
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        raise ConfigError("workers", workers, f"1..{MAX_WORKERS}")
 
     def combos() -> Iterator[tuple]:  # the grid, streamed: never held as one list
         return itertools.product(*(grid[n] for n in names))

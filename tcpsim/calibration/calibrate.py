@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..cliutil import OneLineParser, typed
+from ..config import MAX_WORKERS
 from ..errors import ConfigError
 from ..units import parse_int
 from .fit import LOSSES, PARAMS, apply_params, fit_platform
@@ -99,7 +100,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="further evaluations for the derivative-free Powell polish (0 = none)")
     parser.add_argument("--loss", choices=LOSSES, default="soft_l1",
                         help="soft_l1 (default): far misses weigh linearly; linear: plain least squares")
-    parser.add_argument("--workers", type=typed(parse_int, "workers", lo=1), default=os.cpu_count() or 1)
+    parser.add_argument("--workers", type=typed(parse_int, "workers", lo=1, hi=MAX_WORKERS), default=os.cpu_count() or 1)
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--dry-run", action="store_true", help="fit and print, do not write the profile")
     args = parser.parse_args(argv)

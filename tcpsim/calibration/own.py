@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from ..cliutil import OneLineParser, typed
+from ..config import MAX_WORKERS
 from ..errors import ConfigError
 from ..platform import Platform
 from ..units import parse_int
@@ -421,7 +422,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--one-stage", action="store_true",
                    help="a base whose CPUs lose gaps (preempt_per_s): fit with them from its own costs at once, "
                         "without the first stage that fits without them")
-    p.add_argument("--workers", type=typed(parse_int, "workers", lo=1, hi=256), default=os.cpu_count() or 1)
+    p.add_argument("--workers", type=typed(parse_int, "workers", lo=1, hi=MAX_WORKERS), default=os.cpu_count() or 1)
     p.add_argument("--name", default=None, help="name of the machine in the file (default: from --out)")
     p.add_argument("--out", required=True, metavar="FILE.toml", help="the machine file to write")
     a = p.parse_args(list(argv or []))
