@@ -359,6 +359,7 @@ def test_shaped_run_stays_under_its_rate_and_reports_json(tmp_path):
     assert d["predicted"]["goodput_bps"] > 0
     if d["measured"]["tool"] == "iperf3":  # the prediction's reader asks for iperf3's block, as iperf3 did
         assert d["predicted"]["read_bytes"] == d["scenario"]["write_bytes"]
+        assert d["measured"]["tool_version"].startswith("iperf 3.")  # its streams' threads follow the version
     assert json.loads(save.read_text())["measured"] == d["measured"]
 
 

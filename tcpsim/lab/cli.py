@@ -146,7 +146,9 @@ def _text(d: dict[str, Any]) -> str:
              f"{' TCP_NODELAY' if sc['nodelay'] else ''}"
              + (f", paced to {sc['max_pacing_rate_bps'] / 1e6:g} Mbit/s" if sc.get("max_pacing_rate_bps") else "")
              + (f", loss {format_quantity('loss_frac', sc['loss_frac'])}" if sc.get("loss_frac") else "")
-             + f", {sc['n_streams']} stream(s), {m['tool']}, "
+             + f", {sc['n_streams']} stream(s), {m['tool']}"
+             + (f" ({m['tool_version'].removeprefix('iperf ')}{', a thread a stream' if _threaded(m) else ''})"
+                if m.get("tool_version") else "") + ", "
              f"{m['duration_s']:.1f} s"
              + (f", tools on CPUs {sc['pin_cpus'][0]} and {sc['pin_cpus'][1]}" if sc.get("pin_cpus") else ""),
              f"kernel {d['kernel']} ({d['sysctls'].get('congestion_control (per socket)', '?')}), "
@@ -185,6 +187,12 @@ def _text(d: dict[str, Any]) -> str:
     lines.extend(f"caution: {c}" for c in p.get("cautions", ()))
     lines.extend(f"note: {n}" for n in d["notes"])
     return "\n".join(x for x in lines if x)
+
+
+def _threaded(m: dict[str, Any]) -> bool:
+    from .scenario import iperf3_threaded
+
+    return m.get("tool") == "iperf3" and iperf3_threaded(m.get("tool_version") or "")
 
 
 def _rate(per_s: Optional[float]) -> str:
