@@ -373,7 +373,8 @@ def test_a_lossy_path_is_explained_by_mathis_and_a_short_run_says_it_did_not_con
 def test_a_loss_too_rare_for_any_budget_is_said_so_not_asked_for_a_bigger_budget(capsys):
     """At 1e-9 of gigabit frames a loss comes every few hours: the rule's two dozen would take longer than any run it
     plans, so the caution says what the goodput is (between losses) instead of asking for more events."""
-    code, out, _ = _run(capsys, ["predict", "--rtt", "1ms", "--sockbuf", "4M", "--loss", "1e-9", "--max-events", "20000"])
+    code, out, _ = _run(capsys, ["predict", "--rtt", "1ms", "--sockbuf", "4M", "--loss", "1e-9",
+                                 "--max-events", "20000"])
     assert code == 0 and "event_budget" in out
     caution = re.search(r"caution .*budget ended the run.*", out).group(0)
     assert "no budget holds them" in caution and "--max-events" not in caution, caution

@@ -373,8 +373,8 @@ def test_a_scenario_file_gives_a_run_of_another_path_its_own_mtu_and_nodelay(tmp
 
 
 @pytest.mark.parametrize("version, threaded", [("iperf 3.12", False), ("iperf 3.9", False), ("", False),
-                                               ("iperf 3.16", True), ("iperf 3.17.1", True), ("iperf 3.15-mt-beta1", True),
-                                               ("iperf 4.0", True)])
+                                               ("iperf 3.16", True), ("iperf 3.17.1", True),
+                                               ("iperf 3.15-mt-beta1", True), ("iperf 4.0", True)])
 def test_iperf3_from_3_16_gives_each_stream_a_thread(version, threaded):
     """iperf-3.16 (2023-11-30) serves each -P stream from a thread of its own; before, one thread's select served
     them all. A run is simulated as the iperf3 that measured it ran: its -J version decides ``one_process``."""

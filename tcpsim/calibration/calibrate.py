@@ -100,7 +100,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="further evaluations for the derivative-free Powell polish (0 = none)")
     parser.add_argument("--loss", choices=LOSSES, default="soft_l1",
                         help="soft_l1 (default): far misses weigh linearly; linear: plain least squares")
-    parser.add_argument("--workers", type=typed(parse_int, "workers", lo=1, hi=MAX_WORKERS), default=os.cpu_count() or 1)
+    parser.add_argument("--workers", type=typed(parse_int, "workers", lo=1, hi=MAX_WORKERS),
+                        default=os.cpu_count() or 1)
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--dry-run", action="store_true", help="fit and print, do not write the profile")
     args = parser.parse_args(argv)

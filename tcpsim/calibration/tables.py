@@ -32,8 +32,8 @@ EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s
                  "delay_line", "duration_s", "n_cpus_host", "max_pacing_rate_bps", "loss_frac", "tool_version")
 """Columns a table may add after :data:`COLUMNS` (the lab sweep: its path varies by row, and its tool averaged
 over ``duration_s`` from a cold start, its sockets' ``SO_MAX_PACING_RATE``, its path's loss and the tool's version,
-iperf3's deciding whether its streams share a thread; Sun TABLE 4: which host ``n_cpus`` applies to). Lines starting with ``#`` before the header are comments (the lab sweep records its
-kernel, sysctls and CPU there)."""
+iperf3's deciding whether its streams share a thread; Sun TABLE 4: which host ``n_cpus`` applies to). Lines
+starting with ``#`` before the header are comments (the lab sweep records its kernel, sysctls and CPU there)."""
 
 _RATE_UNITS = {"mbps": 1e6, "mbit/s": 1e6, "mbits/sec": 1e6, "mb/s": 1e6, "mbits/s": 1e6, "gbps": 1e9,
                "kbps": 1e3}

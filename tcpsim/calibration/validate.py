@@ -296,7 +296,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--json", dest="json_path", default=None, help="write one object per point to FILE ('-' = stdout)")
     parser.add_argument("--report", action="store_true",
                         help="write REPORT.md and figures/ into ./validation (run it from a checkout)")
-    parser.add_argument("--workers", type=typed(parse_int, "workers", lo=1, hi=MAX_WORKERS), default=os.cpu_count() or 1)
+    parser.add_argument("--workers", type=typed(parse_int, "workers", lo=1, hi=MAX_WORKERS),
+                        default=os.cpu_count() or 1)
     parser.add_argument("--source", default=None, help="only this source id (tru64, sunfire, tengbe, vbox, gignic)")
     parser.add_argument("--cross", action="store_true",
                         help="also leave one source out: fit the shared parameters without it, predict it "

@@ -10,7 +10,8 @@ from ..config import MAX_LOSS_FRAC
 from ..errors import ConfigError
 from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_fraction, parse_rate, parse_size
 
-__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tool_one_process", "iperf3_threaded", "tbf_burst_bytes", "path_rtt_s",
+__all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tool_one_process", "iperf3_threaded", "tbf_burst_bytes",
+           "path_rtt_s",
            "relay_link_fields", "lab_link_fields", "receives_on_sending_cpu",
            "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "RELAY_EXCESS_FIXED_S", "RELAY_EXCESS_FRACTION", "RELAY_PACKET_S",
            "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "MAX_DURATION_S", "MAX_LOSS_FRAC", "GENERATOR_READ_BYTES",
