@@ -16,11 +16,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import json
-import math
 import os
 import sys
-import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
@@ -30,8 +27,11 @@ from ..config import MAX_WORKERS
 from ..errors import ConfigError
 from ..platform import Platform
 from ..units import parse_int
+from .own_fit import ROBUST_SCALE, OwnFit, _check_prior, _median_abs, fit_costs, robust_cost
+from .own_runs import Case, iperf3_cases, lab_cases, scenario_file
 
-__all__ = ["Cost", "COSTS", "OwnFit", "fit_costs", "robust_cost", "ROBUST_SCALE", "lab_cases", "iperf3_cases", "main"]
+__all__ = ["Cost", "COSTS", "OwnFit", "fit_costs", "robust_cost", "ROBUST_SCALE", "Case", "lab_cases", "iperf3_cases",
+           "main"]
 
 
 @dataclass(frozen=True)
@@ -73,288 +73,6 @@ COSTS: dict[str, Cost] = {c.name: c for c in (
 """Bounds: a 2-5 GHz core spends at least a few hundred cycles on any call or segment (0.05 us) and no
 sane path takes 50 us; copies run between 0.2 and 200 GB/s."""
 
-
-@dataclass(frozen=True)
-class OwnFit:
-    names: tuple[str, ...]
-    values: tuple[float, ...]
-    start: tuple[float, ...]
-    lo95: tuple[Optional[float], ...]
-    hi95: tuple[Optional[float], ...]
-    errors: tuple[float, ...]
-    """predicted / measured - 1 per run, at the fitted values."""
-    n_evaluations: int
-    message: str
-
-    @property
-    def median_abs_rel_error(self) -> float:
-        return _median_abs(self.errors)
-
-
-def _median_abs(xs: Sequence[float]) -> float:
-    e = sorted(abs(x) for x in xs)
-    n = len(e)
-    return (e[n // 2] if n % 2 else (e[n // 2 - 1] + e[n // 2]) / 2) if n else math.nan
-
-
-ROBUST_SCALE = 0.1
-"""The log error (about 10 %) beyond which :func:`fit_costs` weighs a run's error about linearly, not squared."""
-
-
-def robust_cost(log_errors) -> float:
-    """:func:`fit_costs`' objective: scipy's ``soft_l1`` loss, sum of 2 s^2 (sqrt(1 + (e/s)^2) - 1), s =
-    :data:`ROBUST_SCALE` (twice scipy's ``cost``)."""
-    import numpy as np
-
-    z = (np.asarray(log_errors, dtype=float) / ROBUST_SCALE) ** 2
-    return float(np.sum(2 * ROBUST_SCALE ** 2 * (np.sqrt(1 + z) - 1)))
-
-
-def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Sequence[float], start: Sequence[float],
-              bounds: Sequence[tuple[float, float]], names: Sequence[str], max_nfev: int = 30,
-              progress: Optional[Callable[[str], None]] = None, prior_factor: Optional[float] = None) -> OwnFit:
-    """Fit ``model(values) -> predictions`` to ``measured`` in log space within ``bounds``, robustly.
-
-    ``prior_factor`` (None: no prior): the start values are believed within this factor, one standard deviation
-    in log space, and each cost's distance from its start, ``ROBUST_SCALE x log(value / start) / log(factor)``,
-    joins the residuals (a maximum a posteriori fit). Where the runs weigh a cost the data decide; where they
-    cannot (a direction along which the predictions do not change, such as a per-write and a per-unit cost when
-    every write is one segment) the cost stays near its start instead of wandering to wherever the optimizer
-    stopped. The intervals then include the prior (weighed as if the runs scattered by ``ROBUST_SCALE``);
-    "not identified" still says the runs alone do not tell.
-
-    The loss is scipy's ``soft_l1`` of the log errors with scale :data:`ROBUST_SCALE` (about 10 %): errors
-    well inside it count as their squares, larger ones about linearly, so a run the model cannot reach (a
-    structural miss) does not pull the shared costs away from the runs it can.
-
-    ``max_nfev`` bounds the model evaluations roughly (each least-squares step costs one per cost plus one).
-    ``model`` is the simulator over the runs in :func:`main`; any callable works (the tests use a closed
-    form). Intervals: +-1.96 standard errors in log space from the Jacobian; None where it is singular
-    in that direction (the runs do not tell the cost).
-
-    The result is the best point evaluated (the start, every trial step and every Jacobian probe alike), by
-    the fit's own objective, the sum of that loss: the optimizer's last iterate can be worse than a
-    point it passed (a budget that ends mid-search, a probe that landed lower on a simulator that is not
-    smooth), and an evaluated point's errors are the simulator's own, so nothing is extrapolated.
-    """
-    import numpy as np
-    from scipy.optimize import least_squares
-
-    meas = np.asarray(measured, dtype=float)
-    if len(meas) == 0 or np.any(~np.isfinite(meas)) or np.any(meas <= 0):
-        raise ConfigError("measured", list(measured), "positive finite goodputs, at least one run")
-    _check_prior(prior_factor)
-    prior_weight = 0.0 if prior_factor is None else ROBUST_SCALE / math.log(prior_factor)
-    n_runs = len(meas)
-    lo = np.log([b[0] for b in bounds])
-    hi = np.log([b[1] for b in bounds])
-    x0 = np.clip(np.log(np.maximum(np.asarray(start, dtype=float), 1e-30)), lo + 1e-9, hi - 1e-9)
-    n_eval = [0]
-    best: list[Any] = [math.inf, x0, None, 0]  # objective, x, residuals, evaluation number
-
-    def residuals(x: np.ndarray) -> np.ndarray:
-        pred = np.asarray(model(list(np.exp(x))), dtype=float)
-        res = np.log(np.maximum(pred, 1e-9) / meas)
-        n_eval[0] += 1
-        res = np.where(np.isfinite(res), res, 3.0)
-        if prior_weight:
-            res = np.concatenate([res, prior_weight * (np.asarray(x, dtype=float) - x0)])
-        cost = robust_cost(res)
-        if cost < best[0]:
-            best[:] = [cost, np.array(x, dtype=float), res.copy(), n_eval[0]]
-        if progress is not None:
-            progress(f"  eval {n_eval[0]:3d}: median |err| {np.median(np.abs(np.expm1(res[:n_runs]))):.1%}")
-        return res
-
-    # least_squares counts neither Jacobian evaluations nor the start: budget the model runs themselves
-    sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.05, max_nfev=max(1, max_nfev // (len(x0) + 1)),
-                        method="trf", loss="soft_l1", f_scale=ROBUST_SCALE)
-    x_best, res = best[1], best[2]
-    runs_res = res[:n_runs]
-    dof = max(n_runs - len(x0), 1)
-    s2 = float(np.sum(runs_res ** 2)) / dof
-    lo95: list[Optional[float]] = [None] * len(x0)
-    hi95: list[Optional[float]] = [None] * len(x0)
-    jac = np.asarray(sol.jac, dtype=float)
-    if jac.size and n_runs > len(x0) and _identified(jac[:n_runs]):
-        cov = np.linalg.inv(jac.T @ jac) * s2  # with a prior its rows are in ``jac``: the interval includes it
-        for i in range(len(x0)):
-            half = 1.96 * math.sqrt(max(cov[i, i], 0.0))
-            if half < 5.0:  # a factor e^5 ~ 150 either way says nothing
-                lo95[i], hi95[i] = float(np.exp(x_best[i] - half)), float(np.exp(x_best[i] + half))
-    message = f"{sol.message} Best of {n_eval[0]} evaluations: number {best[3]}" + (" (the start)" if best[3] == 1 else "")
-    return OwnFit(names=tuple(names), values=tuple(float(v) for v in np.exp(x_best)),
-                  start=tuple(float(v) for v in np.exp(x0)), lo95=tuple(lo95), hi95=tuple(hi95),
-                  errors=tuple(float(v) for v in np.expm1(runs_res)), n_evaluations=n_eval[0], message=message)
-
-
-def _check_prior(factor: Optional[float]) -> None:
-    if factor is not None and not (math.isfinite(factor) and factor > 1.0):
-        raise ConfigError("prior", factor, "a factor above 1 (3: the start values are right within 3x)")
-
-
-def _identified(jac_runs) -> bool:
-    """Whether the runs alone tell every cost: their Jacobian has full column rank and is not near-singular."""
-    import numpy as np
-
-    jtj = jac_runs.T @ jac_runs
-    return bool(np.linalg.matrix_rank(jtj) == jac_runs.shape[1] and np.linalg.cond(jtj) < 1e12)
-
-
-# ---------------------------------------------------------------- runs -> (scenario builder, measured)
-
-@dataclass(frozen=True)
-class Case:
-    """One measured run: how to build its scenario on a candidate host, and its goodput."""
-
-    label: str
-    scenario: Any  # LabScenario
-    sysctls: dict
-    goodput_bps: float
-    delay_line: str = "none"
-    """The run's path: ``tcpsim lab``'s ``delay_line`` ("relay" is the TUN's, whose skbs are paged), or "nic"
-    for an iperf3 run between two real hosts (:func:`tcpsim.lab.predict.host_platform`)."""
-    tool: str = ""
-    """What measured it ("iperf3", "builtin"): how the receiver reads (:func:`tcpsim.lab.scenario.tool_read_bytes`)."""
-    duration_s: float = 0.0
-    """The measured run's duration, over which its tool averaged (0: the scenario's)."""
-    busy_frac: Optional[tuple[float, float]] = None
-    """The sending and the receiving CPU's busy shares (1 - idle, ``measured.cpu_shares``) of a run whose tools
-    were pinned to two CPUs; None otherwise (``calibrate --shares`` fits them)."""
-    tool_version: str = ""
-    """iperf3's version as its ``-J`` gives it: whether a run's streams share one thread
-    (:func:`tcpsim.lab.scenario.tool_one_process`)."""
-
-
-def _busy_frac(sc: Any, measured: dict) -> Optional[tuple[float, float]]:
-    """The pinned sender's and receiver's CPU busy shares of a lab run, or None (unpinned, not recorded, idle)."""
-    shares, pins = measured.get("cpu_shares") or {}, sc.pin_cpus
-    if pins is None or len(set(pins)) != 2:
-        return None
-    try:
-        busy = tuple(1.0 - float(shares[f"cpu{n}"]["idle"]) for n in pins)
-    except (KeyError, TypeError, ValueError):
-        return None
-    return (busy[0], busy[1]) if all(0.0 < b <= 1.0 for b in busy) else None
-
-
-def _load_json(path: str) -> Any:
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise ConfigError("lab", path, f"a readable file ({exc.strerror})") from None
-    try:
-        return json.loads(text)
-    except ValueError:
-        try:
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
-        except ValueError:
-            raise ConfigError("lab", path, "JSON written by tcpsim lab --json/--save") from None
-
-
-def _measured_duration_s(value: Any, path: str) -> float:
-    """A run's measured duration from its JSON; 0 where an older file has none (the scenario's is used)."""
-    from ..lab.scenario import measured_duration_s
-
-    return 0.0 if value is None else measured_duration_s(value, f"measured.duration_s (in {path})")
-
-
-def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
-    """Cases from ``tcpsim lab`` JSON files; ``role`` keeps the sweep's rows of that role only."""
-    from ..lab.dataset import role_of
-    from ..lab.scenario import LabScenario
-
-    out = []
-    for path in paths:
-        doc = _load_json(path)
-        for i, run in enumerate(doc if isinstance(doc, list) else [doc]):
-            if not isinstance(run, dict) or "measured" not in run or "scenario" not in run:
-                raise ConfigError("lab", path, "tcpsim lab --json objects (with 'scenario' and 'measured')")
-            sc = LabScenario(**run["scenario"])
-            if role and run.get("kind") and role_of(run["kind"], sc) != role:
-                continue
-            m = run["measured"]
-            out.append(Case(run.get("row") or f"{path}[{i}]", sc, dict(run.get("sysctls", {})),
-                            float(m["goodput_bps"]), str(run.get("delay_line") or "none"), str(m.get("tool") or ""),
-                            _measured_duration_s(m.get("duration_s"), path), _busy_frac(sc, m),
-                            str(m.get("tool_version") or "")))
-    return out
-
-
-def iperf3_cases(paths: Sequence[str], path_kw: dict[str, Any], nodelay: bool,
-                 per_run: Optional[dict[str, dict[str, Any]]] = None) -> list[Case]:
-    """Cases from iperf3 ``-J`` files; the path (rate, rtt, mtu) is the caller's, the sockets iperf3's own.
-    ``per_run`` (a ``--scenario`` file's ``[runs."NAME"]`` tables) gives a run measured on another path its own
-    rate, rtt, mtu or nodelay, by the name the run was given or its file name."""
-    from ..lab.iperf3 import read_iperf3
-    from ..lab.scenario import lab_scenario
-
-    per_run = per_run or {}
-    named = {n for path in paths for n in (path, Path(path).name)}
-    for name in per_run:
-        if name not in named:
-            raise ConfigError("scenario", f"runs.{name}", "a table named after one of the --iperf3 runs ("
-                                                          + ", ".join(sorted({Path(q).name for q in paths})) + ")")
-    out = []
-    for path in paths:
-        run = read_iperf3(path)
-        if run.reverse:
-            raise ConfigError("iperf3", path, "a forward run (-R reverses who sends; calibrate each host's own)")
-        own = {**per_run.get(Path(path).name, {}), **per_run.get(path, {})}
-        kw = {**path_kw, **own}
-        sc = lab_scenario(rate=kw.get("rate", "1gbit"), rtt=kw.get("rtt"), mtu=kw.get("mtu", 1500),
-                          sockbuf=run.sockbuf_bytes, write=run.write_bytes,
-                          nodelay=bool(kw["nodelay"]) if "nodelay" in kw else nodelay, streams=run.n_streams,
-                          duration=min(max(run.duration_s, 0.5), 60.0))
-        _check_mss(path, run.mss_bytes, sc.mtu_bytes)
-        label = Path(path).name + (f" ({', '.join(f'{k} {v}' for k, v in sorted(own.items()))})" if own else "")
-        out.append(Case(label, sc, dict(path_kw.get("sysctls", {})), run.goodput_bps, "nic", "iperf3", run.duration_s,
-                        tool_version=run.version))
-    return out
-
-
-MSS_HEADER_BYTES = (40, 72)
-"""What an MTU less a connection's MSS may be: IPv4 and TCP headers (40) up to IPv6's and the timestamp option (72)."""
-USUAL_HEADER_BYTES = 52
-"""IPv4 and TCP headers with the timestamp option, a Linux connection's: the MTU an MSS is most likely from."""
-
-
-def _check_mss(path: str, mss_bytes: Optional[int], mtu_bytes: int) -> None:
-    """A run whose MSS (iperf3's ``tcp_mss_default``) does not fit the MTU given was measured on another path
-    (a jumbo-frame run fitted with ``--mtu 1500``, or the reverse): one line naming the MTU its MSS implies, so each
-    MTU's runs are fitted with their own ``--mtu`` rather than silently on the wrong frames."""
-    lo, hi = MSS_HEADER_BYTES
-    if mss_bytes and not mtu_bytes - hi <= mss_bytes <= mtu_bytes - lo:
-        mtu = mss_bytes + USUAL_HEADER_BYTES
-        raise ConfigError("iperf3", path, f"a run at the MTU given ({mtu_bytes}): its MSS {mss_bytes} is an MTU of "
-                                          f"about {mtu}; fit it with --mtu {mtu}, or beside runs of another MTU "
-                                          f"with mtu = {mtu} in a [runs.\"{Path(path).name}\"] table of --scenario")
-
-
-PATH_KEYS = ("rate", "rtt", "mtu", "nodelay")
-"""What a ``--scenario`` file says of the runs' path, for all of them or, in a ``[runs."NAME"]`` table, for one."""
-
-
-def _scenario_file(path: str) -> dict[str, Any]:
-    """``rate``, ``rtt``, ``mtu``, ``nodelay``, a ``[sysctls]`` table and ``[runs."NAME"]`` tables (a run measured on
-    another path: its own rate, rtt, mtu or nodelay) from a small TOML file."""
-    from ..fileio import read_text_limited
-
-    try:
-        d = tomllib.loads(read_text_limited(path, "scenario"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("scenario", path, f"TOML ({exc})") from None
-    unknown = set(d) - {*PATH_KEYS, "sysctls", "runs"}
-    if unknown:
-        raise ConfigError("scenario", ",".join(sorted(unknown)), "keys rate, rtt, mtu, nodelay, [sysctls], [runs.NAME]")
-    runs = d.get("runs", {})
-    if not isinstance(runs, dict) or not all(isinstance(v, dict) for v in runs.values()):
-        raise ConfigError("scenario", "runs", 'tables [runs."RUN.json"] of rate, rtt, mtu, nodelay')
-    for name, keys in runs.items():
-        bad = set(keys) - set(PATH_KEYS)
-        if bad:
-            raise ConfigError("scenario", f"runs.{name}.{sorted(bad)[0]}", "keys rate, rtt, mtu, nodelay")
-    return d
 
 
 SHARE_FLOOR = 1e-3
@@ -439,7 +157,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if a.lab:
         cases = lab_cases(a.lab, a.role)
     else:
-        kw: dict[str, Any] = _scenario_file(a.scenario) if a.scenario else {}
+        kw: dict[str, Any] = scenario_file(a.scenario) if a.scenario else {}
         for k in ("rate", "rtt", "mtu"):
             if getattr(a, k) is not None:
                 kw[k] = getattr(a, k)

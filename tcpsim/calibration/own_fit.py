@@ -1,0 +1,143 @@
+"""The fitter behind ``tcpsim calibrate --lab`` / ``--iperf3``: a model's costs fitted to measured goodputs in log space,
+robustly, with intervals from the Jacobian, and from several starts where one start's search path would decide.
+
+Any callable ``model(values) -> predictions`` works: :mod:`tcpsim.calibration.own` passes the simulator over the
+runs, the tests a closed form.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence
+
+from ..errors import ConfigError
+
+__all__ = ["OwnFit", "fit_costs", "robust_cost", "ROBUST_SCALE"]
+
+
+@dataclass(frozen=True)
+class OwnFit:
+    names: tuple[str, ...]
+    values: tuple[float, ...]
+    start: tuple[float, ...]
+    lo95: tuple[Optional[float], ...]
+    hi95: tuple[Optional[float], ...]
+    errors: tuple[float, ...]
+    """predicted / measured - 1 per run, at the fitted values."""
+    n_evaluations: int
+    message: str
+
+    @property
+    def median_abs_rel_error(self) -> float:
+        return _median_abs(self.errors)
+
+
+def _median_abs(xs: Sequence[float]) -> float:
+    e = sorted(abs(x) for x in xs)
+    n = len(e)
+    return (e[n // 2] if n % 2 else (e[n // 2 - 1] + e[n // 2]) / 2) if n else math.nan
+
+
+ROBUST_SCALE = 0.1
+"""The log error (about 10 %) beyond which :func:`fit_costs` weighs a run's error about linearly, not squared."""
+
+
+def robust_cost(log_errors) -> float:
+    """:func:`fit_costs`' objective: scipy's ``soft_l1`` loss, sum of 2 s^2 (sqrt(1 + (e/s)^2) - 1), s =
+    :data:`ROBUST_SCALE` (twice scipy's ``cost``)."""
+    import numpy as np
+
+    z = (np.asarray(log_errors, dtype=float) / ROBUST_SCALE) ** 2
+    return float(np.sum(2 * ROBUST_SCALE ** 2 * (np.sqrt(1 + z) - 1)))
+
+
+def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Sequence[float], start: Sequence[float],
+              bounds: Sequence[tuple[float, float]], names: Sequence[str], max_nfev: int = 30,
+              progress: Optional[Callable[[str], None]] = None, prior_factor: Optional[float] = None) -> OwnFit:
+    """Fit ``model(values) -> predictions`` to ``measured`` in log space within ``bounds``, robustly.
+
+    ``prior_factor`` (None: no prior): the start values are believed within this factor, one standard deviation
+    in log space, and each cost's distance from its start, ``ROBUST_SCALE x log(value / start) / log(factor)``,
+    joins the residuals (a maximum a posteriori fit). Where the runs weigh a cost the data decide; where they
+    cannot (a direction along which the predictions do not change, such as a per-write and a per-unit cost when
+    every write is one segment) the cost stays near its start instead of wandering to wherever the optimizer
+    stopped. The intervals then include the prior (weighed as if the runs scattered by ``ROBUST_SCALE``);
+    "not identified" still says the runs alone do not tell.
+
+    The loss is scipy's ``soft_l1`` of the log errors with scale :data:`ROBUST_SCALE` (about 10 %): errors
+    well inside it count as their squares, larger ones about linearly, so a run the model cannot reach (a
+    structural miss) does not pull the shared costs away from the runs it can.
+
+    ``max_nfev`` bounds the model evaluations roughly (each least-squares step costs one per cost plus one).
+    ``model`` is the simulator over the runs in :func:`main`; any callable works (the tests use a closed
+    form). Intervals: +-1.96 standard errors in log space from the Jacobian; None where it is singular
+    in that direction (the runs do not tell the cost).
+
+    The result is the best point evaluated (the start, every trial step and every Jacobian probe alike), by
+    the fit's own objective, the sum of that loss: the optimizer's last iterate can be worse than a
+    point it passed (a budget that ends mid-search, a probe that landed lower on a simulator that is not
+    smooth), and an evaluated point's errors are the simulator's own, so nothing is extrapolated.
+    """
+    import numpy as np
+    from scipy.optimize import least_squares
+
+    meas = np.asarray(measured, dtype=float)
+    if len(meas) == 0 or np.any(~np.isfinite(meas)) or np.any(meas <= 0):
+        raise ConfigError("measured", list(measured), "positive finite goodputs, at least one run")
+    _check_prior(prior_factor)
+    prior_weight = 0.0 if prior_factor is None else ROBUST_SCALE / math.log(prior_factor)
+    n_runs = len(meas)
+    lo = np.log([b[0] for b in bounds])
+    hi = np.log([b[1] for b in bounds])
+    x0 = np.clip(np.log(np.maximum(np.asarray(start, dtype=float), 1e-30)), lo + 1e-9, hi - 1e-9)
+    n_eval = [0]
+    best: list[Any] = [math.inf, x0, None, 0]  # objective, x, residuals, evaluation number
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        pred = np.asarray(model(list(np.exp(x))), dtype=float)
+        res = np.log(np.maximum(pred, 1e-9) / meas)
+        n_eval[0] += 1
+        res = np.where(np.isfinite(res), res, 3.0)
+        if prior_weight:
+            res = np.concatenate([res, prior_weight * (np.asarray(x, dtype=float) - x0)])
+        cost = robust_cost(res)
+        if cost < best[0]:
+            best[:] = [cost, np.array(x, dtype=float), res.copy(), n_eval[0]]
+        if progress is not None:
+            progress(f"  eval {n_eval[0]:3d}: median |err| {np.median(np.abs(np.expm1(res[:n_runs]))):.1%}")
+        return res
+
+    # least_squares counts neither Jacobian evaluations nor the start: budget the model runs themselves
+    sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.05, max_nfev=max(1, max_nfev // (len(x0) + 1)),
+                        method="trf", loss="soft_l1", f_scale=ROBUST_SCALE)
+    x_best, res = best[1], best[2]
+    runs_res = res[:n_runs]
+    dof = max(n_runs - len(x0), 1)
+    s2 = float(np.sum(runs_res ** 2)) / dof
+    lo95: list[Optional[float]] = [None] * len(x0)
+    hi95: list[Optional[float]] = [None] * len(x0)
+    jac = np.asarray(sol.jac, dtype=float)
+    if jac.size and n_runs > len(x0) and _identified(jac[:n_runs]):
+        cov = np.linalg.inv(jac.T @ jac) * s2  # with a prior its rows are in ``jac``: the interval includes it
+        for i in range(len(x0)):
+            half = 1.96 * math.sqrt(max(cov[i, i], 0.0))
+            if half < 5.0:  # a factor e^5 ~ 150 either way says nothing
+                lo95[i], hi95[i] = float(np.exp(x_best[i] - half)), float(np.exp(x_best[i] + half))
+    message = f"{sol.message} Best of {n_eval[0]} evaluations: number {best[3]}" + (" (the start)" if best[3] == 1 else "")
+    return OwnFit(names=tuple(names), values=tuple(float(v) for v in np.exp(x_best)),
+                  start=tuple(float(v) for v in np.exp(x0)), lo95=tuple(lo95), hi95=tuple(hi95),
+                  errors=tuple(float(v) for v in np.expm1(runs_res)), n_evaluations=n_eval[0], message=message)
+
+
+def _check_prior(factor: Optional[float]) -> None:
+    if factor is not None and not (math.isfinite(factor) and factor > 1.0):
+        raise ConfigError("prior", factor, "a factor above 1 (3: the start values are right within 3x)")
+
+
+def _identified(jac_runs) -> bool:
+    """Whether the runs alone tell every cost: their Jacobian has full column rank and is not near-singular."""
+    import numpy as np
+
+    jtj = jac_runs.T @ jac_runs
+    return bool(np.linalg.matrix_rank(jtj) == jac_runs.shape[1] and np.linalg.cond(jtj) < 1e12)
