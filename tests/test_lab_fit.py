@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -399,3 +400,47 @@ def test_calibrate_iperf3_carries_each_run_s_iperf3_version(tmp_path):
     old, newer = iperf3_cases([str(FIXTURE), str(new)], {"rate": "10gbit"}, False)
     assert newer.tool_version == "iperf 3.17.1" and old.tool_version == json.loads(FIXTURE.read_text())["start"].get(
         "version", "")
+
+
+def _two_basins(values):
+    """A closed-form model whose log error is 0.2 in a basin about 1e-6 and 0 in another about 5e-6, a barrier
+    between them: a search from 1e-6 stops in the first."""
+    u, u0, u1 = math.log(values[0]), math.log(1e-6), math.log(5e-6)
+    middle = 1.0 / (1.0 + math.exp(-10.0 * (u - (u0 + u1) / 2)))
+    r = 0.2 - 0.2 * middle + 0.5 * ((u - u0) * (u - u1)) ** 2
+    return [math.exp(r), math.exp(r)]
+
+
+def test_restarts_leave_a_basin_the_first_start_cannot_and_are_deterministic():
+    """``calibrate --restarts N``: the base's start, then N-1 seeded starts within a factor 10; the fit of the
+    lowest objective is kept, the same runs giving the same starts and the same fit."""
+    from tcpsim.calibration.own_fit import fit_costs_restarts, restart_starts
+
+    bounds = [(1e-8, 1e-4)]
+    one, _ = fit_costs_restarts(_two_basins, [1.0, 1.0], [1e-6], bounds, ["c"], restarts=1, max_nfev=40)
+    assert one.median_abs_rel_error > 0.15 and abs(math.log(one.values[0] / 1e-6)) < 0.3
+    best, fits = fit_costs_restarts(_two_basins, [1.0, 1.0], [1e-6], bounds, ["c"], restarts=6, max_nfev=40)
+    assert len(fits) == 6 and fits[0].values == one.values            # the first start is the one-start fit
+    assert best.median_abs_rel_error < 0.02 and abs(math.log(best.values[0] / 5e-6)) < 0.1
+    assert best.objective == min(f.objective for f in fits)
+    again, _ = fit_costs_restarts(_two_basins, [1.0, 1.0], [1e-6], bounds, ["c"], restarts=6, max_nfev=40)
+    assert again.values == best.values
+    starts = restart_starts([1e-6, 2e-9], [(1e-8, 1e-4), (1e-9, 3e-9)], 5)
+    assert starts[0] == [1e-6, 2e-9] and all(1e-7 <= a <= 1e-5 and 1e-9 <= b <= 3e-9 for a, b in starts)
+
+
+def test_calibrate_restarts_records_every_start_in_the_file(tmp_path, capsys):
+    """--restarts 2: the machine file's [fit] keeps each start's values, objective and median error."""
+    from tcpsim.cli import main
+    from tcpsim.profiles import load_platform
+
+    out = tmp_path / "m.toml"
+    rc = main(["calibrate", "--iperf3", *[str(FIXTURE)] * 3, "--rate", "1gbit", "--rtt", "1ms", "--costs",
+               "per_packet_s", "--restarts", "2", "--max-evals", "2", "--workers", "1", "--out", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    assert "2 starts: median |error|" in capsys.readouterr().out
+    fit = tomllib.loads(out.read_text())["fit"]
+    assert fit["restarts"] == 2 and len(fit["restart_values"]) == 2 and len(fit["restart_objectives"]) == 2
+    assert load_platform(str(out)).name == "m"
+    assert main(["calibrate", "--iperf3", str(FIXTURE), "--rate", "1gbit", "--restarts", "21", "--out",
+                 str(out)]) == 2

@@ -27,7 +27,7 @@ from ..config import MAX_WORKERS
 from ..errors import ConfigError
 from ..platform import Platform
 from ..units import parse_int
-from .own_fit import ROBUST_SCALE, OwnFit, _check_prior, _median_abs, fit_costs, robust_cost
+from .own_fit import ROBUST_SCALE, OwnFit, _check_prior, _median_abs, fit_costs, fit_costs_restarts, robust_cost
 from .own_runs import Case, iperf3_cases, lab_cases, scenario_file
 
 __all__ = ["Cost", "COSTS", "OwnFit", "fit_costs", "robust_cost", "ROBUST_SCALE", "Case", "lab_cases", "iperf3_cases",
@@ -108,6 +108,27 @@ def _base_platform(spec: Optional[str], cpus: Optional[int], lab: bool) -> Platf
     return base
 
 
+OPEN_WITHIN = 0.1
+"""Fits from other starts whose objective is within this share of the best one's fit the runs about as well: the
+spread of their values is what the runs leave open (:func:`_restarts_report`)."""
+
+
+def _restarts_report(fits: Sequence[OwnFit], best: OwnFit, names: Sequence[str]) -> dict[str, Any]:
+    """Print each start's fit and, for a cost that fits about as good as the best leave more than 1.5 times apart,
+    the range they span; return what the machine file's ``[fit]`` records of them."""
+    near = [f for f in fits if f.objective <= best.objective * (1 + OPEN_WITHIN)]
+    print(f"{len(fits)} starts: median |error| "
+          + ", ".join(f"{f.median_abs_rel_error:.1%}" + (" (kept)" if f is best else "") for f in fits))
+    for i, n in enumerate(names):
+        lo, hi = min(f.values[i] for f in near), max(f.values[i] for f in near)
+        if hi > 1.5 * lo:
+            print(f"  {n}: {lo:.3g} .. {hi:.3g} in the {len(near)} fits within {OPEN_WITHIN:.0%} of the best "
+                  "objective: the runs leave it open")
+    return {"restarts": len(fits), "restart_values": [[float(f"{v:.4g}") for v in f.values] for f in fits],
+            "restart_objectives": [round(f.objective, 6) for f in fits],
+            "restart_median_abs_rel_errors": [round(f.median_abs_rel_error, 4) for f in fits]}
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = OneLineParser(prog="tcpsim calibrate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                       epilog="Examples:\n  sudo tcpsim lab --rate 0 --write 4k --save w4k.json   (and a few more)\n"
@@ -137,6 +158,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--prior", type=float, default=None, metavar="FACTOR",
                    help="keep each cost near the base profile's unless the runs say otherwise: the base values are "
                         "believed within FACTOR (3, say); default none")
+    p.add_argument("--restarts", type=typed(parse_int, "restarts", lo=1, hi=20), default=1, metavar="N",
+                   help="fit from N starts (the base's costs, then N-1 drawn within a factor 10 of them, seeded) and "
+                        "keep the best; fits ending far apart at about the same objective show what the runs leave "
+                        "open (default 1)")
     p.add_argument("--one-stage", action="store_true",
                    help="a base whose CPUs lose gaps (preempt_per_s): fit with them from its own costs at once, "
                         "without the first stage that fits without them")
@@ -199,8 +224,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             start = [float(f"{v:.4g}") for v in first_stage.values]
             print(f"stage 2 of 2: with the gaps, from stage 1's costs (median |error| "
                   f"{first_stage.median_abs_rel_error:.1%} without them)")
-        fit = fit_costs(model_on(base), measured, start, [(c.lo, c.hi) for c in costs], names,
-                        max_nfev=a.max_evals, progress=print, prior_factor=a.prior)
+        fit, fits = fit_costs_restarts(model_on(base), measured, start, [(c.lo, c.hi) for c in costs], names,
+                                       restarts=a.restarts, max_nfev=a.max_evals, progress=print,
+                                       prior_factor=a.prior)
     host = base
     for c, v in zip(costs, fit.values):
         host = c.set(host, float(f"{v:.4g}"))
@@ -227,6 +253,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               "evaluations": fit.n_evaluations, "optimizer": fit.message}
     if a.prior is not None:
         record["prior_factor"] = a.prior
+    if len(fits) > 1:
+        record.update(_restarts_report(fits, fit, names))
     if first_stage is not None:  # the first stage, fitted without the base's gaps
         record["without_gaps_values"] = [float(f"{v:.4g}") for v in first_stage.values]
         record["without_gaps_median_abs_rel_error"] = round(first_stage.median_abs_rel_error, 4)

@@ -13,7 +13,8 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..errors import ConfigError
 
-__all__ = ["OwnFit", "fit_costs", "robust_cost", "ROBUST_SCALE"]
+__all__ = ["OwnFit", "fit_costs", "fit_costs_restarts", "restart_starts", "robust_cost", "ROBUST_SCALE",
+           "RESTART_SPREAD"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,9 @@ class OwnFit:
     """predicted / measured - 1 per run, at the fitted values."""
     n_evaluations: int
     message: str
+    objective: float = math.nan
+    """The fit's objective at its values (:func:`robust_cost` of the log errors, the prior's terms included): what
+    :func:`fit_costs_restarts` compares fits from different starts by."""
 
     @property
     def median_abs_rel_error(self) -> float:
@@ -54,7 +58,8 @@ def robust_cost(log_errors) -> float:
 
 def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Sequence[float], start: Sequence[float],
               bounds: Sequence[tuple[float, float]], names: Sequence[str], max_nfev: int = 30,
-              progress: Optional[Callable[[str], None]] = None, prior_factor: Optional[float] = None) -> OwnFit:
+              progress: Optional[Callable[[str], None]] = None, prior_factor: Optional[float] = None,
+              prior_center: Optional[Sequence[float]] = None) -> OwnFit:
     """Fit ``model(values) -> predictions`` to ``measured`` in log space within ``bounds``, robustly.
 
     ``prior_factor`` (None: no prior): the start values are believed within this factor, one standard deviation
@@ -91,6 +96,7 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
     lo = np.log([b[0] for b in bounds])
     hi = np.log([b[1] for b in bounds])
     x0 = np.clip(np.log(np.maximum(np.asarray(start, dtype=float), 1e-30)), lo + 1e-9, hi - 1e-9)
+    center = x0 if prior_center is None else np.log(np.maximum(np.asarray(prior_center, dtype=float), 1e-30))
     n_eval = [0]
     best: list[Any] = [math.inf, x0, None, 0]  # objective, x, residuals, evaluation number
 
@@ -100,7 +106,7 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
         n_eval[0] += 1
         res = np.where(np.isfinite(res), res, 3.0)
         if prior_weight:
-            res = np.concatenate([res, prior_weight * (np.asarray(x, dtype=float) - x0)])
+            res = np.concatenate([res, prior_weight * (np.asarray(x, dtype=float) - center)])
         cost = robust_cost(res)
         if cost < best[0]:
             best[:] = [cost, np.array(x, dtype=float), res.copy(), n_eval[0]]
@@ -127,7 +133,47 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
     message = f"{sol.message} Best of {n_eval[0]} evaluations: number {best[3]}" + (" (the start)" if best[3] == 1 else "")
     return OwnFit(names=tuple(names), values=tuple(float(v) for v in np.exp(x_best)),
                   start=tuple(float(v) for v in np.exp(x0)), lo95=tuple(lo95), hi95=tuple(hi95),
-                  errors=tuple(float(v) for v in np.expm1(runs_res)), n_evaluations=n_eval[0], message=message)
+                  errors=tuple(float(v) for v in np.expm1(runs_res)), n_evaluations=n_eval[0], message=message,
+                  objective=float(best[0]))
+
+
+RESTART_SPREAD = 10.0
+"""How far from the first start :func:`restart_starts` draws the others: log-uniformly within this factor either
+way (within the costs' bounds), so a restart can leave the basin the first start's search fell into."""
+
+
+def restart_starts(start: Sequence[float], bounds: Sequence[tuple[float, float]], n: int,
+                   spread: float = RESTART_SPREAD, seed: int = 0) -> list[list[float]]:
+    """``start`` itself, then ``n - 1`` starts drawn log-uniformly within ``spread`` of it and inside ``bounds``, from
+    a generator seeded with ``seed``: the same runs and seed give the same starts."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    out = [list(map(float, start))]
+    for _ in range(n - 1):
+        step = rng.uniform(-1.0, 1.0, len(start)) * math.log(spread)
+        out.append([float(min(max(v * math.exp(d), lo), hi)) for v, d, (lo, hi) in zip(start, step, bounds)])
+    return out
+
+
+def fit_costs_restarts(model: Callable[[Sequence[float]], Sequence[float]], measured: Sequence[float],
+                       start: Sequence[float], bounds: Sequence[tuple[float, float]], names: Sequence[str],
+                       restarts: int = 1, max_nfev: int = 30, progress: Optional[Callable[[str], None]] = None,
+                       prior_factor: Optional[float] = None, seed: int = 0) -> tuple[OwnFit, list[OwnFit]]:
+    """:func:`fit_costs` from ``restarts`` starts (:func:`restart_starts`), each with ``max_nfev`` evaluations and the
+    prior (if any) about ``start``: the fit of the lowest objective, and all of them. Where the runs weigh two costs
+    only together, or the simulator's states make the objective rugged, one start's search path decides where it
+    stops (validation/README.md, "The calibration runs weigh the receiving side"); fits that end far apart at
+    about the same objective say so."""
+    if not 1 <= restarts <= 20:
+        raise ConfigError("restarts", restarts, "1..20")
+    fits = []
+    for k, s in enumerate(restart_starts(start, bounds, restarts, seed=seed)):
+        if progress is not None and restarts > 1:
+            progress(f"start {k + 1} of {restarts}: " + ", ".join(f"{n} {v:.3g}" for n, v in zip(names, s)))
+        fits.append(fit_costs(model, measured, s, bounds, names, max_nfev=max_nfev, progress=progress,
+                              prior_factor=prior_factor, prior_center=None if k == 0 else start))
+    return min(fits, key=lambda f: f.objective), fits
 
 
 def _check_prior(factor: Optional[float]) -> None:
