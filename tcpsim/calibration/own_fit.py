@@ -1,5 +1,5 @@
-"""The fitter behind ``tcpsim calibrate --lab`` / ``--iperf3``: a model's costs fitted to measured goodputs in log space,
-robustly, with intervals from the Jacobian, and from several starts where one start's search path would decide.
+"""The fitter behind ``tcpsim calibrate --lab`` / ``--iperf3``: a model's costs fitted to measured goodputs in log
+space, robustly, with intervals from the Jacobian, and from several starts where one start's search path would decide.
 
 Any callable ``model(values) -> predictions`` works: :mod:`tcpsim.calibration.own` passes the simulator over the
 runs, the tests a closed form.
@@ -130,7 +130,8 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
             half = 1.96 * math.sqrt(max(cov[i, i], 0.0))
             if half < 5.0:  # a factor e^5 ~ 150 either way says nothing
                 lo95[i], hi95[i] = float(np.exp(x_best[i] - half)), float(np.exp(x_best[i] + half))
-    message = f"{sol.message} Best of {n_eval[0]} evaluations: number {best[3]}" + (" (the start)" if best[3] == 1 else "")
+    message = (f"{sol.message} Best of {n_eval[0]} evaluations: number {best[3]}"
+               + (" (the start)" if best[3] == 1 else ""))
     return OwnFit(names=tuple(names), values=tuple(float(v) for v in np.exp(x_best)),
                   start=tuple(float(v) for v in np.exp(x0)), lo95=tuple(lo95), hi95=tuple(hi95),
                   errors=tuple(float(v) for v in np.expm1(runs_res)), n_evaluations=n_eval[0], message=message,
