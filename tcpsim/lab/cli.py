@@ -111,9 +111,11 @@ def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dic
         ideal = [ideal_unshaped_note("--platform NAME|FILE")]
     else:
         ideal = _cpu_bound_note(run.measured, predicted["goodput_bps"])
+    limit = busier_side_differs(run.measured.cpu_shares, predicted.get("cpu_utilization_frac") or {}, sc.pin_cpus)
     return {"scenario": sc.to_dict(), "kernel": run.kernel, "sysctls": run.sysctls, "cpu": run.cpu,
             "load_avg": list(run.load_avg), "delay_line": run.delay_line,
             "notes": list(run.notes) + [path_note(run.delay_line)] + ideal,
+            "cautions": [limit] if limit else [],
             "measured": run.measured.to_dict(),
             "predicted": {**predicted, "os": os_name, "platform": platform,
                           "read_bytes": sc.read_bytes(run.measured.tool)}}
@@ -184,7 +186,7 @@ def _text(d: dict[str, Any]) -> str:
                  f"{m['cpu_tools_s_per_s']:.2f} CPU-s/s")
     lines.extend(_cpu_lines(m.get("cpu_shares") or {}, p.get("cpu_utilization_frac") or {}, sc.get("pin_cpus")))
     lines.append(f"{'limited by':16s} {'':>16s} {p['limited_by']:>16s}")
-    lines.extend(f"caution: {c}" for c in p.get("cautions", ()))
+    lines.extend(f"caution: {c}" for c in (*d.get("cautions", ()), *p.get("cautions", ())))
     lines.extend(f"note: {n}" for n in d["notes"])
     return "\n".join(x for x in lines if x)
 
@@ -218,29 +220,28 @@ def _cpu_lines(shares: dict[str, dict[str, float]], predicted: dict[str, list[fl
     if pin and predicted.get("sender") and predicted.get("receiver"):
         lines.append(f"{'  predicted':16s} the sender's CPU (cpu{pin[0]}) {max(predicted['sender']):.0%}, the "
                      f"receiver's (cpu{pin[1]}) {max(predicted['receiver']):.0%}")
-        lines.append(_busier_side_differs(shares, predicted, pin))
     return lines
 
 
 BUSIER_BY = 0.2
 """How much busier one pinned CPU must be than the other, measured, to name it the side that limits, and (half as
-much) in the prediction, for :func:`_busier_side_differs` to say the two disagree."""
+much) in the prediction, for :func:`busier_side_differs` to say the two disagree."""
 
 
-def _busier_side_differs(shares: dict[str, dict[str, float]], predicted: dict[str, list[float]], pin: Any) -> str:
-    """A caution when the kernel's clearly busier pinned CPU is not the prediction's: the goodput may be near while
-    the reason given for it is not (validation/README.md, "Jumbo frames and writes below a segment"). Empty
-    otherwise, or where a pinned CPU's share was not recorded."""
+def busier_side_differs(shares: dict[str, dict[str, float]], predicted: dict[str, list[float]], pin: Any) -> str:
+    """A caution (the ``--json`` object's ``cautions``) when the kernel's clearly busier pinned CPU is not the
+    prediction's: the goodput may be near while the reason given for it is not (validation/README.md, "Jumbo frames
+    and writes below a segment"). Empty otherwise: tools not pinned, or a share not recorded or not predicted."""
     try:
         busy = [1.0 - shares[f"cpu{n}"]["idle"] for n in pin[:2]]
-    except (KeyError, TypeError):
+        want = [max(predicted["sender"]), max(predicted["receiver"])]
+    except (KeyError, TypeError, ValueError):
         return ""
-    want = [max(predicted["sender"]), max(predicted["receiver"])]
     side = ("sender's", "receiver's")
     for i in (0, 1):
         j = 1 - i
         if busy[i] - busy[j] >= BUSIER_BY and want[j] - want[i] >= BUSIER_BY / 2:
-            return (f"caution: the kernel's busier CPU was the {side[i]} (cpu{pin[i]} {busy[i]:.0%} against "
+            return (f"the kernel's busier CPU was the {side[i]} (cpu{pin[i]} {busy[i]:.0%} against "
                     f"{busy[j]:.0%}), the prediction's the {side[j]} ({want[j]:.0%} against {want[i]:.0%}): the "
                     "limit predicted is not the one measured")
     return ""
