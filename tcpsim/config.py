@@ -524,6 +524,11 @@ class Workload:
         if self.total_bytes is not None:
             _check_range("total_bytes", self.total_bytes, 1, 1 << 50)
 
+    @property
+    def n_flows(self) -> int:
+        """Connections' directions that carry data: each stream, twice when bidirectional."""
+        return self.n_streams * (2 if self.bidirectional else 1)
+
 
 MAX_TRACE_SEGMENTS = 1_000_000
 """Longest segment log a run keeps (``Budget.trace_limit``, ``explain --segments``): some 200 MB."""

@@ -103,7 +103,7 @@ def _sim_time_needed_s(sc: Scenario, rtt_s: float) -> float:
     closed-form bounds allow (the least ceiling, and Mathis et al.'s rate on a lossy link)."""
     goodput = min(ceilings.binding_ceiling(sc)[1], ceilings.loss_estimate_bps(sc))
     wl = sc.workload
-    n_flows = wl.n_streams * (2 if wl.bidirectional else 1)
+    n_flows = wl.n_flows
     finite = None if wl.total_bytes is None else wl.total_bytes * 8.0 * n_flows
     mss = framing.mss_bytes(sc.link.mtu_bytes, sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps)
     return sim_time_needed_s(rtt_s=rtt_s, goodput_bps=goodput, segment_bytes=mss, loss_frac=sc.link.loss_frac,

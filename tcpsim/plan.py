@@ -142,7 +142,7 @@ def smallest_sockbuf(target: Any, lo_bytes: int = 4096, hi_bytes: int = 64 << 20
         raise ConfigError("lo_bytes", lo_bytes, f"above 0 and below hi_bytes={hi_bytes}")
     kw.pop("sockbuf", None)
     sc = build_scenario(**kw)
-    flows = sc.workload.n_streams * (2 if sc.workload.bidirectional else 1)
+    flows = sc.workload.n_flows
     need = target_bps / flows * base_rtt_s(sc) / 8  # bytes in flight per connection, window / RTT
     # A connection moves at most one window per round trip, and no round trip is shorter than the
     # propagation delay there and back (RFC 9293 §3.8.6): no buffer whose largest window is below this

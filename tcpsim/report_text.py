@@ -386,7 +386,7 @@ def describe(sc: Scenario, r: Result) -> str:
         if parts:
             lines.append(f"{role:12s} " + ", ".join(parts))
     if sc.link.loss_frac > 0:
-        flows = sc.workload.n_streams * (2 if sc.workload.bidirectional else 1)
+        flows = sc.workload.n_flows
         lines.append(f"loss model   {ceilings.loss_estimate_bps(sc) / 1e6:9.1f} Mbit/s  Mathis et al.'s long-run average, "
                      f"MSS / RTT x {ceilings.MATHIS_C:.2f} / sqrt({sc.link.loss_frac:g}) a stream"
                      + (f", x {flows} streams" if flows > 1 else ""))
@@ -417,7 +417,7 @@ def _rare_loss(sc: Scenario, r: Result) -> str:
     p, pps = sc.link.loss_frac, r.data_packets_per_s
     if not (p > 0.0 and pps > 0.0 and math.isfinite(pps)):
         return ""
-    needed = losses_needed(sc.workload.n_streams * (2 if sc.workload.bidirectional else 1))
+    needed = losses_needed(sc.workload.n_flows)
     every_s = 1.0 / (p * pps)
     if needed * every_s <= MAX_AUTO_SIM_TIME_S:
         return ""

@@ -20,7 +20,7 @@ def _cost(sc: Scenario) -> float:
     """A rough guess of a run's wall time: frames per simulated second, times streams and directions."""
     wl = sc.workload
     frames_per_s = sc.link.rate_bps / (8.0 * sc.link.mtu_bytes)
-    return frames_per_s * wl.n_streams * (2 if wl.bidirectional else 1)
+    return frames_per_s * wl.n_flows
 
 
 def _run(sc: Scenario) -> Result:
