@@ -323,16 +323,19 @@ def test_calibrate_shares_fits_the_pinned_runs_cpu_shares_beside_their_goodputs(
                 "kind": "writes", "row": f"w{w}"}
 
     path = tmp_path / "runs.json"
-    path.write_text(json.dumps([run(1024, 2e9, (0, 1), (0.9, 0.7)), run(16384, 6e9, (0, 1), (0.9, 0.6)),
+    path.write_text(json.dumps([run(1024, 2e9, (0, 1), (0.9, 0.75)), run(16384, 6e9, (0, 1), (0.9, 0.6)),
                                 run(4096, 4e9, None, (0.9, 0.7))]))
     cases = lab_cases([str(path)])
-    assert [c.busy_frac for c in cases] == [pytest.approx((0.9, 0.7)), pytest.approx((0.9, 0.6)), None]
+    assert [c.busy_frac for c in cases] == [pytest.approx((0.9, 0.75)), pytest.approx((0.9, 0.6)), None]
     out = tmp_path / "shares.toml"
     assert main(["calibrate", "--lab", str(path), "--shares", "--costs", "per_packet_tx_s", "--max-evals", "1",
                  "--workers", "1", "--out", str(out)]) == 0, capsys.readouterr().err
-    assert "CPU busy shares: median |error|" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "CPU busy shares: median |error|" in printed
     fit = dict(load_platform(out).fit)
     assert len(fit["errors"]) == 3 and len(fit["share_errors"]) == 4
+    # the limit named, scored on the one run whose busier CPU is plain (the sender's, 90 against 60 % busy)
+    assert "pinned runs whose busier CPU is plain" in printed and fit["limits_named_rightly"] in ("0 of 1", "1 of 1")
 
     unpinned = tmp_path / "unpinned.json"
     unpinned.write_text(json.dumps([run(1024, 2e9, None, (0.9, 0.7))]))

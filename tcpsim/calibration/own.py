@@ -79,8 +79,8 @@ SHARE_FLOOR = 1e-3
 """The least busy share a prediction is compared at (an ideal host's 0 has no logarithm)."""
 
 
-def _simulate_case(args: tuple) -> tuple[float, float, float]:
-    """A case's predicted goodput and its sending and receiving CPU's busy shares on ``host``."""
+def _simulate_case(args: tuple) -> tuple[float, float, float, str]:
+    """A case's predicted goodput, its sending and receiving CPU's busy shares on ``host``, and the limit named."""
     case, host = args
     from ..api import simulate
     from ..lab.predict import host_platform, lab_simulation, tool_goodput_bps
@@ -90,7 +90,18 @@ def _simulate_case(args: tuple) -> tuple[float, float, float]:
                                      tool_version=case.tool_version))
     util = result.cpu_utilization_frac
     snd, rcv = (max(SHARE_FLOOR, max(util.get(side) or [0.0])) for side in ("sender", "receiver"))
-    return tool_goodput_bps(case.scenario, result, case.duration_s), snd, rcv
+    return tool_goodput_bps(case.scenario, result, case.duration_s), snd, rcv, result.limited_by
+
+
+def limit_checks(cases: Sequence[Case], host: Platform, ex: Any) -> list[Any]:
+    """Each pinned run (``Case.busy_frac``) beside what ``host`` predicts of it: the limit measured, where the shares
+    make it plain (:func:`tcpsim.lab.limits.measured_limit`), and the limit named."""
+    from ..lab.limits import LimitCheck, measured_limit
+
+    pinned = [c for c in cases if c.busy_frac is not None]
+    runs = ex.map(_simulate_case, [(c, host) for c in pinned])
+    return [LimitCheck(c.label, c.busy_frac or (0.0, 0.0), measured_limit(c.busy_frac), r[3], (r[1], r[2]))
+            for c, r in zip(pinned, runs)]
 
 
 def _base_platform(spec: Optional[str], cpus: Optional[int], lab: bool) -> Platform:
@@ -227,9 +238,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         fit, fits = fit_costs_restarts(model_on(base), measured, start, [(c.lo, c.hi) for c in costs], names,
                                        restarts=a.restarts, max_nfev=a.max_evals, progress=print,
                                        prior_factor=a.prior)
-    host = base
-    for c, v in zip(costs, fit.values):
-        host = c.set(host, float(f"{v:.4g}"))
+        host = base
+        for c, v in zip(costs, fit.values):
+            host = c.set(host, float(f"{v:.4g}"))
+        checks = limit_checks(cases, host, ex)
     name = a.name or Path(a.out).stem
     host = replace(host, name=name, cost_basis="measurements")
     for n, v0, v, lo, hi in zip(names, fit.start, fit.values, fit.lo95, fit.hi95):
@@ -241,6 +253,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if share_errors:
         print(f"CPU busy shares: median |error| {_median_abs(share_errors):.1%} over {len(share_errors)} (sending and "
               f"receiving CPU of {len(shared)} pinned runs)")
+    from ..lab.limits import limit_summary
+
+    for line in limit_summary(checks):
+        print(line)
     if a.prior is None and None in fit.lo95:
         print("  (a cost these runs do not identify went wherever the search stopped: add runs that weigh it, or "
               "--prior 3 to keep it near the base profile's value)")
@@ -261,6 +277,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         record["without_gaps_evaluations"] = first_stage.n_evaluations
     if share_errors:
         record["share_errors"] = [round(e, 4) for e in share_errors]
+    decided = [c for c in checks if c.measured is not None]
+    if decided:
+        record["limits_named_rightly"] = f"{sum(1 for c in decided if c.agrees)} of {len(decided)}"
     from ..lab.predict import lab_path_parts
     from ..profiles import profile_path, save_on_base, save_platform, update_profile
 

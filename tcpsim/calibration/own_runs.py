@@ -41,14 +41,10 @@ class Case:
 
 def _busy_frac(sc: Any, measured: dict) -> Optional[tuple[float, float]]:
     """The pinned sender's and receiver's CPU busy shares of a lab run, or None (unpinned, not recorded, idle)."""
-    shares, pins = measured.get("cpu_shares") or {}, sc.pin_cpus
-    if pins is None or len(set(pins)) != 2:
-        return None
-    try:
-        busy = tuple(1.0 - float(shares[f"cpu{n}"]["idle"]) for n in pins)
-    except (KeyError, TypeError, ValueError):
-        return None
-    return (busy[0], busy[1]) if all(0.0 < b <= 1.0 for b in busy) else None
+    from ..lab.limits import pinned_busy
+
+    busy = pinned_busy(measured.get("cpu_shares") or {}, sc.pin_cpus)
+    return busy if busy is not None and min(busy) > 0.0 else None
 
 
 def _load_json(path: str) -> Any:

@@ -223,19 +223,19 @@ def _cpu_lines(shares: dict[str, dict[str, float]], predicted: dict[str, list[fl
     return lines
 
 
-BUSIER_BY = 0.2
-"""How much busier one pinned CPU must be than the other, measured, to name it the side that limits, and (half as
-much) in the prediction, for :func:`busier_side_differs` to say the two disagree."""
-
-
 def busier_side_differs(shares: dict[str, dict[str, float]], predicted: dict[str, list[float]], pin: Any) -> str:
-    """A caution (the ``--json`` object's ``cautions``) when the kernel's clearly busier pinned CPU is not the
-    prediction's: the goodput may be near while the reason given for it is not (validation/README.md, "Jumbo frames
-    and writes below a segment"). Empty otherwise: tools not pinned, or a share not recorded or not predicted."""
+    """A caution (the ``--json`` object's ``cautions``) when the kernel's clearly busier pinned CPU (by
+    :data:`~tcpsim.lab.limits.BUSIER_BY`) is not the prediction's (by half as much): the goodput may be near while the
+    reason given for it is not (validation/README.md, "Jumbo frames and writes below a segment"). Empty otherwise:
+    tools not pinned, or a share not recorded or not predicted."""
+    from .limits import BUSIER_BY, pinned_busy
+
+    busy = pinned_busy(shares, pin)
     try:
-        busy = [1.0 - shares[f"cpu{n}"]["idle"] for n in pin[:2]]
         want = [max(predicted["sender"]), max(predicted["receiver"])]
     except (KeyError, TypeError, ValueError):
+        return ""
+    if busy is None:
         return ""
     side = ("sender's", "receiver's")
     for i in (0, 1):
