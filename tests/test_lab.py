@@ -356,6 +356,7 @@ def test_shaped_run_stays_under_its_rate_and_reports_json(tmp_path):
     d = json.loads(proc.stdout)
     assert set(d) >= {"scenario", "kernel", "sysctls", "measured", "predicted", "cautions"}
     assert d["cautions"] == []  # not pinned: no measured side to set against the predicted one
+    assert d["measured"]["limited_by"] is None
     assert 20e6 < d["measured"]["goodput_bps"] <= 200e6 * 1.02
     assert d["predicted"]["goodput_bps"] > 0
     if d["measured"]["tool"] == "iperf3":  # the prediction's reader asks for iperf3's block, as iperf3 did

@@ -185,6 +185,16 @@ def test_the_text_says_how_many_writes_a_sent_unit_carried():
     text = _text({"scenario": sc, "measured": m, "predicted": p, "kernel": "6.x", "sysctls": {}, "delay_line": "none",
                   "notes": []})
     assert "caution: modern_linux: its CPU costs were set by hand" in text.splitlines()
+    # the measured limit beside the predicted one: "-" where the shares do not make it plain, said so when pinned
+    limited = [x for x in text.splitlines() if x.startswith("limited by")]
+    assert limited and limited[0].split()[2:] == ["-", "cpu_sender"]
+    pinned = _text({"scenario": {**sc, "pin_cpus": [0, 1]}, "measured": {**m, "limited_by": "cpu_receiver"},
+                    "predicted": p, "kernel": "6.x", "sysctls": {}, "delay_line": "none", "notes": []})
+    assert next(x for x in pinned.splitlines() if x.startswith("limited by")).split()[2:] == ["cpu_receiver",
+                                                                                            "cpu_sender"]
+    pinned = _text({"scenario": {**sc, "pin_cpus": [0, 1]}, "measured": m, "predicted": p, "kernel": "6.x",
+                    "sysctls": {}, "delay_line": "none", "notes": []})
+    assert "plainly the busy one" in next(x for x in pinned.splitlines() if x.startswith("limited by"))
 
 
 def test_plot_draws_measured_and_predicted(tmp_path):
@@ -257,7 +267,7 @@ def test_a_cpu_bound_run_predicted_on_ideal_hosts_says_the_machine_set_its_rate(
 def test_cpu_shares_split_each_cpus_time_and_the_text_sets_them_beside_the_prediction():
     """``Measured.cpu_shares`` from two /proc/stat readings, and the ``by CPU`` lines of ``tcpsim lab``: with the tools
     pinned, the prediction's sender and receiver CPUs beside the CPUs they ran on."""
-    from tcpsim.lab.cli import _cpu_lines, busier_side_differs
+    from tcpsim.lab.cli import _cpu_lines, limit_differs
     from tcpsim.lab.measure import cpu_shares
 
     before = {"cpu0": [0, 0, 0, 100, 0, 0, 0, 0], "cpu1": [0, 0, 0, 100, 0, 0, 0, 0]}
@@ -268,14 +278,18 @@ def test_cpu_shares_split_each_cpus_time_and_the_text_sets_them_beside_the_predi
     lines = _cpu_lines(shares, {"sender": [0.42], "receiver": [1.0]}, [0, 1])
     assert "cpu0 100% (system 60%, softirq 30%), cpu1 60% (system 50%, softirq 0%)" in lines[0]
     assert "the sender's CPU (cpu0) 42%, the receiver's (cpu1) 100%" in lines[1]
-    # the kernel's clearly busier CPU (the sender's, 100 against 60 %) is not the prediction's: said, not left to read
-    assert busier_side_differs(shares, {"sender": [0.42], "receiver": [1.0]}, [0, 1]) == (
-        "the kernel's busier CPU was the sender's (cpu0 100% against 60%), the prediction's the receiver's (100% "
-        "against 42%): the limit predicted is not the one measured")
-    assert busier_side_differs(shares, {"sender": [1.0], "receiver": [0.42]}, [0, 1]) == ""      # they agree
-    assert busier_side_differs(shares, {"sender": [0.95], "receiver": [1.0]}, [0, 1]) == ""      # a tie predicted
-    assert busier_side_differs(shares, {"sender": [0.42], "receiver": [1.0]}, None) == ""        # not pinned
-    assert busier_side_differs({}, {"sender": [0.42], "receiver": [1.0]}, [0, 1]) == ""          # not recorded
+    # the kernel's limit is plain (the sender's CPU, 100 against 60 % busy) and not the prediction's: said, not left
+    # to read
+    wrong = {"limited_by": "cpu_receiver", "cpu_utilization_frac": {"sender": [0.42], "receiver": [1.0]}}
+    assert limit_differs(shares, [0, 1], wrong) == (
+        "the kernel's limit was the sender's CPU (cpu0 100% busy against 60%), the prediction names the receiver's CPU "
+        "(its sender's CPU 42%, receiver's 100%): the limit predicted is not the one measured")
+    assert limit_differs(shares, [0, 1], {**wrong, "limited_by": "cpu_sender"}) == ""          # they agree
+    assert "names the line rate" in limit_differs(shares, [0, 1], {**wrong, "limited_by": "line"})
+    assert limit_differs(shares, None, wrong) == ""                                           # not pinned
+    assert limit_differs({}, [0, 1], wrong) == ""                                             # not recorded
+    both_busy = {**shares, "cpu1": {**shares["cpu1"], "idle": 0.1}}
+    assert limit_differs(both_busy, [0, 1], wrong) == ""                     # 100 and 90 % busy: the shares do not say
     assert len(_cpu_lines(shares, {"sender": [0.42], "receiver": [1.0]}, None)) == 1  # not pinned: no mapping
     assert _cpu_lines({}, {}, None) == []
 

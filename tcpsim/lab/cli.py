@@ -101,6 +101,7 @@ def running_linux() -> str:
 def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dict[str, Any]:
     """The ``--json`` object (also what ``tcpsim calibrate --lab`` reads)."""
     from ..report_text import ideal_unshaped_note
+    from .limits import measured_limit, pinned_busy
     from .predict import path_note
 
     sc = run.scenario
@@ -111,12 +112,13 @@ def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dic
         ideal = [ideal_unshaped_note("--platform NAME|FILE")]
     else:
         ideal = _cpu_bound_note(run.measured, predicted["goodput_bps"])
-    limit = busier_side_differs(run.measured.cpu_shares, predicted.get("cpu_utilization_frac") or {}, sc.pin_cpus)
+    limit = limit_differs(run.measured.cpu_shares, sc.pin_cpus, predicted)
     return {"scenario": sc.to_dict(), "kernel": run.kernel, "sysctls": run.sysctls, "cpu": run.cpu,
             "load_avg": list(run.load_avg), "delay_line": run.delay_line,
             "notes": list(run.notes) + [path_note(run.delay_line)] + ideal,
             "cautions": [limit] if limit else [],
-            "measured": run.measured.to_dict(),
+            "measured": {**run.measured.to_dict(),
+                         "limited_by": measured_limit(pinned_busy(run.measured.cpu_shares, sc.pin_cpus))},
             "predicted": {**predicted, "os": os_name, "platform": platform,
                           "read_bytes": sc.read_bytes(run.measured.tool)}}
 
@@ -185,7 +187,9 @@ def _text(d: dict[str, Any]) -> str:
     lines.append(f"{'CPU':16s} {m['cpu_busy_frac']:>15.0%}  of the machine busy; the tools used "
                  f"{m['cpu_tools_s_per_s']:.2f} CPU-s/s")
     lines.extend(_cpu_lines(m.get("cpu_shares") or {}, p.get("cpu_utilization_frac") or {}, sc.get("pin_cpus")))
-    lines.append(f"{'limited by':16s} {'':>16s} {p['limited_by']:>16s}")
+    lines.append(f"{'limited by':16s} {m.get('limited_by') or '-':>16s} {p['limited_by']:>16s}"
+                 + ("" if m.get("limited_by") or not sc.get("pin_cpus") else
+                    "   (measured: named where one pinned CPU is plainly the busy one)"))
     lines.extend(f"caution: {c}" for c in (*d.get("cautions", ()), *p.get("cautions", ())))
     lines.extend(f"note: {n}" for n in d["notes"])
     return "\n".join(x for x in lines if x)
@@ -223,28 +227,25 @@ def _cpu_lines(shares: dict[str, dict[str, float]], predicted: dict[str, list[fl
     return lines
 
 
-def busier_side_differs(shares: dict[str, dict[str, float]], predicted: dict[str, list[float]], pin: Any) -> str:
-    """A caution (the ``--json`` object's ``cautions``) when the kernel's clearly busier pinned CPU (by
-    :data:`~tcpsim.lab.limits.BUSIER_BY`) is not the prediction's (by half as much): the goodput may be near while the
-    reason given for it is not (validation/README.md, "Jumbo frames and writes below a segment"). Empty otherwise:
-    tools not pinned, or a share not recorded or not predicted."""
-    from .limits import BUSIER_BY, pinned_busy
+def limit_differs(shares: dict[str, dict[str, float]], pin: Any, predicted: dict[str, Any]) -> str:
+    """A caution (the ``--json`` object's ``cautions``) when the pinned run's shares make its limit plain
+    (:func:`tcpsim.lab.limits.measured_limit`) and the prediction names another: the goodput may be near while the
+    reason given for it is not (validation/README.md, "The limit tcpsim names"). Empty otherwise: tools not pinned,
+    shares not recorded, or neither CPU plainly the busy one."""
+    from ..result import LIMIT_NAMES
+    from .limits import measured_limit, pinned_busy
 
     busy = pinned_busy(shares, pin)
-    try:
-        want = [max(predicted["sender"]), max(predicted["receiver"])]
-    except (KeyError, TypeError, ValueError):
+    limit = measured_limit(busy)
+    named = predicted.get("limited_by")
+    if busy is None or limit is None or named == limit:
         return ""
-    if busy is None:
-        return ""
-    side = ("sender's", "receiver's")
-    for i in (0, 1):
-        j = 1 - i
-        if busy[i] - busy[j] >= BUSIER_BY and want[j] - want[i] >= BUSIER_BY / 2:
-            return (f"the kernel's busier CPU was the {side[i]} (cpu{pin[i]} {busy[i]:.0%} against "
-                    f"{busy[j]:.0%}), the prediction's the {side[j]} ({want[j]:.0%} against {want[i]:.0%}): the "
-                    "limit predicted is not the one measured")
-    return ""
+    side = 0 if limit == "cpu_sender" else 1
+    util = predicted.get("cpu_utilization_frac") or {}
+    want = [max(util.get(s) or [0.0]) for s in ("sender", "receiver")]
+    return (f"the kernel's limit was {LIMIT_NAMES[limit]} (cpu{pin[side]} {busy[side]:.0%} busy against "
+            f"{busy[1 - side]:.0%}), the prediction names {LIMIT_NAMES.get(named, named)} (its sender's CPU "
+            f"{want[0]:.0%}, receiver's {want[1]:.0%}): the limit predicted is not the one measured")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
