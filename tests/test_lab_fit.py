@@ -344,6 +344,31 @@ def test_calibrate_shares_fits_the_pinned_runs_cpu_shares_beside_their_goodputs(
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "--shares" in err[0], err
 
+    # --limits: one term for each run whose limit the shares make plain (here the 16 KiB run's sender), none else
+    assert main(["calibrate", "--lab", str(path), "--limits", "--costs", "per_packet_tx_s", "--max-evals", "1",
+                 "--workers", "1", "--out", str(out)]) == 0, capsys.readouterr().err
+    fit = dict(load_platform(out).fit)
+    assert len(fit["errors"]) == 3 and len(fit["limit_errors"]) == 1 and fit["limit_errors"][0] >= 0.0
+    undecided = tmp_path / "undecided.json"
+    undecided.write_text(json.dumps([run(1024, 2e9, (0, 1), (0.9, 0.75))]))
+    for argv in (["--lab", str(undecided)], ["--iperf3", str(FIXTURE), "--rate", "1gbit"]):
+        assert main(["calibrate", *argv, "--limits", "--costs", "per_packet_tx_s", "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--limits" in err[0], err
+
+
+def test_the_limit_term_is_zero_once_the_measured_side_is_plainly_the_busier():
+    """``calibrate --limits``' term asks only for the order the kernel showed: nothing once the measured side's CPU
+    is 20 points busier in the prediction, more the further the prediction has it from that."""
+    from tcpsim.calibration.own import limit_order
+
+    assert limit_order((0.99, 0.79), "cpu_sender") == 1.0
+    assert limit_order((1.0, 0.80), "cpu_sender") == pytest.approx(1.0)           # exactly 20 points
+    assert limit_order((0.99, 0.80), "cpu_sender") == pytest.approx(1.0 / 0.99)  # 19: a little off
+    assert limit_order((0.99, 0.79), "cpu_receiver") == pytest.approx(1.19 / 0.79)
+    assert limit_order((0.5, 0.0), "cpu_receiver") > 100            # an idle side named the limit: far off
+    assert limit_order((0.3, 0.99), "cpu_receiver") == 1.0
+
 
 def test_a_scenario_file_gives_a_run_of_another_path_its_own_mtu_and_nodelay(tmp_path, capsys):
     """A class measures its hosts at MTU 1500 and 9000 (and with -N): one --scenario file names each run's own path

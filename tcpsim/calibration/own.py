@@ -25,6 +25,7 @@ from typing import Any, Callable, Optional, Sequence
 from ..cliutil import OneLineParser, typed
 from ..config import MAX_WORKERS
 from ..errors import ConfigError
+from ..lab.limits import BUSIER_BY, BUSY_AT_LEAST, LimitCheck, limit_summary, measured_limit
 from ..platform import Platform
 from ..units import parse_int
 from .own_fit import ROBUST_SCALE, OwnFit, _check_prior, _median_abs, fit_costs, fit_costs_restarts, robust_cost
@@ -93,11 +94,17 @@ def _simulate_case(args: tuple) -> tuple[float, float, float, str]:
     return tool_goodput_bps(case.scenario, result, case.duration_s), snd, rcv, result.limited_by
 
 
+def limit_order(busy: Sequence[float], side: str) -> float:
+    """``--limits``' term for a run whose measured limit is ``side``'s CPU (``cpu_sender``, ``cpu_receiver``): 1 when
+    the predicted ``busy`` shares (sender's, receiver's) have that side :data:`~tcpsim.lab.limits.BUSIER_BY` busier
+    than the other, else (other + BUSIER_BY) / that side's, which the fit sets against 1 in log space."""
+    mine, other = (busy[0], busy[1]) if side == "cpu_sender" else (busy[1], busy[0])
+    return max(1.0, (other + BUSIER_BY) / max(mine, SHARE_FLOOR))
+
+
 def limit_checks(cases: Sequence[Case], host: Platform, ex: Any) -> list[Any]:
     """Each pinned run (``Case.busy_frac``) beside what ``host`` predicts of it: the limit measured, where the shares
     make it plain (:func:`tcpsim.lab.limits.measured_limit`), and the limit named."""
-    from ..lab.limits import LimitCheck, measured_limit
-
     pinned = [c for c in cases if c.busy_frac is not None]
     runs = ex.map(_simulate_case, [(c, host) for c in pinned])
     return [LimitCheck(c.label, c.busy_frac or (0.0, 0.0), measured_limit(c.busy_frac), r[3], (r[1], r[2]))
@@ -166,6 +173,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--shares", action="store_true",
                    help="with --lab: also fit each pinned run's CPU busy shares, the sending and the receiving CPU's "
                         "(measured.cpu_shares), beside its goodput")
+    p.add_argument("--limits", action="store_true",
+                   help="with --lab: also weigh the limit of each pinned run whose shares make it plain (one CPU at "
+                        "least 80%% busy and 20 points busier): the fit is penalised where its file would not have "
+                        "that side's CPU 20 points busier than the other's")
     p.add_argument("--prior", type=float, default=None, metavar="FACTOR",
                    help="keep each cost near the base profile's unless the runs say otherwise: the base values are "
                         "believed within FACTOR (3, say); default none")
@@ -207,6 +218,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     shared = [i for i, c in enumerate(cases) if c.busy_frac is not None] if a.shares else []
     if a.shares and not shared:
         raise ConfigError("--shares", "given", "runs whose tools were pinned to two CPUs (tcpsim lab --pin 0,1)")
+    if a.limits and not a.lab:
+        raise ConfigError("--limits", "given", "with --lab runs (iperf3 -J files record no CPU shares per side)")
+    limited = [(i, measured_limit(c.busy_frac)) for i, c in enumerate(cases)] if a.limits else []
+    limited = [(i, side) for i, side in limited if side is not None]
+    if a.limits and not limited:
+        raise ConfigError("--limits", "given", "pinned runs whose one CPU is plainly the busy one (at least "
+                                               f"{BUSY_AT_LEAST:.0%} busy and {BUSIER_BY:.0%} busier than the other)")
     base = _base_platform(a.base, a.cpus, bool(a.lab))
     costs = [COSTS[n] for n in names]
     from concurrent.futures import ProcessPoolExecutor
@@ -220,10 +238,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 for c, v in zip(costs, values):
                     host = c.set(host, v)
                 runs = list(ex.map(_simulate_case, [(case, host) for case in cases]))
-                return [r[0] for r in runs] + [runs[i][k] for i in shared for k in (1, 2)]
+                return ([r[0] for r in runs] + [runs[i][k] for i in shared for k in (1, 2)]
+                        + [limit_order(runs[i][1:3], side) for i, side in limited])
             return model
 
-        measured = [c.goodput_bps for c in cases] + [b for i in shared for b in cases[i].busy_frac or ()]
+        measured = ([c.goodput_bps for c in cases] + [b for i in shared for b in cases[i].busy_frac or ()]
+                    + [1.0] * len(limited))
         start = [c.get(base) for c in costs]
         if base.cpu.gaps and not a.one_stage:
             # A base whose CPUs lose gaps (CpuCost.preempt_per_s) is fitted without them first, then with them from
@@ -247,14 +267,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for n, v0, v, lo, hi in zip(names, fit.start, fit.values, fit.lo95, fit.hi95):
         band = "not identified by these runs" if lo is None else f"95 % {lo:.3g} .. {hi:.3g}"
         print(f"  {n:14s} {v0:10.3g} -> {v:10.3g}   ({band})   {COSTS[n].meaning}")
-    share_errors = fit.errors[len(cases):]
+    share_errors = fit.errors[len(cases):len(cases) + 2 * len(shared)]
+    limit_errors = fit.errors[len(cases) + 2 * len(shared):]
     fit = replace(fit, errors=fit.errors[:len(cases)])
     print(f"median |error| {fit.median_abs_rel_error:.1%} over {len(cases)} runs ({fit.message})")
     if share_errors:
         print(f"CPU busy shares: median |error| {_median_abs(share_errors):.1%} over {len(share_errors)} (sending and "
               f"receiving CPU of {len(shared)} pinned runs)")
-    from ..lab.limits import limit_summary
-
     for line in limit_summary(checks):
         print(line)
     if a.prior is None and None in fit.lo95:
@@ -277,6 +296,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         record["without_gaps_evaluations"] = first_stage.n_evaluations
     if share_errors:
         record["share_errors"] = [round(e, 4) for e in share_errors]
+    if limited:
+        record["limit_errors"] = [round(e, 4) for e in limit_errors]
     decided = [c for c in checks if c.measured is not None]
     if decided:
         record["limits_named_rightly"] = f"{sum(1 for c in decided if c.agrees)} of {len(decided)}"
