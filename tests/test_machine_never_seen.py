@@ -66,7 +66,8 @@ def test_the_tables_are_the_measured_ones(scored):
     assert len(_errors(outcomes, lambda p: p.table_id == "cpu9")) == 9
     assert len(_errors(outcomes, lambda p: p.table_id == "cpu10")) == 9
     assert len(_errors(outcomes, lambda p: p.table_id == "cpu11")) == 10
-    assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in ("cpu12", "cpu13", "cpu14", "cpu15")] == [10] * 4
+    later = ("cpu12", "cpu13", "cpu14", "cpu15")
+    assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in later] == [10] * len(later)
 
 
 PARTS_SLOW = ("from the parts alone, too slow on the large unshaped writes since a bare veth's round trip is the "
@@ -165,7 +166,8 @@ JUDGING_CPU_TABLES = {
              "reader limits\")",
     "cpu14": "a fit that weighs the limit named (validation/README.md, \"A fit that weighs the limit named beside the "
              "goodput\")",
-    "cpu15": "the kernel's per-event costs (validation/README.md, \"The kernel's per-event costs in the machine file\")",
+    "cpu15": "the kernel's per-event costs (validation/README.md, \"The kernel's per-event costs in the machine "
+             "file\")",
 }
 """The CPU-bound tables of unshaped rows at write sizes no other table has, each fixed and measured on this Xeon to
 judge one rule and scored once by it."""

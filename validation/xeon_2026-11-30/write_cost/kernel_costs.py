@@ -34,8 +34,9 @@ def kernel_rows():
                 continue
             busy = [1 - m["cpu_shares"][f"cpu{n}"]["idle"] for n in sc["pin_cpus"]]
             b = m["goodput_bps"] / 8
-            out.append({"file": f, "row": r.get("row", ""), "snd": busy[0], "rcv": busy[1], "writes": b / sc["write_bytes"],
-                        "units": m["tx_units_per_s"] or 0.0, "bytes": b, "acks": m["rx_units_per_s"] or 0.0})
+            out.append({"file": f, "row": r.get("row", ""), "snd": busy[0], "rcv": busy[1],
+                        "writes": b / sc["write_bytes"], "units": m["tx_units_per_s"] or 0.0, "bytes": b,
+                        "acks": m["rx_units_per_s"] or 0.0})
     return out
 
 
