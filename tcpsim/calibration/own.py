@@ -102,7 +102,7 @@ def limit_order(busy: Sequence[float], side: str) -> float:
     return max(1.0, (other + BUSIER_BY) / max(mine, SHARE_FLOOR))
 
 
-def limit_checks(cases: Sequence[Case], host: Platform, ex: Any) -> list[Any]:
+def limit_checks(cases: Sequence[Case], host: Platform, ex: Any) -> list[LimitCheck]:
     """Each pinned run (``Case.busy_frac``) beside what ``host`` predicts of it: the limit measured, where the shares
     make it plain (:func:`tcpsim.lab.limits.measured_limit`), and the limit named."""
     pinned = [c for c in cases if c.busy_frac is not None]
