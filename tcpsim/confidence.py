@@ -29,8 +29,8 @@ from typing import Any, Optional, Sequence
 
 from .config import Scenario
 
-__all__ = ["CAUTION_ABS_ERROR", "STALE_ABS_ERROR", "Regime", "cautions", "derive", "host_cautions", "matching",
-           "regime_key", "regimes", "source_title", "stale", "title"]
+__all__ = ["CAUTION_ABS_ERROR", "STALE_ABS_ERROR", "Regime", "cautions", "derive", "host_cautions",
+           "limits_named_rightly", "matching", "regime_key", "regimes", "source_title", "stale", "title"]
 
 CAUTION_ABS_ERROR = 0.20
 """A regime whose median |error| reaches this (the holdout tables' target) earns a caution line."""
@@ -198,7 +198,8 @@ def matching(sc: Scenario) -> list[Regime]:
 
 def cautions(sc: Scenario) -> list[str]:
     """One line per regime ``sc`` falls in where the validation misses by :data:`CAUTION_ABS_ERROR` or more, and
-    one per host whose CPU costs were not fitted to measurements of it (:func:`host_cautions`)."""
+    one per host whose CPU costs were not fitted to measurements of it or whose fit named the wrong CPU
+    (:func:`host_cautions`)."""
     lines = host_cautions(sc)
     found = matching(sc)
     missed = [r for r in found if r.median_abs_error >= CAUTION_ABS_ERROR]
@@ -219,7 +220,10 @@ def cautions(sc: Scenario) -> list[str]:
 def host_cautions(sc: Scenario) -> list[str]:
     """A line for each modelled host whose per-packet costs are the parts catalog's shared cycles or were set by
     hand (:attr:`tcpsim.platform.Platform.cost_basis`): its CPU-bound answers carry the error tcpsim makes on a
-    machine it was not fitted to, which the leave-one-source-out validation measures."""
+    machine it was not fitted to, which the leave-one-source-out validation measures. And a line for each host
+    whose calibration named the limiting CPU wrongly on some of its pinned runs (:func:`limits_named_rightly`): the
+    Xeon's fit named it on 1 of 16 with its goodput within 9 % (validation/README.md, "What the limit named
+    scored")."""
     lines: list[str] = []
     for p in dict.fromkeys((sc.sender.platform, sc.receiver.platform)):
         if not p.host_model_on or p.cost_basis not in ("catalog", "hand"):
@@ -232,7 +236,25 @@ def host_cautions(sc: Scenario) -> list[str]:
                  if cross else "")
         lines.append(f"{p.name}: its CPU costs {how} not fitted to measurements of it{scale}; "
                      "tcpsim calibrate --iperf3 fits them to runs of your own")
+    for p in dict.fromkeys((sc.sender.platform, sc.receiver.platform)):
+        named = limits_named_rightly(p)
+        if p.host_model_on and named is not None and named[0] < named[1]:
+            lines.append(f"{p.name}: its fit named the limiting CPU rightly on {named[0]} of the {named[1]} pinned "
+                         "calibration runs whose busy CPU was plain (tcpsim calibrate --lab): where a CPU limits, "
+                         "read the goodput, not the side 'limited by' names")
     return lines
+
+
+def limits_named_rightly(platform: Any) -> Optional[tuple[int, int]]:
+    """``(right, decided)`` from a calibrated machine file's ``[fit] limits_named_rightly = "M of N"`` (written by
+    ``tcpsim calibrate --lab``: of N pinned runs whose busy CPU was plain, the fit named that side on M); None
+    where the file records none or the record does not read so."""
+    text = dict(getattr(platform, "fit", ()) or ()).get("limits_named_rightly")
+    words = text.split() if isinstance(text, str) else ()
+    if len(words) != 3 or words[1] != "of" or not (words[0].isdigit() and words[2].isdigit()):
+        return None
+    right, decided = int(words[0]), int(words[2])
+    return (right, decided) if 0 < decided and right <= decided else None
 
 
 # ---------------------------------------------------------------- deriving the file

@@ -45,3 +45,25 @@ def test_the_summary_counts_decided_runs_and_shows_each_miss_with_both_sides():
     assert len(lines) == 2 and lines[1].startswith("  a: measured the receiver's CPU (sender 35%, receiver 91%), "
                                                    "predicted the sender's CPU (sender 99%, receiver 79%)")
     assert limit_summary([]) == []
+
+
+@pytest.mark.parametrize("record,cautioned", [("1 of 16", True), ("2 of 3", True), ("3 of 3", False),
+                                              (None, False), ("three of 3", False), ("4 of 3", False)])
+def test_predict_cautions_where_a_fit_named_the_limiting_cpu_wrongly(record, cautioned):
+    """A machine file ``calibrate --lab`` fitted records how often it named the pinned runs' limiting CPU; where it
+    missed some, the answer says so beside its goodput (tcpsim.confidence.host_cautions)."""
+    from dataclasses import replace
+
+    from tcpsim.api import build_scenario
+    from tcpsim.confidence import cautions, limits_named_rightly
+    from tcpsim.profiles import load_platform
+
+    base = load_platform("lab_vm")
+    fit = dict(base.fit) | ({} if record is None else {"limits_named_rightly": record})
+    host = replace(base, name="mine", fit=tuple(fit.items()))
+    lines = [c for c in cautions(build_scenario(platform=host, rate=0, rtt=0, write="110"))
+             if "limiting CPU" in c]
+    assert len(lines) == cautioned
+    if cautioned:
+        right, decided = limits_named_rightly(host)
+        assert lines[0].startswith("mine: ") and f"rightly on {right} of the {decided} pinned" in lines[0]
