@@ -171,11 +171,13 @@ class StopRule:
             # average needs many loss cycles, however smooth the span without them.
             return False
         if loss_frac:
-            # A retransmission is lost again with the same probability, and without RACK (not modelled) only
-            # the retransmission timer finds that loss (RFC 6298 5.5; Linux tcp_retransmit_timer): a stall of
-            # an RTO or more, rare and costly. Where such stalls can move the mean by more than half the
-            # tolerance, the span must expect a few of them, or a run that happened to see none states a
-            # narrow interval above the long-run mean (issue 24: 11 of 20 intervals held it at 1 % loss).
+            # A retransmission is lost again with the same probability, and without RACK (RFC 8985; modelled for
+            # Linux 4.18 on, components/rack.py, which finds most such losses itself) only the retransmission timer
+            # finds that loss (RFC 6298 5.5; Linux tcp_retransmit_timer): a stall of an RTO or more, rare and
+            # costly. Where such stalls can move the mean by more than half the tolerance, the span must expect a
+            # few of them, or a run that happened to see none states a narrow interval above the long-run mean
+            # (issue 24: 11 of 20 intervals held it at 1 % loss). The rule waits on every stack alike, which only
+            # lengthens a RACK run.
             lost_again = (samples[-1][4] - samples[est.start][4]) * loss_frac
             if lost_again * min_rto_s > self.rel_tol / 2 * span_s and lost_again < _MIN_LOST_RETRANSMITS:
                 return False
