@@ -1,7 +1,7 @@
 """Reading and writing the files a user names, with one-line errors (every reader and writer of tcpsim uses these).
 
 Reading: a regular file of at most :data:`MAX_INPUT_BYTES` (1 MiB; a tuning or profile file is a few KiB),
-in UTF-8. Directories, devices, FIFOs and sockets are refused before they are opened (``/dev/zero``
+or of measurements (iperf3 ``-J``, ``tcpsim lab --json``, a table) at most :data:`MAX_DATA_BYTES`, in UTF-8. Directories, devices, FIFOs and sockets are refused before they are opened (``/dev/zero``
 would never end, a FIFO would block), as is binary content (a NUL byte or bytes that are not UTF-8);
 a UTF-8 byte-order mark, as Windows editors write it, is dropped. Each error is a
 :class:`~tcpsim.errors.ConfigError` naming the option and the file.
@@ -22,11 +22,13 @@ from pathlib import Path
 
 from .errors import ConfigError, OutputError
 
-__all__ = ["MAX_INPUT_BYTES", "read_text_limited", "write_text_reporting", "is_device_full", "check_writable_dir",
+__all__ = ["MAX_INPUT_BYTES", "MAX_DATA_BYTES", "read_text_limited", "write_text_reporting", "is_device_full", "check_writable_dir",
            "check_output_paths"]
 
 MAX_INPUT_BYTES = 1 << 20
-"""Largest file tcpsim reads (1 MiB)."""
+"""Largest file of settings tcpsim reads (1 MiB)."""
+MAX_DATA_BYTES = 64 << 20
+"""Largest file of measurements tcpsim reads (64 MiB: a ``tcpsim lab`` file of three passes of a table is 0.5 MiB)."""
 
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 _KINDS = ((stat.S_ISDIR, "directory"), (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),

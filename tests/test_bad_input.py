@@ -562,3 +562,49 @@ def test_every_python_m_tool_refuses_bad_input_in_one_line(module, argv, capsys)
         code = exc.code
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and err[0].startswith("python -m tcpsim."), (module, err)
+
+
+@pytest.fixture(scope="module")
+def measured_files(tmp_path_factory):
+    """Hostile files of measurements: a device, a FIFO, JSON nested too deep, TOML nested too deep, and folders of
+    tables whose one CSV is not a table of points."""
+    d = tmp_path_factory.mktemp("measured")
+    os.mkfifo(d / "fifo.json")
+    (d / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (d / "deep.toml").write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    tables = {"columns": "a,b\n1,2\n", "short": "# a comment\nsource,table,row,metric,value,unit\nx,t,r,throughput,5\n",
+              "unit": "source,table,row,metric,value,unit\nx,t,r,throughput,5,furlongs\n",
+              "field": "source,table,metric,value,unit\n" + "x" * 200_000 + "\n"}
+    for name, text in tables.items():
+        (d / name / "src").mkdir(parents=True)
+        (d / name / "src" / "t.csv").write_text(text)
+    (d / "fifo" / "src").mkdir(parents=True)
+    os.mkfifo(d / "fifo" / "src" / "t.csv")
+    return d
+
+
+@pytest.mark.parametrize("line, field, said", [
+    ("calibrate --lab /dev/zero", "lab", "not a character device"),
+    ("calibrate --lab {d}/fifo.json", "lab", "not a FIFO"),
+    ("calibrate --lab {d}/deep.json", "lab", "JSON written by tcpsim lab"),
+    ("calibrate --iperf3 /dev/zero --rate 1gbit", "iperf3", "not a character device"),
+    ("calibrate --iperf3 {d}/deep.json --rate 1gbit", "iperf3", "iperf3 -J"),
+    (f"calibrate --iperf3 {_RUN} --scenario {{d}}/deep.toml", "scenario", "nested less deeply"),
+    ("validate --data {d}/columns", "data", "no source, table, metric, value, unit"),
+    ("validate --data {d}/short", "data", "line 3 (none for unit)"),
+    ("validate --data {d}/unit", "data", "known units (line 2"),
+    ("validate --data {d}/field", "data", "a CSV table (field larger"),
+    ("validate --data {d}/fifo", "data", "not a FIFO"),
+])
+def test_files_of_measurements_are_refused_in_one_line(capsys, tmp_path, measured_files, line, field, said):
+    """An iperf3 or lab file or a folder of tables that is not one ends the command at once with one line naming it,
+    however it fails: a device or a FIFO is refused before it is read (it would never end), a file too deep for the
+    parser and a CSV without the columns, a value or a unit are said to be so (tcpsim.fileio, calibration.tables)."""
+    import shlex
+
+    out = tmp_path / "fit.toml"
+    argv = shlex.split(line.format(d=measured_files)) + (["--out", str(out)] if line.startswith("calibrate") else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{field}=" in err[0] and said in err[0], err
+    assert not out.exists()

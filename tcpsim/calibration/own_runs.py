@@ -48,16 +48,15 @@ def _busy_frac(sc: Any, measured: dict) -> Optional[tuple[float, float]]:
 
 
 def _load_json(path: str) -> Any:
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise ConfigError("lab", path, f"a readable file ({exc.strerror})") from None
+    from ..fileio import MAX_DATA_BYTES, read_text_limited
+
+    text = read_text_limited(path, "lab", MAX_DATA_BYTES)
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
         try:
             return [json.loads(line) for line in text.splitlines() if line.strip()]
-        except ValueError:
+        except (ValueError, RecursionError):
             raise ConfigError("lab", path, "JSON written by tcpsim lab --json/--save") from None
 
 
@@ -153,6 +152,8 @@ def scenario_file(path: str) -> dict[str, Any]:
         d = tomllib.loads(read_text_limited(path, "scenario"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("scenario", path, f"TOML ({exc})") from None
+    except RecursionError:
+        raise ConfigError("scenario", path, "TOML nested less deeply (arrays or tables)") from None
     unknown = set(d) - {*PATH_KEYS, "sysctls", "runs"}
     if unknown:
         raise ConfigError("scenario", ",".join(sorted(unknown)), "keys rate, rtt, mtu, nodelay, [sysctls], [runs.NAME]")

@@ -6,6 +6,7 @@ Units are converted here and nowhere else: the CSVs keep each number exactly as 
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 from dataclasses import dataclass, field
@@ -109,21 +110,51 @@ def find_data_dir(start: Optional[Path] = None) -> Path:
     return PACKAGE_DATA_DIR
 
 
-def _points_from(path: Path) -> Iterable[Point]:
-    with path.open(newline="") as fh:
-        for rec in csv.DictReader(line for line in fh if not line.startswith("#")):
-            try:
-                value = float(rec["value"])
-            except (TypeError, ValueError):
-                continue
-            if not math.isfinite(value):
-                continue
-            metric = rec["metric"].strip()
-            flags = tuple(f.strip() for f in (rec.get("flags") or "").split(";") if f.strip())
-            yield Point(source_id=path.parent.name, table_id=path.stem, source=rec["source"], table=rec["table"],
-                        row=rec.get("row", ""), metric=metric, value=value, unit=rec["unit"],
-                        value_si=to_si(value, rec["unit"], metric), role=(rec.get("role") or "none").strip(),
-                        flags=flags, note=rec.get("note") or "", fields=dict(rec))
+_COLUMNS = ("source", "table", "metric", "value", "unit")
+"""The columns a table of measured points must have (the rest are the scenario's, each optional)."""
+
+
+def _points_from(path: Path) -> list[Point]:
+    """The points of one CSV table; a ConfigError naming the file where it is not such a table."""
+    from ..fileio import MAX_DATA_BYTES, read_text_limited
+
+    lines = io.StringIO(read_text_limited(path, "data", MAX_DATA_BYTES), newline="")  # as open(newline="") splits
+    kept = [(n, line) for n, line in enumerate(lines, 1) if not line.startswith("#")]
+    reader = csv.DictReader(line for _, line in kept)
+    try:
+        missing = [c for c in _COLUMNS if c not in (reader.fieldnames or ())]
+        if missing:
+            raise ConfigError("data", str(path), f"a CSV table with the columns {', '.join(_COLUMNS)} (no "
+                              f"{', '.join(missing)})")
+        return list(_records(path, reader, kept))
+    except csv.Error as exc:
+        raise ConfigError("data", str(path), f"a CSV table ({exc})") from None
+
+
+def _records(path: Path, reader: csv.DictReader, kept: list[tuple[int, str]]) -> Iterable[Point]:
+    """Each row with a finite number for a value (a row whose value is text, "-" say, is not a point); ``kept``
+    numbers the lines the reader reads as the file does (comment lines are not read)."""
+    for rec in reader:
+        try:
+            value = float(rec["value"])
+        except (TypeError, ValueError):
+            continue
+        if not math.isfinite(value):
+            continue
+        short = [c for c in _COLUMNS if rec.get(c) is None]
+        if short:
+            raise ConfigError("data", str(path), f"a value in every column of line {kept[reader.line_num - 1][0]} "
+                              f"(none for {', '.join(short)})")
+        metric = rec["metric"].strip()
+        flags = tuple(f.strip() for f in (rec.get("flags") or "").split(";") if f.strip())
+        try:
+            value_si = to_si(value, rec["unit"], metric)
+        except ConfigError as exc:
+            raise ConfigError("data", str(path), f"known units (line {kept[reader.line_num - 1][0]}: {exc})") from None
+        yield Point(source_id=path.parent.name, table_id=path.stem, source=rec["source"], table=rec["table"],
+                    row=rec.get("row", ""), metric=metric, value=value, unit=rec["unit"], value_si=value_si,
+                    role=(rec.get("role") or "none").strip(), flags=flags, note=rec.get("note") or "",
+                    fields=dict(rec))
 
 
 def load_points(data_dir: Optional[Path] = None) -> list[Point]:

@@ -88,11 +88,12 @@ def parse_iperf3(doc: dict) -> Iperf3Run:
 
 def read_iperf3(path: str | Path) -> Iperf3Run:
     """:func:`parse_iperf3` of a file; ConfigError naming the file when it is unreadable or not iperf3's."""
+    from ..fileio import MAX_DATA_BYTES, read_text_limited
+
+    text = read_text_limited(path, "iperf3", MAX_DATA_BYTES)
     try:
-        doc = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise ConfigError("iperf3", str(path), f"a readable file ({exc.strerror})") from None
-    except ValueError:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
         raise ConfigError("iperf3", str(path), "a JSON file written by iperf3 -J") from None
     try:
         return parse_iperf3(doc)
