@@ -1,8 +1,9 @@
 """Reading and writing the files a user names, with one-line errors (every reader and writer of tcpsim uses these).
 
 Reading: a regular file of at most :data:`MAX_INPUT_BYTES` (1 MiB; a tuning or profile file is a few KiB),
-or of measurements (iperf3 ``-J``, ``tcpsim lab --json``, a table) at most :data:`MAX_DATA_BYTES`, in UTF-8. Directories, devices, FIFOs and sockets are refused before they are opened (``/dev/zero``
-would never end, a FIFO would block), as is binary content (a NUL byte or bytes that are not UTF-8);
+or of measurements (iperf3 ``-J``, ``tcpsim lab --json``, a table) at most :data:`MAX_DATA_BYTES`, in UTF-8.
+Directories, devices, FIFOs and sockets are refused before they are opened (``/dev/zero`` would never end, a
+FIFO would block), as is binary content (a NUL byte or bytes that are not UTF-8);
 a UTF-8 byte-order mark, as Windows editors write it, is dropped. Each error is a
 :class:`~tcpsim.errors.ConfigError` naming the option and the file.
 
@@ -22,8 +23,8 @@ from pathlib import Path
 
 from .errors import ConfigError, OutputError
 
-__all__ = ["MAX_INPUT_BYTES", "MAX_DATA_BYTES", "read_text_limited", "write_text_reporting", "is_device_full", "check_writable_dir",
-           "check_output_paths"]
+__all__ = ["MAX_INPUT_BYTES", "MAX_DATA_BYTES", "read_text_limited", "write_text_reporting", "is_device_full",
+           "check_writable_dir", "check_output_paths"]
 
 MAX_INPUT_BYTES = 1 << 20
 """Largest file of settings tcpsim reads (1 MiB)."""

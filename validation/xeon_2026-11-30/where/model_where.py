@@ -38,8 +38,8 @@ c = [c for c in lab_cases([X + file]) if pat in c.label][0]
 plat = host_platform(c.sysctls, platform=lab_path_platform(plat_file), os_name=None, delay_line=c.delay_line)
 sc = lab_simulation(c.scenario, plat, c.delay_line, tool=c.tool, tool_version=c.tool_version)
 r = simulate(sc)
-print(c.label, '| measured', round(c.goodput_bps / 1e6), 'pred', round(tool_goodput_bps(c.scenario, r, c.duration_s) / 1e6),
-      r.limited_by, {k: [round(x, 2) for x in v] for k, v in r.cpu_utilization_frac.items()})
+pred = tool_goodput_bps(c.scenario, r, c.duration_s)
+print(c.label, '| measured', round(c.goodput_bps / 1e6), 'pred', round(pred / 1e6), r.limited_by, {k: [round(x, 2) for x in v] for k, v in r.cpu_utilization_frac.items()})
 for kind in ('data', 'ack'):
     tot = sum(v for (k, _), v in cnt.items() if k == kind)
     print(' ', kind, ', '.join(f"{w}: {v / tot:.0%}" for (k, w), v in sorted(cnt.items()) if k == kind), 'of', tot)
