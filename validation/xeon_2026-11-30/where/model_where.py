@@ -39,7 +39,8 @@ plat = host_platform(c.sysctls, platform=lab_path_platform(plat_file), os_name=N
 sc = lab_simulation(c.scenario, plat, c.delay_line, tool=c.tool, tool_version=c.tool_version)
 r = simulate(sc)
 pred = tool_goodput_bps(c.scenario, r, c.duration_s)
-print(c.label, '| measured', round(c.goodput_bps / 1e6), 'pred', round(pred / 1e6), r.limited_by, {k: [round(x, 2) for x in v] for k, v in r.cpu_utilization_frac.items()})
+busy = {k: [round(x, 2) for x in v] for k, v in r.cpu_utilization_frac.items()}
+print(c.label, '| measured', round(c.goodput_bps / 1e6), 'pred', round(pred / 1e6), r.limited_by, busy)
 for kind in ('data', 'ack'):
     tot = sum(v for (k, _), v in cnt.items() if k == kind)
     print(' ', kind, ', '.join(f"{w}: {v / tot:.0%}" for (k, w), v in sorted(cnt.items()) if k == kind), 'of', tot)
