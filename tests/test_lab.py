@@ -150,6 +150,20 @@ def test_without_root_or_tools_lab_exits_2_with_one_line(monkeypatch, capsys):
     assert "'tc'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("flag, path, said", [("--save", "/nonexistent/run.json", "existing folder"),
+                                              ("--plot", "/nonexistent/run.png", "existing folder"),
+                                              ("--save", "{tmp}", "not a folder")])
+def test_an_output_lab_cannot_write_is_refused_before_the_run(monkeypatch, capsys, tmp_path, flag, path, said):
+    """Not after a run of seconds (it was a traceback once the run had ended): checked before anything else, so the
+    same line comes with or without root."""
+    from tcpsim.cli import main
+
+    monkeypatch.setattr("tcpsim.lab.measure.run_lab", lambda *a, **k: pytest.fail("the run started"))
+    assert main(["lab", "--rate", "1gbit", flag, path.format(tmp=tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{flag[2:]}=" in err[0] and said in err[0], err
+
+
 # ---------------------------------------------------------------- the real kernel
 
 @needs_lab

@@ -11,6 +11,7 @@ from typing import Any, Optional, Sequence
 
 from ..cliutil import OneLineParser, fail, typed
 from ..errors import TcpsimError
+from ..fileio import check_output_paths, write_text_reporting
 from ..units import format_duration, format_quantity, parse_int
 
 __all__ = ["main"]
@@ -252,6 +253,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from .testbed import install_signal_handlers, missing_requirement, remove_stale
 
     a = _parser().parse_args(list(argv or []))
+    try:
+        check_output_paths(("save", a.save), ("plot", a.plot))  # before the run, not after it
+    except TcpsimError as exc:
+        return fail(str(exc))
     missing = missing_requirement()
     if missing:
         return fail(missing)
@@ -280,8 +285,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     d = to_json(run, result, a.platform, a.os)
     text = json.dumps(d, indent=1, default=float)
     if a.save:
-        with open(a.save, "w") as fh:
-            fh.write(text + "\n")
+        write_text_reporting(a.save, text, "save")
     print(text if a.json else _text(d))
     if a.plot:
         from .plot import plot_run
