@@ -164,6 +164,17 @@ def test_an_output_lab_cannot_write_is_refused_before_the_run(monkeypatch, capsy
     assert len(err) == 1 and f"{flag[2:]}=" in err[0] and said in err[0], err
 
 
+@pytest.mark.parametrize("flags, field", [(["--platform", "nosuch"], "platform"), (["--os", "linux-9.9"], "os")])
+def test_a_host_lab_cannot_predict_is_refused_before_the_run(monkeypatch, capsys, flags, field):
+    from tcpsim.cli import main
+
+    monkeypatch.setattr("tcpsim.lab.testbed.missing_requirement", lambda: None)
+    monkeypatch.setattr("tcpsim.lab.measure.run_lab", lambda *a, **k: pytest.fail("the run started"))
+    assert main(["lab", "--rate", "1gbit", *flags]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{field}=" in err[0], err
+
+
 # ---------------------------------------------------------------- the real kernel
 
 @needs_lab

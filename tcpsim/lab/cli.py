@@ -265,7 +265,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"removed {len(gone)} namespace(s) of lab runs no longer alive" + (": " + ", ".join(gone) if gone else ""))
         return 0
     from .measure import run_lab
-    from .predict import predict_lab
+    from .predict import lab_path_platform, predict_lab
     from ..os_versions import os_entry
     from .scenario import lab_scenario
 
@@ -276,6 +276,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           max_pacing_rate=a.max_pacing_rate, loss=a.loss)
         a.os = a.os or running_linux()
         os_entry(a.os)  # a bad name is refused before the run, not after it
+        if a.platform:
+            lab_path_platform(a.platform)  # so is a platform that does not load
         install_signal_handlers()
         run = run_lab(sc, tool=a.tool, delay_line=a.delay_line)
         result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os, delay_line=run.delay_line,
