@@ -608,3 +608,25 @@ def test_files_of_measurements_are_refused_in_one_line(capsys, tmp_path, measure
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{field}=" in err[0] and said in err[0], err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("line", [
+    "calibrate --lab {lab} --out /nonexistent/fit.toml",
+    "calibrate --lab {lab} --out {tmp}/folder.toml",
+    "machine detect --probes -o /nonexistent/host.toml",
+    "machine detect --probes -o {tmp}",
+])
+def test_an_output_that_cannot_be_written_is_refused_before_the_work(monkeypatch, capsys, tmp_path, line):
+    """A fit of minutes or the probes' seconds are not spent on a file that cannot be written."""
+    import shlex
+
+    import tcpsim.calibration.own as own
+    import tcpsim.machine.detect as detect
+
+    monkeypatch.setattr(own, "lab_cases", lambda *a, **k: pytest.fail("the runs were read"))
+    monkeypatch.setattr(detect, "read_host", lambda *a, **k: pytest.fail("the machine was probed"))
+    (tmp_path / "folder.toml").mkdir()
+    lab = os.path.join(os.path.dirname(__file__), "..", "validation", "lab_runs_median.json")
+    assert main(shlex.split(line.format(lab=lab, tmp=tmp_path))) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "out=" in err[0], err

@@ -25,6 +25,7 @@ from typing import Any, Callable, Optional, Sequence
 from ..cliutil import OneLineParser, typed
 from ..config import MAX_WORKERS
 from ..errors import ConfigError
+from ..fileio import check_output_paths
 from ..lab.limits import BUSIER_BY, BUSY_AT_LEAST, LimitCheck, limit_summary, measured_limit
 from ..platform import Platform
 from ..units import parse_int
@@ -201,6 +202,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         raise ConfigError("costs", a.costs, "each cost named once, per_packet_s or its _tx_s/_rx_s halves, not both")
     if not a.out.endswith(".toml"):
         raise ConfigError("out", a.out, "a path ending in .toml")
+    check_output_paths(("out", a.out))  # before the fit, not after its minutes
     if a.lab:
         cases = lab_cases(a.lab, a.role)
     else:

@@ -181,9 +181,10 @@ def _machine_name(text: str, field: str) -> str:
 def _detect(a: argparse.Namespace) -> int:
     import sys
 
-    from ..fileio import write_text_reporting
+    from ..fileio import check_output_paths, write_text_reporting
     from .detect import read_host, render
 
+    check_output_paths(("out", a.out))  # before the probes' seconds
     text = render(read_host(a.iface, measure_memory=not a.no_memory_probe, probes=a.probes), a.name)
     write_text_reporting(a.out, text, "out")
     if a.out != "-":
