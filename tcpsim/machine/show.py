@@ -149,7 +149,10 @@ def show_text(m: Machine) -> str:
     if m.parts.bus.kind != "none":
         effs = ", ".join(f"{n} B {bus_efficiency(m.parts.bus, m.parts.nic, n):.0%}" for n in (64, 1518, 9018))
         out += ["", f"bus efficiency by frame size (transaction model, before residuals): {effs}"]
-    if m.parts.nic.tso or m.parts.nic.lro:
+    if m.parts.nic.gso_whole:
+        out.append("nic: the device hands GSO aggregates over whole (a veth): with a versioned Linux the per-packet "
+                   "costs are per aggregate, up to 64 KiB, on both sides")
+    elif m.parts.nic.tso or m.parts.nic.lro:
         out.append("nic: TSO/LRO are recorded, not modelled: per-packet costs are per MTU-sized frame")
     levels = tuning_rows(m)
     if levels:
