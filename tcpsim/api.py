@@ -142,6 +142,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     ``max_pacing_rate`` is ``SO_MAX_PACING_RATE`` on every socket (iperf3 ``--fq-rate``: ``"300mbit"``), which a
     Linux of 4.13 on paces it to (:mod:`tcpsim.protocol.pacing`).
     """
+    bidir, nodelay, veth = (parse_switch(v, n) for v, n in ((bidir, "bidir"), (nodelay, "nodelay"), (veth, "veth")))
     delay_given = ("rtt", rtt, "twice a one-way delay ") if rtt is not None else ("delay", delay, "")
     with _as_given({"one_way_delay_s": delay_given, "rate_bps": ("rate", rate, ""), "mtu_bytes": ("mtu", mtu, ""),
                     "queue_packets": ("queue", queue, ""), "loss_frac": ("loss", loss, ""),
@@ -182,7 +183,7 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
         if delack is not None:
             over["delack"] = delack
         if deferred_acks_max is not None:
-            over["deferred_acks_max"] = deferred_acks_max
+            over["deferred_acks_max"] = parse_int(deferred_acks_max, "deferred_acks_max")
         if sack is not None:
             over["sack"] = parse_switch(sack, "sack")
         if limited_transmit is not None:

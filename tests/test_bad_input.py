@@ -518,7 +518,8 @@ _API_BAD = [
     dict(bus="warp"), dict(platform="rx2600_ixgb", bus="warp"), dict(cpus=0), dict(cpus=100000),
     dict(platform="rx2600_ixgb", cpus=100000), dict(platform="rx2600_ixgb", tuning="turbo"), dict(os="windows"),
     dict(platform="rx2600_ixgb", os="windows"), dict(cc="vegas"), dict(delack="sometimes"), dict(deferred_acks_max=0),
-    dict(sack="maybe"), dict(limited_transmit="x"), dict(seed=-1), dict(budget="60s"), dict(veth="no"),
+    dict(sack="maybe"), dict(limited_transmit="x"), dict(seed=-1), dict(budget="60s"), dict(veth="maybe"),
+    dict(nodelay="maybe"), dict(bidir=2), dict(deferred_acks_max=2.5),
 ]
 
 
@@ -630,3 +631,13 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_work(monkeypatch
     assert main(shlex.split(line.format(lab=lab, tmp=tmp_path))) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "out=" in err[0], err
+
+
+@pytest.mark.parametrize("name", ["nodelay", "bidir", "veth"])
+def test_api_switches_take_the_words_the_cli_does(name):
+    """``nodelay="on"`` is ``nodelay=True``, as ``sack`` and ``limited_transmit`` take it (tcpsim.units.parse_switch);
+    compiled, a string reached a bool field and raised a TypeError naming nothing."""
+    from tcpsim.api import build_scenario
+
+    for word, flag in (("on", True), ("yes", True), ("off", False), ("0", False)):
+        assert build_scenario(**{name: word}) == build_scenario(**{name: flag})
