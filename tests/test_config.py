@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from tcpsim.config import Budget, Link, Scenario, TcpOptions, Workload
+from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from tcpsim.errors import ConfigError
 from tcpsim.platform import CpuCost, OsTcp, os_defaults
 
@@ -77,3 +77,27 @@ def test_autotune_limits_below_the_starting_buffer_are_refused():
 def test_window_without_scaling_is_64k_at_most():
     t = TcpOptions(rcvbuf_bytes=1 << 20, window_scaling=False)
     assert t.max_window_bytes == 65535
+
+
+@pytest.mark.parametrize("cls, kw, field", [
+    (Link, dict(queue_packets=2.5), "queue_packets"), (Link, dict(rx_on_sending_cpu="yes"), "rx_on_sending_cpu"),
+    (TcpOptions, dict(nodelay="yes"), "nodelay"), (TcpOptions, dict(sndbuf_bytes="64k"), "sndbuf_bytes"),
+    (Workload, dict(n_streams=1.5), "n_streams"), (Workload, dict(kind=5), "kind"),
+    (Budget, dict(record_trace="yes"), "record_trace"), (Host, dict(platform="lab_vm"), "platform"),
+    (Host, dict(tcp="x"), "tcp"), (Scenario, dict(link="x"), "link"), (Scenario, dict(seed=1.5), "seed"),
+])
+def test_a_field_of_the_wrong_type_is_a_config_error_naming_it(cls, kw, field):
+    """Compiled, the engine's classes take only the declared types: a float where an int belongs was a TypeError,
+    a profile's name where a Platform belongs an AttributeError, each naming nothing."""
+    with pytest.raises(ConfigError) as info:
+        cls(**kw)
+    assert info.value.field == field and len(str(info.value).splitlines()) == 1
+
+
+def test_numpy_scalars_and_whole_floats_become_plain_numbers():
+    """What a notebook's ``np.arange`` or arithmetic gives is taken, as the plain type the field declares."""
+    np = pytest.importorskip("numpy")
+    link = Link(mtu_bytes=np.int64(9000), rate_bps=np.float32(1e9), rx_on_sending_cpu=np.True_)
+    assert (type(link.mtu_bytes), type(link.rate_bps), type(link.rx_on_sending_cpu)) == (int, float, bool)
+    assert Workload(n_streams=np.int32(2), write_bytes=65536.0) == Workload(n_streams=2, write_bytes=65536)
+    assert Scenario(seed=np.int64(3)).seed == 3 and type(Scenario(seed=np.int64(3)).seed) is int
