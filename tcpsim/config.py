@@ -6,11 +6,11 @@ Every check raises :class:`~tcpsim.errors.ConfigError` with the field name and t
 from __future__ import annotations
 
 import numbers
-import typing
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from .errors import ConfigError
+from .fields import check_types
 from .platform import CONGESTION_CONTROLS, DELACK_RULES, OsTcp, Platform, _check_range, os_defaults
 from .protocol.linux_window import DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8
 from .protocol.window import WINDOW_UPDATE_RULES
@@ -26,55 +26,6 @@ range."""
 MAX_WORKERS = 256
 """The most worker processes a sweep, validation or fit starts (``--workers``, ``sweep(workers=)``): more than any
 machine's cores gain nothing, and thousands of processes exhaust it before the first point is run."""
-
-
-_FIELD_KINDS: dict[type, tuple[tuple[str, type, bool], ...]] = {}
-
-
-def _kinds(cls: type) -> tuple[tuple[str, type, bool], ...]:
-    """Each field of ``cls``: its name, its type and whether it may be None, from the annotations (read once)."""
-    kinds = _FIELD_KINDS.get(cls)
-    if kinds is None:
-        out = []
-        for name, hint in typing.get_type_hints(cls).items():
-            args = typing.get_args(hint)
-            out.append((name, next(a for a in args if a is not type(None)) if args else hint, type(None) in args))
-        kinds = _FIELD_KINDS[cls] = tuple(out)
-    return kinds
-
-
-def _check_types(obj: object) -> None:
-    """Every field of a frozen input of the right type, or a ConfigError naming it: numpy's scalars and whole floats
-    become the int, float or bool the field is (compiled, the engine's classes take nothing else: a float where an int
-    belongs was a TypeError naming no field), so the range checks that follow see plain numbers."""
-    for name, kind, optional in _kinds(type(obj)):
-        value = getattr(obj, name)
-        if value is None and optional:
-            continue
-        if kind is bool:
-            if isinstance(value, bool):
-                continue
-            if type(value).__module__ != "numpy" or type(value).__name__ not in ("bool", "bool_"):
-                raise ConfigError(name, value, "True or False")
-            value = bool(value)
-        elif kind is int:
-            if type(value) is int:
-                continue
-            whole = isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
-            if isinstance(value, bool) or not whole:
-                raise ConfigError(name, value, "a whole number")
-            value = int(value)
-        elif kind is float:
-            if type(value) is float:
-                continue
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise ConfigError(name, value, "a number")
-            value = float(value)
-        elif not isinstance(value, kind):
-            raise ConfigError(name, value, "text" if kind is str else f"a {kind.__module__}.{kind.__name__}")
-        else:
-            continue
-        object.__setattr__(obj, name, value)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,7 +69,7 @@ class Link:
         return self.burst_bytes > 0
 
     def __post_init__(self) -> None:
-        _check_types(self)
+        check_types(self)
         _check_range("rate_bps", self.rate_bps, 1e3, 1e13, "in 1e3..1e13 bit/s")
         _check_range("burst_bytes", self.burst_bytes, 0, 1 << 32, "0 (no bucket) or a bucket in bytes")
         _check_range("one_way_delay_s", self.one_way_delay_s, 0.0, 10.0, "in 0..10 s")
@@ -353,7 +304,7 @@ class TcpOptions:
     still in the host's transmit path (``tcp_should_autocork``), so back-to-back small writes coalesce."""
 
     def __post_init__(self) -> None:
-        _check_types(self)
+        check_types(self)
         _check_range("sndbuf_bytes", self.sndbuf_bytes, 1, 1 << 31, "in 1..2**31 bytes")
         _check_range("rcvbuf_bytes", self.rcvbuf_bytes, 1, 1 << 31, "in 1..2**31 bytes")
         if self.rcv_window_bytes is not None:
@@ -536,7 +487,7 @@ class Host:
     tcp: TcpOptions = field(default_factory=TcpOptions)
 
     def __post_init__(self) -> None:
-        _check_types(self)
+        check_types(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -567,7 +518,7 @@ class Workload:
     whole transfer's mean, slow start included (None = write for ever; the run stops on convergence)."""
 
     def __post_init__(self) -> None:
-        _check_types(self)
+        check_types(self)
         if self.kind not in WORKLOAD_KINDS:
             raise ConfigError("workload.kind", self.kind, "one of " + ", ".join(WORKLOAD_KINDS))
         _check_range("write_bytes", self.write_bytes, 1, 1 << 30, "in 1..2**30 bytes")
@@ -619,7 +570,7 @@ class Budget:
     """At most this many samples (the spacing doubles when they fill up)."""
 
     def __post_init__(self) -> None:
-        _check_types(self)
+        check_types(self)
         _check_range("rel_tol", self.rel_tol, 1e-6, 0.5, "in 1e-6..0.5")
         _check_range("min_sim_time_s", self.min_sim_time_s, 0.0, 3600.0)
         if self.max_sim_time_s is not None:
@@ -647,7 +598,7 @@ class Scenario:
     def __post_init__(self) -> None:
         if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) or self.seed < 0:
             raise ConfigError("seed", self.seed, "a whole number >= 0")
-        _check_types(self)
+        check_types(self)
         if self._unbounded():
             raise ConfigError("link.one_way_delay_s", self.link.one_way_delay_s,
                               "> 0 on an unshaped link between ideal hosts: nothing else bounds the rate (give a "

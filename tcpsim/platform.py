@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Optional
 
 from .errors import ConfigError
+from .fields import check_types
 from .protocol.framing import TIMESTAMP_OPTION_BYTES
 from .protocol.linux_window import (DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8, IP_TCP_HEADER_BYTES, rx_truesize,
                                      scaling_ratio, win_from_space)
@@ -106,6 +107,7 @@ class CpuCost:
     20), each gap drawn between them (the ends held at the first and last). Empty: no gaps."""
 
     def __post_init__(self) -> None:
+        check_types(self)
         _check_range("n_cpus", self.n_cpus, 1, 1024)
         object.__setattr__(self, "wake_latency_s", _wake_points("wake_latency_s", self.wake_latency_s))
         object.__setattr__(self, "wake_latency_spread", _spread_points(self.wake_latency_spread))
@@ -287,6 +289,7 @@ class Nic:
     0 = not known (a profile of runtime values, the ideal host): no limit."""
 
     def __post_init__(self) -> None:
+        check_types(self)
         _check_range("port_rate_bps", self.port_rate_bps, 0.0, 1e13)
         _check_range("tx_ring_packets", self.tx_ring_packets, 1, 1 << 20)
         _check_range("rx_ring_packets", self.rx_ring_packets, 1, 1 << 20)
@@ -318,6 +321,7 @@ class Bus:
     """Share of the bus taken by other cards (0 = the NIC has it alone)."""
 
     def __post_init__(self) -> None:
+        check_types(self)
         _check_range("bus.width_bits", self.width_bits, 1, 4096)
         _check_range("bus.clock_hz", self.clock_hz, 0.0, 1e12)
         _check_range("bus.efficiency_frac", self.efficiency_frac, 0.01, 1.0)
@@ -502,6 +506,7 @@ class OsTcp:
     ``net.ipv4.tcp_comp_sack_rtt_percent`` from 6.19 (default 100)."""
 
     def __post_init__(self) -> None:
+        check_types(self)
         if self.family not in OS_FAMILIES:
             raise ConfigError("os.family", self.family, "one of " + ", ".join(OS_FAMILIES))
         if self.congestion_control not in CONGESTION_CONTROLS:
@@ -614,6 +619,9 @@ class Provenance:
     os: str = ""
     notes: str = ""
 
+    def __post_init__(self) -> None:
+        check_types(self)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Platform:
@@ -632,6 +640,9 @@ class Platform:
     ``hand`` (set by hand from physical reasoning), ``catalog`` (the parts catalog's cycles shared across
     machines, nothing of its own), ``given`` (values a file gives without a calibration record); "" not
     known (a Platform built in code). ``tcpsim predict`` cautions on ``hand`` and ``catalog``."""
+
+    def __post_init__(self) -> None:
+        check_types(self)
 
     @property
     def host_model_on(self) -> bool:
