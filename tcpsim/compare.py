@@ -83,11 +83,21 @@ def parse_what_if(changes: Union[Mapping[str, Any], Sequence[str], str]) -> dict
     return out
 
 
-def _scenario(spec: Spec) -> Scenario:
+def _scenario(spec: Spec, name: str) -> Scenario:
+    """``spec`` as a Scenario: itself, or built from its keywords; a ConfigError naming ``name`` (``a``, ``b``)
+    where it is neither, or names a keyword build_scenario has not."""
     if isinstance(spec, Scenario):
         return spec
+    import inspect
+
     from .api import build_scenario
 
+    if not isinstance(spec, Mapping):
+        raise ConfigError(name, spec, "a tcpsim.Scenario or a dict of tcpsim.build_scenario keywords")
+    allowed = inspect.signature(build_scenario).parameters
+    for key, value in spec.items():
+        if key not in allowed:
+            raise ConfigError(key, value, "a keyword of tcpsim.build_scenario")
     return build_scenario(**dict(spec))
 
 
@@ -234,10 +244,10 @@ def compare(a: Spec, b: Optional[Spec] = None, *, what_if: Union[Mapping[str, An
         raise ConfigError("b", b, "given, or a what_if change instead (one of the two)")
     label = "b"
     if what_if is not None:
-        if isinstance(a, Scenario):
-            raise ConfigError("a", "Scenario", "build_scenario keywords when what_if is given")
+        if not isinstance(a, Mapping):
+            raise ConfigError("a", type(a).__name__, "build_scenario keywords (a dict) when what_if is given")
         changes = parse_what_if(what_if)
         b = {**dict(a), **changes}
         label = ", ".join(f"{k}={v}" for k, v in changes.items())
-    sa, sb = _scenario(a), _scenario(b)
+    sa, sb = _scenario(a, "a"), _scenario(b, "b")
     return Comparison(a=sa, b=sb, result_a=simulate(sa), result_b=simulate(sb), label_b=label)

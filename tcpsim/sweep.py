@@ -390,8 +390,8 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
           max_points: int | None = None, **axes: Any) -> SweepResult:
     """Simulate every combination of ``axes`` on top of ``base`` (both keyword arguments of build_scenario).
 
-    Each axis is a list of values (``sockbuf=["16k", "64k"]``) or a string in the command-line syntax
-    (``sockbuf="16k..1M:x2"``, see :func:`parse_axis`). The grid is counted first: more than
+    Each axis is a list of values (``sockbuf=["16k", "64k"]``), a string in the command-line syntax
+    (``sockbuf="16k..1M:x2"``, see :func:`parse_axis`) or one value (``mtu=9000``, an axis of one point). The grid is counted first: more than
     ``max_points`` points (default :data:`MAX_POINTS`) is refused with the count before anything is built.
     Every value of every axis is checked before any point runs, so a bad value fails at once; the points
     are then built lazily, a few ahead of the workers, so memory does not grow with the grid (only the
@@ -406,6 +406,8 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
 
     from .api import build_scenario
 
+    if base is not None and not isinstance(base, Mapping):
+        raise ConfigError("base", base, "a dict of tcpsim.build_scenario keywords, such as {'platform': 'lab_vm'}")
     base = dict(base or {})
     allowed = set(inspect.signature(build_scenario).parameters)
     for key in list(base) + list(axes):
@@ -418,8 +420,10 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     for name, values in axes.items():
         if isinstance(values, str):
             grid[name] = parse_axis(name, values)
-        else:
+        elif isinstance(values, Iterable):
             grid[name] = [_parse_one(name, v) for v in values]
+        else:  # one value: an axis of one point
+            grid[name] = [_parse_one(name, values)]
         if not grid[name]:
             raise ConfigError(name, values, "at least one value")
     names = list(grid)
@@ -428,8 +432,10 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     if n_points > limit:
         raise ConfigError("sweep", f"{n_points:,} points", f"at most {limit:,} points (raise the limit with "
                           "--max-points N, or max_points=N)")
-    if workers is not None and not 1 <= workers <= MAX_WORKERS:
-        raise ConfigError("workers", workers, f"1..{MAX_WORKERS}")
+    if workers is not None:
+        workers = parse_int(workers, "workers")
+        if not 1 <= workers <= MAX_WORKERS:
+            raise ConfigError("workers", workers, f"1..{MAX_WORKERS}")
 
     def combos() -> Iterator[tuple]:  # the grid, streamed: never held as one list
         return itertools.product(*(grid[n] for n in names))

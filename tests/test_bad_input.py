@@ -641,3 +641,29 @@ def test_api_switches_take_the_words_the_cli_does(name):
 
     for word, flag in (("on", True), ("yes", True), ("off", False), ("0", False)):
         assert build_scenario(**{name: word}) == build_scenario(**{name: flag})
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda t: t.sweep("lab_vm", mtu=[1500]), "base"),
+    (lambda t: t.sweep({}, mtu=[1500], workers="many"), "workers"),
+    (lambda t: t.compare("lab_vm", what_if="mtu=9000"), "a"),
+    (lambda t: t.compare({"nosuch": 1}, what_if="mtu=9000"), "nosuch"),
+    (lambda t: t.compare({}, "lab_vm"), "b"),
+])
+def test_sweep_and_compare_refuse_what_is_not_theirs_in_one_line(call, field):
+    """A profile's name where a dict of keywords belongs, a keyword build_scenario has not, a worker count in words:
+    each a ConfigError naming it (they were a ValueError about a dictionary update, a TypeError)."""
+    import tcpsim
+
+    with pytest.raises(ConfigError) as info:
+        call(tcpsim)
+    assert info.value.field == field and len(str(info.value).splitlines()) == 1
+
+
+def test_a_sweep_axis_of_one_value_is_one_point():
+    """``mtu=9000`` (no list) is an axis of one point, as ``mtu=[9000]`` is; it was a TypeError."""
+    import tcpsim
+
+    one = tcpsim.sweep({}, mtu=9000, sockbuf=["64k", "128k"], workers=1)
+    listed = tcpsim.sweep({}, mtu=[9000], sockbuf=["64k", "128k"], workers=1)
+    assert one.to_csv() == listed.to_csv()
