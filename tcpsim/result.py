@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import numbers
 
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
@@ -135,7 +136,8 @@ class Result:
         (iperf3's ``end.sum_received``, ``tcpsim lab``'s generator): the bytes read by the run's end, and
         :attr:`goodput_bps` for the rest of the duration if the run ended earlier (it stopped on the steady
         state). A run longer than the duration gives its own average over its length."""
-        if not (math.isfinite(duration_s) and duration_s > 0.0):
+        if isinstance(duration_s, bool) or not isinstance(duration_s, numbers.Real) \
+                or not (math.isfinite(duration_s) and duration_s > 0.0):
             raise ConfigError("duration_s", duration_s, "a positive number of seconds")
         if self.sim_time_s >= duration_s:
             return self.delivered_bytes * 8.0 / self.sim_time_s
