@@ -382,7 +382,7 @@ def bus_preset(name: str) -> Bus:
     """The preset called ``name`` (see :data:`BUS_PRESETS`)."""
     try:
         return BUS_PRESETS[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: a list or a dict, which no name is
         raise ConfigError("bus", name, "one of " + ", ".join(BUS_PRESETS)) from None
 
 
