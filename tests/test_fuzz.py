@@ -9,6 +9,7 @@ and is the same for the same seed. A short profile runs with the default suite; 
 
 from __future__ import annotations
 
+import inspect
 import os
 import time
 from dataclasses import replace
@@ -113,6 +114,33 @@ def test_random_legal_scenarios_keep_every_property(kw):
 def test_random_legal_scenarios_give_the_same_bytes_for_the_same_seed(kw):
     first, second = run_checked(kw, SHORT_BUDGET), run_checked(kw, SHORT_BUDGET)
     assert first == second or None in (first, second)
+
+
+_HOSTILE = [None, True, False, 0, -1, 2.5, float("nan"), float("inf"), 1e30, 10**30, "", " ", "x", "on", "nan", "1e400",
+            "-5", "0x10", "\uff11", b"64k", [1], {"a": 1}, (1, 2), object(), "64k", "1gbit", "1ms", "lab_vm", "linux-6.8"]
+_KEYWORDS = [k for k in inspect.signature(build_scenario).parameters if k != "budget"]
+
+
+def _built_or_refused(kw: dict) -> None:
+    try:
+        build_scenario(**kw)
+    except TcpsimError as exc:
+        assert isinstance(exc, ValueError) and len(str(exc).splitlines()) == 1, (kw, str(exc))
+
+
+@pytest.mark.parametrize("keyword", _KEYWORDS)
+def test_every_keyword_takes_any_value_or_refuses_it_in_one_line(keyword):
+    """Any value a caller may pass for a keyword, of any type (a list, a dict, bytes, an object, nan, a number in
+    words): a Scenario, or one of tcpsim's own errors in one line; never another exception (a TypeError of a field the
+    compiled engine types, an unhashable name looked up: ``bus={}`` was one)."""
+    for value in _HOSTILE:
+        _built_or_refused({keyword: value})
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(_KEYWORDS), st.sampled_from(_HOSTILE), min_size=2, max_size=4))
+def test_hostile_keywords_together_build_or_are_refused_in_one_line(kw):
+    _built_or_refused(kw)
 
 
 @pytest.mark.fuzz
