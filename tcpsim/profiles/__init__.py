@@ -194,7 +194,7 @@ def tuning_levels(name_or_path: str | Path) -> list[str]:
 def tune(platform: Platform, name_or_path: str | Path, level: str) -> Platform:
     """``platform`` with the knobs of the profile's tuning ``level`` applied (named ``<name>+<level>``)."""
     levels = tuning_texts(name_or_path)
-    if level not in levels:
+    if not isinstance(level, str) or level not in levels:
         raise ConfigError("tuning", level, ("one of none, " + ", ".join(sorted(levels))) if levels
                           else "none (this profile defines no tuning levels)")
     from ..tuning import apply_tuning, parse_tuning
