@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
+from .platform import MAX_CPUS
 from .report_text import limit_name
 from .units import format_rate, format_size, parse_rate
 
@@ -252,8 +253,8 @@ def smallest_cpus(target: Any, max_cpus: int = 64, **kw: Any) -> CpusAnswer:
     More CPUs help only while the work spreads: with interrupts on one CPU, that CPU stays the limit.
     """
     target_bps = _target(target)
-    if isinstance(max_cpus, bool) or not isinstance(max_cpus, int) or max_cpus < 1:
-        raise ConfigError("max_cpus", max_cpus, "a whole number >= 1")
+    if isinstance(max_cpus, bool) or not isinstance(max_cpus, int) or not 1 <= max_cpus <= MAX_CPUS:
+        raise ConfigError("max_cpus", max_cpus, f"a whole number in 1..{MAX_CPUS} (the most CPUs a host has)")
     kw.pop("cpus", None)
     runs: dict[int, tuple[float, str]] = {}
 

@@ -21,7 +21,7 @@ from .protocol.linux_window import (DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8, IP_TCP
 __all__ = [
     "CpuCost", "Nic", "Bus", "OsTcp", "Provenance", "Platform",
     "BUS_PRESETS", "bus_preset", "DELACK_RULES", "OS_FAMILIES", "CONGESTION_CONTROLS", "os_defaults",
-    "mid_quantiles", "quantile_at",
+    "mid_quantiles", "quantile_at", "MAX_CPUS",
 ]
 
 
@@ -29,6 +29,10 @@ def _check_range(name: str, value: float, lo: float, hi: float = math.inf, text:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (lo <= value <= hi) \
             or (isinstance(value, float) and math.isnan(value)):
         raise ConfigError(name, value, text or (f">= {lo}" if hi == math.inf else f"in {lo}..{hi}"))
+
+
+MAX_CPUS = 1024
+"""The most CPUs a host has (``CpuCost.n_cpus``, ``--cpus``, ``plan cpus --max-cpus``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,7 +112,7 @@ class CpuCost:
 
     def __post_init__(self) -> None:
         check_types(self)
-        _check_range("n_cpus", self.n_cpus, 1, 1024)
+        _check_range("n_cpus", self.n_cpus, 1, MAX_CPUS)
         object.__setattr__(self, "wake_latency_s", _wake_points("wake_latency_s", self.wake_latency_s))
         object.__setattr__(self, "wake_latency_spread", _spread_points(self.wake_latency_spread))
         object.__setattr__(self, "preempt_s", _spread_points(self.preempt_s, "preempt_s", 1.0,

@@ -140,6 +140,7 @@ _BAD = [
     ("plan ''", "not empty"), ("plan bogus", "question"), ("plan sockbuf", "target"),
     ("plan sockbuf --target ''", "target"), ("plan cpus --target fast", "target"),
     ("plan cpus --target 500mbit --max-cpus 0", "max_cpus"), ("plan jumbo --json=/nonexistent/x.json", "json"),
+    ("plan cpus --target 500mbit --max-cpus 100000", "max_cpus"),
     ("plan jumbo --mtu ''", "mtu"), ("plan jumbo --mtu 9000", "mtu"), ("plan jumbo --target 1gbit", "target"),
     ("plan sockbuf --target 1gbit --uplink 1gbit", "uplink"), ("plan jumbo --max-cpus 4", "max_cpus"),
     ("predict --response 1k", "response"), ("predict --rr 100 --message 1k", "message"),
