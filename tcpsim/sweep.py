@@ -391,8 +391,9 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     """Simulate every combination of ``axes`` on top of ``base`` (both keyword arguments of build_scenario).
 
     Each axis is a list of values (``sockbuf=["16k", "64k"]``), a string in the command-line syntax
-    (``sockbuf="16k..1M:x2"``, see :func:`parse_axis`) or one value (``mtu=9000``, an axis of one point). The grid is counted first: more than
-    ``max_points`` points (default :data:`MAX_POINTS`) is refused with the count before anything is built.
+    (``sockbuf="16k..1M:x2"``, see :func:`parse_axis`) or one value (``mtu=9000``, an axis of one point). The
+    grid is counted first: more than ``max_points`` points (default :data:`MAX_POINTS`) is refused with the
+    count before anything is built.
     Every value of every axis is checked before any point runs, so a bad value fails at once; the points
     are then built lazily, a few ahead of the workers, so memory does not grow with the grid (only the
     rows do). ``executor``: any concurrent.futures.Executor; otherwise

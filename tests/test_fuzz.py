@@ -117,7 +117,8 @@ def test_random_legal_scenarios_give_the_same_bytes_for_the_same_seed(kw):
 
 
 _HOSTILE = [None, True, False, 0, -1, 2.5, float("nan"), float("inf"), 1e30, 10**30, "", " ", "x", "on", "nan", "1e400",
-            "-5", "0x10", "\uff11", b"64k", [1], {"a": 1}, (1, 2), object(), "64k", "1gbit", "1ms", "lab_vm", "linux-6.8"]
+            "-5", "0x10", "\uff11", b"64k", [1], {"a": 1}, (1, 2), object(), "64k", "1gbit", "1ms", "lab_vm",
+            "linux-6.8"]
 _KEYWORDS = [k for k in inspect.signature(build_scenario).parameters if k != "budget"]
 
 
