@@ -9,6 +9,7 @@ from .config import Scenario
 from .platform import BUS_PRESETS, Bus
 from .protocol import framing
 from .protocol.linux_sndbuf import handshake_sndbuf_bytes, per_mss_bytes
+from .protocol.rto import RTO_AFTER_LOST_SYN_S, first_data_times_out
 from .result import LIMIT_NAMES, Result
 from .tuning.advice import buffer_plan, cap_knob
 from .units import UNSHAPED_RATE_BPS, format_duration, format_rate, format_size
@@ -107,11 +108,19 @@ def advice(sc: Scenario, r: Result) -> str:
             cause, fix = "drops in the hosts", "longer receive rings or backlogs, or a faster receiver"
         return (f"the senders wait on the repair of losses ({r.retransmits:,} retransmissions in the measured run) "
                 f"from {cause}: {fix}" + _sack_tip(sc))
+    path_rtt_s = 2 * sc.link.one_way_delay_s
+    if lim == "cwnd" and not r.drops.get("link") and first_data_times_out(path_rtt_s, sc.sender.tcp.min_rto_s,
+                                                                         sc.sender.tcp.timestamps):
+        return (f"the first data timed out before their ACK came back: the round trip ({format_duration(path_rtt_s)}) "
+                f"reaches the {format_duration(RTO_AFTER_LOST_SYN_S)} timeout data start on when the SYN went out "
+                "twice, untimed (RFC 6298 §5.7; Karn's rule, §3), so the congestion window fell to one segment and "
+                "grows by one a round trip (RFC 5681): an OS with TCP timestamps (RFC 7323; --os linux) times the SYN "
+                "and climbs in slow start; larger buffers do not help")
     if lim in ("window", "sndbuf", "cwnd"):
         # A segment sent during loss recovery is acknowledged only once the holes below it are repaired, so
         # with retransmissions the measured round trip is recovery time: size buffers by the path's instead.
         recovering = r.retransmits > 0
-        rtt = ceilings.base_rtt_s(sc) if recovering else (r.rtt_s or (2 * sc.link.one_way_delay_s))
+        rtt = ceilings.base_rtt_s(sc) if recovering else (r.rtt_s or path_rtt_s)
         target = line_goodput_bps(sc) / 8 * rtt
         size = 1 << max(12, math.ceil(math.log2(max(target * 1.25, 4096))))
         have = min(sc.sender.tcp.sndbuf_limit_bytes, sc.receiver.tcp.window_limit_bytes)
@@ -120,9 +129,9 @@ def advice(sc: Scenario, r: Result) -> str:
                     "round trip itself")
         else:
             text = _buffer_advice(sc, size)
-        path_rtt = 2 * sc.link.one_way_delay_s
-        if r.rtt_s and path_rtt > 0 and r.rtt_s > 3 * path_rtt:
-            text += f"; the measured round trip ({format_duration(r.rtt_s)}) is {r.rtt_s / path_rtt:.0f}x the path's: "
+        if r.rtt_s and path_rtt_s > 0 and r.rtt_s > 3 * path_rtt_s:
+            text += (f"; the measured round trip ({format_duration(r.rtt_s)}) is {r.rtt_s / path_rtt_s:.0f}x the "
+                     "path's: ")
             if recovering:
                 text += (f"ACKs wait for loss recovery ({r.retransmits:,} retransmissions in the measured run)"
                          + _sack_tip(sc))

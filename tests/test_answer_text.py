@@ -425,3 +425,19 @@ def test_a_result_from_python_carries_the_advice_predict_prints():
     assert f"try: {r.advice}" in str(r) and "try: " in r._repr_html_()
     assert r.to_dict()["advice"] == r.advice
     assert tcpsim.predict(method="ceilings", **kw).advice
+
+
+@pytest.mark.parametrize("kw, spurious", [(dict(rtt="3s"), True), (dict(rtt="10s"), True), (dict(rtt="2s"), False),
+                                          (dict(rtt="3s", os="linux"), False)])
+def test_a_round_trip_past_the_first_timeouts_is_said_to_time_out_not_to_want_buffers(kw, spurious):
+    """A round trip of 3 s or more without timestamps: the SYN goes out twice untimed and the first data time out
+    (RFC 6298 §5.7), so the window crawls one segment a round trip; the advice says so instead of asking for larger
+    buffers, which would not help (tcpsim.protocol.rto.first_data_times_out)."""
+    from tcpsim.api import build_scenario, simulate
+    from tcpsim.config import Budget
+
+    r = simulate(build_scenario(sockbuf="64M", budget=Budget(max_events=100_000), **kw))
+    said = "RFC 6298 §5.7" in r.advice
+    assert said == spurious, r.advice
+    if spurious:
+        assert r.limited_by == "cwnd" and "larger buffers do not help" in r.advice

@@ -11,11 +11,28 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["RtoEstimator", "wheel_expiry_s", "LINUX_RTO_MAX_S"]
+__all__ = ["RtoEstimator", "wheel_expiry_s", "LINUX_RTO_MAX_S", "RTO_AFTER_LOST_SYN_S", "initial_rto_s",
+           "first_data_times_out"]
 
 LINUX_RTO_MAX_S = 120.0
 """Linux's cap on the backed-off timeout (``TCP_RTO_MAX``, 120 s; the ``tcp_rto_max_ms`` sysctl's default from 6.15),
 where RFC 6298 §2.5 asks at least 60 s."""
+RTO_AFTER_LOST_SYN_S = 3.0
+"""The timeout data starts on when the SYN was sent again and not timed (RFC 6298 §5.7)."""
+
+
+def initial_rto_s(min_rto_s: float) -> float:
+    """The timeout before any round trip is measured: 1 s (RFC 6298 §2.1), or the OS's floor if higher."""
+    return max(1.0, min_rto_s)
+
+
+def first_data_times_out(rtt_s: float, min_rto_s: float, timestamps: bool) -> bool:
+    """Whether a connection's first data time out before their ACK can come back: a round trip of ``rtt_s`` reaches
+    the initial timeout, so the SYN goes out again; without timestamps Karn's rule forbids timing it (RFC 6298 §3;
+    with them the echo times it, RFC 7323 §4.1) and data starts on a 3 s timeout (§5.7), which the round trip
+    reaches too. The congestion window then falls to one segment with its threshold at two (RFC 5681 §3.1)."""
+    first = initial_rto_s(min_rto_s)
+    return not timestamps and rtt_s >= first and rtt_s >= max(RTO_AFTER_LOST_SYN_S, first)
 
 _WHEEL_LEVEL_TICKS = 63
 """``LVL_START(1)`` (``kernel/time/timer.c``): a timer due in fewer ticks sits on the wheel's first level."""
@@ -52,7 +69,7 @@ class RtoEstimator:
         self.granularity_s = granularity_s
         self.srtt_s: float | None = None
         self.rttvar_s = 0.0
-        self.rto_s = max(1.0, min_rto_s)
+        self.rto_s = initial_rto_s(min_rto_s)
         self.backoff = 1
         self.linux = linux
         """Linux's variance and RTO (:meth:`_linux_sample`) rather than RFC 6298's."""
@@ -121,8 +138,8 @@ class RtoEstimator:
     def after_lost_syn(self) -> None:
         """Data starts on a timeout of at least 3 s when the SYN had to be sent again and was not timed
         (RFC 6298 §5.7)."""
-        if self.srtt_s is None and self.rto_s < 3.0:
-            self.rto_s = min(3.0, self.max_rto_s)
+        if self.srtt_s is None and self.rto_s < RTO_AFTER_LOST_SYN_S:
+            self.rto_s = min(RTO_AFTER_LOST_SYN_S, self.max_rto_s)
 
     def timeout_s(self) -> float:
         """The current timeout including exponential back-off."""
