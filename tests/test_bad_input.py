@@ -668,3 +668,13 @@ def test_a_sweep_axis_of_one_value_is_one_point():
     one = tcpsim.sweep({}, mtu=9000, sockbuf=["64k", "128k"], workers=1)
     listed = tcpsim.sweep({}, mtu=[9000], sockbuf=["64k", "128k"], workers=1)
     assert one.to_csv() == listed.to_csv()
+
+
+@pytest.mark.parametrize("runs, said", [("/dev/zero", "not a character device"), ("{d}/fifo.json", "not a FIFO"),
+                                        ("{d}/deep.json", "JSON written by --runs")])
+def test_the_dataset_tool_refuses_a_runs_file_that_is_not_one_in_one_line(capsys, tmp_path, measured_files, runs, said):
+    from tcpsim.lab.dataset import main as dataset
+
+    assert dataset([str(tmp_path / "tables"), "--from-runs", runs.format(d=measured_files)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "runs file=" in err[0] and said in err[0], err
