@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import inspect
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Optional
@@ -14,7 +15,7 @@ from .result import Result
 from .units import (parse_duration, parse_fraction, parse_int, parse_link_rate, parse_number, parse_rate, parse_size,
                     parse_switch)
 
-__all__ = ["simulate", "predict", "build_scenario", "scenario_inputs"]
+__all__ = ["simulate", "predict", "build_scenario", "scenario_inputs", "check_keywords"]
 
 
 def simulate(scenario: Scenario) -> Result:
@@ -221,6 +222,15 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     return Scenario(sender=Host(platform=snd_platform, tcp=tcp_for(snd_platform)),
                     receiver=Host(platform=rcv_platform, tcp=tcp_for(rcv_platform)),
                     link=link, workload=workload, seed=seed, budget=budget or Budget())
+
+
+def check_keywords(kw: Mapping[str, Any]) -> None:
+    """A ConfigError naming the first key of ``kw`` that :func:`build_scenario` does not take (``sweep`` and
+    ``compare`` take its keywords as dicts, where Python would only raise a TypeError naming none)."""
+    allowed = inspect.signature(build_scenario).parameters
+    for key, value in kw.items():
+        if key not in allowed:
+            raise ConfigError(key, value, "a keyword of tcpsim.build_scenario")
 
 
 def predict(*, method: str = "simulate", **kwargs: Any) -> Result:

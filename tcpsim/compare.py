@@ -88,16 +88,11 @@ def _scenario(spec: Spec, name: str) -> Scenario:
     where it is neither, or names a keyword build_scenario has not."""
     if isinstance(spec, Scenario):
         return spec
-    import inspect
-
-    from .api import build_scenario
+    from .api import build_scenario, check_keywords
 
     if not isinstance(spec, Mapping):
         raise ConfigError(name, spec, "a tcpsim.Scenario or a dict of tcpsim.build_scenario keywords")
-    allowed = inspect.signature(build_scenario).parameters
-    for key, value in spec.items():
-        if key not in allowed:
-            raise ConfigError(key, value, "a keyword of tcpsim.build_scenario")
+    check_keywords(spec)
     return build_scenario(**dict(spec))
 
 

@@ -16,15 +16,17 @@ device that cannot take the bytes (disk full, quota, I/O error) is an :class:`~t
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import sys
 from pathlib import Path
+from typing import Any
 
 from .errors import ConfigError, OutputError
 
-__all__ = ["MAX_INPUT_BYTES", "MAX_DATA_BYTES", "read_text_limited", "write_text_reporting", "is_device_full",
-           "check_writable_dir", "check_output_paths"]
+__all__ = ["MAX_INPUT_BYTES", "MAX_DATA_BYTES", "read_text_limited", "read_json_limited", "write_text_reporting",
+           "is_device_full", "check_writable_dir", "check_output_paths"]
 
 MAX_INPUT_BYTES = 1 << 20
 """Largest file of settings tcpsim reads (1 MiB)."""
@@ -70,6 +72,16 @@ def read_text_limited(path: str | os.PathLike, field: str, limit_bytes: int = MA
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(field, name, f"UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})") from None
+
+
+def read_json_limited(path: str | os.PathLike, field: str, expected: str, limit_bytes: int = MAX_DATA_BYTES) -> Any:
+    """The JSON value of a file read as :func:`read_text_limited` reads it; a ConfigError naming ``field`` and the
+    file as ``expected`` where it is not JSON (nested thousands deep too, where the parser's recursion ends)."""
+    text = read_text_limited(path, field, limit_bytes)
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise ConfigError(field, os.fspath(path), expected) from None
 
 
 def write_text_reporting(path: str | os.PathLike, text: str, field: str) -> None:

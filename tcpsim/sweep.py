@@ -401,19 +401,14 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     shows a ``tqdm.auto`` bar with an ETA (one widget in Jupyter; without tqdm, ``i/n points`` on
     stderr), a callable is called as ``progress(done, total)``.
     """
-    import inspect
-
     import numpy as np
 
-    from .api import build_scenario
+    from .api import build_scenario, check_keywords
 
     if base is not None and not isinstance(base, Mapping):
         raise ConfigError("base", base, "a dict of tcpsim.build_scenario keywords, such as {'platform': 'lab_vm'}")
     base = dict(base or {})
-    allowed = set(inspect.signature(build_scenario).parameters)
-    for key in list(base) + list(axes):
-        if key not in allowed:
-            raise ConfigError(key, base.get(key, axes.get(key)), "a keyword of tcpsim.build_scenario")
+    check_keywords({**base, **axes})
     for key in axes:
         if key not in AXES:
             raise ConfigError(key, axes[key], "a sweepable input: " + ", ".join(AXES))

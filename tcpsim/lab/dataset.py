@@ -26,11 +26,11 @@ import json
 import os
 import sys
 from dataclasses import dataclass, replace
-from typing import Any, Optional
+from typing import Optional
 
 from ..cliutil import OneLineParser, typed
 from ..errors import ConfigError
-from ..fileio import read_text_limited
+from ..fileio import read_json_limited
 from ..units import parse_int, parse_number
 from .scenario import MAX_DURATION_S, LabScenario, lab_scenario
 
@@ -273,18 +273,11 @@ def write_tables(runs: list[dict], out_dir: str, load_start: tuple, load_end: tu
     return written
 
 
-def _runs_file(path: str) -> Any:
-    """The runs a ``--runs`` file holds; a ConfigError naming it where it is not JSON."""
-    text = read_text_limited(path, "runs file", RUNS_LIMIT_BYTES)
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
-        raise ConfigError("runs file", path, "JSON written by --runs (a list of tcpsim lab runs)") from None
-
-
 def _tables_from_runs(a: argparse.Namespace) -> int:
     """``--from-runs`` or ``--median-of``: the tables from saved runs, measuring nothing."""
-    passes = [_runs_file(path) for path in ([a.from_runs] if a.from_runs else a.median_of)]
+    expected = "JSON written by --runs (a list of tcpsim lab runs)"
+    passes = [read_json_limited(path, "runs file", expected, RUNS_LIMIT_BYTES)
+              for path in ([a.from_runs] if a.from_runs else a.median_of)]
     runs = passes[0] if a.from_runs else median_runs(passes)
     if a.median_of and a.runs:
         with open(a.runs, "w") as fh:

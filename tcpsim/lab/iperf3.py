@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,13 +87,9 @@ def parse_iperf3(doc: dict) -> Iperf3Run:
 
 def read_iperf3(path: str | Path) -> Iperf3Run:
     """:func:`parse_iperf3` of a file; ConfigError naming the file when it is unreadable or not iperf3's."""
-    from ..fileio import MAX_DATA_BYTES, read_text_limited
+    from ..fileio import read_json_limited
 
-    text = read_text_limited(path, "iperf3", MAX_DATA_BYTES)
-    try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
-        raise ConfigError("iperf3", str(path), "a JSON file written by iperf3 -J") from None
+    doc = read_json_limited(path, "iperf3", "a JSON file written by iperf3 -J")
     try:
         return parse_iperf3(doc)
     except ConfigError as exc:
