@@ -73,9 +73,10 @@ def _describe(kind: type) -> str:
     return named.get(kind) or f"a {kind.__module__}.{kind.__qualname__}"
 
 
-def check_types(obj: object) -> None:
+def check_types(obj: object, prefix: str = "") -> None:
     """Every field of the frozen dataclass ``obj`` of a type it declares, made the plain type where it is numpy's or a
-    whole float; else a :class:`~tcpsim.errors.ConfigError` naming the field and the types it takes."""
+    whole float; else a :class:`~tcpsim.errors.ConfigError` naming the field (after ``prefix``, as the class's own
+    range checks name it: ``os.family``) and the types it takes."""
     for name, accepted, optional in _kinds(type(obj)):
         value = getattr(obj, name)
         if value is None and optional:
@@ -87,4 +88,4 @@ def check_types(obj: object) -> None:
                     object.__setattr__(obj, name, got)
                 break
         else:
-            raise ConfigError(name, value, " or ".join(_describe(k) for k in accepted))
+            raise ConfigError(prefix + name, value, " or ".join(_describe(k) for k in accepted))

@@ -325,7 +325,7 @@ class Bus:
     """Share of the bus taken by other cards (0 = the NIC has it alone)."""
 
     def __post_init__(self) -> None:
-        check_types(self)
+        check_types(self, "bus.")
         _check_range("bus.width_bits", self.width_bits, 1, 4096)
         _check_range("bus.clock_hz", self.clock_hz, 0.0, 1e12)
         _check_range("bus.efficiency_frac", self.efficiency_frac, 0.01, 1.0)
@@ -510,40 +510,43 @@ class OsTcp:
     ``net.ipv4.tcp_comp_sack_rtt_percent`` from 6.19 (default 100)."""
 
     def __post_init__(self) -> None:
-        check_types(self)
+        check_types(self, "os.")
         if self.family not in OS_FAMILIES:
             raise ConfigError("os.family", self.family, "one of " + ", ".join(OS_FAMILIES))
         if self.congestion_control not in CONGESTION_CONTROLS:
-            raise ConfigError("congestion_control", self.congestion_control, "one of " + ", ".join(CONGESTION_CONTROLS))
+            raise ConfigError("os.congestion_control", self.congestion_control,
+                              "one of " + ", ".join(CONGESTION_CONTROLS))
         if self.version and (self.family != "linux" or not _VERSION.fullmatch(self.version)):
             raise ConfigError("os.version", self.version, 'a Linux kernel version such as "6.12" (family linux)')
-        _check_range("rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
-        _check_range("tx_skb_overhead_bytes", self.tx_skb_overhead_bytes, 0, 1 << 20)
-        _check_range("limit_output_bytes", self.limit_output_bytes, 0, (1 << 31) - 1)
-        _check_range("tx_skb_head_bytes", self.tx_skb_head_bytes, 0, 1 << 16)
-        _check_range("tso_win_divisor", self.tso_win_divisor, 0, (1 << 31) - 1)
-        _check_range("comp_sack_nr", self.comp_sack_nr, 0, 255)
-        _check_range("comp_sack_delay_s", self.comp_sack_delay_s, 0.0, 1.0)
-        _check_range("comp_sack_slack_s", self.comp_sack_slack_s, 0.0, 1.0)
-        _check_range("comp_sack_rtt_percent", self.comp_sack_rtt_percent, 1, 1000)
-        _check_range("hz", self.hz, 0, 10000, "0 (a continuous clock) or the kernel's CONFIG_HZ: 100, 250, 300, 1000")
+        _check_range("os.rx_skb_overhead_bytes", self.rx_skb_overhead_bytes, 0, 1 << 20)
+        _check_range("os.tx_skb_overhead_bytes", self.tx_skb_overhead_bytes, 0, 1 << 20)
+        _check_range("os.limit_output_bytes", self.limit_output_bytes, 0, (1 << 31) - 1)
+        _check_range("os.tx_skb_head_bytes", self.tx_skb_head_bytes, 0, 1 << 16)
+        _check_range("os.tso_win_divisor", self.tso_win_divisor, 0, (1 << 31) - 1)
+        _check_range("os.comp_sack_nr", self.comp_sack_nr, 0, 255)
+        _check_range("os.comp_sack_delay_s", self.comp_sack_delay_s, 0.0, 1.0)
+        _check_range("os.comp_sack_slack_s", self.comp_sack_slack_s, 0.0, 1.0)
+        _check_range("os.comp_sack_rtt_percent", self.comp_sack_rtt_percent, 1, 1000)
+        _check_range("os.hz", self.hz, 0, 10000,
+                     "0 (a continuous clock) or the kernel's CONFIG_HZ: 100, 250, 300, 1000")
         if self.rx_skb_page_bytes not in (0, 4096, 16384, 65536):
-            raise ConfigError("rx_skb_page_bytes", self.rx_skb_page_bytes, "0 (no paging) or a page size: 4096, 16384, 65536")
+            raise ConfigError("os.rx_skb_page_bytes", self.rx_skb_page_bytes,
+                              "0 (no paging) or a page size: 4096, 16384, 65536")
         if self.delack not in DELACK_RULES:
-            raise ConfigError("delack", self.delack, "one of " + ", ".join(DELACK_RULES))
-        _check_range("default_sndbuf_bytes", self.default_sndbuf_bytes, 1, 1 << 31)
-        _check_range("default_rcvbuf_bytes", self.default_rcvbuf_bytes, 1, 1 << 31)
-        _check_range("max_sockbuf_bytes", self.max_sockbuf_bytes, 1, 1 << 31)
-        _check_range("adv_win_scale", self.adv_win_scale, -31, 31)
-        _check_range("delack_timeout_s", self.delack_timeout_s, 1e-6, 10.0)
-        _check_range("deferred_acks_max", self.deferred_acks_max, 1, 1024)
-        _check_range("quickack_segments", self.quickack_segments, 0, 1 << 20)
-        _check_range("initial_cwnd_segments", self.initial_cwnd_segments, 1, 1000)
-        _check_range("min_rto_s", self.min_rto_s, 1e-6, 60.0)
-        _check_range("maxpsz_multiplier", self.maxpsz_multiplier, 0, 100)
-        _check_range("sndbuf_autotune_max_bytes", self.sndbuf_autotune_max_bytes, 0, 1 << 31)
-        _check_range("rcvbuf_autotune_max_bytes", self.rcvbuf_autotune_max_bytes, 0, 1 << 31)
-        _check_range("rcv_push_wait_bytes", self.rcv_push_wait_bytes, 0, 1 << 20)
+            raise ConfigError("os.delack", self.delack, "one of " + ", ".join(DELACK_RULES))
+        _check_range("os.default_sndbuf_bytes", self.default_sndbuf_bytes, 1, 1 << 31)
+        _check_range("os.default_rcvbuf_bytes", self.default_rcvbuf_bytes, 1, 1 << 31)
+        _check_range("os.max_sockbuf_bytes", self.max_sockbuf_bytes, 1, 1 << 31)
+        _check_range("os.adv_win_scale", self.adv_win_scale, -31, 31)
+        _check_range("os.delack_timeout_s", self.delack_timeout_s, 1e-6, 10.0)
+        _check_range("os.deferred_acks_max", self.deferred_acks_max, 1, 1024)
+        _check_range("os.quickack_segments", self.quickack_segments, 0, 1 << 20)
+        _check_range("os.initial_cwnd_segments", self.initial_cwnd_segments, 1, 1000)
+        _check_range("os.min_rto_s", self.min_rto_s, 1e-6, 60.0)
+        _check_range("os.maxpsz_multiplier", self.maxpsz_multiplier, 0, 100)
+        _check_range("os.sndbuf_autotune_max_bytes", self.sndbuf_autotune_max_bytes, 0, 1 << 31)
+        _check_range("os.rcvbuf_autotune_max_bytes", self.rcvbuf_autotune_max_bytes, 0, 1 << 31)
+        _check_range("os.rcv_push_wait_bytes", self.rcv_push_wait_bytes, 0, 1 << 20)
 
     @property
     def whole_message_segments(self) -> bool:

@@ -6,7 +6,7 @@ import pytest
 
 from tcpsim.config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from tcpsim.errors import ConfigError
-from tcpsim.platform import CpuCost, OsTcp, os_defaults
+from tcpsim.platform import Bus, CpuCost, OsTcp, os_defaults
 
 
 @pytest.mark.parametrize("make, field", [
@@ -24,6 +24,7 @@ from tcpsim.platform import CpuCost, OsTcp, os_defaults
     (lambda: Scenario(seed=-1), "seed"),
     (lambda: CpuCost(per_packet_tx_s=-1.0), "per_packet_tx_s"),
     (lambda: OsTcp(family="plan9"), "os.family"),
+    (lambda: OsTcp(min_rto_s=0.0), "os.min_rto_s"),
 ])
 def test_bad_inputs_raise_one_line(make, field):
     with pytest.raises(ConfigError) as exc:
@@ -85,6 +86,8 @@ def test_window_without_scaling_is_64k_at_most():
     (Workload, dict(n_streams=1.5), "n_streams"), (Workload, dict(kind=5), "kind"),
     (Budget, dict(record_trace="yes"), "record_trace"), (Host, dict(platform="lab_vm"), "platform"),
     (Host, dict(tcp="x"), "tcp"), (Scenario, dict(link="x"), "link"), (Scenario, dict(seed=1.5), "seed"),
+    (OsTcp, dict(family=5), "os.family"), (OsTcp, dict(hz="fast"), "os.hz"),
+    (Bus, dict(width_bits=6.5), "bus.width_bits"),
 ])
 def test_a_field_of_the_wrong_type_is_a_config_error_naming_it(cls, kw, field):
     """Compiled, the engine's classes take only the declared types: a float where an int belongs was a TypeError,
