@@ -47,8 +47,14 @@ def test_a_lossless_run_does_not_depend_on_the_seed_and_its_interval_holds_the_a
 
 
 @pytest.mark.fuzz
+@pytest.mark.xfail(strict=True, reason=(
+    "16 of 20 (61 of 80 over seeds 0-79, checked 2026-12-01; 18 of 20 when README first said so): the line stays "
+    "full through most losses, and the long-run mean (93.1 Mbit/s) owes its deficit to rarer clusters of losses "
+    "that take cwnd below the path's 25 KB (seeds 0, 5, 16: down to 11.6-17.4 KB for 8-13 % of the span); a run "
+    "that drew none (seed 7: cwnd never below 30 KB) states a batch-means interval of 0.1-0.7 % around 93.7-94.1, "
+    "and no stall it did not see shows in its own samples"))
 def test_a_line_bound_path_with_rare_losses_holds_the_mean():
-    """100 Mbit/s, 2 ms, 0.1 % loss, Linux: a few runs see a timeout; 17 of 20 intervals hold the mean."""
+    """100 Mbit/s, 2 ms, 0.1 % loss, Linux: 17 of 20 intervals hold the mean."""
     held, _ = _coverage(dict(rate="100mbit", loss=0.001, rtt="2ms", sockbuf="256k", os="linux"))
     assert held >= 17
 
