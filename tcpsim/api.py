@@ -15,7 +15,7 @@ from .result import Result
 from .units import (parse_duration, parse_fraction, parse_int, parse_link_rate, parse_number, parse_rate, parse_size,
                     parse_switch)
 
-__all__ = ["simulate", "predict", "build_scenario", "scenario_inputs", "check_keywords"]
+__all__ = ["simulate", "predict", "build_scenario", "scenario_inputs", "check_keywords", "with_changes"]
 
 
 def simulate(scenario: Scenario) -> Result:
@@ -112,7 +112,7 @@ def _check_port_rate(rate_bps: float, rate: Any, sender: Platform, receiver: Pla
                               f"({p.name}; one port per link): a faster nic part, a slower rate, or 'unshaped'")
 
 
-def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None, mtu: Any = 1500,
+def build_scenario(*, rate: Any = "1gbit", delay: Any = None, rtt: Any = None, mtu: Any = 1500,
                    sockbuf: Any = None, sndbuf: Any = None, rcvbuf: Any = None, write: Any = "64k",
                    message: Any = None, rr: Any = None, response: Any = None, read: Any = None,
                    streams: int = 1, bidir: bool = False, nodelay: bool = False, delack: Optional[str] = None,
@@ -127,6 +127,8 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
                    max_pacing_rate: Any = None, seed: int = 0, budget: Optional[Budget] = None) -> Scenario:
     """A :class:`Scenario` from human quantities (``"512k"``, ``"1gbit"``, ``"100us"``), as the CLI takes them.
 
+    The path's propagation delay is ``delay`` one way or ``rtt`` both ways, one of the two (50 us one way when
+    neither is given; :func:`with_changes` puts one in place of the other).
     ``sockbuf`` is what the application asks for with ``setsockopt`` on both ends; the OS of each host
     turns it into a kernel buffer (Linux doubles it and caps it at ``rmem_max``). ``os`` names an OS
     version (:func:`tcpsim.os_versions.os_version`: ``linux`` = Linux 6.12, ``linux-2.6`` ... ``linux-6.12``, any
@@ -144,6 +146,9 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     Linux of 4.13 on paces it to (:mod:`tcpsim.protocol.pacing`).
     """
     bidir, nodelay, veth = (parse_switch(v, n) for v, n in ((bidir, "bidir"), (nodelay, "nodelay"), (veth, "veth")))
+    if rtt is not None and delay is not None:
+        raise ConfigError("delay", delay, "left out when rtt is given (one of delay, rtt)")
+    delay = DEFAULT_DELAY if delay is None else delay
     delay_given = ("rtt", rtt, "twice a one-way delay ") if rtt is not None else ("delay", delay, "")
     with _as_given({"one_way_delay_s": delay_given, "rate_bps": ("rate", rate, ""), "mtu_bytes": ("mtu", mtu, ""),
                     "queue_packets": ("queue", queue, ""), "loss_frac": ("loss", loss, ""),
@@ -222,6 +227,20 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = "50us", rtt: Any = None,
     return Scenario(sender=Host(platform=snd_platform, tcp=tcp_for(snd_platform)),
                     receiver=Host(platform=rcv_platform, tcp=tcp_for(rcv_platform)),
                     link=link, workload=workload, seed=seed, budget=budget or Budget())
+
+
+DEFAULT_DELAY = "50us"
+"""The one-way propagation delay of a path given neither ``delay`` nor ``rtt``."""
+_PATH_DELAY = {"delay": "rtt", "rtt": "delay"}
+
+
+def with_changes(base: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`build_scenario` keywords ``base`` with ``changes`` over them, as ``compare``'s what-ifs and ``sweep``'s
+    grid points apply theirs: a changed ``rtt`` replaces the base's ``delay`` and a changed ``delay`` its ``rtt``
+    (both set the one propagation delay)."""
+    out = {k: v for k, v in base.items() if not (_PATH_DELAY.get(k) in changes and k not in changes)}
+    out.update(changes)
+    return out
 
 
 def check_keywords(kw: Mapping[str, Any]) -> None:

@@ -181,7 +181,7 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
     if a.tuning not in (None, "none", "default") and not profiled:
         raise ConfigError("tuning", a.tuning, "used with --platform, --sender or --receiver (levels belong to a "
                           "profile; a tuning file goes to --sysctl)")
-    kw: dict[str, Any] = dict(rate=a.rate, delay="50us" if a.delay is None else a.delay, rtt=a.rtt,
+    kw: dict[str, Any] = dict(rate=a.rate, delay=a.delay, rtt=a.rtt,
                               mtu=1500 if mtu is None else mtu,
                               sockbuf=a.sockbuf, sndbuf=a.sndbuf, rcvbuf=a.rcvbuf, write=a.write, message=a.message,
                               read=a.read, rr=a.rr, response=a.response, streams=a.streams, bidir=a.bidir, nodelay=a.nodelay,

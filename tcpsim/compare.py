@@ -233,7 +233,7 @@ def compare(a: Spec, b: Optional[Spec] = None, *, what_if: Union[Mapping[str, An
     ``a`` and ``b`` are scenarios or :func:`tcpsim.build_scenario` keywords; ``what_if`` (``"mtu=9000"``,
     several, or a mapping) needs ``a`` as keywords and stands instead of ``b``.
     """
-    from .api import simulate
+    from .api import simulate, with_changes
 
     if (b is None) == (what_if is None):
         raise ConfigError("b", b, "given, or a what_if change instead (one of the two)")
@@ -242,7 +242,7 @@ def compare(a: Spec, b: Optional[Spec] = None, *, what_if: Union[Mapping[str, An
         if not isinstance(a, Mapping):
             raise ConfigError("a", type(a).__name__, "build_scenario keywords (a dict) when what_if is given")
         changes = parse_what_if(what_if)
-        b = {**dict(a), **changes}
+        b = with_changes(a, changes)
         label = ", ".join(f"{k}={v}" for k, v in changes.items())
     sa, sb = _scenario(a, "a"), _scenario(b, "b")
     return Comparison(a=sa, b=sb, result_a=simulate(sa), result_b=simulate(sb), label_b=label)

@@ -403,7 +403,7 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     """
     import numpy as np
 
-    from .api import build_scenario, check_keywords
+    from .api import build_scenario, check_keywords, with_changes
 
     if base is not None and not isinstance(base, Mapping):
         raise ConfigError("base", base, "a dict of tcpsim.build_scenario keywords, such as {'platform': 'lab_vm'}")
@@ -443,7 +443,7 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
         # Point i's seed is SeedSequence(base_seed).spawn(n_points)[i], spawned one at a time.
         seed = int(values["seed"]) if "seed" in values else \
             int(np.random.SeedSequence(base_seed, spawn_key=(i,)).generate_state(1)[0])
-        return build_scenario(**{**base, **values, "seed": seed})
+        return build_scenario(**with_changes(base, {**values, "seed": seed}))
 
     # Every value of every axis is checked before anything runs (one point per value, the other axes at their
     # first value), so a bad value fails at once; the grid itself is built point by point as workers free up.

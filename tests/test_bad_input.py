@@ -520,7 +520,7 @@ _API_BAD = [
     dict(platform="rx2600_ixgb", cpus=100000), dict(platform="rx2600_ixgb", tuning="turbo"), dict(os="windows"),
     dict(platform="rx2600_ixgb", os="windows"), dict(cc="vegas"), dict(delack="sometimes"), dict(deferred_acks_max=0),
     dict(sack="maybe"), dict(limited_transmit="x"), dict(seed=-1), dict(budget="60s"), dict(veth="maybe"),
-    dict(nodelay="maybe"), dict(bidir=2), dict(deferred_acks_max=2.5),
+    dict(nodelay="maybe"), dict(bidir=2), dict(deferred_acks_max=2.5), dict(rtt="2ms", delay="1ms"),
 ]
 
 

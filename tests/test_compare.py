@@ -40,6 +40,19 @@ def test_several_changes_and_two_scenarios():
     assert len(repr(cmp2)) < 300 and "<table>" in cmp2._repr_html_()
 
 
+def test_a_what_if_round_trip_replaces_a_given_one_way_delay_and_the_other_way_round():
+    """``rtt`` and ``delay`` set one propagation delay: build_scenario refuses both, a what-if of one replaces the
+    other (``tcpsim.api.with_changes``), and a sweep's axis of one does so over a base of the other."""
+    cmp = tcpsim.compare(dict(delay="1ms"), what_if="rtt=10ms")
+    assert cmp.changed_inputs == {"one_way_delay_s": (1e-3, 5e-3)}
+    cmp = tcpsim.compare(dict(rtt="10ms"), what_if="delay=1ms")
+    assert cmp.changed_inputs == {"one_way_delay_s": (5e-3, 1e-3)}
+    with pytest.raises(ConfigError, match="^delay=.*one of delay, rtt"):
+        tcpsim.build_scenario(rtt="2ms", delay="1ms")
+    rows = tcpsim.sweep(dict(delay="1ms", sockbuf="64k"), rtt=["2ms", "20ms"], workers=1).rows
+    assert [r["one_way_delay_s"] for r in rows] == [1e-3, 1e-2]
+
+
 @pytest.mark.parametrize("bad", ["mtu", "=9000", "colour=red", "streams=two", "nodelay=maybe"])
 def test_bad_what_if_is_one_config_error(bad):
     with pytest.raises(ConfigError):
