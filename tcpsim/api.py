@@ -35,7 +35,11 @@ def _explained(scenario: Scenario, result: Result) -> Result:
     from .confidence import cautions
     from .report_text import advice
 
-    result = replace(result, inputs=scenario_inputs(scenario), cautions=tuple(cautions(scenario)))
+    from .stopping import lossy_interval_caution
+
+    run = lossy_interval_caution(scenario.link.loss_frac, result.limited_by, result.goodput_halfwidth_bps)
+    said = cautions(scenario) + ([run] if run else [])
+    result = replace(result, inputs=scenario_inputs(scenario), cautions=tuple(said))
     return replace(result, advice=advice(scenario, result))
 
 

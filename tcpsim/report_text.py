@@ -408,7 +408,10 @@ def describe(sc: Scenario, r: Result) -> str:
                  f"{r.wall_s:.2f} s wall time{_interval(r)}")
     from .confidence import cautions
 
-    lines.extend(f"caution      {c}" for c in cautions(sc))
+    from .stopping import lossy_interval_caution
+
+    run = lossy_interval_caution(sc.link.loss_frac, r.limited_by, r.goodput_halfwidth_bps)
+    lines.extend(f"caution      {c}" for c in cautions(sc) + ([run] if run else []))
     if r.termination in _BUDGETS:
         what, flag = _BUDGETS[r.termination]
         rare = _rare_loss(sc, r)

@@ -10,7 +10,7 @@ import statistics
 
 import pytest
 
-from tcpsim.api import build_scenario, simulate
+from tcpsim.api import build_scenario, predict, simulate
 from tcpsim.config import Budget
 
 SEEDS = range(20)
@@ -66,3 +66,33 @@ def test_line_bound_lossy_runs_with_rare_timeouts_hold_the_mean():
     span had to expect five such timeouts and MSER could no longer cut one as warm-up: 20 of 20."""
     held, _ = _coverage(dict(rate="100mbit", loss=0.01, rtt="1ms", sockbuf="256k", os="linux"))
     assert held >= 17
+
+
+_LINE_BOUND_LOSSY = {  # held of 40 on 2026-12-01, validate's default budget
+    "100M-2ms-0.03%": (dict(rate="100mbit", loss=0.0003, rtt="2ms", sockbuf="256k", os="linux"), 33),
+    "1G-1ms-0.01%": (dict(rate="1gbit", loss=0.0001, rtt="1ms", sockbuf="4M", os="linux"), 30),
+    "100M-2ms-0.1%-reno": (dict(rate="100mbit", loss=0.001, rtt="2ms", sockbuf="256k"), 32),
+}
+
+
+@pytest.mark.fuzz
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=(
+    f"{held} of 40 on 2026-12-01: a run that drew no loss cluster taking cwnd below the path states a narrow "
+    "interval above the long-run mean"))) for n, (_, held) in _LINE_BOUND_LOSSY.items()])
+def test_line_bound_lossy_intervals_over_40_seeds(name):
+    """The survey behind :func:`tcpsim.stopping.lossy_interval_caution`: a 95 % interval should hold the mean over
+    seeds 38 times of 40; each of these held fewer (``-m fuzz``, about a minute)."""
+    kw, _ = _LINE_BOUND_LOSSY[name]
+    results = [simulate(build_scenario(seed=s, **kw)) for s in range(40)]
+    mean = statistics.mean(r.goodput_bps for r in results)
+    assert sum(abs(r.goodput_bps - mean) <= r.goodput_halfwidth_bps for r in results) >= 38
+
+
+def test_a_line_bound_lossy_answer_says_what_its_interval_cannot_hold():
+    """The caution :func:`tcpsim.stopping.lossy_interval_caution` gives, in the answer's cautions and its text."""
+    lossy = predict(rate="100mbit", loss=0.001, rtt="2ms", sockbuf="256k", os="linux", seed=7)
+    said = [c for c in lossy.cautions if "held it 30-33 times of 40 seeds" in c]
+    assert lossy.limited_by == "line" and len(said) == 1 and said[0] in str(lossy)
+    for quiet in (predict(rate="100mbit", rtt="2ms", sockbuf="256k", os="linux"),
+                  predict(rate="100mbit", loss=0.01, rtt="5ms", sockbuf="1M", os="linux")):
+        assert not any("held it" in c for c in quiet.cautions), quiet.limited_by
