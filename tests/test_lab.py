@@ -175,6 +175,32 @@ def test_a_host_lab_cannot_predict_is_refused_before_the_run(monkeypatch, capsys
     assert len(err) == 1 and f"{field}=" in err[0], err
 
 
+@pytest.mark.parametrize("value, said", [("0", "1..9"), ("10", "1..9"), ("two", "whole number"),
+                                         ("1.5", "whole number")])
+def test_passes_out_of_range_are_refused_before_the_run(monkeypatch, capsys, value, said):
+    from tcpsim.cli import main
+
+    monkeypatch.setattr("tcpsim.lab.measure.run_lab", lambda *a, **k: pytest.fail("the run started"))
+    assert main(["lab", "--rate", "1gbit", "--passes", value]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"passes='{value}'" in err[0] and said in err[0], err
+
+
+def test_several_passes_show_the_median_run_and_say_when_they_are_two_states():
+    """``--passes N``: the run of median goodput (the lower middle of an even count), as the sweep's rows are chosen,
+    and a line of every pass's goodput that calls a spread of 1.5-fold or more two states."""
+    from types import SimpleNamespace
+
+    from tcpsim.lab.cli import _passes_line, median_pass
+
+    runs = [SimpleNamespace(measured=SimpleNamespace(goodput_bps=g)) for g in (5.2e9, 3.1e9, 4.0e9, 3.2e9)]
+    assert median_pass(runs).measured.goodput_bps == 3.2e9 and median_pass(runs[:3]).measured.goodput_bps == 4.0e9
+    line = _passes_line({"passes_goodput_bps": [5.2e9, 3.1e9, 4.0e9]})
+    assert "5,200.0" in line and "3,100.0" in line and "1.7-fold: two states" in line
+    assert "two states" not in _passes_line({"passes_goodput_bps": [4.1e9, 4.0e9]})
+    assert _passes_line({"passes_goodput_bps": [4.1e9]}) == _passes_line({}) == ""
+
+
 # ---------------------------------------------------------------- the real kernel
 
 @needs_lab
@@ -388,6 +414,19 @@ def test_shaped_run_stays_under_its_rate_and_reports_json(tmp_path):
         assert d["predicted"]["read_bytes"] == d["scenario"]["write_bytes"]
         assert d["measured"]["tool_version"].startswith("iperf 3.")  # its streams' threads follow the version
     assert json.loads(save.read_text())["measured"] == d["measured"]
+
+
+@needs_lab
+def test_passes_run_the_kernel_that_many_times_and_keep_the_median():
+    from tcpsim.lab.testbed import list_namespaces
+
+    proc = subprocess.run([sys.executable, "-m", "tcpsim", "lab", "--rate", "0", "--write", "16k", "--duration",
+                           "0.5s", "--passes", "3", "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    passes = d["passes_goodput_bps"]
+    assert len(passes) == 3 and d["measured"]["goodput_bps"] == sorted(passes)[1]
+    assert not [n for n in list_namespaces() if n.startswith(f"tcpsim-{proc.pid}-")]
 
 
 @needs_lab

@@ -14,7 +14,12 @@ from ..errors import TcpsimError
 from ..fileio import check_output_paths, write_text_reporting
 from ..units import format_duration, format_quantity, parse_int
 
-__all__ = ["main"]
+__all__ = ["main", "median_pass", "MAX_PASSES"]
+
+MAX_PASSES = 9
+"""The most kernel runs one ``tcpsim lab --passes`` makes (each at most a minute)."""
+TWO_STATES_RATIO = 1.5
+"""Passes whose goodputs differ by this factor or more are two states of the kernel, and the text says so."""
 
 _EPILOG = """Examples:
   sudo tcpsim lab --rate 1gbit --rtt 1ms --sockbuf 64k
@@ -53,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--cc", default="cubic", help="congestion control in the namespaces (default cubic)")
     g = p.add_argument_group("run")
     g.add_argument("--duration", default="3s", help="seconds of traffic (default 3s, at most 60s)")
+    g.add_argument("--passes", type=typed(parse_int, "passes", lo=1, hi=MAX_PASSES), default=1, metavar="N",
+                   help=f"run the kernel N times (at most {MAX_PASSES}) and show the run of median goodput, with "
+                        "every pass's: a CPU-bound row can settle in either of two states")
     g.add_argument("--tool", choices=("auto", "iperf3", "builtin"), default="auto",
                    help="traffic generator (default: iperf3 where installed and the scenario fits it)")
     g.add_argument("--pin", default=None, metavar="SND,RCV",
@@ -124,6 +132,24 @@ def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dic
                           "read_bytes": sc.read_bytes(run.measured.tool)}}
 
 
+def median_pass(runs: Sequence[Any]) -> Any:
+    """The run of median goodput (of an even count the lower middle one), as the lab sweep's rows are chosen
+    (:func:`tcpsim.lab.dataset.median_runs`): a run, not an average, so its counters and CPU shares go with it."""
+    return sorted(runs, key=lambda r: r.measured.goodput_bps)[(len(runs) - 1) // 2]
+
+
+def _passes_line(d: dict[str, Any]) -> str:
+    """Every pass's goodput beside the one shown, and whether they are two states rather than noise."""
+    passes = d.get("passes_goodput_bps") or []
+    if len(passes) < 2:
+        return ""
+    low, high = min(passes), max(passes)
+    states = (f"; they differ {high / low:.1f}-fold: two states of the kernel, not noise (README, 'Calibrate the "
+              "machine in front of you')" if low > 0 and high >= TWO_STATES_RATIO * low else "")
+    return (f"{'passes':16s} " + ", ".join(_mbit(g).strip() for g in passes)
+            + f"   (the run shown is their median{states})")
+
+
 def _cpu_bound_note(measured: Any, predicted_bps: float) -> list[str]:
     """A shaped run predicted on ideal hosts whose tools kept a CPU busy and reached well under the prediction: the
     machine's CPU, which ideal hosts do not have, set its rate, and the note says what to name instead."""
@@ -161,6 +187,7 @@ def _text(d: dict[str, Any]) -> str:
              f"{'':16s} {'measured':>16s} {'predicted':>16s}",
              f"{'goodput':16s} {_mbit(m['goodput_bps']):>16s} {_mbit(p['goodput_bps']):>16s}   "
              f"({p['goodput_bps'] / m['goodput_bps'] - 1:+.1%} predicted vs measured)" if m["goodput_bps"] else "",
+             _passes_line(d),
              f"{'  steady state':16s} {'':>16s} {_mbit(p['steady_goodput_bps']):>16s}   (after the start-up; the "
              f"tool counts the whole {m['duration_s']:.1f} s)"
              if p.get("steady_goodput_bps") and not sc["rr_bytes"] else "",
@@ -279,12 +306,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if a.platform:
             lab_path_platform(a.platform)  # so is a platform that does not load
         install_signal_handlers()
-        run = run_lab(sc, tool=a.tool, delay_line=a.delay_line)
+        runs = [run_lab(sc, tool=a.tool, delay_line=a.delay_line) for _ in range(a.passes)]
+        run = median_pass(runs)
         result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os, delay_line=run.delay_line,
                              tool=run.measured.tool, tool_version=run.measured.tool_version)
     except (TcpsimError, ValueError) as exc:
         return fail(str(exc).splitlines()[0])
     d = to_json(run, result, a.platform, a.os)
+    if len(runs) > 1:
+        d["passes_goodput_bps"] = [r.measured.goodput_bps for r in runs]
     text = json.dumps(d, indent=1, default=float)
     if a.save:
         write_text_reporting(a.save, text, "save")
