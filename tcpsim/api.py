@@ -34,7 +34,6 @@ def _explained(scenario: Scenario, result: Result) -> Result:
     """``result`` with the scenario's inputs, the validation's cautions and the advice attached."""
     from .confidence import cautions
     from .report_text import advice
-
     from .stopping import lossy_interval_caution
 
     run = lossy_interval_caution(scenario.link.loss_frac, result.limited_by, result.goodput_halfwidth_bps)

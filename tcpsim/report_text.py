@@ -407,7 +407,6 @@ def describe(sc: Scenario, r: Result) -> str:
     lines.append(f"run          {r.termination}, {format_duration(r.sim_time_s)} simulated, {r.events:,} events, "
                  f"{r.wall_s:.2f} s wall time{_interval(r)}")
     from .confidence import cautions
-
     from .stopping import lossy_interval_caution
 
     run = lossy_interval_caution(sc.link.loss_frac, r.limited_by, r.goodput_halfwidth_bps)
