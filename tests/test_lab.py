@@ -201,6 +201,16 @@ def test_several_passes_show_the_median_run_and_say_when_they_are_two_states():
     assert _passes_line({"passes_goodput_bps": [4.1e9]}) == _passes_line({}) == ""
 
 
+def test_units_far_from_the_prediction_at_the_line_are_called_the_run_s_own():
+    from tcpsim.lab.cli import units_note
+
+    at_line = units_note(1e9, 950e6, 51_000, 1_850)  # lab/cpu5's 700-byte no-delay row: 2.3 KB against 64 KB
+    assert "28 times apart" in at_line and "the run's own" in at_line
+    assert units_note(1e9, 950e6, 5_000, 1_850) == ""  # within three times
+    assert units_note(1e9, 600e6, 51_000, 1_850) == ""  # under the line: something sets the size there
+    assert units_note(0.0, 20e9, 51_000, 1_850) == units_note(1e9, 950e6, 51_000, None) == ""
+
+
 # ---------------------------------------------------------------- the real kernel
 
 @needs_lab
