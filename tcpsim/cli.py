@@ -167,8 +167,9 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
     from .units import parse_duration
 
     axes = axes if axes is not None else {}
-    if a.delay is not None and a.rtt is not None:
-        raise ConfigError("delay", a.delay, "left out when --rtt is given (one of --delay, --rtt)")
+    if (a.delay is not None or "delay" in axes) and (a.rtt is not None or "rtt" in axes):
+        delay = a.delay if a.delay is not None else ",".join(map(str, axes["delay"]))
+        raise ConfigError("delay", delay, "left out when --rtt is given (one of --delay, --rtt)")
     mtu = a.mtu
     if a.mss is not None:
         if a.mtu is not None or "mtu" in axes:

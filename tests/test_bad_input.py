@@ -50,6 +50,7 @@ _BAD = [
     ("predict --delay 20", "delay"), ("predict --delay ''", "delay"), ("predict --delay inf", "delay"),
     ("predict --delay -1ms", "delay"), ("predict --rtt 20", "rtt"), ("predict --rtt nan", "rtt"),
     ("predict --rtt 1ms --delay 1ms", "delay"), ("predict --rtt 99s", "rtt"),
+    ("sweep --delay 1ms,2ms --rtt 5ms", "delay"), ("sweep --delay 1ms --rtt 5ms,10ms", "delay"),
     ("predict --mtu ''", "mtu"), ("predict --mtu ' '", "mtu"), ("predict --mtu 70000", "mtu"),
     ("predict --mtu inf", "mtu"), ("predict --mtu 9.5", "mtu"), ("predict --mtu ٩٠٠٠", "mtu"),
     ("predict --mss ''", "mss"), ("predict --mss 10", "mss"), ("predict -M 1460 --mtu 1500", "mss"),
