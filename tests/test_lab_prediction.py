@@ -228,7 +228,7 @@ def test_an_unshaped_run_predicted_on_ideal_hosts_says_so():
                                load_avg=(0.1, 0.1, 0.1), delay_line="none", notes=[],
                                measured=SimpleNamespace(tool="iperf3", duration_s=3.0, to_dict=lambda: {},
                                                         goodput_bps=goodput_bps, cpu_tools_s_per_s=tools_cpu,
-                                                        cpu_shares={}))
+                                                        tx_units_per_s=0.0, cpu_shares={}))
 
     notes = to_json(run(0.0), result, None, "linux")["notes"]
     assert any("ideal hosts" in n and "--platform NAME|FILE" in n for n in notes)
@@ -254,7 +254,7 @@ def test_a_cpu_bound_run_predicted_on_ideal_hosts_says_the_machine_set_its_rate(
                               load_avg=(0.1, 0.1, 0.1), delay_line="none", notes=[],
                               measured=SimpleNamespace(tool="iperf3", duration_s=3.0, to_dict=lambda: {},
                                                        goodput_bps=goodput_bps, cpu_tools_s_per_s=tools_cpu,
-                                                       cpu_shares={}))
+                                                       tx_units_per_s=0.0, cpu_shares={}))
         return [n for n in to_json(run, result, platform, "linux")["notes"] if "machine's CPU set the rate" in n]
 
     [note] = notes(9.11e7, 1.40)
