@@ -8,7 +8,8 @@ kernel count (the lab's Python, which predicts after the run, does not). Each sa
 marks a part, so a segment taken in inside another's processing (a veth delivers within the sending call) counts as
 its own part: the receive work before TCP (driver, IP, ``tcp_v4_rcv`` up to the socket's lock, ``tcp_add_backlog``),
 TCP's part (``tcp_v4_do_rcv``) in the softirq or from the owner's backlog (``__release_sock``), the transmit
-(``tcp_write_xmit`` down to ``veth_xmit``), the rest of the send and receive calls, idle and other.
+(``tcp_write_xmit`` down to ``veth_xmit``), the rest of the send and receive calls, iperf3's ``select`` over its
+sockets, idle and other.
 validation/README.md, "How the kernel's receive work divides at the socket's lock".
 """
 import json
@@ -27,6 +28,7 @@ TCP = {"tcp_v4_do_rcv", "tcp_rcv_established", "tcp_rcv_state_process"}
 XMIT = {"tcp_write_xmit", "__tcp_transmit_skb", "tcp_send_ack", "__tcp_send_ack", "ip_queue_xmit",
         "__dev_queue_xmit", "veth_xmit"}
 CALLS = {"tcp_sendmsg": "send call, the rest", "tcp_recvmsg": "receive call, the rest"}
+SELECT = {"do_select", "core_sys_select", "__x64_sys_pselect6", "__x64_sys_select", "tcp_poll", "sock_poll"}
 IDLE = {"pv_native_safe_halt", "default_idle", "cpuidle_idle_call"}
 OWN = {"python", "perf", "sleep"}  # the measuring side's processes
 
@@ -45,6 +47,8 @@ def part(frames: list) -> str:
             return "transmit"
         if f in CALLS:
             return CALLS[f]
+        if f in SELECT:
+            return "select (iperf3's loop)"
     return "other"
 
 
