@@ -20,7 +20,7 @@ from .errors import ConfigError
 from .fileio import check_output_paths, read_text_limited, write_text_reporting
 from .platform import DELACK_RULES
 from .result import json_ready
-from .units import parse_int, parse_size
+from .units import format_duration, parse_int, parse_size
 
 __all__ = ["main"]
 
@@ -168,7 +168,8 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
 
     axes = axes if axes is not None else {}
     if (a.delay is not None or "delay" in axes) and (a.rtt is not None or "rtt" in axes):
-        delay = a.delay if a.delay is not None else ",".join(map(str, axes["delay"]))
+        delay = a.delay if a.delay is not None else ",".join(
+            format_duration(v) if isinstance(v, (int, float)) else str(v) for v in axes["delay"])
         raise ConfigError("delay", delay, "left out when --rtt is given (one of --delay, --rtt)")
     mtu = a.mtu
     if a.mss is not None:
