@@ -406,11 +406,7 @@ def describe(sc: Scenario, r: Result) -> str:
     lines.append(f"try          {r.advice or advice(sc, r)}")
     lines.append(f"run          {r.termination}, {format_duration(r.sim_time_s)} simulated, {r.events:,} events, "
                  f"{r.wall_s:.2f} s wall time{_interval(r)}")
-    from .confidence import cautions
-    from .stopping import lossy_interval_caution
-
-    run = lossy_interval_caution(sc.link.loss_frac, r.limited_by, r.goodput_halfwidth_bps)
-    lines.extend(f"caution      {c}" for c in cautions(sc) + ([run] if run else []))
+    lines.extend(f"caution      {c}" for c in r.cautions)  # the validation's and the run's (api._explained)
     if r.termination in _BUDGETS:
         what, flag = _BUDGETS[r.termination]
         rare = _rare_loss(sc, r)
