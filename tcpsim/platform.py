@@ -110,6 +110,15 @@ class CpuCost:
     """The gaps' lengths in seconds: quantiles at the middles of equal steps of probability (2.5, 7.5, ..., 97.5 % for
     20), each gap drawn between them (the ends held at the first and last). Empty: no gaps."""
 
+    rx_tcp_frac: float = 1.0
+    """TCP's share of a received frame's stack work (``per_packet_rx_s`` and the checksum for data, ``per_ack_rx_s``
+    for an ACK); the rest, the driver, IP and ``tcp_v4_rcv`` up to ``sock_owned_by_user``, runs on the CPU that takes
+    the frame in whatever the socket's state, and TCP's part (``tcp_v4_do_rcv``) after it, there or, when the socket's
+    application owns the socket at that check, on the owner's CPU from its backlog (``tcp_add_backlog``,
+    ``__release_sock``). 1.0, every shipped profile: the whole work goes one way, by the socket's state when the frame
+    arrives. ``validation/xeon_2026-11-30/where/perf_parts.py`` measures it (``perf`` call chains; validation/README.md,
+    "The receive work divides at the socket's lock")."""
+
     def __post_init__(self) -> None:
         check_types(self)
         _check_range("n_cpus", self.n_cpus, 1, MAX_CPUS)
@@ -128,6 +137,7 @@ class CpuCost:
         _check_range("per_stream_frac", self.per_stream_frac, 0.0, 10.0)
         _check_range("wake_stall_frac", self.wake_stall_frac, 0.0, 1.0)
         _check_range("wake_stall_s", self.wake_stall_s, 0.0, 1.0)
+        _check_range("rx_tcp_frac", self.rx_tcp_frac, 0.0, 1.0)
         for name in ("per_byte_copy_rx_s", "per_syscall_rx_s"):
             if getattr(self, name) is not None:
                 _check_range(name, getattr(self, name), 0.0, 1.0)

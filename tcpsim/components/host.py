@@ -69,6 +69,9 @@ class HostRuntime:
         self.per_byte_copy_s = cpu.per_byte_copy_s
         self.per_byte_copy_rx_s = cpu.copy_rx_s
         self.irq_on_one = cpu.interrupts_on_one_cpu
+        self._pre_frac = 1.0 - cpu.rx_tcp_frac
+        """The share of a received frame's stack work before ``tcp_v4_rcv``'s ownership check (:meth:`_handle_split`);
+        0, the whole work decided as the frame arrives."""
         self._stall_frac = cpu.wake_stall_frac if cpu.stalls and draw is not None else 0.0
         self._stall_s = cpu.wake_stall_s
         self._spread = bool(cpu.wake_latency_s and cpu.wake_latency_spread) and draw is not None
@@ -371,10 +374,35 @@ class HostRuntime:
         cost = ((0.0 if seg.more else self.per_packet_rx_s) + seg.length * self.per_byte_csum_rx_s if seg.length
                 else self.per_ack_rx_s)
         dst = seg.dst
+        if self._pre_frac > 0.0:
+            self._handle_split(seg, cpu_index, now, cost)
+            return
         if dst.owner_until_s > now >= dst.owner_from_s:
             self._to_owner(seg, dst, cost, now)
             return
         done = self._rx_server(seg, cpu_index).run(now, cost)
+        self._taken_in(seg, cpu_index, now, done)
+
+    def _handle_split(self, seg: Segment, cpu_index: int, now: float, cost: float) -> None:
+        """The frame's work in two parts (``CpuCost.rx_tcp_frac``): the driver's, IP's and ``tcp_v4_rcv``'s up to its
+        ``sock_owned_by_user`` check on the CPU that takes it in, then TCP's, on the owner's CPU from the socket's
+        backlog if a call owns the socket at the check (``tcp_add_backlog``; run at ``__release_sock``), else straight
+        on in the softirq (``tcp_v4_do_rcv``). Linux ``tcp_v4_rcv``."""
+        dst = seg.dst
+        server = self._rx_server(seg, cpu_index)
+        pre = cost * self._pre_frac
+        check = server.run(now, pre) if pre > 0.0 else now
+        if dst.owner_until_s > check >= dst.owner_from_s:
+            call = seg.tx_call
+            if self._rx_in_call and call is not None:
+                _lasts(call, check, now)
+            self._to_owner(seg, dst, cost - pre, check)
+            return
+        self._taken_in(seg, cpu_index, now, server.run(now, cost - pre))
+
+    def _taken_in(self, seg: Segment, cpu_index: int, now: float, done: float) -> None:
+        """The frame's work on the CPU that took it in ends at ``done``: TCP gets it then, in the order sent."""
+        dst = seg.dst
         ahead = dst.rx_order_s
         if done < ahead:  # on a veth two CPUs take in one connection's segments: TCP gets them in the order sent
             done = ahead
