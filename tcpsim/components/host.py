@@ -123,7 +123,6 @@ class HostRuntime:
         self._deliver_lanes = [kernel.lane(self._deliver) for _ in self.cpus]
         self._backlog_lanes = [kernel.lane(self._run_backlog) for _ in self.cpus]
         self._owned_lanes = [kernel.lane(self._run_owned) for _ in self.cpus]
-        self._check_lane = kernel.lane(self._check_owner)
         self._dma_lane = kernel.lane(self._dma_done)
         self._arrivals = kernel.lane(self._arrive)
         self.tx_drop_filter: Callable[[Segment], bool] | None = None
@@ -386,35 +385,20 @@ class HostRuntime:
 
     def _handle_split(self, seg: Segment, cpu_index: int, now: float, cost: float) -> None:
         """The frame's work in two parts (``CpuCost.rx_tcp_frac``): the driver's, IP's and ``tcp_v4_rcv``'s up to its
-        ``sock_owned_by_user`` check on the CPU that takes it in, then the check at the instant that part ends
-        (:meth:`_check_owner`). Linux ``tcp_v4_rcv``."""
+        ``sock_owned_by_user`` check on the CPU that takes it in, then TCP's, on the owner's CPU from the socket's
+        backlog if a call owns the socket at the check (``tcp_add_backlog``; run at ``__release_sock``), else straight
+        on in the softirq (``tcp_v4_do_rcv``). Linux ``tcp_v4_rcv``."""
+        dst = seg.dst
+        server = self._rx_server(seg, cpu_index)
         pre = cost * self._pre_frac
-        check = self._rx_server(seg, cpu_index).run(now, pre) if pre > 0.0 else now
-        dst = seg.dst
-        if check < dst.rx_check_s:  # on a veth two CPUs take in one connection's segments: checked in the order sent
-            check = dst.rx_check_s
-        dst.rx_check_s = check
-        call = seg.tx_call
-        if self._rx_in_call and call is not None:
-            _lasts(call, check, now)
-        if check > now:
-            self._check_lane.call_at(check, seg, cpu_index)
-        else:
-            self._check_owner(seg, cpu_index)
-
-    def _check_owner(self, seg: Segment, cpu_index: int) -> None:
-        """``tcp_v4_rcv``'s check, at its instant: a call that owns the socket now, whichever, takes TCP's part of the
-        frame's work from its backlog (``tcp_add_backlog``; run at ``__release_sock``); else TCP's part runs now on
-        the CPU that took the frame in (``tcp_v4_do_rcv``), queued behind what that CPU took on meanwhile."""
-        dst = seg.dst
-        now = self.kernel.now_s
-        cost = ((0.0 if seg.more else self.per_packet_rx_s) + seg.length * self.per_byte_csum_rx_s if seg.length
-                else self.per_ack_rx_s)
-        tcp = cost - cost * self._pre_frac
-        if dst.owner_until_s > now >= dst.owner_from_s:
-            self._to_owner(seg, dst, tcp, now)
+        check = server.run(now, pre) if pre > 0.0 else now
+        if dst.owner_until_s > check >= dst.owner_from_s:
+            call = seg.tx_call
+            if self._rx_in_call and call is not None:
+                _lasts(call, check, now)
+            self._to_owner(seg, dst, cost - pre, check)
             return
-        self._taken_in(seg, cpu_index, now, self._rx_server(seg, cpu_index).run(now, tcp))
+        self._taken_in(seg, cpu_index, now, server.run(now, cost - pre))
 
     def _taken_in(self, seg: Segment, cpu_index: int, now: float, done: float) -> None:
         """The frame's work on the CPU that took it in ends at ``done``: TCP gets it then, in the order sent."""

@@ -206,9 +206,6 @@ class EndpointState:
         a field here, not a dict of the host's, since only one host sends to an endpoint."""
         self.rx_order_s = 0.0
         """When this host's stack last finished taking in one of this endpoint's segments (``HostRuntime._handle``)."""
-        self.rx_check_s = 0.0
-        """When ``tcp_v4_rcv`` last checked this endpoint's socket for an owner (``HostRuntime._handle_split``): the
-        next segment's check comes no earlier, so TCP takes them in the order sent."""
         self.tx_watch: Lane | None = None
         """The sender's transmit-completion lane for segments to this endpoint (``HostRuntime.watch_transmits``)."""
         self._tx_unfreed = 0  # data segments handed to the host and not yet off the wire (Linux sk_wmem_alloc)
