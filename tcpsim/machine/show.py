@@ -70,7 +70,7 @@ def _runtime_rows(m: Machine) -> list[tuple[str, str, str]]:
             key = f"{kind}.{f.name}"
             value, origin = getattr(obj, f.name), m.origins.get(f"runtime.{key}", "")
             p = getattr(phys, f.name)
-            scaled = f.name.endswith(("_s", "efficiency_frac"))  # a residual factors a cost or an efficiency, not a share
+            scaled = f.name.endswith(("_s", "efficiency_frac"))  # a residual factors a cost or efficiency
             if value != p and scaled and isinstance(value, float) and isinstance(p, float) and p > 0:
                 origin += f"; the parts give {p:.4g} (residual x{value / p:.3g})"
             elif value != p:
