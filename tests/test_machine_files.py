@@ -118,6 +118,10 @@ BAD = {
     "unknown os": (GOOD.replace('"linux-2.6"', '"linux-9"'), r":15: os.part='linux-9': must be one of"),
     "residual of no part": (GOOD + "[calibration.gpu]\nx = 1\n", r":16: calibration.gpu=a table: must be one of"),
     "loop of bases": ('base = "box.toml"\n', r"base='.*box.toml': must be a chain of at most 8 files without a loop"),
+    "fixed value out of range": (GOOD + "[fixed.cpu]\nrx_tcp_frac = 1.5\n",
+                                 r":17: fixed.cpu.rx_tcp_frac=1.5: must be in 0.0..1.0"),
+    "fitted cost out of range": (GOOD + "[calibration.cpu]\nper_packet_rx_s = -1e-6\n",
+                                 r":17: calibration.cpu.per_packet_rx_s=-1e-06: must be in 0.0..1.0"),
 }
 
 

@@ -284,7 +284,7 @@ class _State:
         try:
             platform = _with_values(physics, values)
         except ConfigError as exc:
-            raise self._fail(exc) from None
+            raise self._fail(_runtime_field(exc, values, applied)) from None
         platform = replace(platform, fit=self.fit, cost_basis=self._cost_basis(applied))
         return Machine(name=self.name, parts=parts, platform=platform, origins=origins,
                        physics=replace(physics, name=self.name), notes=tuple(self.notes), tuning=dict(self.tuning),
@@ -314,6 +314,16 @@ with the profile's buffers, timers and ACK settings."""
 def _scalable(res: Residual, now: Any) -> bool:
     return (isinstance(res.value, float) and isinstance(res.physics_at, float) and isinstance(now, float)
             and res.physics_at > 0 and now > 0)
+
+
+def _runtime_field(exc: ConfigError, values: dict[str, Any], applied: dict[str, str]) -> ConfigError:
+    """A runtime class's range error (``rx_tcp_frac``) named as the machine file sets it (``fixed.cpu.rx_tcp_frac``),
+    so that :meth:`_State._fail` finds the file and line."""
+    for kind in ("cpu", "nic", "bus"):
+        key = f"{kind}.{exc.field}"
+        if key in values:
+            return ConfigError(f"{applied[key]}.{key}" if key in applied else key, exc.value, exc.allowed)
+    return exc
 
 
 def _with_values(p: Platform, values: dict[str, Any]) -> Platform:
