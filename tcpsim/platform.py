@@ -116,8 +116,8 @@ class CpuCost:
     the frame in whatever the socket's state, and TCP's part (``tcp_v4_do_rcv``) after it, there or, when the socket's
     application owns the socket at that check, on the owner's CPU from its backlog (``tcp_add_backlog``,
     ``__release_sock``). 1.0, every shipped profile: the whole work goes one way, by the socket's state when the frame
-    arrives. ``validation/xeon_2026-11-30/where/perf_parts.py`` measures it (``perf`` call chains; validation/README.md,
-    "The receive work divides at the socket's lock")."""
+    arrives. ``python -m tcpsim.lab.perfparts`` measures it (``perf`` call chains; validation/README.md, "The receive
+    work divides at the socket's lock")."""
 
     def __post_init__(self) -> None:
         check_types(self)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -663,6 +664,70 @@ def test_one_trace_at_a_time_holds_tracefs(tmp_path, monkeypatch):
     assert (tmp_path / "tracing_on").read_text() == "0"
     with schedtrace.traced(lock_wait_s=0.1):
         pass
+
+
+PERF_SCRIPT = """\
+iperf3 [000]
+\tffffffff81000001 tcp_rcv_established+0x10
+\tffffffff81000002 tcp_v4_do_rcv+0x20
+\tffffffff81000003 tcp_v4_rcv+0x30
+\tffffffff81000004 ip_local_deliver+0x40
+iperf3 [000]
+\tffffffff81000005 ip_rcv_core+0x10
+\tffffffff81000006 __netif_receive_skb_one_core+0x20
+iperf3 [001]
+\tffffffff81000007 tcp_rcv_established+0x10
+\tffffffff81000008 tcp_v4_do_rcv+0x20
+\tffffffff81000009 __release_sock+0x30
+\tffffffff8100000a tcp_recvmsg+0x40
+iperf3 [001]
+\tffffffff8100000b do_select+0x10
+python [001]
+\tffffffff8100000c ip_rcv_core+0x10
+iperf3 [000]
+\tffffffff8100000d veth_xmit+0x10
+\tffffffff8100000e tcp_v4_rcv+0x10
+"""
+
+
+def test_perf_parts_gives_each_sample_to_its_innermost_part():
+    """``python -m tcpsim.lab.perfparts``: TCP's part by where it ran (the softirq, under ``tcp_v4_rcv``, or the
+    owner's backlog, under ``__release_sock``), the part before TCP, a transmit inside a receive counted as the
+    transmit, the measuring side's samples left out; and ``rx_tcp_frac`` one minus the median part before TCP."""
+    from tcpsim.lab.perfparts import parts, rx_tcp_frac
+
+    out = parts(PERF_SCRIPT)
+    assert out["samples"] == 5  # python's sample is the measuring side's
+    assert out["cpu0"] == {"receive, TCP, in the softirq": 0.3333, "receive, before TCP": 0.3333, "transmit": 0.3333}
+    assert out["cpu1"] == {"receive, TCP, from the owner's backlog": 0.5, "select (iperf3's loop)": 0.5}
+    assert out["receive_before_tcp_frac"] == pytest.approx(1 / 3, abs=1e-3)
+    assert out["tcp_part_from_backlog_frac"] == 0.5
+    assert rx_tcp_frac([{"receive_before_tcp_frac": f} for f in (0.388, 0.499, 0.631, 0.492, 0.435, 0.453)]) == 0.53
+
+
+def test_perf_parts_without_perf_or_root_is_one_line(monkeypatch, capsys):
+    from tcpsim.lab import perfparts
+
+    monkeypatch.setattr(perfparts.shutil, "which", lambda name: None)
+    assert perfparts.main(["--scenario", "--rate 0 --write 16k"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["python -m tcpsim.lab.perfparts: needs root (tcpsim lab makes namespaces) and perf on the PATH"]
+    assert perfparts.main(["--scenario", "--rate 0"] * 13) == 2
+    assert capsys.readouterr().err.strip().endswith("13 given, at most 12")
+
+
+@needs_lab
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed: the probe samples with perf record")
+@pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 is not installed: the probe's samples are iperf3's")
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="--pin runs the tools under taskset (util-linux)")
+def test_perf_parts_measures_a_real_run(capsys):
+    """One short unshaped run: the receive work is found, and the share printed is a fraction a machine file takes."""
+    from tcpsim.lab import perfparts
+
+    assert perfparts.main(["--scenario", "--rate 0 --write 16k", "--window", "0.3s"]) == 0
+    out = capsys.readouterr().out
+    m = re.search(r"^rx_tcp_frac = (\d\.\d\d)", out, re.M)
+    assert m and 0.0 < float(m[1]) < 1.0, out
 
 
 def test_zz_no_namespace_of_this_session_is_left_behind():

@@ -51,8 +51,8 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
     trace["cpu.wake_latency_spread"] = "none: no part gives it (a file may set it; python -m tcpsim.lab.schedtrace)"
     for gap in ("preempt_per_s", "preempt_s"):
         trace[f"cpu.{gap}"] = "none: no part gives it (a file may set it; python -m tcpsim.lab.gapprobe)"
-    trace["cpu.rx_tcp_frac"] = ("1.0, the whole receive work one way: no part gives it (a file may set it; perf: "
-                                "validation/xeon_2026-11-30/where/perf_parts.py)")
+    trace["cpu.rx_tcp_frac"] = ("1.0, the whole receive work one way: no part gives it (a file may set it; python -m "
+                                "tcpsim.lab.perfparts)")
     for stall in ("wake_stall_frac", "wake_stall_s"):
         trace[f"cpu.{stall}"] = ("never: no part gives it (a file may set it; the probe's tail, python -m "
                                  "tcpsim.lab.wakeprobe --tail, is not what a streaming process meets: "

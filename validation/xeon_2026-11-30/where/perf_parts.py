@@ -10,75 +10,18 @@ its own part: the receive work before TCP (driver, IP, ``tcp_v4_rcv`` up to the 
 TCP's part (``tcp_v4_do_rcv``) in the softirq or from the owner's backlog (``__release_sock``), the transmit
 (``tcp_write_xmit`` down to ``veth_xmit``), the rest of the send and receive calls, iperf3's ``select`` over its
 sockets, idle and other.
-validation/README.md, "How the kernel's receive work divides at the socket's lock".
+validation/README.md, "How the kernel's receive work divides at the socket's lock". The classification is
+``tcpsim.lab.perfparts``'s (moved there from this script unchanged, but for ``python3`` counted as the measuring side);
+``python -m tcpsim.lab.perfparts`` is the class's probe of ``CpuCost.rx_tcp_frac``.
 """
 import json
-import re
 import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
-PRE = {"net_rx_action", "process_backlog", "__netif_receive_skb", "__netif_receive_skb_core",
-       "__netif_receive_skb_one_core", "netif_receive_skb", "ip_rcv", "ip_rcv_core", "ip_rcv_finish",
-       "ip_local_deliver", "ip_local_deliver_finish", "ip_protocol_deliver_rcu", "tcp_v4_rcv", "tcp_add_backlog"}
-TCP = {"tcp_v4_do_rcv", "tcp_rcv_established", "tcp_rcv_state_process"}
-XMIT = {"tcp_write_xmit", "__tcp_transmit_skb", "tcp_send_ack", "__tcp_send_ack", "ip_queue_xmit",
-        "__dev_queue_xmit", "veth_xmit"}
-CALLS = {"tcp_sendmsg": "send call, the rest", "tcp_recvmsg": "receive call, the rest"}
-SELECT = {"do_select", "core_sys_select", "__x64_sys_pselect6", "__x64_sys_select", "tcp_poll", "sock_poll"}
-IDLE = {"pv_native_safe_halt", "default_idle", "cpuidle_idle_call"}
-OWN = {"python", "perf", "sleep"}  # the measuring side's processes
-
-
-def part(frames: list) -> str:
-    for i, f in enumerate(frames):  # innermost first
-        if f in IDLE:
-            return "idle"
-        if f in TCP:
-            outer = next((g for g in frames[i + 1:] if g in ("__release_sock", "tcp_v4_rcv")), "")
-            return "receive, TCP, from the owner's backlog" if outer == "__release_sock" else \
-                "receive, TCP, in the softirq"
-        if f in PRE:
-            return "receive, before TCP"
-        if f in XMIT:
-            return "transmit"
-        if f in CALLS:
-            return CALLS[f]
-        if f in SELECT:
-            return "select (iperf3's loop)"
-    return "other"
-
-
-def parts(script: str) -> dict:
-    counts, total, skip, cpu, frames = Counter(), Counter(), False, None, []
-
-    def flush():
-        if cpu is not None and not skip:
-            total[cpu] += 1
-            counts[cpu, part(frames)] += 1
-
-    for line in script.splitlines():
-        head = re.match(r"\s*(\S+)\s+\[(\d+)\]", line)
-        if head:
-            flush()
-            skip, cpu, frames = head.group(1) in OWN, int(head.group(2)), []
-        elif line.strip():
-            bits = line.split()
-            if len(bits) >= 2:
-                frames.append(bits[1].split("+")[0])
-    flush()
-    out = {f"cpu{c}": {k: round(n / total[c], 4) for (cc, k), n in sorted(counts.items()) if cc == c}
-           for c in sorted(total)}
-    pre = sum(n for (c, k), n in counts.items() if k == "receive, before TCP")
-    tcp = sum(n for (c, k), n in counts.items() if k.startswith("receive, TCP"))
-    backlog = sum(n for (c, k), n in counts.items() if k == "receive, TCP, from the owner's backlog")
-    out["receive_before_tcp_frac"] = round(pre / max(pre + tcp, 1), 3)
-    out["tcp_part_from_backlog_frac"] = round(backlog / max(tcp, 1), 3)
-    out["samples"] = sum(total.values())
-    return out
+from tcpsim.lab.perfparts import parts  # the parts and their rule, packaged since (python -m tcpsim.lab.perfparts)
 
 
 def measure(lab_args: str) -> dict:
