@@ -33,6 +33,7 @@ from typing import Optional
 
 from ..cliutil import OneLineParser, typed
 from ..units import parse_duration
+from .background import BackgroundLab
 
 PRE = frozenset({"net_rx_action", "process_backlog", "__netif_receive_skb", "__netif_receive_skb_core",
                  "__netif_receive_skb_one_core", "netif_receive_skb", "ip_rcv", "ip_rcv_core", "ip_rcv_finish",
@@ -114,27 +115,15 @@ def rx_tcp_frac(runs: list[dict]) -> float:
 def measure(lab_args: list[str], window_s: float) -> dict:
     """One pinned ``tcpsim lab`` run sampled by ``perf`` for ``window_s``, split into parts (:func:`parts`)."""
     run_s = START_S + window_s + 1.0
-    with tempfile.TemporaryDirectory() as tmp:
-        data, result = Path(tmp) / "perf.data", Path(tmp) / "lab.json"
-        with open(result, "w") as f:
-            lab = subprocess.Popen([sys.executable, "-m", "tcpsim", "lab", *lab_args, "--pin", "0,1",
-                                    "--duration", f"{run_s:g}s", "--json"], stdout=f, stderr=subprocess.PIPE,
-                                   text=True)
-            try:
-                time.sleep(START_S)
-                subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "4999", "-a", "-g", "-C", "0,1",
-                                "-o", str(data), "--", "sleep", f"{window_s:g}"], check=True, timeout=30 + window_s,
-                               capture_output=True)
-                _, err = lab.communicate(timeout=120 + run_s)
-            finally:
-                if lab.poll() is None:
-                    lab.terminate()
-                    lab.wait(timeout=30)
-        if lab.returncode != 0:
-            raise RuntimeError(f"tcpsim lab exited {lab.returncode}: {(err or '').strip()[-300:]}")
+    with tempfile.TemporaryDirectory() as tmp, BackgroundLab([*lab_args, "--pin", "0,1"], run_s) as lab:
+        data = Path(tmp) / "perf.data"
+        time.sleep(START_S)
+        subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "4999", "-a", "-g", "-C", "0,1", "-o",
+                        str(data), "--", "sleep", f"{window_s:g}"], check=True, timeout=30 + window_s,
+                       capture_output=True)
+        measured = lab.result(120 + run_s).get("measured") or {}
         script = subprocess.run(["perf", "script", "-i", str(data), "-F", "comm,cpu,ip,sym"], capture_output=True,
                                 text=True, timeout=300).stdout
-        measured = json.loads(result.read_text()).get("measured") or {}
     return {"scenario": shlex.join(lab_args), "goodput_bps": measured.get("goodput_bps"),
             "units_per_s": measured.get("tx_units_per_s"), **parts(script)}
 

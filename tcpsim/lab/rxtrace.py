@@ -42,6 +42,7 @@ from typing import Iterable, Optional
 
 from ..cliutil import OneLineParser, typed
 from ..units import parse_duration, parse_int
+from .background import BackgroundLab
 from .schedtrace import TRACEFS, traced, tracefs_has
 
 __all__ = ["count_events", "main", "EVENTS"]
@@ -187,11 +188,9 @@ def _per_read_s(lab_args: list[str], goodput_bps: Optional[float], tools_cpu: li
 
 
 def _trace_run(lab_args: list[str], window_s: float, untraced: bool = False, run_s: float = RUN_S) -> dict:
-    cmd = [sys.executable, "-m", "tcpsim", "lab", *lab_args, "--duration", f"{run_s:g}s", "--json"]
-    lab = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+    with BackgroundLab(lab_args, run_s) as lab:
         time.sleep(1.0)
-        pids = _descendants(lab.pid)
+        pids = _descendants(lab.proc.pid)
         if untraced:
             counts, span_s, roles = Counter(), 0.0, _iperf3_roles(pids)
             tools_cpu = _cpu_over(pids, window_s, roles)
@@ -200,14 +199,7 @@ def _trace_run(lab_args: list[str], window_s: float, untraced: bool = False, run
                 sampled = _cpu_over(pids, window_s, None)
                 counts, span_s, roles = count_events(tr.lines())
             tools_cpu = [{**t, "process": roles.get(t["pid"], t["process"])} for t in sampled]
-        out, err = lab.communicate(timeout=60 + run_s)
-    finally:
-        if lab.poll() is None:
-            lab.terminate()
-            lab.wait(timeout=30)
-    if lab.returncode != 0:
-        raise RuntimeError(f"tcpsim lab exited {lab.returncode}: {err.strip()[-300:]}")
-    measured = json.loads(out).get("measured") or {}
+        measured = lab.result(60 + run_s).get("measured") or {}
     span_s = span_s or window_s
     rates = [{"event": ev, "kind": kind, "context": ctx, "cpu": int(cpu), "per_s": round(n / span_s)}
              for (ev, kind, ctx, cpu), n in sorted(counts.items(), key=lambda kv: -kv[1])]
