@@ -284,7 +284,7 @@ class _State:
         try:
             platform = _with_values(physics, values)
         except ConfigError as exc:
-            raise self._fail(_runtime_field(exc, values, applied)) from None
+            raise self._fail(_runtime_field(exc, applied, self.runtime)) from None
         platform = replace(platform, fit=self.fit, cost_basis=self._cost_basis(applied))
         return Machine(name=self.name, parts=parts, platform=platform, origins=origins,
                        physics=replace(physics, name=self.name), notes=tuple(self.notes), tuning=dict(self.tuning),
@@ -316,13 +316,13 @@ def _scalable(res: Residual, now: Any) -> bool:
             and res.physics_at > 0 and now > 0)
 
 
-def _runtime_field(exc: ConfigError, values: dict[str, Any], applied: dict[str, str]) -> ConfigError:
-    """A runtime class's range error (``rx_tcp_frac``) named as the machine file sets it (``fixed.cpu.rx_tcp_frac``),
-    so that :meth:`_State._fail` finds the file and line."""
+def _runtime_field(exc: ConfigError, applied: dict[str, str], runtime: dict[str, Any]) -> ConfigError:
+    """A runtime class's range error (``rx_tcp_frac``) of a residual no flag overrode, named as the machine file sets
+    it (``fixed.cpu.rx_tcp_frac``), so that :meth:`_State._fail` finds the file and line; any other as it is."""
     for kind in ("cpu", "nic", "bus"):
         key = f"{kind}.{exc.field}"
-        if key in values:
-            return ConfigError(f"{applied[key]}.{key}" if key in applied else key, exc.value, exc.allowed)
+        if key in applied and key not in runtime:
+            return ConfigError(f"{applied[key]}.{key}", exc.value, exc.allowed)
     return exc
 
 
