@@ -387,7 +387,10 @@ class HostRuntime:
         """The frame's work in two parts (``CpuCost.rx_tcp_frac``): the driver's, IP's and ``tcp_v4_rcv``'s up to its
         ``sock_owned_by_user`` check on the CPU that takes it in, then TCP's, on the owner's CPU from the socket's
         backlog if a call owns the socket at the check (``tcp_add_backlog``; run at ``__release_sock``), else straight
-        on in the softirq (``tcp_v4_do_rcv``). Linux ``tcp_v4_rcv``."""
+        on in the softirq (``tcp_v4_do_rcv``). Linux ``tcp_v4_rcv``. The check sees the calls under way as the work is
+        queued; one that begins before the check is caught only when TCP's part ends (:meth:`_deliver`), as an event at
+        the check's own instant lost on the table held out to judge it (validation/README.md, "The check at its
+        instant")."""
         dst = seg.dst
         server = self._rx_server(seg, cpu_index)
         pre = cost * self._pre_frac
