@@ -30,10 +30,11 @@ HERE = Path(__file__).resolve().parent.parent / "validation" / "xeon_2026-11-30"
 CPU_TABLES = ("cpu4", "cpu5", "cpu6", "cpu7")
 """The Xeon's CPU-bound tables each measured after a rule and used once to decide it."""
 CPU_TARGET, WINDOW_TARGET, WINDOW_MAX = 0.15, 0.05, 0.15
-FILES = {"xeon_parts": "split/xeon_parts_copy.toml", "xeon_calibrated": "split/xeon_fit_split.toml"}
-"""A: what ``machine detect --probes`` wrote, since "A modern core's copy from the other modern machine" (decided by
-``lab/cpu18``) with its copy cost from ``lab_vm``'s machine (A*: ``lab_vm``'s copy factor over this host's STREAM
-figure, nothing of this machine fitted); B: the calibrated file, since "The receive work divides at the socket's
+FILES = {"xeon_parts": "xeon_parts.toml", "xeon_calibrated": "split/xeon_fit_split.toml"}
+"""A: what ``machine detect --probes`` wrote; since "A modern core's copy from the other modern machine" (decided by
+``lab/cpu18``) and "A copy factor for cores with fast short string moves" its copy is priced at the catalog's factor
+for FSRM cores, from ``lab_vm``'s machine (as ``split/xeon_parts_copy.toml``, A*, set it by hand; nothing of this
+machine fitted); B: the calibrated file, since "The receive work divides at the socket's
 lock" (decided by ``lab/cpu16``) W': the last file (the gaps a running CPU loses, a read's cost freed, twelve runs)
 with ``rx_tcp_frac`` 0.53, refitted from its costs."""
 

@@ -99,12 +99,23 @@ def _without_calibration(key: str, table: str) -> bool:
     return table != "calibration"
 
 
+def _fold_costs():
+    """The shared costs a fold of a source outside the joint model predicts it with: the catalog's, less the value
+    its own profile gave the catalog (``copy_factor_fsrm``, derived from ``lab_vm``; validation/README.md, "A copy
+    factor for cores with fast short string moves")."""
+    from ..machine.costs import default_costs
+
+    return replace(default_costs(), copy_factor_fsrm=None)
+
+
 def uncalibrated(ids: Iterable[str]) -> dict[str, Platform]:
     """The profiles among ``ids`` that carry ``[calibration.*]`` residuals, resolved without them: their fitted
-    values replaced by what their parts and the shared costs give."""
+    values replaced by what their parts and the shared costs give (:func:`_fold_costs`)."""
     from ..machine.spec import load_machine
 
-    return {pid: load_machine(pid, keep=_without_calibration).platform for pid in ids if _calibrated_values(pid)}
+    costs = _fold_costs()
+    return {pid: load_machine(pid, costs=costs, keep=_without_calibration).platform
+            for pid in ids if _calibrated_values(pid)}
 
 
 def _calibrated_values(pid: str) -> list[tuple[str, float, float]]:
@@ -115,7 +126,7 @@ def _calibrated_values(pid: str) -> list[tuple[str, float, float]]:
 
     if not is_machine_spec(pid):
         return []
-    m = load_machine(pid)
+    m = load_machine(pid, costs=_fold_costs())
     return [(key, runtime_value(m.platform, key), runtime_value(m.physics, key))
             for key, table in sorted(m.residuals.items()) if table == "calibration"]
 

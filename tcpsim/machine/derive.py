@@ -2,7 +2,8 @@
 
 ``python -m tcpsim.machine.derive`` prints ``costs.toml``: for each OS cost family x driver class, the
 geometric mean over the profiles of that pair of ``seconds x clock_hz x microarch factor`` (the
-reference cycles each profile's value stands for); per-byte factors as ``seconds x copy_bw_Bps``. A
+reference cycles each profile's value stands for); per-byte factors as ``seconds x copy_bw_Bps``, the copy apart
+for the profiles on cores with fast short ``rep movsb`` (``copy_factor_fsrm``: :data:`FSRM_PROFILES`). A
 value fitted by ``tcpsim calibrate`` (listed in the profile's ``[fit]``) is preferred; where no profile
 of a group has one, the profiles' hand-set values are used, and the source line says which. These are
 starting values: a joint fit over all sources replaces them.
@@ -16,20 +17,34 @@ from collections import defaultdict
 from typing import Any, Iterable
 
 from .costs import FAMILY_KINDS, PACKET_KINDS, _RUNTIME
-from .lookup import microarch_factor
+from .lookup import microarch_factor, microarch_fsrm
 from .resolve import Machine
 
-__all__ = ["derive_costs", "costs_toml", "SOURCE_PROFILES"]
+__all__ = ["derive_costs", "costs_toml", "SOURCE_PROFILES", "FSRM_PROFILES"]
 
 SOURCE_PROFILES = ("es40_tru64", "rx2600_ixgb", "se7501_ixgb", "sunfire6800_ce", "p4_linux", "p4_freebsd",
                    "vbox_centos", "vbox_opensolaris", "modern_linux")
+FSRM_PROFILES = ("lab_vm",)
+"""The profiles on cores with fast short ``rep movsb`` whose copy gives ``copy_factor_fsrm`` (the classic profiles'
+cores have none)."""
+
+
+_LAB_FIT_NAMES = {"per_byte_s": ("cpu.per_byte_copy_s",), "per_write_s": ("cpu.per_syscall_s",),
+                  "per_read_s": ("cpu.per_syscall_rx_s",),
+                  "per_packet_s": ("cpu.per_packet_tx_s", "cpu.per_packet_rx_s")}
+"""The runtime values a ``calibrate --lab`` fit's names stand for (``tcpsim.calibration.own.COSTS``)."""
 
 
 def _fitted(m: Machine) -> set[str]:
     params: Any = dict(m.platform.fit).get("params", ())
     out: set[str] = set()
     for p in params:
-        out |= {"cpu.per_ack_tx_s", "cpu.per_ack_rx_s"} if p == "cpu.per_ack_s" else {p}
+        if p == "cpu.per_ack_s":
+            out |= {"cpu.per_ack_tx_s", "cpu.per_ack_rx_s"}
+        elif "." not in p:  # a lab fit's name
+            out |= set(_LAB_FIT_NAMES.get(p, (f"cpu.{p}",)))
+        else:
+            out.add(p)
     return out
 
 
@@ -47,8 +62,9 @@ def _pick(samples: list[tuple[str, bool, float]]) -> tuple[float, str]:
     return _gmean([s[2] for s in use]), f"{how}: " + ", ".join(s[0] for s in use)
 
 
-def derive_costs(machines: Iterable[Machine]) -> dict:
-    """The cost catalog's values and sources from resolved profile machines."""
+def derive_costs(machines: Iterable[Machine], fsrm_machines: Iterable[Machine] = ()) -> dict:
+    """The cost catalog's values and sources from resolved profile machines; ``copy_factor_fsrm`` from the copy of
+    ``fsrm_machines`` (:data:`FSRM_PROFILES`), which give nothing else."""
     Samples = list[tuple[str, bool, float]]
     packet: defaultdict[tuple[str, str], defaultdict[str, Samples]] = defaultdict(lambda: defaultdict(list))
     family: defaultdict[str, defaultdict[str, Samples]] = defaultdict(lambda: defaultdict(list))
@@ -71,6 +87,11 @@ def derive_costs(machines: Iterable[Machine]) -> dict:
             csum.append((m.name, False, cpu.per_byte_csum_s * bw))
     out: dict = {"family": {}, "driver": {}}
     out["copy_factor"], out["copy_source"] = _pick(copy)
+    copy_fsrm = [(m.name, "cpu.per_byte_copy_s" in _fitted(m),
+                  m.platform.cpu.per_byte_copy_s * m.parts.memory.copy_bw_Bps)
+                 for m in fsrm_machines if microarch_fsrm(m.parts.cpu.microarch)]
+    if copy_fsrm:
+        out["copy_factor_fsrm"], out["copy_fsrm_source"] = _pick(copy_fsrm)
     out["csum_factor"], out["csum_source"] = _pick(csum)
     fitted_rows: defaultdict[str, list[str]] = defaultdict(list)
     for (fam, drv), kinds in sorted(packet.items()):
@@ -116,6 +137,8 @@ def costs_toml(d: dict) -> str:
              "# factor, geometric mean per group; fitted values preferred, hand-set ones where no profile of",
              "# the group was fitted). Starting values for a joint fit over all sources.",
              f"copy_factor = {_fmt(d['copy_factor'])}", f"copy_source = \"{d['copy_source']}\"",
+             *([f"copy_factor_fsrm = {_fmt(d['copy_factor_fsrm'])}", f"copy_fsrm_source = \"{d['copy_fsrm_source']}\""]
+               if "copy_factor_fsrm" in d else []),
              f"csum_factor = {_fmt(d['csum_factor'])}", f"csum_source = \"{d['csum_source']}\"", ""]
     for fam, row in d["family"].items():
         lines.append(f"[family.{fam}]")
@@ -132,7 +155,8 @@ def costs_toml(d: dict) -> str:
 def main() -> int:
     from .spec import load_machine
 
-    sys.stdout.write(costs_toml(derive_costs(load_machine(n) for n in SOURCE_PROFILES)))
+    sys.stdout.write(costs_toml(derive_costs((load_machine(n) for n in SOURCE_PROFILES),
+                                             (load_machine(n) for n in FSRM_PROFILES))))
     return 0
 
 

@@ -18,7 +18,7 @@ from ..os_versions import OS_VERSIONS, os_entry
 from .parts import BusPart, Cpu, Memory, NicPart, OsPart
 
 __all__ = ["catalog_table", "cpu_part", "memory_part", "bus_part", "nic_part", "os_part", "part",
-           "part_names", "microarch_factor", "bus_names", "cpu_default_memory"]
+           "part_names", "microarch_factor", "microarch_fsrm", "bus_names", "cpu_default_memory"]
 
 
 @functools.cache
@@ -41,6 +41,13 @@ def microarch_factor(microarch: str) -> tuple[float, str]:
     if microarch not in table:
         raise ConfigError("cpu.microarch", microarch, "one of " + ", ".join(sorted(table)))
     return float(table[microarch]["factor"]), table[microarch]["source"]
+
+
+def microarch_fsrm(microarch: str) -> bool:
+    """Whether a ``microarch`` core reports fast short ``rep movsb`` (FSRM), with which Linux copies to and from
+    user space (``copy_user_generic``)."""
+    microarch_factor(microarch)  # an unknown name is refused as there
+    return bool(catalog_table("cpus")["microarch"][microarch].get("fsrm", False))
 
 
 def cpu_part(name: str) -> Cpu:
