@@ -21,7 +21,7 @@ DEPENDS_ON: dict[str, tuple[str, ...]] = {
     **{f"cpu.{k}": ("cpu", "os", "nic") for k in ("per_packet_tx_s", "per_packet_rx_s", "per_ack_tx_s",
                                                   "per_ack_rx_s", "per_interrupt_s")},
     **{f"cpu.{k}": ("cpu", "os") for k in ("per_syscall_s", "per_syscall_rx_s", "per_push_s", "per_stream_frac")},
-    "cpu.per_byte_copy_s": ("memory", "os"), "cpu.per_byte_copy_rx_s": ("memory", "os"),
+    "cpu.per_byte_copy_s": ("memory", "os", "cpu"), "cpu.per_byte_copy_rx_s": ("memory", "os", "cpu"),
     "cpu.per_byte_csum_s": ("memory",), "cpu.n_cpus": ("cpu",), "cpu.interrupts_on_one_cpu": ("nic",),
     **{f"nic.{f.name}": ("nic",) for f in fields(Nic)}, "nic.backlog_packets": ("os",),
     "bus.kind": ("bus",), "bus.width_bits": ("bus",), "bus.clock_hz": ("bus",),
