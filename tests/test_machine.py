@@ -237,6 +237,46 @@ def test_derived_cycles_give_back_a_profiles_fitted_seconds():
     assert "fitted: es40_tru64" in d["driver"]["tru64"]["tigon2"]["source"]
 
 
+def test_the_cost_catalog_is_what_derive_gives():
+    """``tcpsim/machine/catalog/costs.toml`` is ``python -m tcpsim.machine.derive``'s output to the digit: the classic
+    factors from the profiles of 2003-2010, ``copy_factor_fsrm`` from the one profile on an FSRM core (lab_vm)."""
+    from importlib import resources
+
+    from tcpsim.machine.derive import FSRM_PROFILES, SOURCE_PROFILES, costs_toml, derive_costs
+
+    d = derive_costs((load_machine(n) for n in SOURCE_PROFILES), (load_machine(n) for n in FSRM_PROFILES))
+    shipped = (resources.files("tcpsim.machine") / "catalog" / "costs.toml").read_text()
+    assert costs_toml(d) == shipped
+    assert d["copy_fsrm_source"] == "fitted: lab_vm" and "lab_vm" not in d["copy_source"]
+
+
+def test_a_core_with_fast_short_rep_movsb_copies_at_its_own_factor():
+    """Linux copies to and from user space with ``rep movsb`` on an FSRM core (``copy_user_generic``): such a part's
+    copy is ``copy_factor_fsrm`` over its memory's STREAM figure, any other core's ``copy_factor``
+    (validation/README.md, "A copy factor for cores with fast short string moves")."""
+    from tcpsim.machine.costs import default_costs
+
+    costs = default_costs()
+    new, old = load_machine("modern_linux", extra=(flag_layer(cpu="core-i7-12700"),)), load_machine("modern_linux")
+    bw = new.parts.memory.copy_bw_Bps
+    assert new.parts.cpu.microarch == "golden-cove" and old.parts.cpu.microarch == "skylake"
+    assert new.platform.cpu.per_byte_copy_s == pytest.approx(costs.copy_factor_fsrm / bw)
+    assert "fast short rep movsb" in new.origins["runtime.cpu.per_byte_copy_s"]
+    assert old.physics.cpu.per_byte_copy_s == pytest.approx(costs.copy_factor / old.parts.memory.copy_bw_Bps)
+
+
+def test_the_lab_s_own_fold_prices_its_copy_without_the_factor_the_lab_gave():
+    """``copy_factor_fsrm`` comes from lab_vm's calibrated copy: the lab's cross-validated row resolves lab_vm without
+    it, so no value calibrated on the lab enters its own fold; the shipped lab_vm keeps its calibrated copy."""
+    from tcpsim.calibration.cross import uncalibrated
+    from tcpsim.machine.costs import default_costs
+
+    lab_vm = load_machine("lab_vm")
+    fold = uncalibrated(["lab_vm"])["lab_vm"]
+    assert lab_vm.platform.cpu.per_byte_copy_s == 3.193e-11  # its fit's value
+    assert fold.cpu.per_byte_copy_s == pytest.approx(default_costs().copy_factor / lab_vm.parts.memory.copy_bw_Bps)
+
+
 def test_a_part_of_its_own_needs_its_data_sheet_fields(tmp_path):
     path = tmp_path / "own.toml"
     parts = '[cpu]\npart = "pentium4"\n[memory]\npart = "i875"\n[nic]\npart = "e1000"\n[os]\npart = "bsd"\n'
