@@ -35,19 +35,23 @@ def _entry(kind: str, file: str, name: str) -> dict[str, Any]:
     return dict(parts[name])
 
 
-def microarch_factor(microarch: str) -> tuple[float, str]:
-    """Work per clock of ``microarch`` relative to NetBurst, and where that number comes from."""
+def _microarch_row(microarch: str) -> dict[str, Any]:
     table = catalog_table("cpus")["microarch"]
     if microarch not in table:
         raise ConfigError("cpu.microarch", microarch, "one of " + ", ".join(sorted(table)))
-    return float(table[microarch]["factor"]), table[microarch]["source"]
+    return table[microarch]
+
+
+def microarch_factor(microarch: str) -> tuple[float, str]:
+    """Work per clock of ``microarch`` relative to NetBurst, and where that number comes from."""
+    row = _microarch_row(microarch)
+    return float(row["factor"]), row["source"]
 
 
 def microarch_fsrm(microarch: str) -> bool:
     """Whether a ``microarch`` core reports fast short ``rep movsb`` (FSRM), with which Linux copies to and from
     user space (``copy_user_generic``)."""
-    microarch_factor(microarch)  # an unknown name is refused as there
-    return bool(catalog_table("cpus")["microarch"][microarch].get("fsrm", False))
+    return bool(_microarch_row(microarch).get("fsrm", False))
 
 
 def cpu_part(name: str) -> Cpu:
