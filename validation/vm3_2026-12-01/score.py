@@ -1,0 +1,85 @@
+"""Score the rule "A third machine never seen" (validation/README.md) once: this machine's tables under its parts
+file (A3), its two calibrated files (B3, P3), the Xeon's calibrated file (W') and ``lab_vm`` borrowed, and the BDP
+calculator; with the limit named on the held-out rows the pinned shares decide.
+
+    python score.py --json scores.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from tcpsim.calibration.own import lab_cases, limit_checks
+from tcpsim.calibration.tables import load_points
+from tcpsim.calibration.validate import evaluate, given_platforms
+from tcpsim.lab.predict import lab_path_platform
+
+HERE = Path(__file__).resolve().parent
+FILES = {"A3": "parts.toml", "B3": "fit.toml", "P3": "fit_prior.toml",
+         "W'": "../xeon_2026-11-30/split/xeon_fit_split.toml", "lab_vm": "lab_vm"}
+HELD_OUT_RTT0 = ("messages_nagle", "messages2", "messages3", "cpu2", "cpu3", "unshaped")
+"""The 37 held-out rows without a delay line, as in the Xeon's study."""
+
+
+def window_limited(p) -> bool:
+    """A window6 row whose measured goodput is below 80 % of its shaped rate (``tcpsim validate``'s class)."""
+    return p.table_id == "window6" and p.value_si < 0.8 * float(p.get("rate_bps"))
+
+
+def summary(errors: list[float]) -> dict:
+    return {"n": len(errors), "median": statistics.median(map(abs, errors)), "max": max(map(abs, errors)),
+            "signed_median": statistics.median(errors)} if errors else {"n": 0}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", default=None, metavar="FILE")
+    ap.add_argument("--files", nargs="*", metavar="NAME=PATH", help="files to score (default A3, B3, P3, W', lab_vm)")
+    a = ap.parse_args()
+    files = dict(f.split("=", 1) for f in a.files) if a.files else FILES
+    points = [p for p in load_points(HERE / "data") if p.source_id == "lab"]
+    held_cases = lab_cases([str(HERE / "runs_median.json")], "holdout")
+    out: dict = {}
+    with ProcessPoolExecutor(2) as ex:
+        for name, spec in files.items():
+            path = str((HERE / spec).resolve()) if spec.endswith(".toml") else spec
+            outcomes = evaluate(points, ex, given_platforms([f"lab_vm={path}"], points))
+            scored = [o for o in outcomes if o.error is not None]
+            by_table = defaultdict(list)
+            for o in scored:
+                by_table[o.point.table_id].append(o.error)
+            held = [o.error for o in scored if o.point.table_id in HELD_OUT_RTT0]
+            checks = limit_checks(held_cases, lab_path_platform(path), ex)
+            decided = [c for c in checks if c.agrees is not None]
+            out[name] = {
+                "file": spec, "held_out_rtt0": summary(held),
+                "window_limited": summary([o.error for o in scored if window_limited(o.point)]),
+                "limit_right": sum(1 for c in decided if c.agrees), "limit_decided": len(decided),
+                "tables": {t: summary(v) for t, v in sorted(by_table.items())},
+                "rows": [{"table": o.point.table_id, "row": o.point.row, "measured_bps": o.point.value_si,
+                          "error": o.error} for o in scored],
+            }
+            if "calculator" not in out:
+                calc = defaultdict(list)
+                for o in outcomes:
+                    if o.naive:
+                        calc[o.point.table_id].append(o.naive / o.point.value_si - 1)
+                out["calculator"] = {
+                    "held_out_rtt0": summary([e for t in HELD_OUT_RTT0 for e in calc[t]]),
+                    "window_limited": summary([o.naive / o.point.value_si - 1 for o in outcomes
+                                               if o.naive and window_limited(o.point)]),
+                    "tables": {t: summary(v) for t, v in sorted(calc.items())}}
+            h = out[name]["held_out_rtt0"]
+            print(f"{name}: the 37 held-out RTT-0 rows {h['median']:.1%} (max {h['max']:.1%}), limit named "
+                  f"{out[name]['limit_right']} of {len(decided)}")
+    if a.json:
+        Path(a.json).write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
