@@ -1,0 +1,77 @@
+"""A third machine tcpsim never saw, against the issues' targets: the Intel Xeon VM of 2026-12-01.
+
+Its tables (``validation/vm3_2026-12-01/data``: the 46 rows without a delay line in three pinned passes, each row its
+median run, and ``window6`` once) were measured by the rule written before its parts were read (validation/README.md,
+"A third machine never seen"), and scored once as a class would: the file ``tcpsim machine detect --probes`` wrote
+(A3, nothing fitted) and the one ``tcpsim calibrate --lab`` fitted on its twelve calibration runs (B3). Nothing of
+tcpsim was changed with these tables in view. A known miss is a strict xfail.
+"""
+
+import statistics
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tcpsim.calibration.tables import load_points
+from tcpsim.calibration.validate import evaluate, given_platforms
+
+HERE = Path(__file__).resolve().parent.parent / "validation" / "vm3_2026-12-01"
+FILES = {"parts": "parts.toml", "calibrated": "fit.toml"}
+HELD_OUT = ("messages_nagle", "messages2", "messages3", "cpu2", "cpu3", "unshaped")
+"""The 37 held-out rows without a delay line (the small-message and CPU-bound rows), as in the Xeon's study."""
+CPU_TARGET, WINDOW_TARGET, WINDOW_MAX = 0.15, 0.05, 0.15
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")]
+
+
+@pytest.fixture(scope="module")
+def scored():
+    points = [p for p in load_points(HERE / "data") if p.source_id == "lab"]
+    with ProcessPoolExecutor(2) as ex:
+        return {name: [o for o in evaluate(points, ex, given_platforms([f"lab_vm={HERE / path}"], points))
+                       if o.error is not None]
+                for name, path in FILES.items()}
+
+
+def _errors(outcomes, keep):
+    return [abs(o.error) for o in outcomes if keep(o.point)]
+
+
+def _window_limited(p):
+    return p.table_id == "window6" and p.value_si < 0.8 * float(p.get("rate_bps"))
+
+
+def test_the_tables_are_the_measured_ones(scored):
+    for outcomes in scored.values():
+        assert len(outcomes) == 67
+        assert len(_errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
+        assert len(_errors(outcomes, _window_limited)) == 19
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_the_held_out_cpu_and_message_rows_within_target(scored, name):
+    """Issue 22's 15 % after calibrating (B3: 5.3 % at its score) and issue 21's 15 % for a machine left out,
+    predicted from its parts (A3: 4.7 %), on the 37 held-out rows."""
+    assert statistics.median(_errors(scored[name], lambda p: p.table_id in HELD_OUT)) <= CPU_TARGET
+
+
+def test_below_the_calculator_on_every_table_from_the_parts(scored):
+    outcomes = scored["parts"]
+    for table in {o.point.table_id for o in outcomes}:
+        mine = _errors(outcomes, lambda p: p.table_id == table)
+        calc = [abs(o.naive / o.point.value_si - 1) for o in outcomes if o.point.table_id == table and o.naive]
+        assert statistics.median(mine) < statistics.median(calc), table
+
+
+WINDOW_MAX_MISS = ("window6's window-limited max 20.2 % from the parts (median 3.4 %): its 0.35 ms rows of 20 and "
+                   "26 KiB +17.8 and +20.2 %, through the delay line whose relay stage tcpsim takes from the EPYC's "
+                   "path probe (validation/README.md, 'What the third machine gave')")
+
+
+@pytest.mark.parametrize("check", ["median", pytest.param("max", marks=pytest.mark.xfail(strict=True,
+                                                                                        reason=WINDOW_MAX_MISS))])
+def test_window_limited_rows_within_target_with_no_fitted_parameter(scored, check):
+    """Issue 22's window-limited rows with no fitted parameter (the parts file): median 5 %, none above 15 %."""
+    errors = _errors(scored["parts"], _window_limited)
+    assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)
