@@ -3,7 +3,7 @@ every other Xeon table under W, W', A and A', and the limit named on ``cpu16``'s
 check at its instant" on ``lab/cpu17``, each file under the build it names (run once with each build installed).
 
     python score_split.py --json scores_split.json
-    python score_split.py --table cpu17 --files "W'=xeon_fit_split.toml" A=../xeon_parts.toml --json old.json
+    python score_split.py --table cpu17 --files "W'=xeon_fit_split.toml" A=../xeon_parts_as_detected.toml --json old.json
     python score_split.py --table cpu17 --files "W''=xeon_fit_instant.toml" "A''=xeon_parts_split.toml" --json new.json
 """
 
@@ -24,7 +24,7 @@ from tcpsim.lab.predict import lab_path_platform
 HERE = Path(__file__).resolve().parent
 XEON = HERE.parent
 FILES = {"W": XEON / "streams" / "xeon_fit_streams.toml", "W'": HERE / "xeon_fit_split.toml",
-         "A": XEON / "xeon_parts.toml", "A'": HERE / "xeon_parts_split.toml"}
+         "A": XEON / "xeon_parts_as_detected.toml", "A'": HERE / "xeon_parts_split.toml"}
 
 
 def main() -> None:
