@@ -48,6 +48,27 @@ def test_a_processor_is_told_by_its_family_and_model(text, machine, arch, counts
     microarch_factor(arch)  # the catalog knows every class the tables name
 
 
+def _with_flags(text, flags):
+    return text.replace("cpu cores", f"flags\t\t: {flags}\ncpu cores")
+
+
+@pytest.mark.parametrize("model, flags, arch", [
+    (167, "fpu sse2 avx512f fsrm", "sunny-cove"),  # Rocket Lake, flags and model agree
+    (167, "fpu sse2 avx512f fsrm amx_tile", "golden-cove"),  # a VM's template: model 167 on AMX silicon
+    (85, "fpu avx512f avx512_fp16", "golden-cove"),
+    (207, "fpu amx_tile", "golden-cove"),  # Emerald Rapids: the flag proves no more than its model
+    (197, "fpu amx_tile", "lion-cove"),  # a newer core than the flag's floor keeps its own class
+])
+def test_a_flag_the_silicon_must_have_bounds_the_core_from_below(model, flags, arch):
+    """A hypervisor can report another model number but cannot show a feature the silicon lacks (validation/README.md,
+    "A core's flags bound its microarchitecture from below")."""
+    cpu = parse_cpuinfo(_with_flags(_x86("GenuineIntel", 6, model, "Intel(R) Xeon(R) Processor", n=2, cores=2,
+                                         siblings=2), flags))
+    found, how = microarch_of(cpu)
+    assert found == arch
+    assert ("flags show" in how) == (arch != microarch_of(replace(cpu, flags=frozenset()))[0])
+
+
 def test_the_raspberry_pi_is_named_by_its_board():
     assert parse_cpuinfo(PI4, "aarch64").model_name == "Raspberry Pi 4 Model B Rev 1.4"
 

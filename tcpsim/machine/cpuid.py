@@ -59,6 +59,8 @@ class CpuReport:
     threads_per_core: int
     clock_hz: Optional[float]
     """``cpu MHz`` of the first processor (on a host with frequency scaling, its clock at that moment)."""
+    flags: frozenset[str] = frozenset()
+    """The first processor's ``flags`` (x86) or ``Features`` (Arm)."""
 
 
 def parse_cpuinfo(text: str, machine: str = "x86_64") -> CpuReport:
@@ -98,8 +100,9 @@ def parse_cpuinfo(text: str, machine: str = "x86_64") -> CpuReport:
     isa = {"x86_64": "x86-64", "amd64": "x86-64", "i686": "x86", "i386": "x86", "aarch64": "arm64",
            "arm64": "arm64"}.get(machine, machine or "unknown")
     name = first.get("model name") or board.get("model") or board.get("hardware") or "unknown processor"
+    flags = frozenset((first.get("flags") or first.get("features") or "").split())
     return CpuReport(model_name=name, vendor=vendor, family=family, model=model, isa=isa, logical_cpus=n,
-                     sockets=sockets, cores_per_socket=cores, threads_per_core=threads, clock_hz=clock)
+                     sockets=sockets, cores_per_socket=cores, threads_per_core=threads, clock_hz=clock, flags=flags)
 
 
 def _number(text: str) -> int:
@@ -118,7 +121,7 @@ def microarch_of(cpu: CpuReport) -> tuple[str, str]:
             return "netburst", f"Intel {where}: NetBurst"
         if cpu.family == 6 and cpu.model in _INTEL_BY_MODEL:
             arch = _INTEL_BY_MODEL[cpu.model]
-            return arch, f"Intel {where}: {arch}"
+            return _intel_flag_floor(arch, cpu.flags, where) or (arch, f"Intel {where}: {arch}")
     elif cpu.vendor in ("AuthenticAMD", "HygonGenuine"):
         amd = _amd(cpu.family, cpu.model)
         if amd:
@@ -131,6 +134,26 @@ def microarch_of(cpu: CpuReport) -> tuple[str, str]:
         return usual, (f"{cpu.vendor or 'unknown vendor'} {where} is not in tcpsim's table: a {usual}-class core "
                        f"assumed for {cpu.isa} (set [cpu] microarch)")
     return "unknown", f"{cpu.isa} {where} is not in tcpsim's table: the reference core assumed (set [cpu] microarch)"
+
+
+_INTEL_ORDER = tuple(_INTEL_FAMILY6)
+"""The table's Intel cores, oldest first."""
+
+_INTEL_FLAG_FLOORS = {"amx_tile": "golden-cove", "avx512_fp16": "golden-cove"}
+"""Feature flags by the oldest Intel core that has them (Sapphire Rapids introduced both; Intel SDM vol. 1,
+AMX and AVX512-FP16). A hypervisor can hide a feature but not show one the silicon lacks (a guest using it would
+fault), so a flag bounds the core from below where a CPU template reports an older model number."""
+
+
+def _intel_flag_floor(arch: str, flags: frozenset[str], where: str) -> Optional[tuple[str, str]]:
+    """The core a flag of ``flags`` proves, where it is newer than the model number's ``arch``; else None."""
+    shown = [(f, core) for f, core in _INTEL_FLAG_FLOORS.items() if f in flags]
+    floor = max(shown, key=lambda fc: _INTEL_ORDER.index(fc[1]), default=None)
+    if floor is None or _INTEL_ORDER.index(floor[1]) <= _INTEL_ORDER.index(arch):
+        return None
+    flag, core = floor
+    return core, (f"Intel {where} is {arch}, but its flags show {flag}, which no core before {core} has (a "
+                  f"hypervisor's CPU template can report another model): {core}")
 
 
 _USUAL: Mapping[str, str] = {"x86-64": "skylake", "arm64": "cortex-a76", "x86": "p6"}

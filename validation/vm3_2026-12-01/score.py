@@ -3,6 +3,10 @@ file (A3), its two calibrated files (B3, P3), the Xeon's calibrated file (W') an
 calculator; with the limit named on the held-out rows the pinned shares decide.
 
     python score.py --json scores.json
+    python score.py --files A3=parts.toml B3=fit.toml --json scores_flags.json
+
+The first scored the files as the rule made them (A3 as detect first wrote it, ``parts_as_detected.toml``); the second
+A3 as detect writes it since "A core's flags bound its microarchitecture from below" (B3 the same file).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from tcpsim.calibration.validate import evaluate, given_platforms
 from tcpsim.lab.predict import lab_path_platform
 
 HERE = Path(__file__).resolve().parent
-FILES = {"A3": "parts.toml", "B3": "fit.toml", "P3": "fit_prior.toml",
+FILES = {"A3": "parts_as_detected.toml", "B3": "fit.toml", "P3": "fit_prior.toml",
          "W'": "../xeon_2026-11-30/split/xeon_fit_split.toml", "lab_vm": "lab_vm"}
 HELD_OUT_RTT0 = ("messages_nagle", "messages2", "messages3", "cpu2", "cpu3", "unshaped")
 """The 37 held-out rows without a delay line, as in the Xeon's study."""
