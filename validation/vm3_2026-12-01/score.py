@@ -4,9 +4,11 @@ calculator; with the limit named on the held-out rows the pinned shares decide.
 
     python score.py --json scores.json
     python score.py --files A3=parts.toml B3=fit.toml --json scores_flags.json
+    python score.py --table cpu4 --files A3=parts.toml A3rx=parts_rx.toml B3=fit.toml --json scores_cpu4.json
 
 The first scored the files as the rule made them (A3 as detect first wrote it, ``parts_as_detected.toml``); the second
-A3 as detect writes it since "A core's flags bound its microarchitecture from below" (B3 the same file).
+A3 as detect writes it since "A core's flags bound its microarchitecture from below" (B3 the same file); the third
+judged "A parts file's read as iperf3's saturated reader measures it" on the held-out ``cpu4``: its g and n.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", default=None, metavar="FILE")
     ap.add_argument("--files", nargs="*", metavar="NAME=PATH", help="files to score (default A3, B3, P3, W', lab_vm)")
+    ap.add_argument("--table", default=None, help="a held-out table judged: its median |error| and the limit named on "
+                    "its pinned runs (TABLE_median.json)")
     a = ap.parse_args()
     files = dict(f.split("=", 1) for f in a.files) if a.files else FILES
     points = [p for p in load_points(HERE / "data") if p.source_id == "lab"]
@@ -78,6 +82,16 @@ def main() -> None:
                     "window_limited": summary([o.naive / o.point.value_si - 1 for o in outcomes
                                                if o.naive and window_limited(o.point)]),
                     "tables": {t: summary(v) for t, v in sorted(calc.items())}}
+            if a.table:
+                judged = [o.error for o in scored if o.point.table_id == a.table]
+                tchecks = limit_checks(lab_cases([str(HERE / f"{a.table}_median.json")]), lab_path_platform(path), ex)
+                tdecided = [c for c in tchecks if c.agrees is not None]
+                out[name]["judged"] = {"table": a.table, **summary(judged),
+                                       "limit_right": sum(1 for c in tdecided if c.agrees),
+                                       "limit_decided": len(tdecided)}
+                j = out[name]["judged"]
+                print(f"{name}: {a.table} g {j['median']:.1%} (max {j['max']:.1%}), limit named {j['limit_right']} "
+                      f"of {j['limit_decided']}")
             h = out[name]["held_out_rtt0"]
             print(f"{name}: the 37 held-out RTT-0 rows {h['median']:.1%} (max {h['max']:.1%}), limit named "
                   f"{out[name]['limit_right']} of {len(decided)}")
