@@ -1,7 +1,7 @@
 """A third machine tcpsim never saw, against the issues' targets: the Intel Xeon VM of 2026-12-01.
 
 Its tables (``validation/vm3_2026-12-01/data``: the 46 rows without a delay line in three pinned passes, each row its
-median run, and ``window6`` once) were measured by the rule written before its parts were read (validation/README.md,
+median run, ``window6`` once, and ``cpu4``, measured later to judge a rule) were measured by the rule written before its parts were read (validation/README.md,
 "A third machine never seen"), and scored once as a class would: the file ``tcpsim machine detect --probes`` wrote
 (A3, nothing fitted) and the one ``tcpsim calibrate --lab`` fitted on its twelve calibration runs (B3). Since "A
 core's flags bound its microarchitecture from below", written after that score, A3 is the file detect writes there
@@ -46,7 +46,8 @@ def _window_limited(p):
 
 def test_the_tables_are_the_measured_ones(scored):
     for outcomes in scored.values():
-        assert len(outcomes) == 67
+        assert len(outcomes) == 77
+        assert len(_errors(outcomes, lambda p: p.table_id == "cpu4")) == 10
         assert len(_errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
         assert len(_errors(outcomes, _window_limited)) == 19
 
@@ -83,3 +84,21 @@ def test_window_limited_rows_within_target_with_no_fitted_parameter(scored, chec
     """Issue 22's window-limited rows with no fitted parameter (the parts file): median 5 %, none above 15 %."""
     errors = _errors(scored["parts"], _window_limited)
     assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)
+
+
+_READ = "validation/README.md, 'What the read as iperf3's reader gave'"
+CPU4_MISSES = {
+    "parts": f"lab/cpu4 25.7 % from the parts (max 49.8 %): Nagle-on 30 and 50-byte messages +36 %, 24 KiB writes "
+             f"+44 %, 768-byte writes -50 %, MTU-9000 rows -21 and -30 % ({_READ})",
+    "calibrated": f"lab/cpu4 17.0 % calibrated (max 36.1 %): Nagle-on 30 and 50-byte messages +36 %, 768-byte writes "
+                  f"-33 %, MTU-9000 rows -22 and -23 % ({_READ})",
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=CPU4_MISSES[n]))
+                                  for n in FILES])
+def test_the_table_that_judged_the_read_within_target(scored, name):
+    """lab/cpu4 of this machine (10 rows: small messages with Nagle on and off, unshaped writes at both MTUs, two
+    streams), fixed and measured after its rule and used once to judge it ("A parts file's read as iperf3's saturated
+    reader measures it"): issue 22's 15 % after calibrating, issue 21's from the parts."""
+    assert statistics.median(_errors(scored[name], lambda p: p.table_id == "cpu4")) <= CPU_TARGET
