@@ -2,11 +2,12 @@
 
 Its tables (``validation/vm3_2026-12-01/data``: the 46 rows without a delay line in three pinned passes, each row its
 median run, and ``window6`` once) were measured by the rule written before its parts were read (validation/README.md,
-"A third machine never seen"), and scored once as a class would (``cpu4`` came later, to judge a rule of its own): the file ``tcpsim machine detect --probes`` wrote
-(A3, nothing fitted) and the one ``tcpsim calibrate --lab`` fitted on its twelve calibration runs (B3). Since "A
-core's flags bound its microarchitecture from below", written after that score, A3 is the file detect writes there
-today (``golden-cove``: its flags show AMX where its model number says ``sunny-cove``); ``parts_as_detected.toml``
-keeps the first one, where B3's fit starts. A known miss is a strict xfail.
+"A third machine never seen"), and scored once as a class would: the file ``tcpsim machine detect --probes`` wrote
+(A3, nothing fitted) and the one ``tcpsim calibrate --lab`` fitted on its twelve calibration runs (B3). ``cpu4`` came
+later, to judge a rule of its own. Since "A core's flags bound its microarchitecture from below", written after that
+score, A3 is the file detect writes there today (``golden-cove``: its flags show AMX where its model number says
+``sunny-cove``); ``parts_as_detected.toml`` keeps the first one, where B3's fit starts. A known miss is a strict
+xfail.
 """
 
 import statistics
