@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -425,6 +426,20 @@ def test_shaped_run_stays_under_its_rate_and_reports_json(tmp_path):
         assert d["predicted"]["read_bytes"] == d["scenario"]["write_bytes"]
         assert d["measured"]["tool_version"].startswith("iperf 3.")  # its streams' threads follow the version
     assert json.loads(save.read_text())["measured"] == d["measured"]
+
+
+@needs_lab
+@pytest.mark.skipif(not Path("/proc/cpuinfo").exists(), reason="--platform detect reads /proc/cpuinfo (Linux)")
+def test_detect_predicts_for_this_machine_from_its_parts_and_keeps_the_file():
+    """``--platform detect``: the host of the prediction is this machine as ``machine detect --probes`` describes it,
+    measured before the run, and the file goes into the JSON, so a saved run says what predicted it."""
+    proc = subprocess.run([sys.executable, "-m", "tcpsim", "lab", "--rate", "0", "--write", "16k", "--duration", "1s",
+                           "--platform", "detect", "--json"], capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    p = json.loads(proc.stdout)["predicted"]
+    assert p["platform"] == "detect" and p["goodput_bps"] > 0
+    assert "tcpsim machine detect" in p["machine_file"] and "[fixed.cpu]" in p["machine_file"]
+    assert not list(Path(tempfile.gettempdir()).glob("tcpsim-lab-*"))  # the file's folder is gone
 
 
 @needs_lab

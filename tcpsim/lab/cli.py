@@ -7,6 +7,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 from typing import Any, Optional, Sequence
 
 from ..cliutil import OneLineParser, fail, typed
@@ -17,6 +18,8 @@ from ..units import format_duration, format_quantity, parse_int
 __all__ = ["main", "median_pass", "units_note", "MAX_PASSES"]
 
 MAX_PASSES = 9
+DETECT = "detect"
+"""``--platform detect``: predict for this machine from its parts (:func:`detected_machine_file`)."""
 """The most kernel runs one ``tcpsim lab --passes`` makes (each at most a minute)."""
 TWO_STATES_RATIO = 1.5
 """Passes whose goodputs differ by this factor or more are two states of the kernel, and the text says so."""
@@ -75,9 +78,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="OS of the prediction when no --platform is named (default: the running kernel's release, "
                         "as tcpsim machine detect names it; linux, linux-6.8, linux-2.6, any release from 2.6.32 "
                         "to 7.x such as linux-6.18 ...)")
-    g.add_argument("--platform", default=None, metavar="NAME|FILE",
+    g.add_argument("--platform", default=None, metavar="NAME|FILE|detect",
                    help="profile of the predicted host (a fitted machine file from tcpsim calibrate, or tcpsim "
-                        "machine detect's), on the run's veth: a machine made of parts takes the veth as its NIC")
+                        "machine detect's), on the run's veth: a machine made of parts takes the veth as its NIC; "
+                        f"'{DETECT}': this machine from its parts, as tcpsim machine detect --probes describes it "
+                        "before the run (some seconds; the file goes into --json and --save)")
     g = p.add_argument_group("output")
     g.add_argument("--json", action="store_true", help="one JSON object: scenario, kernel, sysctls, measured, predicted")
     g.add_argument("--save", default=None, metavar="FILE", help="also write that JSON to FILE (for tcpsim calibrate --lab)")
@@ -97,6 +102,18 @@ def _predicted_dict(result: Any, run: Any) -> dict[str, Any]:
             "cpu_utilization_frac": {k: list(v) for k, v in result.cpu_utilization_frac.items()},
             "streams": [{"cwnd_bytes": s.cwnd_bytes, "peer_window_bytes": s.peer_window_bytes,
                          "goodput_bps": s.goodput_bps} for s in result.streams]}
+
+
+def detected_machine_file(folder: str) -> tuple[str, str]:
+    """This machine as ``tcpsim machine detect --probes`` describes it (its parts and probes, nothing fitted), written
+    in ``folder``: the file's path and its text."""
+    from ..machine.detect import read_host, render
+
+    text = render(read_host(probes=True))
+    path = os.path.join(folder, "detected.toml")
+    with open(path, "w") as fh:
+        fh.write(text)
+    return path, text
 
 
 def running_linux() -> str:
@@ -178,8 +195,8 @@ def _cpu_bound_note(measured: Any, predicted_bps: float) -> list[str]:
         return []
     return [f"ideal hosts (no CPU costs) predicted this run, but its tools kept the CPUs busy ({tools_cpu:.2f} CPU-s a "
             f"second) and reached {measured.goodput_bps / predicted_bps:.0%} of the prediction: the machine's CPU set "
-            "the rate; name the hosts (--platform lab_vm for this project's VM, or the file tcpsim calibrate --lab "
-            "fits for yours)"]
+            "the rate; name the hosts (--platform detect for this machine from its parts, the file tcpsim calibrate "
+            "--lab fits for it, or lab_vm for this project's VM)"]
 
 
 def _mbit(bps: Optional[float]) -> str:
@@ -323,16 +340,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           max_pacing_rate=a.max_pacing_rate, loss=a.loss)
         a.os = a.os or running_linux()
         os_entry(a.os)  # a bad name is refused before the run, not after it
-        if a.platform:
-            lab_path_platform(a.platform)  # so is a platform that does not load
-        install_signal_handlers()
-        runs = [run_lab(sc, tool=a.tool, delay_line=a.delay_line) for _ in range(a.passes)]
-        run = median_pass(runs)
-        result = predict_lab(sc, run.sysctls, platform=a.platform, os_name=a.os, delay_line=run.delay_line,
-                             tool=run.measured.tool, tool_version=run.measured.tool_version)
+        with tempfile.TemporaryDirectory(prefix="tcpsim-lab-") as folder:
+            # this machine's probes run before the traffic, so neither disturbs the other
+            host, machine_text = detected_machine_file(folder) if a.platform == DETECT else (a.platform, None)
+            if host:
+                lab_path_platform(host)  # so is a platform that does not load
+            install_signal_handlers()
+            runs = [run_lab(sc, tool=a.tool, delay_line=a.delay_line) for _ in range(a.passes)]
+            run = median_pass(runs)
+            result = predict_lab(sc, run.sysctls, platform=host, os_name=a.os, delay_line=run.delay_line,
+                                 tool=run.measured.tool, tool_version=run.measured.tool_version)
     except (TcpsimError, ValueError) as exc:
         return fail(str(exc).splitlines()[0])
     d = to_json(run, result, a.platform, a.os)
+    if machine_text is not None:
+        d["predicted"]["machine_file"] = machine_text
     if len(runs) > 1:
         d["passes_goodput_bps"] = [r.measured.goodput_bps for r in runs]
     text = json.dumps(d, indent=1, default=float)
