@@ -45,8 +45,8 @@ def _window_limited(p):
 
 def test_the_tables_are_the_measured_ones(scored):
     for outcomes in scored.values():
-        assert len(outcomes) == 77
-        assert len(_errors(outcomes, lambda p: p.table_id == "cpu4")) == 10
+        assert len(outcomes) == 87
+        assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in ("cpu4", "cpu5")] == [10, 10]
         assert len(_errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
         assert len(_errors(outcomes, _window_limited)) == 19
 
@@ -90,10 +90,18 @@ CPU4_MISSES = {
 }
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=CPU4_MISSES[n]))
-                                  for n in FILES])
-def test_the_table_that_judged_the_read_within_target(scored, name):
-    """lab/cpu4 of this machine (10 rows: small messages with Nagle on and off, unshaped writes at both MTUs, two
-    streams), fixed and measured after its rule and used once to judge it ("A parts file's read as iperf3's saturated
-    reader measures it"): issue 22's 15 % after calibrating, issue 21's from the parts."""
-    assert statistics.median(_errors(scored[name], lambda p: p.table_id == "cpu4")) <= CPU_TARGET
+JUDGING_MISSES = {**{("cpu4", n): v for n, v in CPU4_MISSES.items()},
+                  ("cpu5", "parts"): f"lab/cpu5 29.8 % from the parts (max 43.0 %): Nagle-on 25 and 70-byte messages "
+                                     f"+36 %, unshaped 1.5 and 10 KiB writes -35 and -43 %, jumbo 2.5 KiB -26 % "
+                                     "(validation/README.md, 'What the read and write as iperf3's processes gave')"}
+
+
+@pytest.mark.parametrize("table, name", [
+    pytest.param(t, n, marks=pytest.mark.xfail(strict=True, reason=JUDGING_MISSES[t, n])) if (t, n) in JUDGING_MISSES
+    else (t, n) for t in ("cpu4", "cpu5") for n in FILES])
+def test_the_tables_that_judged_a_rule_within_target(scored, table, name):
+    """lab/cpu4 and lab/cpu5 of this machine (10 rows each: small messages with Nagle on and off, unshaped writes at
+    both MTUs, several streams), each fixed and measured after its rule and used once to judge it ("A parts file's read
+    as iperf3's saturated reader measures it", "... read and write as iperf3's processes spend them"): issue 22's 15 %
+    after calibrating, issue 21's from the parts."""
+    assert statistics.median(_errors(scored[name], lambda p: p.table_id == table)) <= CPU_TARGET
