@@ -91,8 +91,8 @@ CPU4_MISSES = {
 
 
 JUDGING_MISSES = {**{("cpu4", n): v for n, v in CPU4_MISSES.items()},
-                  ("cpu5", "parts"): f"lab/cpu5 29.8 % from the parts (max 43.0 %): Nagle-on 25 and 70-byte messages "
-                                     f"+36 %, unshaped 1.5 and 10 KiB writes -35 and -43 %, jumbo 2.5 KiB -26 % "
+                  ("cpu5", "parts"): "lab/cpu5 29.8 % from the parts (max 43.0 %): Nagle-on 25 and 70-byte messages "
+                                     "+36 %, unshaped 1.5 and 10 KiB writes -35 and -43 %, jumbo 2.5 KiB -26 % "
                                      "(validation/README.md, 'What the read and write as iperf3's processes gave')"}
 
 
