@@ -244,14 +244,43 @@ def test_probe_values_go_to_fixed_cpu_and_are_the_platforms(tmp_path):
 @linux_only
 @pytest.mark.skipif(len(getattr(__import__("os"), "sched_getaffinity", lambda _: {0})(0)) < 2,
                     reason="the wake-up probe needs two CPUs")
-def test_the_probes_measure_a_system_call_and_a_wake_up_table():
-    from tcpsim.machine.detect import WAKE_GAPS_S, measure_probes
+@pytest.mark.parametrize("iperf3", [None, {"per_syscall_s": 2.8e-7, "per_syscall_rx_s": 8.2e-7}])
+def test_the_probes_measure_a_system_call_and_a_wake_up_table(monkeypatch, iperf3):
+    """The probes, and iperf3's own write and read where the host can run them (here faked: its lab run is
+    ``tcpsim.lab.rxtrace``'s, tested there); where it cannot, the probes' figures stay and the notes say why."""
+    from tcpsim.machine import detect
 
-    measured, notes = measure_probes(count=20, read_s=0.1)
+    monkeypatch.setattr(detect, "_iperf3_costs", lambda: (iperf3, "iperf3's own" if iperf3 else "no iperf3 here"))
+    measured, notes = detect.measure_probes(count=20, read_s=0.1)
     assert 1e-8 < measured["per_syscall_s"] < 1e-3
     assert 1e-8 < measured.get("per_syscall_rx_s", 1e-6) < 1e-3  # absent only if no pass was saturated (said)
-    assert [g for g, _ in measured["wake_cost_s"]] == list(WAKE_GAPS_S)
-    assert all(c >= 0 for _, c in measured["wake_cost_s"]) and len(notes) == 3
+    assert [g for g, _ in measured["wake_cost_s"]] == list(detect.WAKE_GAPS_S)
+    assert all(c >= 0 for _, c in measured["wake_cost_s"])
+    if iperf3:
+        assert {k: measured[k] for k in iperf3} == iperf3 and len(notes) == 2 and "iperf3's own" in notes[0]
+    else:
+        assert len(notes) == 4 and "not iperf3's own: no iperf3 here" in notes[-1]
+
+
+def _fake_trace(reader_busy, writer=True):
+    tools = [{"process": "reader", "user_s_per_s": 0.2, "system_s_per_s": reader_busy - 0.2}]
+    if writer:
+        tools.append({"process": "writer", "user_s_per_s": 0.05, "system_s_per_s": 0.3, "cpu_s_per_call": 2.8e-7})
+    return lambda *a, **k: {"tools_cpu": tools, "reader_per_read_s": 8.1e-7}
+
+
+@pytest.mark.parametrize("trace, costs, said", [
+    (_fake_trace(1.0), {"per_syscall_s": 2.8e-7, "per_syscall_rx_s": 8.1e-7}, "rxtrace --untraced"),
+    (_fake_trace(0.6), None, "0.60 CPU-s a second busy, not saturated"),
+    (_fake_trace(1.0, writer=False), None, "no iperf3 reader and writer"),
+])
+def test_iperf3s_own_write_and_read_need_a_saturated_reader(monkeypatch, trace, costs, said):
+    """A reader that idles spends part of its time not reading, so its time per read is not a read's cost."""
+    from tcpsim.lab import rxtrace
+
+    monkeypatch.setattr(rxtrace, "_trace_run", trace)
+    got, how = rxtrace.iperf3_call_costs()
+    assert got == costs and said in how
 
 
 def _fake_sysfs(root: Path) -> Path:

@@ -45,7 +45,7 @@ from ..units import parse_duration, parse_int
 from .background import BackgroundLab
 from .schedtrace import TRACEFS, traced, tracefs_has
 
-__all__ = ["count_events", "main", "EVENTS"]
+__all__ = ["count_events", "iperf3_call_costs", "main", "EVENTS", "TOOL_COSTS_SCENARIO"]
 
 EVENTS = ("tcp/tcp_probe", "sock/sk_data_ready", "sched/sched_waking", "ipi/ipi_send_cpu", "ipi/ipi_send_cpumask",
           "sock/sock_send_length", "sock/sock_recv_length")
@@ -208,6 +208,34 @@ def _trace_run(lab_args: list[str], window_s: float, untraced: bool = False, run
     if untraced:
         run["reader_per_read_s"] = _per_read_s(lab_args, measured.get("goodput_bps"), tools_cpu)
     return run
+
+
+TOOL_COSTS_SCENARIO = ("--rate", "1gbit", "--message", "40")
+"""The run :func:`iperf3_call_costs` measures on: 40-byte Nagle-on messages at 1 Gbit/s, whose iperf3 reader is
+saturated (it reads its 40-byte block a call) and whose writes mostly join the tail skb."""
+SATURATED_CPU_S = 0.95
+"""A reader this busy (CPU seconds a second) spends all its time on its reads, so its time per read is their cost."""
+
+
+def iperf3_call_costs(window_s: float = 1.0, run_s: float = 4.0) -> tuple[Optional[dict[str, float]], str]:
+    """The read and the write as iperf3's processes spend them, user and system CPU time per call, from one untraced
+    run of :data:`TOOL_COSTS_SCENARIO` (root, namespaces, iperf3): ``per_syscall_rx_s`` and ``per_syscall_s``, and
+    a note; or None and why the run cannot say (validation/README.md, "The tools' own costs judged again, the goodput
+    first": on the third VM these two beat the probes' for a machine file from its parts)."""
+    try:
+        run = _trace_run(list(TOOL_COSTS_SCENARIO), window_s, untraced=True, run_s=run_s)
+    except (OSError, RuntimeError, subprocess.SubprocessError, ValueError) as exc:
+        return None, f"the lab run failed ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+    by_role = {t["process"]: t for t in run["tools_cpu"]}
+    reader, writer = by_role.get("reader"), by_role.get("writer")
+    if not reader or not writer or "cpu_s_per_call" not in writer or not run.get("reader_per_read_s"):
+        return None, "the run had no iperf3 reader and writer to time"
+    busy = reader["user_s_per_s"] + reader["system_s_per_s"]
+    if busy < SATURATED_CPU_S:
+        return None, f"its reader was {busy:.2f} CPU-s a second busy, not saturated"
+    costs = {"per_syscall_s": writer["cpu_s_per_call"], "per_syscall_rx_s": float(f"{run['reader_per_read_s']:.4g}")}
+    return costs, (f"python -m tcpsim.lab.rxtrace --untraced --scenario \"{shlex.join(TOOL_COSTS_SCENARIO)}\": "
+                   f"iperf3's user and system time per call, its reader {busy:.2f} CPU-s a second")
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -20,6 +20,7 @@ import datetime
 import os
 import platform as _platform_mod
 import re
+import shutil
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Optional
@@ -283,10 +284,13 @@ wake-up's cost by how long since the last")."""
 
 
 def measure_probes(count: int = 300, read_s: float = 1.0) -> tuple[dict[str, Any], list[str]]:
-    """What needs no root, no network and a few seconds: a system call (``tcpsim.lab.callprobe``'s EAGAIN
-    ``send``: ``per_syscall_s``), a saturated reader's read (``tcpsim.lab.readprobe``: ``per_syscall_rx_s``,
-    three passes of ``read_s``) and what waking a process costs the CPU that wakes it, by the time since the last
-    wake-up (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``), with notes for the file."""
+    """What needs no network and a few seconds: a system call (``tcpsim.lab.callprobe``'s EAGAIN ``send``:
+    ``per_syscall_s``), a saturated reader's read (``tcpsim.lab.readprobe``: ``per_syscall_rx_s``, three passes of
+    ``read_s``) and what waking a process costs the CPU that wakes it, by the time since the last wake-up
+    (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``), with notes for the file. Where root, network
+    namespaces and iperf3 allow, the write and the read are then taken as iperf3's processes spend them
+    (:func:`tcpsim.lab.rxtrace.iperf3_call_costs`, a 4-s lab run), which on a machine tcpsim never saw predicted
+    better than the two probes' (validation/README.md, "The tools' own costs judged again, the goodput first")."""
     from ..lab.callprobe import probe_calls
     from ..lab.readprobe import read_cost
     from ..lab.wakeprobe import waker_sets, waker_table
@@ -305,7 +309,26 @@ def measure_probes(count: int = 300, read_s: float = 1.0) -> tuple[dict[str, Any
     out["wake_cost_s"] = [[gap, float(f"{max(0.0, cost):.3g}")] for gap, cost in table]
     notes.append(f"wake_cost_s: python -m tcpsim.lab.wakeprobe --waker, {count} writes a placement and gap (by the "
                  "time since the last wake-up; the stall tail is not measured: README)")
+    tools, how = _iperf3_costs()
+    if tools:
+        out.update(tools)
+        notes = [n for n in notes if not n.startswith(("per_syscall_s:", "per_syscall_rx_s:"))]
+        notes.insert(0, f"per_syscall_s, per_syscall_rx_s: {how}")
+    else:
+        notes.append(f"per_syscall_s, per_syscall_rx_s are the probes', not iperf3's own: {how}")
     return out, notes
+
+
+def _iperf3_costs() -> tuple[Optional[dict[str, float]], str]:
+    """iperf3's write and read (:func:`tcpsim.lab.rxtrace.iperf3_call_costs`) where this host can run them, else
+    None and what is missing."""
+    from ..lab.rxtrace import iperf3_call_costs
+    from ..lab.testbed import missing_requirement
+
+    missing = missing_requirement() or (None if shutil.which("iperf3") else "iperf3 is not installed")
+    if missing:
+        return None, missing
+    return iperf3_call_costs()
 
 
 def read_host(iface: Optional[str] = None, *, measure_memory: bool = True, probes: bool = False) -> HostReport:
