@@ -258,7 +258,7 @@ def test_a_cpu_bound_run_predicted_on_ideal_hosts_says_the_machine_set_its_rate(
         return [n for n in to_json(run, result, platform, "linux")["notes"] if "machine's CPU set the rate" in n]
 
     [note] = notes(9.11e7, 1.40)
-    assert "1.40 CPU-s" in note and "10% of the prediction" in note and "--platform lab_vm" in note
+    assert "1.40 CPU-s" in note and "10% of the prediction" in note and "--platform detect" in note and "lab_vm" in note
     assert not notes(9.11e7, 1.40, "lab_vm")  # the hosts were named
     assert not notes(9.3e8, 1.40)  # the prediction held
     assert not notes(9.11e7, 0.2)  # the tools were idle: something else held the run

@@ -3,12 +3,16 @@ file (A3), its two calibrated files (B3, P3), the Xeon's calibrated file (W') an
 calculator; with the limit named on the held-out rows the pinned shares decide.
 
     python score.py --json scores.json
-    python score.py --files A3=parts.toml B3=fit.toml --json scores_flags.json
-    python score.py --table cpu4 --files A3=parts.toml A3rx=parts_rx.toml B3=fit.toml --json scores_cpu4.json
+    python score.py --files A3=parts_flags.toml B3=fit.toml --json scores_flags.json
+    python score.py --table cpu4 --files A3=parts_flags.toml A3rx=parts_rx.toml B3=fit.toml --json scores_cpu4.json
+    python score.py --table cpu5 --files A3=parts_flags.toml A3rw=parts_rw.toml A3rx=parts_rx.toml B3=fit.toml \
+        --json scores_cpu5.json
+    python score.py --table cpu6 --files A3=parts_flags.toml A3rw=parts_rw.toml B3=fit.toml --json scores_cpu6.json
 
 The first scored the files as the rule made them (A3 as detect first wrote it, ``parts_as_detected.toml``); the second
-A3 as detect writes it since "A core's flags bound its microarchitecture from below" (B3 the same file); the third
-judged "A parts file's read as iperf3's saturated reader measures it" on the held-out ``cpu4``: its g and n.
+A3 as detect wrote it once "A core's flags bound its microarchitecture from below" was built (``parts_flags.toml``);
+the last three judged a rule each on a held-out table, its g and n. ``parts.toml`` is A3rw's values as detect writes
+them since the last of those rules.
 """
 
 from __future__ import annotations
