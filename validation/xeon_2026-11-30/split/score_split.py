@@ -3,7 +3,8 @@ every other Xeon table under W, W', A and A', and the limit named on ``cpu16``'s
 check at its instant" on ``lab/cpu17``, each file under the build it names (run once with each build installed).
 
     python score_split.py --json scores_split.json
-    python score_split.py --table cpu17 --files "W'=xeon_fit_split.toml" A=../xeon_parts_as_detected.toml --json old.json
+    python score_split.py --table cpu17 --files "W'=xeon_fit_split.toml" A=../xeon_parts_as_detected.toml \
+        --json old.json
     python score_split.py --table cpu17 --files "W''=xeon_fit_instant.toml" "A''=xeon_parts_split.toml" --json new.json
 """
 
