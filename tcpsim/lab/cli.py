@@ -18,9 +18,9 @@ from ..units import format_duration, format_quantity, parse_int
 __all__ = ["main", "median_pass", "units_note", "MAX_PASSES"]
 
 MAX_PASSES = 9
+"""The most kernel runs one ``tcpsim lab --passes`` makes (each at most a minute)."""
 DETECT = "detect"
 """``--platform detect``: predict for this machine from its parts (:func:`detected_machine_file`)."""
-"""The most kernel runs one ``tcpsim lab --passes`` makes (each at most a minute)."""
 TWO_STATES_RATIO = 1.5
 """Passes whose goodputs differ by this factor or more are two states of the kernel, and the text says so."""
 
