@@ -472,3 +472,15 @@ def test_calibrate_restarts_records_every_start_in_the_file(tmp_path, capsys):
     assert load_platform(str(out)).name == "m"
     assert main(["calibrate", "--iperf3", str(FIXTURE), "--rate", "1gbit", "--restarts", "21", "--out",
                  str(out)]) == 2
+
+
+@pytest.mark.parametrize("base, told", [("lab_vm", True), ("modern_linux", False)])
+def test_a_base_that_measured_the_write_and_the_read_is_told_how_to_keep_them(tmp_path, capsys, base, told):
+    """The default --costs refits a write's cost; from a base whose write and read were measured (``[fixed.cpu]``),
+    README's classroom steps fit the other three, and calibrate says so before it starts."""
+    from tcpsim.cli import main
+
+    assert main(["calibrate", "--lab", str(tmp_path / "none.json"), "--base", base, "--out",
+                 str(tmp_path / "x.toml")]) == 2  # the missing run file stops it after the note
+    said = capsys.readouterr().out
+    assert ("--costs per_packet_tx_s,per_packet_rx_s,per_byte_s keeps them" in said) == told

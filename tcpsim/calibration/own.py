@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..cliutil import OneLineParser, typed
 from ..config import MAX_WORKERS
-from ..errors import ConfigError
+from ..errors import ConfigError, TcpsimError
 from ..fileio import check_output_paths
 from ..lab.limits import BUSIER_BY, BUSY_AT_LEAST, LimitCheck, limit_summary, measured_limit
 from ..platform import Platform
@@ -148,6 +148,26 @@ def _restarts_report(fits: Sequence[OwnFit], best: OwnFit, names: Sequence[str])
             "restart_median_abs_rel_errors": [round(f.median_abs_rel_error, 4) for f in fits]}
 
 
+DEFAULT_COSTS = "per_write_s,per_packet_s,per_byte_s"
+MEASURED_BASE_COSTS = "per_packet_tx_s,per_packet_rx_s,per_byte_s"
+"""What README's classroom steps fit from a detected file whose write and read were measured (validation/README.md,
+"After calibrating from the new parts, or the parts alone")."""
+
+
+def _measures_write_and_read(base: Optional[str]) -> bool:
+    """Whether the profile or machine file ``base`` fixes both a write's and a read's cost (``[fixed.cpu]``:
+    measured)."""
+    if not base:
+        return False
+    from ..machine.spec import load_machine
+
+    try:
+        fixed = load_machine(base).residuals
+    except (TcpsimError, OSError, ValueError):
+        return False  # the fit's own loading says what is wrong with it, in one line
+    return fixed.get("cpu.per_syscall_s") == "fixed" and fixed.get("cpu.per_syscall_rx_s") == "fixed"
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = OneLineParser(prog="tcpsim calibrate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                       epilog="Examples:\n  sudo tcpsim lab --rate 0 --write 4k --save w4k.json   (and a few more)\n"
@@ -167,8 +187,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="profile to start from (default modern_linux, Linux); with --lab on the runs' veth")
     p.add_argument("--cpus", type=typed(parse_int, "cpus", lo=1, hi=1024), default=None,
                    help="CPUs per host (default: the base profile's)")
-    p.add_argument("--costs", default="per_write_s,per_packet_s,per_byte_s",
-                   help="costs to fit, of " + ", ".join(COSTS))
+    p.add_argument("--costs", default=None,
+                   help=f"costs to fit, of {', '.join(COSTS)} (default {DEFAULT_COSTS}; from a base whose write and "
+                        f"read were measured, {MEASURED_BASE_COSTS}, as README's classroom steps fit)")
     p.add_argument("--max-evals", type=typed(parse_int, "max_evals", lo=1, hi=10_000), default=30,
                    help="simulator evaluations of all runs (default 30)")
     p.add_argument("--shares", action="store_true",
@@ -193,6 +214,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--out", required=True, metavar="FILE.toml", help="the machine file to write")
     a = p.parse_args(list(argv or []))
     _check_prior(a.prior)
+    if a.costs is None:
+        a.costs = DEFAULT_COSTS
+        if _measures_write_and_read(a.base):
+            print(f"note: the base measured the write and the read (its [fixed.cpu]); the default --costs "
+                  f"{DEFAULT_COSTS} fits them again; --costs {MEASURED_BASE_COSTS} keeps them (README's classroom "
+                  "steps)")
     names = [n.strip() for n in a.costs.split(",") if n.strip()]
     for n in names:
         if n not in COSTS:
