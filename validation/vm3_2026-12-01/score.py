@@ -9,6 +9,13 @@ calculator; with the limit named on the held-out rows the pinned shares decide.
         --json scores_cpu5.json
     python score.py --table cpu6 --files A3=parts_flags.toml A3rw=parts_rw.toml B3=fit.toml --json scores_cpu6.json
 
+The fourth machine's folder is scored by the same script (its rule, "A fourth machine: the first Xeon's core at
+another clock")::
+
+    python score.py --folder ../vm4_2026-12-01 --files A4=parts.toml B4n=fit_rw.toml B4d=fit_default.toml \
+        "W'=../xeon_2026-11-30/split/xeon_fit_split.toml" "W'c=wprime_clock.toml" \
+        X1=../xeon_2026-11-30/xeon_parts.toml lab_vm=lab_vm --json ../vm4_2026-12-01/scores.json
+
 The first scored the files as the rule made them (A3 as detect first wrote it, ``parts_as_detected.toml``); the second
 A3 as detect wrote it once "A core's flags bound its microarchitecture from below" was built (``parts_flags.toml``);
 the last three judged a rule each on a held-out table, its g and n. ``parts.toml`` is A3rw's values as detect writes
@@ -50,16 +57,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", default=None, metavar="FILE")
     ap.add_argument("--files", nargs="*", metavar="NAME=PATH", help="files to score (default A3, B3, P3, W', lab_vm)")
+    ap.add_argument("--folder", default=str(HERE), metavar="DIR",
+                    help="the machine's folder: data/, runs_median.json, files relative to it (default this one)")
     ap.add_argument("--table", default=None, help="a held-out table judged: its median |error| and the limit named on "
                     "its pinned runs (TABLE_median.json)")
     a = ap.parse_args()
     files = dict(f.split("=", 1) for f in a.files) if a.files else FILES
-    points = [p for p in load_points(HERE / "data") if p.source_id == "lab"]
-    held_cases = lab_cases([str(HERE / "runs_median.json")], "holdout")
+    here = Path(a.folder).resolve()
+    points = [p for p in load_points(here / "data") if p.source_id == "lab"]
+    held_cases = lab_cases([str(here / "runs_median.json")], "holdout")
     out: dict = {}
     with ProcessPoolExecutor(2) as ex:
         for name, spec in files.items():
-            path = str((HERE / spec).resolve()) if spec.endswith(".toml") else spec
+            path = str((here / spec).resolve()) if spec.endswith(".toml") else spec
             outcomes = evaluate(points, ex, given_platforms([f"lab_vm={path}"], points))
             scored = [o for o in outcomes if o.error is not None]
             by_table = defaultdict(list)
@@ -88,7 +98,7 @@ def main() -> None:
                     "tables": {t: summary(v) for t, v in sorted(calc.items())}}
             if a.table:
                 judged = [o.error for o in scored if o.point.table_id == a.table]
-                tchecks = limit_checks(lab_cases([str(HERE / f"{a.table}_median.json")]), lab_path_platform(path), ex)
+                tchecks = limit_checks(lab_cases([str(here / f"{a.table}_median.json")]), lab_path_platform(path), ex)
                 tdecided = [c for c in tchecks if c.agrees is not None]
                 out[name]["judged"] = {"table": a.table, **summary(judged),
                                        "limit_right": sum(1 for c in tdecided if c.agrees),
@@ -97,7 +107,7 @@ def main() -> None:
                 print(f"{name}: {a.table} g {j['median']:.1%} (max {j['max']:.1%}), limit named {j['limit_right']} "
                       f"of {j['limit_decided']}")
             h = out[name]["held_out_rtt0"]
-            print(f"{name}: the 37 held-out RTT-0 rows {h['median']:.1%} (max {h['max']:.1%}), limit named "
+            print(f"{name}: the {h['n']} held-out RTT-0 rows {h['median']:.1%} (max {h['max']:.1%}), limit named "
                   f"{out[name]['limit_right']} of {len(decided)}")
     if a.json:
         Path(a.json).write_text(json.dumps(out, indent=1))
