@@ -474,13 +474,16 @@ def test_calibrate_restarts_records_every_start_in_the_file(tmp_path, capsys):
                  str(out)]) == 2
 
 
-@pytest.mark.parametrize("base, told", [("lab_vm", True), ("modern_linux", False)])
-def test_a_base_that_measured_the_write_and_the_read_is_told_how_to_keep_them(tmp_path, capsys, base, told):
-    """The default --costs refits a write's cost; from a base whose write and read were measured (``[fixed.cpu]``),
-    README's classroom steps fit the other three, and calibrate says so before it starts."""
+@pytest.mark.parametrize("base, keeps", [("lab_vm", True), ("modern_linux", False), (None, False)])
+def test_a_base_that_measured_the_write_and_the_read_keeps_them_by_default(tmp_path, capsys, base, keeps):
+    """From a base whose write and read were measured (``[fixed.cpu]``) the default --costs fits the per-packet and
+    per-byte costs and keeps those two, and calibrate says so before it starts (validation/README.md, "What the fourth
+    machine gave"); from any other base it fits the write too, without a word."""
+    from tcpsim.calibration.own import DEFAULT_COSTS, MEASURED_BASE_COSTS, default_costs
     from tcpsim.cli import main
 
-    assert main(["calibrate", "--lab", str(tmp_path / "none.json"), "--base", base, "--out",
-                 str(tmp_path / "x.toml")]) == 2  # the missing run file stops it after the note
+    assert default_costs(base)[0] == (MEASURED_BASE_COSTS if keeps else DEFAULT_COSTS)
+    argv = ["calibrate", "--lab", str(tmp_path / "none.json"), "--out", str(tmp_path / "x.toml")]
+    assert main(argv + (["--base", base] if base else [])) == 2  # the missing run file stops it after the note
     said = capsys.readouterr().out
-    assert ("--costs per_packet_tx_s,per_packet_rx_s,per_byte_s keeps them" in said) == told
+    assert (f"fitting {MEASURED_BASE_COSTS} and keeping them" in said) == keeps

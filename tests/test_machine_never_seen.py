@@ -18,15 +18,11 @@ a strict xfail.
 """
 
 import statistics
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from tcpsim.calibration.tables import load_points
-from tcpsim.calibration.validate import evaluate, given_platforms
-
-from machine_scores import errors as _errors, tables_not_below_the_calculator
+from machine_scores import errors as _errors, score_folder, tables_not_below_the_calculator, window_limited
 
 HERE = Path(__file__).resolve().parent.parent / "validation" / "xeon_2026-11-30"
 CPU_TABLES = ("cpu4", "cpu5", "cpu6", "cpu7")
@@ -48,25 +44,18 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(not HERE.is_dir(), reason="ru
 
 @pytest.fixture(scope="module")
 def scored():
-    points = [p for p in load_points(HERE / "data") if p.source_id == "lab"]
-    with ProcessPoolExecutor(2) as ex:
-        return {name: evaluate(points, ex, given_platforms([f"lab_vm={HERE / path}"], points))
-                for name, path in FILES.items()}
+    return score_folder(HERE, FILES)
 
 
 def _held_out_cpu_rows(p):
     return p.table_id not in ("window6", "window7", *JUDGING_CPU_TABLES, *CPU_TABLES) and p.get("role") == "holdout"
 
 
-def _window_limited(p, table="window6"):
-    return p.table_id == table and p.value_si < 0.8 * float(p.get("rate_bps"))
-
-
 def test_the_tables_are_the_measured_ones(scored):
     outcomes = scored["xeon_parts"]
     assert len(outcomes) == 234
-    assert len(_errors(outcomes, _held_out_cpu_rows)) == 37 and len(_errors(outcomes, _window_limited)) == 19
-    assert len(_errors(outcomes, lambda p: _window_limited(p, "window7"))) == 20
+    assert len(_errors(outcomes, _held_out_cpu_rows)) == 37 and len(_errors(outcomes, window_limited)) == 19
+    assert len(_errors(outcomes, lambda p: window_limited(p, "window7"))) == 20
     assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in CPU_TABLES] == [10] * len(CPU_TABLES)
     assert len(_errors(outcomes, lambda p: p.table_id == "cpu8")) == 8
     assert len(_errors(outcomes, lambda p: p.table_id == "cpu9")) == 9
@@ -98,8 +87,8 @@ def test_below_the_calculator_on_every_table_from_the_parts(scored):
 
 
 @pytest.mark.parametrize("name,check", [(n, c) for n in ("xeon_parts", "xeon_calibrated") for c in ("median", "max")])
-def test_window_limited_rows_within_target(scored, name, check):
-    errors = _errors(scored[name], _window_limited)
+def testwindow_limited_rows_within_target(scored, name, check):
+    errors = _errors(scored[name], window_limited)
     assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)
 
 
@@ -124,7 +113,7 @@ def test_the_window_table_that_judged_the_queues_skbs_within_target(scored, name
     a Linux sender of its send queue's skbs, scored once by that rule (validation/README.md, "The queue's skbs judged
     by a window table measured for it"): issue 22's window-limited 5 / 15 % with no fitted parameter, the holdout
     tables' 20 % on the whole."""
-    limited = _errors(scored[name], lambda p: _window_limited(p, "window7"))
+    limited = _errors(scored[name], lambda p: window_limited(p, "window7"))
     if check == "median":
         assert statistics.median(limited) <= WINDOW_TARGET
     elif check == "max":

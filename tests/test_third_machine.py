@@ -13,15 +13,11 @@ parts, or the parts alone" (decided by ``cpu7``): the three other costs fitted f
 """
 
 import statistics
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from tcpsim.calibration.tables import load_points
-from tcpsim.calibration.validate import evaluate, given_platforms
-
-from machine_scores import errors as _errors, tables_not_below_the_calculator
+from machine_scores import errors as _errors, score_folder, tables_not_below_the_calculator, window_limited
 
 HERE = Path(__file__).resolve().parent.parent / "validation" / "vm3_2026-12-01"
 FILES = {"parts": "parts.toml", "calibrated": "fit_rw.toml"}
@@ -34,15 +30,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(not HERE.is_dir(), reason="ru
 
 @pytest.fixture(scope="module")
 def scored():
-    points = [p for p in load_points(HERE / "data") if p.source_id == "lab"]
-    with ProcessPoolExecutor(2) as ex:
-        return {name: [o for o in evaluate(points, ex, given_platforms([f"lab_vm={HERE / path}"], points))
-                       if o.error is not None]
-                for name, path in FILES.items()}
-
-
-def _window_limited(p):
-    return p.table_id == "window6" and p.value_si < 0.8 * float(p.get("rate_bps"))
+    return {name: [o for o in outcomes if o.error is not None] for name, outcomes in score_folder(HERE, FILES).items()}
 
 
 def test_the_tables_are_the_measured_ones(scored):
@@ -50,7 +38,7 @@ def test_the_tables_are_the_measured_ones(scored):
         assert len(outcomes) == 107
         assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in JUDGING] == [10] * len(JUDGING)
         assert len(_errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
-        assert len(_errors(outcomes, _window_limited)) == 19
+        assert len(_errors(outcomes, window_limited)) == 19
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -77,9 +65,9 @@ WINDOW_MISSES = {
 
 @pytest.mark.parametrize("check", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=WINDOW_MISSES[c]))
                                    for c in ("median", "max")])
-def test_window_limited_rows_within_target_with_no_fitted_parameter(scored, check):
+def testwindow_limited_rows_within_target_with_no_fitted_parameter(scored, check):
     """Issue 22's window-limited rows with no fitted parameter (the parts file): median 5 %, none above 15 %."""
-    errors = _errors(scored["parts"], _window_limited)
+    errors = _errors(scored["parts"], window_limited)
     assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)
 
 

@@ -150,8 +150,8 @@ def _restarts_report(fits: Sequence[OwnFit], best: OwnFit, names: Sequence[str])
 
 DEFAULT_COSTS = "per_write_s,per_packet_s,per_byte_s"
 MEASURED_BASE_COSTS = "per_packet_tx_s,per_packet_rx_s,per_byte_s"
-"""What README's classroom steps fit from a detected file whose write and read were measured (validation/README.md,
-"After calibrating from the new parts, or the parts alone")."""
+"""What ``calibrate`` fits by default from a base whose write and read were measured, keeping them (validation/README.md,
+"After calibrating from the new parts, or the parts alone" and "What the fourth machine gave")."""
 
 
 def _measures_write_and_read(base: Optional[str]) -> bool:
@@ -166,6 +166,14 @@ def _measures_write_and_read(base: Optional[str]) -> bool:
     except (TcpsimError, OSError, ValueError):
         return False  # the fit's own loading says what is wrong with it, in one line
     return fixed.get("cpu.per_syscall_s") == "fixed" and fixed.get("cpu.per_syscall_rx_s") == "fixed"
+
+
+def default_costs(base: Optional[str]) -> tuple[str, Optional[str]]:
+    """The costs to fit when ``--costs`` is not given, and the line that says why, if the base decides it."""
+    if _measures_write_and_read(base):
+        return MEASURED_BASE_COSTS, (f"note: the base measured the write and the read (its [fixed.cpu]): fitting "
+                                     f"{MEASURED_BASE_COSTS} and keeping them (--costs {DEFAULT_COSTS} fits them too)")
+    return DEFAULT_COSTS, None
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -189,7 +197,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="CPUs per host (default: the base profile's)")
     p.add_argument("--costs", default=None,
                    help=f"costs to fit, of {', '.join(COSTS)} (default {DEFAULT_COSTS}; from a base whose write and "
-                        f"read were measured, {MEASURED_BASE_COSTS}, as README's classroom steps fit)")
+                        f"read were measured, {MEASURED_BASE_COSTS}, keeping them)")
     p.add_argument("--max-evals", type=typed(parse_int, "max_evals", lo=1, hi=10_000), default=30,
                    help="simulator evaluations of all runs (default 30)")
     p.add_argument("--shares", action="store_true",
@@ -215,11 +223,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     a = p.parse_args(list(argv or []))
     _check_prior(a.prior)
     if a.costs is None:
-        a.costs = DEFAULT_COSTS
-        if _measures_write_and_read(a.base):
-            print(f"note: the base measured the write and the read (its [fixed.cpu]); the default --costs "
-                  f"{DEFAULT_COSTS} fits them again; --costs {MEASURED_BASE_COSTS} keeps them (README's classroom "
-                  "steps)")
+        a.costs, note = default_costs(a.base)
+        if note:
+            print(note)
     names = [n.strip() for n in a.costs.split(",") if n.strip()]
     for n in names:
         if n not in COSTS:

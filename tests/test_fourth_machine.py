@@ -1,0 +1,64 @@
+"""A fourth machine tcpsim never saw, against the issues' targets: the first Xeon's model at 2.1 GHz (2026-12-01).
+
+Its tables (``validation/vm4_2026-12-01/data``: the 46 rows without a delay line in three pinned passes, each row its
+median run, and ``window6`` once) were measured by the rule written before its parts were read (validation/README.md,
+"A fourth machine: the first Xeon's core at another clock") and scored once: the file ``tcpsim machine detect --probes``
+wrote (A4, nothing fitted) and the one README's classroom step 2 fitted on its twelve calibration runs (B4n,
+``fit_rw.toml``: the per-packet and per-byte costs, the write and the read detect measured kept). A known miss is a
+strict xfail.
+"""
+
+import statistics
+from pathlib import Path
+
+import pytest
+
+from machine_scores import errors as _errors, score_folder, tables_not_below_the_calculator, window_limited
+
+HERE = Path(__file__).resolve().parent.parent / "validation" / "vm4_2026-12-01"
+FILES = {"parts": "parts.toml", "calibrated": "fit_rw.toml"}
+HELD_OUT = ("messages_nagle", "messages2", "messages3", "cpu2", "cpu3", "unshaped")
+"""The 37 held-out rows without a delay line (the small-message and CPU-bound rows), as on the other Xeons."""
+CPU_TARGET, WINDOW_TARGET, WINDOW_MAX = 0.15, 0.05, 0.15
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")]
+
+
+@pytest.fixture(scope="module")
+def scored():
+    return {name: [o for o in outcomes if o.error is not None] for name, outcomes in score_folder(HERE, FILES).items()}
+
+
+def test_the_tables_are_the_measured_ones(scored):
+    for outcomes in scored.values():
+        assert len(outcomes) == 67
+        assert len(_errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
+        assert len(_errors(outcomes, window_limited)) == 19
+
+
+HELD_OUT_MISSES = {
+    "parts": "from its parts 21.0 % at its score, every CPU table too fast (signed +18 %): this VM is slower than its "
+             "clock (a write 0.63 us, the first Xeon's at 2.3 GHz 0.41), where the parts file's per-packet and "
+             "per-byte costs are the catalog's cycles at the nominal clock (validation/README.md, 'What the fourth "
+             "machine gave')",
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=HELD_OUT_MISSES[n]))
+                                  if n in HELD_OUT_MISSES else n for n in FILES])
+def test_the_held_out_cpu_and_message_rows_within_target(scored, name):
+    """Issue 22's 15 % after calibrating (B4n 14.96 % at its score) and issue 21's 15 % for a machine left out,
+    predicted from its parts, on the 37 held-out rows."""
+    assert statistics.median(_errors(scored[name], lambda p: p.table_id in HELD_OUT)) <= CPU_TARGET
+
+
+def test_below_the_calculator_on_every_table_from_the_parts(scored):
+    assert tables_not_below_the_calculator(scored["parts"]) == []
+
+
+@pytest.mark.parametrize("check", ["median", "max"])
+def test_window_limited_rows_within_target_with_no_fitted_parameter(scored, check):
+    """Issue 22's window-limited rows with no fitted parameter (the parts file): median 5 %, none above 15 % (4.1 and
+    9.4 % at its score)."""
+    errors = _errors(scored["parts"], window_limited)
+    assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)
