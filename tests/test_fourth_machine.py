@@ -4,8 +4,9 @@ Its tables (``validation/vm4_2026-12-01/data``: the 46 rows without a delay line
 median run, and ``window6`` once) were measured by the rule written before its parts were read (validation/README.md,
 "A fourth machine: the first Xeon's core at another clock") and scored once: the file ``tcpsim machine detect --probes``
 wrote (A4, nothing fitted) and the one README's classroom step 2 fitted on its twelve calibration runs (B4n,
-``fit_rw.toml``: the per-packet and per-byte costs, the write and the read detect measured kept). A known miss is a
-strict xfail.
+``fit_rw.toml``: the per-packet and per-byte costs, the write and the read detect measured kept). ``cpu4`` came later,
+to check the default that study chose ("The default the fourth machine chose, checked on a table measured after it").
+A known miss is a strict xfail.
 """
 
 import statistics
@@ -31,7 +32,8 @@ def scored():
 
 def test_the_tables_are_the_measured_ones(scored):
     for outcomes in scored.values():
-        assert len(outcomes) == 67
+        assert len(outcomes) == 77
+        assert len(_errors(outcomes, lambda p: p.table_id == "cpu4")) == 10
         assert len(_errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
         assert len(_errors(outcomes, window_limited)) == 19
 
@@ -62,3 +64,18 @@ def test_window_limited_rows_within_target_with_no_fitted_parameter(scored, chec
     9.4 % at its score)."""
     errors = _errors(scored["parts"], window_limited)
     assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)
+
+
+CPU4_MISSES = {
+    "parts": "from its parts 16.8 % at its score: 768-byte writes -42 %, two streams of 8 KiB -34 %, 24 KiB writes "
+             "+48 %, the kernel's two states (validation/README.md, 'What the check gave')",
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=CPU4_MISSES[n]))
+                                  if n in CPU4_MISSES else n for n in FILES])
+def test_the_table_measured_after_the_study_within_target(scored, name):
+    """``lab/cpu4`` (10 rows: small messages with Nagle on and off, unshaped writes at both MTUs, two streams), measured
+    after the study to check calibrate's default: issue 22's 15 % after calibrating (B4n 14.3 % at its score) and issue
+    21's from the parts."""
+    assert statistics.median(_errors(scored[name], lambda p: p.table_id == "cpu4")) <= CPU_TARGET
