@@ -136,6 +136,16 @@ ODD_NIC = NicReport(iface="enp3s0", driver="atlantic", speed_mbps=10000, mtu=150
                     rx_ring=None, tx_ring=None, rx_usecs=None, rx_frames=None, adaptive_rx=None)
 
 
+@pytest.mark.parametrize("flags, guest", [("fpu sse2 hypervisor avx2", True), ("fpu sse2 avx2", False)])
+def test_a_guest_is_told_its_vcpus_may_not_run_at_its_clock(tmp_path, flags, guest):
+    """A guest's file says that a vCPU's pace need not be its clock's and how to see it (validation/README.md, "What the
+    fourth machine gave"); the file still loads."""
+    text = render(_host(_with_flags(ZEN3, flags), SERVER_NIC), "box")
+    assert ("# note: a virtual machine (/proc/cpuinfo flag hypervisor)" in text) == guest
+    (tmp_path / "box.toml").write_text(text)
+    assert load_machine(str(tmp_path / "box.toml")).parts.cpu.clock_hz == pytest.approx(4.9e9)
+
+
 @pytest.mark.parametrize("cpu_text, nic, machine", [
     (ALDER_LAKE, DESKTOP_NIC, "x86_64"), (ZEN3, SERVER_NIC, "x86_64"), (PI4, ODD_NIC, "aarch64"),
     (ZEN3, None, "x86_64"),

@@ -521,6 +521,13 @@ def _os_rows(h: HostReport) -> tuple[list[tuple[str, Any, str]], list[str]]:
     return rows, notes
 
 
+VM_NOTE = ("a virtual machine (/proc/cpuinfo flag hypervisor): its vCPUs can run the kernel's work slower or faster "
+           "than its clock says (three Xeon VMs of one core: validation/README.md, \"What the fourth machine gave\"); "
+           "tcpsim machine show FILE sets a measured write beside the catalog's (per_syscall_s's residual), and "
+           "tcpsim calibrate --base FILE fits the rest")
+"""The header's note for a guest: the catalog's cycles at the clock the guest is told are a host's, not a vCPU's."""
+
+
 def render(h: HostReport, name: str = "detected", today: Optional[datetime.date] = None) -> str:
     """The machine file (TOML text) of host report ``h``."""
     day = (today or datetime.date.today()).isoformat()
@@ -537,7 +544,7 @@ def render(h: HostReport, name: str = "detected", today: Optional[datetime.date]
               "# Its per-packet costs are the catalog's shared ones for these parts (tcpsim machine show FILE says",
               "# which); fit them to runs of this host with tcpsim calibrate --base FILE (README, \"Calibrate the",
               "# machine in front of you\"). Every value below can be edited; the comment says where it came from."]
-    header += [f"# note: {n}" for n in nic_notes + os_notes]
+    header += [f"# note: {n}" for n in nic_notes + os_notes + ([VM_NOTE] if "hypervisor" in h.cpu.flags else [])]
     iface = f"; interface {h.nic.iface}: {h.nic.driver or 'driver not reported'}" if h.nic else ""
     prov = [("hardware", f"{h.cpu.model_name}, {h.cpu.logical_cpus} logical CPUs{iface}", ""),
             ("os", f"Linux {h.kernel_release}", ""),
