@@ -186,6 +186,10 @@ HOLDOUT_MISSES = {
                  "call; lab_vm gives each side one CPU where the unpinned kernel spreads several streams over both "
                  "vCPUs (validation/README.md, 'What the veth's round trip as the hosts' work gave', 'What a streaming "
                  "process's wake-ups gave')"),
+    "cpu4": ("30.0 %, every row high (+6 to +123 %): measured on 2026-12-01 on a build of the EPYC VM (kernel "
+             "6.18.44-fc-v1045) whose processes spend 1.46 times lab_vm's write and 1.20 times its read and copy "
+             "memory 1.20 times slower, where lab_vm's costs were fitted on the build of the lab tables (-v657); "
+             "validation/README.md, 'What the EPYC's own gaps gave'"),
 }
 """lab/loss missed the holdout target (20 %) at 20.1-20.9 % on seed 0 until a tbf charged an skb's bytes (19.8 %)."""
 
@@ -198,6 +202,17 @@ def test_every_held_out_table_within_the_holdout_target(lab, table):
     it."""
     errors = _errors(lab, lambda p: p.table_id == table)
     assert errors and statistics.median(errors) <= HOLDOUT_TARGET
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=HOLDOUT_MISSES["cpu4"])
+def test_cpu_bound_table_of_the_epycs_other_build_within_target(lab):
+    """lab/cpu4: eleven rows a CPU limits, fixed before they were measured and scored once held out
+    (validation/README.md, "The EPYC's own gaps, measured on its machine"), against issue 22's 15 % after
+    calibrating."""
+    errors = _errors(lab, lambda p: p.table_id == "cpu4")
+    assert len(errors) == 11
+    assert statistics.median(errors) <= CPU_TARGET
 
 
 PACING_TARGET, PACING_MAX = 0.05, 0.10
