@@ -21,14 +21,15 @@ EXPECTED = {
     ("sunfire", "table1"): 7 * 2, ("sunfire", "table2"): 6 * 2, ("sunfire", "table3"): 6 * 4,
     ("sunfire", "table4"): 6 * 2, ("sunfire", "text"): 16,
 }
-# The lab sweep: one row per scenario of tcpsim.lab.dataset.sweep_rows (50 window, 12 at 10 Gbit/s ...).
+# The lab sweep: one row per scenario of tcpsim.lab.dataset.sweep_rows (50 window, 12 at 10 Gbit/s ...), and
+# lab/cpu4: one row per scenario of validation/epyc_2026-12-01/measure_tables.py.
 EXPECTED.update({("lab", "window"): 50, ("lab", "tengig"): 12, ("lab", "writes"): 5, ("lab", "unshaped"): 6,
                  ("lab", "messages_nodelay"): 4, ("lab", "messages_nagle"): 4, ("lab", "streams"): 4,
                  ("lab", "pacing"): 9, ("lab", "loss"): 8, ("lab", "loss2"): 8, ("lab", "loss3"): 9,
                  ("lab", "loss4"): 9, ("lab", "window2"): 24, ("lab", "messages2"): 6,
                  ("lab", "tengig2"): 4, ("lab", "cpu2"): 9,
                  ("lab", "messages3"): 5, ("lab", "window3"): 18, ("lab", "cpu3"): 7,
-                 ("lab", "window4"): 21, ("lab", "window5"): 21, ("lab", "window6"): 21})
+                 ("lab", "window4"): 21, ("lab", "window5"): 21, ("lab", "window6"): 21, ("lab", "cpu4"): 11})
 CALIBRATION = {("lab", "writes"), ("lab", "messages_nodelay"), ("tru64", "table1"), ("tru64", "table2"), ("tengbe", "table2"), ("tengbe", "table4"),
                ("tengbe", "table5"), ("sunfire", "table1"), ("sunfire", "table3"), ("sunfire", "table4")}
 
