@@ -92,6 +92,19 @@ def test_loss_reaches_the_delay_line_and_the_prediction():
         lab_scenario(rtt="1ms", loss="60%")
 
 
+def test_the_tcp_counters_parse_from_proc_net_netstat_and_name_the_causes():
+    from tcpsim.lab.measure import retransmit_note
+    from tcpsim.lab.testbed import parse_netstat
+
+    text = ("TcpExt: SyncookiesSent TCPLossProbes TCPFastRetrans TCPDSACKRecv\nTcpExt: 0 3 7 2\n"
+            "IpExt: InNoRoutes\nIpExt: 0\n")
+    counters = parse_netstat(text)
+    assert counters == {"SyncookiesSent": 0, "TCPLossProbes": 3, "TCPFastRetrans": 7, "TCPDSACKRecv": 2}
+    assert parse_netstat("TcpExt: A B\nTcpExt: 1\n") == {} and parse_netstat("") == {}
+    note = retransmit_note(10, counters)
+    assert "7 in fast recovery" in note and "3 loss probes" in note and "0 timeouts" in note and "2 as dup" in note
+
+
 def test_iperf3_fixture_parses_to_si_units():
     run = read_iperf3(FIXTURE)
     assert run.goodput_bps == pytest.approx(12658198743.7232)
@@ -226,6 +239,7 @@ def test_builtin_generator_measures_an_unshaped_veth():
     assert m.series and all("cwnd_bytes" in r for r in m.series)
     assert m.data_segments_per_s and m.data_segments_per_s > 0
     assert "net.ipv4.tcp_rmem" in run.sysctls and run.kernel
+    assert m.delay_line_drops is None  # no delay line, nothing of it to count
 
 
 @needs_lab
@@ -271,6 +285,11 @@ def test_the_delay_line_loses_frames_and_the_kernel_retransmits_them():
     sent = m.goodput_bps * m.duration_s / 8 / 1448
     assert 0.005 * sent < m.retransmits < 0.08 * sent
     assert m.goodput_bps < 100e6
+    # the relay's devices count only what they could not pass on, not the frames the scenario asked it to lose
+    assert isinstance(m.delay_line_drops, int) and 0 <= m.delay_line_drops < m.retransmits
+    assert any("delay line dropped" in n for n in run.notes) == (m.delay_line_drops > 0)
+    # the scenario's losses are recovered in fast recovery, and the run says so
+    assert m.retransmit_causes["TCPFastRetrans"] > 0 and any("in fast recovery" in n for n in run.notes)
     predicted = predict_lab(sc, run.sysctls, delay_line=run.delay_line, tool="builtin")
     assert predicted.goodput_bps < 100e6 and predicted.retransmits > 0
 

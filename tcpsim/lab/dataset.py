@@ -203,6 +203,12 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
     """One CSV record from a row and its ``tcpsim lab --json`` object."""
     sc, m = row.scenario, run["measured"]
     note = f"{m['tool']}, {m['duration_s']:.1f} s, {m['retransmits']} retransmits, delay line {run['delay_line']}"
+    if m.get("delay_line_drops"):
+        note += f" (which dropped {m['delay_line_drops']} packets)"
+    causes = m.get("retransmit_causes") or {}
+    if m["retransmits"] and causes:
+        note += (f" ({causes.get('TCPFastRetrans', 0)} fast, {causes.get('TCPLossProbes', 0)} loss probes, "
+                 f"{causes.get('TCPTimeouts', 0)} timeouts; {causes.get('TCPDSACKRecv', 0)} D-SACKed)")
     if sc.pin_cpus is not None:
         note += f", the tools on CPUs {sc.pin_cpus[0]} (sender) and {sc.pin_cpus[1]} (receiver)"
     if "passes_goodput_bps" in run:

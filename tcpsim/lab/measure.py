@@ -18,7 +18,8 @@ from .iperf3 import client_args, parse_iperf3
 from .scenario import LabScenario
 from .testbed import LabUnavailable, Testbed
 
-__all__ = ["Measured", "LabRun", "run_lab", "pinned_cpus", "SYSCTLS", "choose_tool", "cpu_model"]
+__all__ = ["Measured", "LabRun", "run_lab", "pinned_cpus", "SYSCTLS", "choose_tool", "cpu_model",
+           "RETRANSMIT_COUNTERS", "retransmit_note"]
 
 SYSCTLS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max",
            "net.core.rmem_default", "net.core.wmem_default", "net.ipv4.tcp_adv_win_scale",
@@ -27,6 +28,16 @@ SYSCTLS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.c
            "net.ipv4.tcp_slow_start_after_idle", "net.ipv4.tcp_no_metrics_save", "net.ipv4.tcp_notsent_lowat",
            "net.core.default_qdisc", "net.ipv4.tcp_tso_win_divisor")
 """The sysctls recorded with every run (as the sender's namespace sees them)."""
+
+RETRANSMIT_COUNTERS = {
+    "TCPFastRetrans": "sent in fast recovery (tcp_xmit_retransmit_queue)",
+    "TCPLossProbes": "tail loss probes (tcp_send_loss_probe)",
+    "TCPTimeouts": "retransmission timeouts out of the open state (tcp_retransmit_timer)",
+    "TCPSlowStartRetrans": "sent in the loss state after a timeout",
+    "TCPSpuriousRTOs": "timeouts undone as spurious (F-RTO, tcp_try_undo_loss)",
+    "TCPDSACKRecv": "D-SACKs received: the receiver had the data already (the retransmission was spurious)",
+}
+"""The sender namespace's ``TcpExt`` counters that say why a run retransmitted (net/ipv4/proc.c's names)."""
 
 _PORT = 5301
 _INTERVAL_S = 0.1
@@ -58,6 +69,12 @@ class Measured:
     cpu_shares: dict[str, dict[str, float]] = field(default_factory=dict)
     """Each CPU's shares of the run, its start included (:func:`cpu_shares`): with ``--pin`` the sender's CPU and the
     receiver's apart, so which one a CPU-bound row is bound by is measured, not guessed."""
+    delay_line_drops: Optional[int] = None
+    """Packets the user-space delay line's devices dropped during the run (None without it,
+    :meth:`~tcpsim.lab.testbed.Testbed.delay_line_drops`); a loss the scenario asked for (``--loss``) is not counted."""
+    retransmit_causes: dict[str, int] = field(default_factory=dict)
+    """The run's increments of :data:`RETRANSMIT_COUNTERS` in the sender's namespace (empty if unread): a loss
+    probe or timeout whose data the receiver reports as a duplicate was fired by a delay, not a loss."""
     tool_version: str = ""
     """iperf3's own version, as its ``-J`` reports it ("iperf 3.12"; empty for the built-in generator): from 3.16 its
     streams have a thread each (:func:`tcpsim.lab.scenario.iperf3_threaded`)."""
@@ -267,6 +284,14 @@ def _series_builtin(client: dict, server: dict) -> tuple[list[dict], dict[str, O
     return series, extra
 
 
+def retransmit_note(retransmits: int, causes: dict[str, int]) -> str:
+    """One line on why a run retransmitted, from its :data:`RETRANSMIT_COUNTERS` increments."""
+    c = causes.get
+    return (f"its {retransmits} retransmissions: {c('TCPFastRetrans', 0)} in fast recovery, {c('TCPLossProbes', 0)} "
+            f"loss probes, {c('TCPTimeouts', 0)} timeouts ({c('TCPSpuriousRTOs', 0)} undone as spurious); the "
+            f"receiver reported {c('TCPDSACKRecv', 0)} as duplicates (D-SACK), sent for a delay rather than a loss")
+
+
 def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> LabRun:
     """Set up the namespaces, run ``sc`` once, tear everything down; the measurement and the kernel's facts."""
     tool = choose_tool(sc, tool)
@@ -274,7 +299,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
                  loss_frac=sc.loss_frac) as tb:
         sysctls = tb.sysctls(SYSCTLS)
         sysctls["congestion_control (per socket)"] = sc.congestion_control
-        st0 = tb.link_stats(tb.ns_a, tb.dev_a)
+        st0, drops0, mib0 = tb.link_stats(tb.ns_a, tb.dev_a), tb.delay_line_drops(), tb.tcp_counters()
         cpu0, ru0, t0 = _proc_stat(), resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
         if tool == "builtin":
             client, server = _run_builtin(tb, sc)
@@ -282,7 +307,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
             doc = _run_iperf3(tb, sc)
         wall = time.monotonic() - t0
         cpu1, ru1 = _proc_stat(), resource.getrusage(resource.RUSAGE_CHILDREN)
-        st1 = tb.link_stats(tb.ns_a, tb.dev_a)
+        st1, drops1, mib1 = tb.link_stats(tb.ns_a, tb.dev_a), tb.delay_line_drops(), tb.tcp_counters()
         delay, loss_seed = tb.delay_line, tb.loss_seed
     busy = _busy_frac(cpu0, cpu1)
     tools_cpu = (ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime) / max(wall, 1e-9)
@@ -315,7 +340,14 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
         data_segments_per_s=extra["data_segments_per_s"], ack_segments_per_s=extra["ack_segments_per_s"],
         retransmits=int(extra["retransmits"] or 0), rtt_min_s=extra["rtt_min_s"], rtt_mean_s=extra["rtt_mean_s"],
         cpu_busy_frac=busy, cpu_tools_s_per_s=tools_cpu, transactions_per_s=tps, series=tuple(series),
-        cpu_shares=cpu_shares(cpu0, cpu1), tool_version=version)
+        cpu_shares=cpu_shares(cpu0, cpu1), tool_version=version,
+        delay_line_drops=None if drops0 is None or drops1 is None else drops1 - drops0,
+        retransmit_causes={k: mib1[k] - mib0.get(k, 0) for k in RETRANSMIT_COUNTERS if k in mib1})
+    if measured.delay_line_drops:
+        notes.append(f"the delay line dropped {measured.delay_line_drops} packets the scenario did not ask for: this "
+                     "run's retransmissions are partly the path's, not TCP's alone")
+    if measured.retransmits and measured.retransmit_causes:
+        notes.append(retransmit_note(measured.retransmits, measured.retransmit_causes))
     if delay == "relay":
         why = f"it drops each frame with probability {sc.loss_frac:g}, seed {loss_seed}" if sc.loss_frac \
             else "this kernel has no netem"

@@ -49,6 +49,17 @@ def _run(args: Sequence[str], check: bool = True, timeout: float = _CMD_TIMEOUT_
     return proc
 
 
+def parse_netstat(text: str) -> dict[str, int]:
+    """The ``TcpExt`` counters of a ``/proc/net/netstat`` text (a line of names, then a line of values)."""
+    lines = [line.split() for line in text.splitlines() if line.startswith("TcpExt:")]
+    if len(lines) < 2 or len(lines[0]) != len(lines[1]):
+        return {}
+    try:
+        return {name: int(value) for name, value in zip(lines[0][1:], lines[1][1:])}
+    except ValueError:
+        return {}
+
+
 def missing_requirement() -> Optional[str]:
     """What this machine lacks for ``tcpsim lab`` (one line), or None when everything is there."""
     if not sys.platform.startswith("linux"):
@@ -302,7 +313,27 @@ class Testbed:
         except (ValueError, KeyError, IndexError):
             return {}
         return {"tx_packets": st["tx"]["packets"], "tx_bytes": st["tx"]["bytes"], "rx_packets": st["rx"]["packets"],
-                "rx_bytes": st["rx"]["bytes"]}
+                "rx_bytes": st["rx"]["bytes"], "tx_dropped": st["tx"].get("dropped", 0),
+                "rx_dropped": st["rx"].get("dropped", 0)}
+
+    def delay_line_drops(self) -> Optional[int]:
+        """Packets the relay's devices have dropped so far (None without the relay): its TUN device counts what the
+        kernel could not queue to the relay (``tun_net_xmit``) and what the relay could not hand back
+        (``tun_get_user``) in its tx and rx ``dropped``, and the middle namespace's veths what they could not
+        pass on. Drops the run did not ask for: a run's retransmissions are then partly the path's."""
+        if self.delay_line != "relay":
+            return None
+        total = 0
+        for dev in (self.dev_tun, self.dev_ma, self.dev_mb):
+            st = self.link_stats(self.ns_m, dev)
+            total += int(st.get("tx_dropped", 0)) + int(st.get("rx_dropped", 0))
+        return total
+
+    def tcp_counters(self, ns: Optional[str] = None) -> dict[str, int]:
+        """Namespace ``ns``'s (default: the sender's) TCP counters of ``/proc/net/netstat`` (``TcpExt``), which the
+        kernel keeps per network namespace (``net->mib.net_statistics``): empty if they cannot be read."""
+        proc = _run(["ip", "netns", "exec", ns or self.ns_a, "cat", "/proc/net/netstat"], check=False)
+        return parse_netstat(proc.stdout) if proc.returncode == 0 else {}
 
     # ---------------------------------------------------------------- teardown
     def close(self) -> None:
