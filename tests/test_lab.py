@@ -105,6 +105,17 @@ def test_the_tcp_counters_parse_from_proc_net_netstat_and_name_the_causes():
     assert "7 in fast recovery" in note and "3 loss probes" in note and "0 timeouts" in note and "2 as dup" in note
 
 
+def test_a_table_row_says_why_its_run_retransmitted():
+    from tcpsim.lab.dataset import Row, csv_row
+
+    measured = {"tool": "iperf3", "duration_s": 3.0, "retransmits": 12, "goodput_bps": 4e8, "rtt_min_s": 4e-4,
+                "rtt_mean_s": 5e-4, "delay_line_drops": 2,
+                "retransmit_causes": {"TCPFastRetrans": 10, "TCPLossProbes": 2, "TCPTimeouts": 0, "TCPDSACKRecv": 1}}
+    run = {"measured": measured, "delay_line": "relay", "kernel": "6.18", "load_avg": (0.5, 0.5, 0.5)}
+    note = csv_row(Row("window6", LabScenario(rate_bps=1e9, rtt_s=3.5e-4)), run)["note"]
+    assert "relay (which dropped 2 packets) (10 fast, 2 loss probes, 0 timeouts; 1 D-SACKed)" in note
+
+
 def test_iperf3_fixture_parses_to_si_units():
     run = read_iperf3(FIXTURE)
     assert run.goodput_bps == pytest.approx(12658198743.7232)

@@ -31,7 +31,7 @@ from typing import Optional
 from ..cliutil import OneLineParser, typed
 from ..errors import ConfigError
 from ..fileio import read_json_limited
-from ..units import parse_int, parse_number
+from ..units import format_duration, parse_int, parse_number
 from .scenario import MAX_DURATION_S, LabScenario, lab_scenario
 
 __all__ = ["Row", "sweep_rows", "role_of", "csv_row", "median_runs", "EXTRA_COLUMNS"]
@@ -199,6 +199,10 @@ def median_runs(passes: list[list[dict]]) -> list[dict]:
     return chosen
 
 
+def _duration(value_s: Optional[float]) -> str:
+    return format_duration(value_s) if value_s else "-"
+
+
 def csv_row(row: Row, run: dict) -> dict[str, str]:
     """One CSV record from a row and its ``tcpsim lab --json`` object."""
     sc, m = row.scenario, run["measured"]
@@ -356,8 +360,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         d["row"], d["kind"] = row.label, row.kind
         runs.append(d)
         records.append(csv_row(row, d))
-        print(f"[{i + 1}/{len(rows)}] {row.label}: {d['measured']['goodput_bps'] / 1e6:.1f} Mbit/s (tcpsim, "
-              f"ideal hosts: {d['predicted']['goodput_bps'] / 1e6:.1f}), rtt {d['measured']['rtt_mean_s']}",
+        m = d["measured"]
+        print(f"[{i + 1}/{len(rows)}] {row.label}: {m['goodput_bps'] / 1e6:.1f} Mbit/s (tcpsim, ideal hosts: "
+              f"{d['predicted']['goodput_bps'] / 1e6:.1f}), mean RTT {_duration(m['rtt_mean_s'])}, "
+              f"{m['retransmits']} retransmits",
               file=sys.stderr, flush=True)
         if a.runs:
             with open(a.runs, "w") as fh:
