@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -190,7 +191,14 @@ def test_an_output_lab_cannot_write_is_refused_before_the_run(monkeypatch, capsy
     assert len(err) == 1 and f"{flag[2:]}=" in err[0] and said in err[0], err
 
 
-@pytest.mark.parametrize("flags, field", [(["--platform", "nosuch"], "platform"), (["--os", "linux-9.9"], "os")])
+VALIDATION = Path(__file__).resolve().parents[1] / "validation"
+UNFITTABLE_PROBE = VALIDATION / "build_2026-12-02" / "pathprobe.json"  # trains at MTU 1500 only
+
+
+@pytest.mark.parametrize("flags, field", [(["--platform", "nosuch"], "platform"), (["--os", "linux-9.9"], "os"),
+                                          (["--path-probe", "/nonexistent/probe.json"], "path_probe"),
+                                          (["--path-probe", str(FIXTURE)], "path_probe"),
+                                          (["--path-probe", str(UNFITTABLE_PROBE)], "path_probe")])
 def test_a_host_lab_cannot_predict_is_refused_before_the_run(monkeypatch, capsys, flags, field):
     from tcpsim.cli import main
 
@@ -199,6 +207,36 @@ def test_a_host_lab_cannot_predict_is_refused_before_the_run(monkeypatch, capsys
     assert main(["lab", "--rate", "1gbit", *flags]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{field}=" in err[0], err
+
+
+def test_the_committed_path_probes_give_the_committed_relay_constants(tmp_path):
+    """``tcpsim lab --path-probe`` reads the JSON the probe prints; the lab tables' build's two probes, concatenated,
+    give back the constants tcpsim ships (fitted from them), so a machine's own probe is read the same way."""
+    from tcpsim.lab.pathprobe import read_relay_path
+    from tcpsim.lab.scenario import RELAY
+
+    sets = [s for name in ("lab_path_probe_2026-11-29.json", "lab_path_probe_sizes_2026-11-29.json")
+            for s in json.loads((VALIDATION / name).read_text())]
+    (tmp_path / "probe.json").write_text(json.dumps(sets))
+    relay = read_relay_path(str(tmp_path / "probe.json"))
+    for name in ("fixed_s", "fraction", "packet_s", "byte_s", "latency_byte_s"):
+        assert getattr(relay, name) == pytest.approx(getattr(RELAY, name), rel=0.01), name
+    with pytest.raises(ConfigError, match="path_probe=.*fraction=-"):
+        (tmp_path / "bad.json").write_text(json.dumps([dict(s, median_s=s["median_s"] - 0.002 * s["rtt_s"])
+                                                       for s in sets]))
+        read_relay_path(str(tmp_path / "bad.json"))
+
+
+def test_a_slower_delay_line_predicts_a_window_limited_run_slower():
+    """The relay's latency is on the path the prediction simulates: a build whose relay adds more predicts less."""
+    from tcpsim.lab.predict import predict_lab
+    from tcpsim.lab.scenario import RELAY
+
+    sc = LabScenario(rate_bps=1e9, rtt_s=0.7e-3, sndbuf_bytes=20480, rcvbuf_bytes=20480, duration_s=1.0)
+    sysctls = {"net.ipv4.tcp_rmem": "4096 131072 6291456", "net.ipv4.tcp_wmem": "4096 16384 4194304"}
+    fast, slow = (predict_lab(sc, sysctls, delay_line="relay", tool="iperf3", relay=r).goodput_bps
+                  for r in (RELAY, replace(RELAY, fixed_s=RELAY.fixed_s + 150e-6)))
+    assert slow < 0.9 * fast
 
 
 @pytest.mark.parametrize("value, said", [("0", "1..9"), ("10", "1..9"), ("two", "whole number"),

@@ -8,6 +8,7 @@ import math
 import os
 import sys
 import tempfile
+from dataclasses import asdict
 from typing import Any, Optional, Sequence
 
 from ..cliutil import OneLineParser, fail, typed
@@ -83,6 +84,9 @@ def _parser() -> argparse.ArgumentParser:
                         "machine detect's), on the run's veth: a machine made of parts takes the veth as its NIC; "
                         f"'{DETECT}': this machine from its parts, as tcpsim machine detect --probes describes it "
                         "before the run (some seconds; the file goes into --json and --save)")
+    g.add_argument("--path-probe", default=None, metavar="FILE",
+                   help="the delay line's constants from this machine's path probe (the JSON python -m "
+                        "tcpsim.lab.pathprobe prints) instead of those fitted on the lab tables' build")
     g = p.add_argument_group("output")
     g.add_argument("--json", action="store_true", help="one JSON object: scenario, kernel, sysctls, measured, predicted")
     g.add_argument("--save", default=None, metavar="FILE", help="also write that JSON to FILE (for tcpsim calibrate --lab)")
@@ -331,7 +335,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from .measure import run_lab
     from .predict import lab_path_platform, predict_lab
     from ..os_versions import os_entry
-    from .scenario import lab_scenario
+    from .pathprobe import read_relay_path
+    from .scenario import RELAY, lab_scenario
 
     try:
         sc = lab_scenario(rate=a.rate, rtt=a.rtt, delay=a.delay, mtu=a.mtu, sockbuf=a.sockbuf, sndbuf=a.sndbuf,
@@ -340,6 +345,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           max_pacing_rate=a.max_pacing_rate, loss=a.loss)
         a.os = a.os or running_linux()
         os_entry(a.os)  # a bad name is refused before the run, not after it
+        relay = read_relay_path(a.path_probe) if a.path_probe else RELAY
         with tempfile.TemporaryDirectory(prefix="tcpsim-lab-") as folder:
             # this machine's probes run before the traffic, so neither disturbs the other
             host, machine_text = detected_machine_file(folder) if a.platform == DETECT else (a.platform, None)
@@ -349,12 +355,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             runs = [run_lab(sc, tool=a.tool, delay_line=a.delay_line) for _ in range(a.passes)]
             run = median_pass(runs)
             result = predict_lab(sc, run.sysctls, platform=host, os_name=a.os, delay_line=run.delay_line,
-                                 tool=run.measured.tool, tool_version=run.measured.tool_version)
+                                 tool=run.measured.tool, tool_version=run.measured.tool_version, relay=relay)
     except (TcpsimError, ValueError) as exc:
         return fail(str(exc).splitlines()[0])
     d = to_json(run, result, a.platform, a.os)
     if machine_text is not None:
         d["predicted"]["machine_file"] = machine_text
+    if a.path_probe:
+        d["predicted"]["relay_path"] = {"path_probe": a.path_probe, **asdict(relay)}
+        if run.delay_line == "relay":
+            d["notes"].append(f"the delay line's constants from {a.path_probe}: {relay.excess_s(0) * 1e6:.1f} us plus "
+                              f"{relay.fraction:.2%} of the RTT a round trip, {relay.packet_s * 1e6:.2f} us a packet")
     if len(runs) > 1:
         d["passes_goodput_bps"] = [r.measured.goodput_bps for r in runs]
     text = json.dumps(d, indent=1, default=float)

@@ -27,8 +27,10 @@ from ..cliutil import OneLineParser
 from ..pcap import internet_checksum
 from ..units import parse_duration, parse_size
 from ._proc import die_with_parent
+from .scenario import RelayPath
 
-__all__ = ["probe_path", "ip_packets", "relay_fit", "spread", "main"]
+__all__ = ["probe_path", "ip_packets", "relay_fit", "relay_path", "read_relay_path", "spread", "PROBE_LIMIT_BYTES",
+           "main"]
 
 MAX_EXCHANGES = 10_000
 MAX_SET_S = 60.0
@@ -122,6 +124,43 @@ def relay_fit(sets: list[dict]) -> dict[str, float]:
                          "fragment trains at two MTUs, each with a bare set of the same MTU and size")
     coef = np.linalg.lstsq(np.array(rows), np.array(y), rcond=None)[0]
     return dict(zip(("fixed_s", "fraction", "packet_s", "byte_s", "latency_byte_s"), (float(c) for c in coef)))
+
+
+PROBE_LIMIT_BYTES = 1 << 20
+"""A path probe's JSON is a few kilobytes: 1 MiB reads thousands of sets."""
+
+_FIT_SIZES = "--size 56,1400,8000,16000"
+"""Sizes whose sets give :func:`relay_fit` its five columns at both MTUs (single packets of two sizes, fragment
+trains at MTU 1500 and 9000)."""
+
+
+def relay_path(sets: list[dict]) -> RelayPath:
+    """The delay line's constants of a probe's sets (:func:`relay_fit`) as a :class:`~tcpsim.lab.scenario.RelayPath`;
+    ValueError where the sets cannot give them or a fitted constant is negative (too few echoes for the noise)."""
+    fit = relay_fit(sets)
+    negative = [f"{k}={v:.3g}" for k, v in fit.items() if v < 0]
+    if negative:
+        raise ValueError(f"its fit gives {', '.join(negative)}, below 0: probe again with --passes 3")
+    return RelayPath(**fit)
+
+
+def read_relay_path(path: str) -> RelayPath:
+    """The delay line's constants from the JSON ``python -m tcpsim.lab.pathprobe`` printed (``tcpsim lab
+    --path-probe FILE``); one line naming the file and what it lacks otherwise."""
+    from ..errors import ConfigError
+    from ..fileio import read_json_limited
+
+    expected = (f"the JSON of python -m tcpsim.lab.pathprobe --rtt 0,0.5ms,2ms --mtu 1500,9000 {_FIT_SIZES} "
+                "(a list of sets)")
+    sets = read_json_limited(path, "path_probe", expected, PROBE_LIMIT_BYTES)
+    if not isinstance(sets, list) or not all(isinstance(x, dict) for x in sets):
+        raise ConfigError("path_probe", path, expected)
+    try:
+        return relay_path(sets)
+    except (KeyError, TypeError) as exc:
+        raise ConfigError("path_probe", path, f"{expected}; a set lacks {exc}") from None
+    except ValueError as exc:
+        raise ConfigError("path_probe", path, f"{expected}; {exc}") from None
 
 
 def main(argv: Optional[list[str]] = None) -> int:

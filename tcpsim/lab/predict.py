@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Optional
 
 from ..result import Result
-from .scenario import LabScenario, receives_on_sending_cpu, tool_one_process
+from .scenario import RELAY, LabScenario, RelayPath, receives_on_sending_cpu, tool_one_process
 
 __all__ = ["predict_lab", "host_platform", "lab_path_platform", "lab_path_parts", "as_lab_vm", "LAB_NIC_PART",
            "lab_simulation", "tool_goodput_bps", "receives_on_sending_cpu", "path_note", "BUFFER_SYSCTLS", "DEFAULT_OS",
@@ -101,14 +101,15 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
 
 
 def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0, tool: Optional[str] = None,
-                   tool_version: str = ""):
+                   tool_version: str = "", relay: RelayPath = RELAY):
     """The :class:`tcpsim.config.Scenario` of lab scenario ``sc`` on ``host`` (a platform on the lab's path,
     :func:`host_platform`), with the path's receive placement and round trip and ``tool``'s read size; its
     run lasts at most the measured run's duration (:func:`tool_goodput_bps`). A run whose tools were pinned to
     two CPUs (``--pin 0,1``) gives each side one of them: its tool, its calls and the stack work its segments
     cause run there (validation/README.md, "A machine on the lab's path is placed as the lab places it"). ``host``
     may also be a profile's name or path, read as ``tcpsim predict --platform`` reads it. ``tool_version`` (iperf3's
-    own, as its ``-J`` reports it) says whether its streams share one thread (:func:`tool_one_process`)."""
+    own, as its ``-J`` reports it) says whether its streams share one thread (:func:`tool_one_process`). ``relay`` is
+    the delay line's constants (the committed ones unless this machine's path probe gives its own)."""
     from ..api import _platform, build_scenario
 
     if isinstance(host, str):
@@ -117,7 +118,7 @@ def lab_simulation(sc: LabScenario, host: Any, delay_line: str, seed: int = 0, t
         host = replace(host, cpu=replace(host.cpu, n_cpus=1))
     built = build_scenario(platform=host, seed=seed, **sc.predict_kwargs(tool, delay_line))
     modelled = built.sender.platform.host_model_on and built.receiver.platform.host_model_on
-    return replace(built, link=replace(built.link, **sc.link_fields(delay_line, modelled)),
+    return replace(built, link=replace(built.link, **sc.link_fields(delay_line, modelled, relay)),
                    workload=replace(built.workload, one_process=tool_one_process(tool, tool_version)),
                    budget=replace(built.budget, max_sim_time_s=sc.duration_s if built.budget.max_sim_time_s is None
                                   else min(built.budget.max_sim_time_s, sc.duration_s)))
@@ -148,11 +149,11 @@ def path_note(delay_line: str) -> str:
 
 def predict_lab(sc: LabScenario, sysctls: Mapping[str, str], platform: Optional[Any] = None,
                 os_name: Optional[str] = DEFAULT_OS, seed: int = 0, delay_line: str = "none",
-                tool: Optional[str] = None, tool_version: str = "") -> Result:
+                tool: Optional[str] = None, tool_version: str = "", relay: RelayPath = RELAY) -> Result:
     """Simulate ``sc`` as ``tcpsim predict`` would, with the measured kernel's buffer limits, on the path the
     run took (``delay_line``: the measured run's, :func:`host_platform`), read as the run's ``tool`` (of
     ``tool_version``) reads."""
     from ..api import simulate
 
     host = host_platform(sysctls, platform, os_name, delay_line)
-    return simulate(lab_simulation(sc, host, delay_line, seed, tool, tool_version))
+    return simulate(lab_simulation(sc, host, delay_line, seed, tool, tool_version, relay))

@@ -14,7 +14,7 @@ __all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tool_one_process",
            "path_rtt_s",
            "relay_link_fields", "lab_link_fields", "receives_on_sending_cpu",
            "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "RELAY_EXCESS_FIXED_S", "RELAY_EXCESS_FRACTION", "RELAY_PACKET_S",
-           "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "MAX_DURATION_S", "MAX_LOSS_FRAC", "GENERATOR_READ_BYTES",
+           "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "RelayPath", "RELAY", "MAX_DURATION_S", "MAX_LOSS_FRAC", "GENERATOR_READ_BYTES",
            "measured_duration_s"]
 
 UNSHAPED_STANDIN_BPS = UNSHAPED_RATE_BPS
@@ -44,6 +44,33 @@ least-squares fit to the path probe (:func:`tcpsim.lab.pathprobe.relay_fit`: ICM
 MTU 1500 and 9000, 56 B to 32 KB; validation/lab_path_probe*_2026-11-29.json, measured again on the unpaced
 lab sweep's day: on 2026-11-27, a slower day, they were 32.6 us, 0.0273, 8.20 us, 0.694 and 0.865 ns)."""
 
+
+
+@dataclass(frozen=True)
+class RelayPath:
+    """The user-space delay line's five constants (:data:`RELAY_EXCESS_FIXED_S` ... :data:`RELAY_LATENCY_BYTE_S`):
+    :data:`RELAY` as fitted on the lab tables' build, or this machine's from its own path probe
+    (:func:`tcpsim.lab.pathprobe.relay_path`, ``tcpsim lab --path-probe FILE``): the relay's latency is the build's
+    as much as the hosts' costs are (validation/README.md, "What the counters gave")."""
+
+    fixed_s: float = RELAY_EXCESS_FIXED_S
+    fraction: float = RELAY_EXCESS_FRACTION
+    packet_s: float = RELAY_PACKET_S
+    byte_s: float = RELAY_BYTE_S
+    latency_byte_s: float = RELAY_LATENCY_BYTE_S
+
+    def excess_s(self, rtt_s: float) -> float:
+        """What the relay adds to a round trip of nominal ``rtt_s`` beyond its work on the packets."""
+        return self.fixed_s + self.fraction * rtt_s
+
+    def link_fields(self) -> dict[str, float]:
+        return {"relay_packet_s": self.packet_s, "relay_byte_s": self.byte_s,
+                "relay_latency_byte_s": self.latency_byte_s}
+
+
+RELAY = RelayPath()
+"""The committed delay line, the one ``tcpsim validate`` scores the lab tables on."""
+
 MAX_DURATION_S = 60.0
 MAX_RTT_S = 0.2
 _LOSS_RANGE = f"0..{MAX_LOSS_FRAC:g} (a fraction, or a percentage such as 1%)"
@@ -70,21 +97,19 @@ def tbf_burst_bytes(rate_bps: float, mtu_bytes: int) -> int:
     return max(65536, int(rate_bps / 8 * 1e-3), 2 * mtu_bytes)
 
 
-def path_rtt_s(rtt_s: float, delay_line: Optional[str]) -> float:
+def path_rtt_s(rtt_s: float, delay_line: Optional[str], relay: RelayPath = RELAY) -> float:
     """The round trip of a lab path with nominal ``rtt_s``: the relay's adds its own latency (see
     :data:`RELAY_EXCESS_FIXED_S`; its work per packet is :func:`relay_link_fields`); ``netem`` and the bare
     veth (``none``) add nothing measured here."""
     if delay_line == "relay" and rtt_s > 0:
-        return rtt_s + RELAY_EXCESS_FIXED_S + RELAY_EXCESS_FRACTION * rtt_s
+        return rtt_s + relay.excess_s(rtt_s)
     return rtt_s
 
 
-def relay_link_fields(delay_line: Optional[str]) -> dict[str, float]:
+def relay_link_fields(delay_line: Optional[str], relay: RelayPath = RELAY) -> dict[str, float]:
     """:class:`tcpsim.config.Link` fields of the relay stage on a path through ``delay_line`` (none but the
     user-space relay's)."""
-    if delay_line != "relay":
-        return {}
-    return {"relay_packet_s": RELAY_PACKET_S, "relay_byte_s": RELAY_BYTE_S, "relay_latency_byte_s": RELAY_LATENCY_BYTE_S}
+    return relay.link_fields() if delay_line == "relay" else {}
 
 
 def receives_on_sending_cpu(delay_line: Optional[str]) -> bool:
@@ -97,7 +122,8 @@ def receives_on_sending_cpu(delay_line: Optional[str]) -> bool:
 
 
 def lab_link_fields(rate_bps: Optional[float], rtt_s: Optional[float], mtu_bytes: int,
-                    delay_line: Optional[str], hosts_modelled: bool = False) -> dict[str, Any]:
+                    delay_line: Optional[str], hosts_modelled: bool = False,
+                    relay: RelayPath = RELAY) -> dict[str, Any]:
     """:class:`tcpsim.config.Link` fields of a lab path, the one place a dataset row and ``tcpsim lab``'s
     prediction both take them from. A rate of 0 is an unshaped veth (:data:`UNSHAPED_STANDIN_BPS`), any other
     the ``tbf`` with its bucket (:func:`tbf_burst_bytes`); the RTT is the path's through ``delay_line``
@@ -113,11 +139,11 @@ def lab_link_fields(rate_bps: Optional[float], rtt_s: Optional[float], mtu_bytes
         fields.update(rate_bps=rate_bps or UNSHAPED_STANDIN_BPS,
                       burst_bytes=tbf_burst_bytes(rate_bps, mtu_bytes) if rate_bps else 0)
     if rtt_s is not None:
-        path_s = path_rtt_s(rtt_s, delay_line)
+        path_s = path_rtt_s(rtt_s, delay_line, relay)
         if not path_s and not (hosts_modelled and delay_line in (None, "none")):
             path_s = VETH_RTT_S
         fields.update(one_way_delay_s=path_s / 2,
-                      rx_on_sending_cpu=receives_on_sending_cpu(delay_line), **relay_link_fields(delay_line))
+                      rx_on_sending_cpu=receives_on_sending_cpu(delay_line), **relay_link_fields(delay_line, relay))
     return fields
 
 
@@ -238,9 +264,10 @@ class LabScenario:
         that is queued; a request/response run reads whole messages)."""
         return None if self.rr_bytes else tool_read_bytes(tool, self.write_bytes)
 
-    def link_fields(self, delay_line: Optional[str] = None, hosts_modelled: bool = False) -> dict[str, Any]:
+    def link_fields(self, delay_line: Optional[str] = None, hosts_modelled: bool = False,
+                    relay: RelayPath = RELAY) -> dict[str, Any]:
         """The path's :class:`tcpsim.config.Link` fields through ``delay_line`` (:func:`lab_link_fields`)."""
-        return lab_link_fields(self.rate_bps, self.rtt_s, self.mtu_bytes, delay_line, hosts_modelled)
+        return lab_link_fields(self.rate_bps, self.rtt_s, self.mtu_bytes, delay_line, hosts_modelled, relay)
 
     def predict_kwargs(self, tool: Optional[str] = None, delay_line: Optional[str] = None) -> dict[str, Any]:
         """Keywords of :func:`tcpsim.api.build_scenario` for the same scenario (platform and OS left out), its
