@@ -1,13 +1,17 @@
-"""A sixth build of the lab's EPYC VM (2026-12-02): ``window6``'s rows with the retransmissions' causes counted.
+"""A sixth build of the lab's EPYC VM (2026-12-02): its window rows, the retransmissions' causes, its own delay line.
 
-Its table (``validation/build_2026-12-02/data``, ``window6`` once, unpinned) and path probe were measured by a rule
-written before they were run (validation/README.md, "The window rows' retransmissions, by cause, on a sixth build")
-and scored once under ``lab_vm`` as committed: a window-limited row has no fitted parameter, so this is the protocol
-and the lab path alone. A known miss is a strict xfail.
+Its tables (``validation/build_2026-12-02/data``: ``window6``, ``window4`` and ``window5``, once each, unpinned) and
+path probes were measured by rules written before they were run (validation/README.md, "The window rows'
+retransmissions, by cause, on a sixth build" and "The delay line measured on its own build") and scored once under
+``lab_vm`` as committed: a window-limited row has no fitted parameter, so this is the protocol and the lab path alone,
+the path's delay line either the committed one (C) or this build's from its probe (P, ``tcpsim lab --path-probe``).
+A known miss is a strict xfail.
 """
 
+import importlib.util
 import json
 import statistics
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -60,4 +64,56 @@ def test_window_limited_rows_within_target_with_no_fitted_parameter(scored, chec
     """Issue 22's window-limited rows with no fitted parameter: median 5 %, none above 15 %."""
     errors = _errors(scored, window_limited)
     assert len(errors) == 19
+    assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)
+
+
+def _score_relay():
+    spec = importlib.util.spec_from_file_location("score_relay", HERE / "score_relay.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules.setdefault("score_relay", module)  # its function goes to the workers by name
+    return sys.modules["score_relay"]
+
+
+@pytest.fixture(scope="module")
+def relay_errors():
+    """|error| of ``window4`` and ``window5``'s window-limited rows (42) under C and P, as ``tcpsim lab --platform
+    lab_vm [--path-probe pathprobe_fit2.json]`` predicts each beside its run."""
+    from dataclasses import asdict
+
+    from tcpsim.lab.pathprobe import read_relay_path
+    from tcpsim.lab.scenario import RELAY
+
+    sr = _score_relay()
+    runs = [r for t in sr.JUDGED for r in json.loads((HERE / f"{t}_runs.json").read_text())
+            if r["measured"]["goodput_bps"] < 0.8 * r["scenario"]["rate_bps"]]
+    relays = {"C": asdict(RELAY), "P": asdict(read_relay_path(str(HERE / "pathprobe_fit2.json")))}
+    with ProcessPoolExecutor(2) as ex:
+        return {n: [abs(p / r["measured"]["goodput_bps"] - 1)
+                    for p, r in zip(ex.map(sr.predicted_bps, runs, [relay] * len(runs)), runs)]
+                for n, relay in relays.items()}
+
+
+@pytest.mark.slow
+def test_this_build_s_own_delay_line_predicts_its_window_rows_better(relay_errors):
+    """The rule's criterion, kept: P's median lower than C's by more than a point (10.8 against 12.2 % at its
+    score), its max not higher by more than two (94.5 against 105.4 %)."""
+    assert len(relay_errors["C"]) == len(relay_errors["P"]) == 42
+    c, p = relay_errors["C"], relay_errors["P"]
+    assert statistics.median(p) < statistics.median(c) - 0.01 and max(p) <= max(c) + 0.02
+
+
+_WHY_P = ("even on its own delay line the model is 10.2 % too fast at the signed median; the worst rows are MTU-9000 "
+          "rows at 0.45 ms that retransmitted (3 and 14 segments: +94.5 and +49.7 %) and the jumbo 28 KiB rows at "
+          "0.6-3.5 ms (+20-33 %, the window of three jumbo segments or four, validation/README.md 'The jumbo 32 KiB "
+          "window rows are two rows in the kernel'); 'What this build's delay line gave'")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", [
+    pytest.param("median", marks=pytest.mark.xfail(strict=True, reason="10.8 % at its score: " + _WHY_P)),
+    pytest.param("max", marks=pytest.mark.xfail(strict=True, reason="94.5 % at its score: " + _WHY_P))])
+def test_window4_and_window5_within_target_on_this_build_s_delay_line(relay_errors, check):
+    """Issue 22's window-limited rows with no fitted parameter, on the path as this build's probe measured it."""
+    errors = relay_errors["P"]
     assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)
