@@ -14,7 +14,8 @@ __all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tool_one_process",
            "path_rtt_s",
            "relay_link_fields", "lab_link_fields", "receives_on_sending_cpu",
            "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "RELAY_EXCESS_FIXED_S", "RELAY_EXCESS_FRACTION", "RELAY_PACKET_S",
-           "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "RelayPath", "RELAY", "MAX_DURATION_S", "MAX_LOSS_FRAC", "GENERATOR_READ_BYTES",
+           "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "RelayPath", "RELAY", "MAX_DURATION_S", "MAX_LOSS_FRAC",
+           "GENERATOR_READ_BYTES",
            "measured_duration_s"]
 
 UNSHAPED_STANDIN_BPS = UNSHAPED_RATE_BPS

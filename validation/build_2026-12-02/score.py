@@ -79,7 +79,8 @@ def main() -> None:
                                                   is not None])},
         "retransmitting_rows": len(lossy), "retransmits": retrans, "delay_line_drops": drops,
         "loss_probes_and_timeouts": timers,
-        "causes": {k: sum(r["causes"].get(k, 0) for r in lossy) for k in sorted({k for r in lossy for k in r["causes"]})},
+        "causes": {k: sum(r["causes"].get(k, 0) for r in lossy)
+                   for k in sorted({k for r in lossy for k in r["causes"]})},
         "relay_sets": probe, "rows": rows,
     }
     w = out["lab_vm"]["window_limited"]

@@ -6,8 +6,8 @@ Every row of ``window4_runs.json`` and ``window5_runs.json`` (and ``window6_runs
 lab --platform lab_vm`` predicts it beside its run: the run's sysctls, delay line, tool and version, seed 0, the
 tool's goodput over the run's duration; once with the committed delay line (C, ``RELAY``) and once with this build's
 (P, ``read_relay_path("pathprobe_fit2.json")``: the rule's probe taken once more, as it said, because the fit of the
-first, ``pathprobe_fit.json``, was refused with a negative constant). The window-limited rows (measured below 80 % of the shaped rate) are
-scored under each.
+first, ``pathprobe_fit.json``, was refused with a negative constant). The window-limited rows (measured below 80 % of
+the shaped rate) are scored under each.
 """
 
 from __future__ import annotations
