@@ -19,7 +19,7 @@ from .scenario import LabScenario
 from .testbed import LabUnavailable, Testbed
 
 __all__ = ["Measured", "LabRun", "run_lab", "pinned_cpus", "SYSCTLS", "choose_tool", "cpu_model",
-           "RETRANSMIT_COUNTERS", "retransmit_note"]
+           "RETRANSMIT_COUNTERS", "RECEIVER_COUNTERS", "retransmit_note"]
 
 SYSCTLS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max",
            "net.core.rmem_default", "net.core.wmem_default", "net.ipv4.tcp_adv_win_scale",
@@ -36,8 +36,17 @@ RETRANSMIT_COUNTERS = {
     "TCPSlowStartRetrans": "sent in the loss state after a timeout",
     "TCPSpuriousRTOs": "timeouts undone as spurious (F-RTO, tcp_try_undo_loss)",
     "TCPDSACKRecv": "D-SACKs received: the receiver had the data already (the retransmission was spurious)",
+    "TCPSACKReorder": "reorderings the sender saw in SACKs (tcp_check_sack_reordering)",
 }
 """The sender namespace's ``TcpExt`` counters that say why a run retransmitted (net/ipv4/proc.c's names)."""
+
+RECEIVER_COUNTERS = {
+    "TCPOFOQueue": "segments queued out of order (tcp_data_queue_ofo)",
+    "TCPOFODrop": "out-of-order segments dropped for want of receive buffer (tcp_data_queue_ofo)",
+    "TCPRcvQDrop": "in-order segments dropped for want of receive buffer (tcp_data_queue)",
+}
+"""The receiver namespace's ``TcpExt`` counters that tell a segment reordered on the path from one lost there or
+dropped at the receiving socket."""
 
 _PORT = 5301
 _INTERVAL_S = 0.1
@@ -75,6 +84,8 @@ class Measured:
     retransmit_causes: dict[str, int] = field(default_factory=dict)
     """The run's increments of :data:`RETRANSMIT_COUNTERS` in the sender's namespace (empty if unread): a loss
     probe or timeout whose data the receiver reports as a duplicate was fired by a delay, not a loss."""
+    receiver_counters: dict[str, int] = field(default_factory=dict)
+    """The run's increments of :data:`RECEIVER_COUNTERS` in the receiver's namespace (empty if unread)."""
     tool_version: str = ""
     """iperf3's own version, as its ``-J`` reports it ("iperf 3.12"; empty for the built-in generator): from 3.16 its
     streams have a thread each (:func:`tcpsim.lab.scenario.iperf3_threaded`)."""
@@ -284,12 +295,18 @@ def _series_builtin(client: dict, server: dict) -> tuple[list[dict], dict[str, O
     return series, extra
 
 
-def retransmit_note(retransmits: int, causes: dict[str, int]) -> str:
-    """One line on why a run retransmitted, from its :data:`RETRANSMIT_COUNTERS` increments."""
-    c = causes.get
-    return (f"its {retransmits} retransmissions: {c('TCPFastRetrans', 0)} in fast recovery, {c('TCPLossProbes', 0)} "
+def retransmit_note(retransmits: int, causes: dict[str, int], receiver: Optional[dict[str, int]] = None) -> str:
+    """One line on why a run retransmitted, from its :data:`RETRANSMIT_COUNTERS` (and :data:`RECEIVER_COUNTERS`)
+    increments."""
+    c, r = causes.get, (receiver or {}).get
+    text = (f"its {retransmits} retransmissions: {c('TCPFastRetrans', 0)} in fast recovery, {c('TCPLossProbes', 0)} "
             f"loss probes, {c('TCPTimeouts', 0)} timeouts ({c('TCPSpuriousRTOs', 0)} undone as spurious); the "
-            f"receiver reported {c('TCPDSACKRecv', 0)} as duplicates (D-SACK), sent for a delay rather than a loss")
+            f"receiver reported {c('TCPDSACKRecv', 0)} as duplicates (D-SACK), sent for a delay rather than a loss; "
+            f"the sender saw {c('TCPSACKReorder', 0)} reorderings")
+    if receiver:
+        text += (f"; the receiver queued {r('TCPOFOQueue', 0)} segments out of order and dropped "
+                 f"{r('TCPOFODrop', 0) + r('TCPRcvQDrop', 0)} for want of buffer")
+    return text
 
 
 def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> LabRun:
@@ -300,6 +317,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
         sysctls = tb.sysctls(SYSCTLS)
         sysctls["congestion_control (per socket)"] = sc.congestion_control
         st0, drops0, mib0 = tb.link_stats(tb.ns_a, tb.dev_a), tb.delay_line_drops(), tb.tcp_counters()
+        rx0 = tb.tcp_counters(tb.ns_b)
         cpu0, ru0, t0 = _proc_stat(), resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
         if tool == "builtin":
             client, server = _run_builtin(tb, sc)
@@ -308,6 +326,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
         wall = time.monotonic() - t0
         cpu1, ru1 = _proc_stat(), resource.getrusage(resource.RUSAGE_CHILDREN)
         st1, drops1, mib1 = tb.link_stats(tb.ns_a, tb.dev_a), tb.delay_line_drops(), tb.tcp_counters()
+        rx1 = tb.tcp_counters(tb.ns_b)
         delay, loss_seed = tb.delay_line, tb.loss_seed
     busy = _busy_frac(cpu0, cpu1)
     tools_cpu = (ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime) / max(wall, 1e-9)
@@ -342,12 +361,13 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
         cpu_busy_frac=busy, cpu_tools_s_per_s=tools_cpu, transactions_per_s=tps, series=tuple(series),
         cpu_shares=cpu_shares(cpu0, cpu1), tool_version=version,
         delay_line_drops=None if drops0 is None or drops1 is None else drops1 - drops0,
-        retransmit_causes={k: mib1[k] - mib0.get(k, 0) for k in RETRANSMIT_COUNTERS if k in mib1})
+        retransmit_causes={k: mib1[k] - mib0.get(k, 0) for k in RETRANSMIT_COUNTERS if k in mib1},
+        receiver_counters={k: rx1[k] - rx0.get(k, 0) for k in RECEIVER_COUNTERS if k in rx1})
     if measured.delay_line_drops:
         notes.append(f"the delay line dropped {measured.delay_line_drops} packets the scenario did not ask for: this "
                      "run's retransmissions are partly the path's, not TCP's alone")
     if measured.retransmits and measured.retransmit_causes:
-        notes.append(retransmit_note(measured.retransmits, measured.retransmit_causes))
+        notes.append(retransmit_note(measured.retransmits, measured.retransmit_causes, measured.receiver_counters))
     if delay == "relay":
         why = f"it drops each frame with probability {sc.loss_frac:g}, seed {loss_seed}" if sc.loss_frac \
             else "this kernel has no netem"

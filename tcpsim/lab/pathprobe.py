@@ -105,8 +105,11 @@ def relay_fit(sets: list[dict]) -> dict[str, float]:
     to the probe's sets (validation/README.md, "The relay as a stage of its own"): the relay's share of a
     round trip, a set's median less its RTT and less the bare veth's of the same MTU and size, modelled as
     ``fixed + fraction x RTT + 2 x (n x packet + byte x total bytes + latency_byte x last packet's bytes)``
-    for an echo of ``n`` IP packets each way."""
+    for an echo of ``n`` IP packets each way. Each constant is a time and is kept at 0 or above (a bounded least
+    squares, which is the plain one wherever that has no negative constant): a noisy probe can otherwise trade the
+    two per-byte constants against each other into a negative one."""
     import numpy as np
+    from scipy.optimize import lsq_linear
 
     bare: dict[tuple[int, int], list[float]] = {}
     for s in sets:
@@ -122,7 +125,9 @@ def relay_fit(sets: list[dict]) -> dict[str, float]:
     if not rows or np.linalg.matrix_rank(np.array(rows)) < 5:
         raise ValueError("the fit needs relayed sets at two RTTs or more, of single packets of two sizes and of "
                          "fragment trains at two MTUs, each with a bare set of the same MTU and size")
-    coef = np.linalg.lstsq(np.array(rows), np.array(y), rcond=None)[0]
+    a = np.array(rows)
+    scale = np.linalg.norm(a, axis=0)  # columns span 1 to 1e4: solve in unit columns, whose bounds are the same
+    coef = lsq_linear(a / scale, np.array(y), bounds=(0.0, np.inf), method="bvls").x / scale
     return dict(zip(("fixed_s", "fraction", "packet_s", "byte_s", "latency_byte_s"), (float(c) for c in coef)))
 
 
@@ -136,12 +141,8 @@ trains at MTU 1500 and 9000)."""
 
 def relay_path(sets: list[dict]) -> RelayPath:
     """The delay line's constants of a probe's sets (:func:`relay_fit`) as a :class:`~tcpsim.lab.scenario.RelayPath`;
-    ValueError where the sets cannot give them or a fitted constant is negative (too few echoes for the noise)."""
-    fit = relay_fit(sets)
-    negative = [f"{k}={v:.3g}" for k, v in fit.items() if v < 0]
-    if negative:
-        raise ValueError(f"its fit gives {', '.join(negative)}, below 0: probe again with --passes 3")
-    return RelayPath(**fit)
+    ValueError where the sets cannot give them."""
+    return RelayPath(**relay_fit(sets))
 
 
 def read_relay_path(path: str) -> RelayPath:
