@@ -478,6 +478,28 @@ def test_the_delay_line_adds_the_round_trip_asked_for():
     assert 1.5e-3 <= run.measured.rtt_min_s <= 10e-3
 
 
+def test_the_relay_s_cpu_is_a_cpu_and_needs_a_relay():
+    from tcpsim.lab.measure import relay_cpu
+
+    assert lab_scenario(rtt="1ms", relay_cpu="1").relay_cpu == 1 and lab_scenario(rtt="1ms").relay_cpu is None
+    for kw, said in ((dict(relay_cpu="1"), "without an added delay"), (dict(rtt="1ms", relay_cpu="x"), "whole"),
+                     (dict(rtt="1ms", relay_cpu="-1"), "relay_cpu")):
+        with pytest.raises(ConfigError, match=said):
+            lab_scenario(**kw)
+    with pytest.raises(ConfigError, match="relay_cpu=4095: must be a CPU 0.."):
+        relay_cpu(lab_scenario(rtt="1ms", relay_cpu="4095"))
+
+
+@needs_lab
+def test_the_relay_runs_on_the_cpu_it_is_given():
+    from tcpsim.lab.measure import run_lab
+
+    run = run_lab(LabScenario(rate_bps=100e6, rtt_s=1e-3, sndbuf_bytes=65536, rcvbuf_bytes=65536, duration_s=1.0,
+                              relay_cpu=0), tool="builtin")
+    assert run.delay_line != "relay" or "the delay line ran on CPU 0 alone" in run.notes
+    assert run.measured.goodput_bps > 10e6 and run.scenario.to_dict()["relay_cpu"] == 0
+
+
 @needs_lab
 def test_the_path_probe_times_the_delay_line_and_leaves_nothing_behind():
     from tcpsim.lab.pathprobe import probe_path

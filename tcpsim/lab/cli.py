@@ -70,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--pin", default=None, metavar="SND,RCV",
                    help="run the sending and the receiving tool on these CPUs (taskset; 0,1 or 0,0): on a small VM "
                         "the placement decides CPU-bound rows; default: where the scheduler puts them")
+    g.add_argument("--relay-cpu", default=None, metavar="N",
+                   help="run the user-space delay line on this CPU alone (taskset); default: where the scheduler "
+                        "puts it, which can reorder segments when it moves")
     g.add_argument("--cleanup", action="store_true",
                    help="only remove namespaces left by lab runs that were killed (tcpsim-<pid>-... of dead pids)")
     g.add_argument("--delay-line", choices=("auto", "netem", "relay"), default="auto",
@@ -342,7 +345,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         sc = lab_scenario(rate=a.rate, rtt=a.rtt, delay=a.delay, mtu=a.mtu, sockbuf=a.sockbuf, sndbuf=a.sndbuf,
                           rcvbuf=a.rcvbuf, write=a.write, message=a.message, nodelay=a.nodelay, streams=a.streams,
                           rr=a.rr, response=a.response, duration=a.duration, cc=a.cc, pin=a.pin,
-                          max_pacing_rate=a.max_pacing_rate, loss=a.loss)
+                          max_pacing_rate=a.max_pacing_rate, loss=a.loss, relay_cpu=a.relay_cpu)
         a.os = a.os or running_linux()
         os_entry(a.os)  # a bad name is refused before the run, not after it
         relay = read_relay_path(a.path_probe) if a.path_probe else RELAY

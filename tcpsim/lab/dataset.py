@@ -1,8 +1,8 @@
 """The committed Linux lab sweep: which rows, which role, and how a run becomes a CSV row.
 
-``python -m tcpsim.lab.dataset OUT_DIR [--runs RUNS.json] [--only N] [--pin SND,RCV]`` measures every row of
-:func:`sweep_rows` once with ``tcpsim lab`` (iperf3 where installed; ``--pin``: the tools on those CPUs, said in
-each row's note) and writes one validation CSV per
+``python -m tcpsim.lab.dataset OUT_DIR [--runs RUNS.json] [--only N] [--pin SND,RCV] [--relay-cpu N]`` measures
+every row of :func:`sweep_rows` once with ``tcpsim lab`` (iperf3 where installed; ``--pin``: the tools on those CPUs,
+``--relay-cpu``: the delay line on that one, each said in each row's note) and writes one validation CSV per
 kind of row into OUT_DIR (the columns of :mod:`tcpsim.calibration.tables` plus ``rate_bps``, ``rtt_s``
 and the measured RTT), with the kernel, sysctls, CPU and load average in ``#`` header lines. Each run carries
 the prediction of ideal hosts (the protocol alone), never ``lab_vm``'s: measuring a held-out table shows no
@@ -218,6 +218,8 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
                  f"{causes.get('TCPSACKReorder', 0)} reorderings seen{dropped})")
     if sc.pin_cpus is not None:
         note += f", the tools on CPUs {sc.pin_cpus[0]} (sender) and {sc.pin_cpus[1]} (receiver)"
+    if sc.relay_cpu is not None:
+        note += f", the relay on CPU {sc.relay_cpu}"
     if "passes_goodput_bps" in run:
         rates = ", ".join(f"{g / 1e6:.1f}" for g in run["passes_goodput_bps"])
         note += f"; the median of {len(run['passes_goodput_bps'])} passes ({rates} Mbit/s)"
@@ -304,7 +306,7 @@ def _tables_from_runs(a: argparse.Namespace) -> int:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    from .measure import pinned_cpus, run_lab
+    from .measure import pinned_cpus, relay_cpu, run_lab
     from .predict import predict_lab
     from .cli import to_json
     from .testbed import LabUnavailable, install_signal_handlers, missing_requirement
@@ -327,6 +329,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--pin", default=None, metavar="SND,RCV",
                    help="run every row's sending and receiving tool on these CPUs (tcpsim lab --pin); 0,1 is the "
                         "placement validate's lab_vm models")
+    p.add_argument("--relay-cpu", default=None, metavar="N",
+                   help="run the delay line of every row with an added delay on this CPU (tcpsim lab --relay-cpu)")
     a = p.parse_args(argv)
     if a.from_runs or a.median_of:
         try:
@@ -335,8 +339,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(exc, file=sys.stderr)
             return 2
     try:
-        pinned = lab_scenario(pin=a.pin)
+        pinned = lab_scenario(pin=a.pin, rtt="1ms", relay_cpu=a.relay_cpu)
         pinned_cpus(pinned)  # this machine has those CPUs, and taskset
+        relay_cpu(pinned)
         pins = pinned.pin_cpus
     except (ConfigError, LabUnavailable) as exc:
         print(exc, file=sys.stderr)
@@ -346,8 +351,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(missing, file=sys.stderr)
         return 2
     install_signal_handlers()
-    rows = [replace(r, scenario=replace(r.scenario, pin_cpus=pins)) for r in sweep_rows(a.duration)
-            if a.kind is None or r.kind == a.kind][: a.only]
+    rows = [replace(r, scenario=replace(r.scenario, pin_cpus=pins,
+                                        relay_cpu=pinned.relay_cpu if r.scenario.rtt_s else None))
+            for r in sweep_rows(a.duration) if a.kind is None or r.kind == a.kind][: a.only]
     load0 = os.getloadavg()
     records, runs = [], []
     for i, row in enumerate(rows):

@@ -19,7 +19,8 @@ from .scenario import LabScenario
 from .testbed import LabUnavailable, Testbed
 
 __all__ = ["Measured", "LabRun", "run_lab", "pinned_cpus", "SYSCTLS", "choose_tool", "cpu_model",
-           "RETRANSMIT_COUNTERS", "RECEIVER_COUNTERS", "retransmit_note"]
+           "RETRANSMIT_COUNTERS", "RECEIVER_COUNTERS", "retransmit_note",
+           "relay_cpu"]
 
 SYSCTLS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max",
            "net.core.rmem_default", "net.core.wmem_default", "net.ipv4.tcp_adv_win_scale",
@@ -206,6 +207,18 @@ def pinned_cpus(sc: LabScenario) -> tuple[Optional[int], Optional[int]]:
     return sc.pin_cpus
 
 
+def relay_cpu(sc: LabScenario) -> Optional[int]:
+    """The delay line's CPU (``LabScenario.relay_cpu``), checked against this machine."""
+    if sc.relay_cpu is None:
+        return None
+    n = os.cpu_count() or 1
+    if sc.relay_cpu >= n:
+        raise ConfigError("relay_cpu", sc.relay_cpu, f"a CPU 0..{n - 1} on this machine")
+    if shutil.which("taskset") is None:
+        raise LabUnavailable("--relay-cpu needs taskset (util-linux), which is not installed")
+    return sc.relay_cpu
+
+
 def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:
     common = ["--port", str(_PORT), "--streams", str(sc.n_streams), "--interval", str(_INTERVAL_S),
               "--cc", sc.congestion_control]
@@ -313,7 +326,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
     """Set up the namespaces, run ``sc`` once, tear everything down; the measurement and the kernel's facts."""
     tool = choose_tool(sc, tool)
     with Testbed(sc.rate_bps, sc.rtt_s, sc.mtu_bytes, delay_line=delay_line, cc=sc.congestion_control,
-                 loss_frac=sc.loss_frac) as tb:
+                 loss_frac=sc.loss_frac, relay_cpu=relay_cpu(sc)) as tb:
         sysctls = tb.sysctls(SYSCTLS)
         sysctls["congestion_control (per socket)"] = sc.congestion_control
         st0, drops0, mib0 = tb.link_stats(tb.ns_a, tb.dev_a), tb.delay_line_drops(), tb.tcp_counters()
@@ -368,6 +381,9 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
                      "run's retransmissions are partly the path's, not TCP's alone")
     if measured.retransmits and measured.retransmit_causes:
         notes.append(retransmit_note(measured.retransmits, measured.retransmit_causes, measured.receiver_counters))
+    if sc.relay_cpu is not None:
+        notes.append(f"the delay line ran on CPU {sc.relay_cpu} alone" if delay == "relay" else
+                     f"--relay-cpu {sc.relay_cpu} placed nothing: the delay line was {delay}, not the relay")
     if delay == "relay":
         why = f"it drops each frame with probability {sc.loss_frac:g}, seed {loss_seed}" if sc.loss_frac \
             else "this kernel has no netem"

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from ..config import MAX_LOSS_FRAC
 from ..errors import ConfigError
-from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_fraction, parse_rate, parse_size
+from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_fraction, parse_int, parse_rate, parse_size
 
 __all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tool_one_process", "iperf3_threaded", "tbf_burst_bytes",
            "path_rtt_s",
@@ -218,6 +218,11 @@ class LabScenario:
     """The CPUs the sending and the receiving tool run on (``taskset``; None: where the scheduler puts them). On
     a small VM the placement decides a CPU-bound row: two ends on one CPU do their work in turn but wake each
     other without an inter-processor interrupt (validation/README.md, "Where the two tools run")."""
+    relay_cpu: Optional[int] = None
+    """The CPU the user-space delay line runs on (``taskset``; None: where the scheduler puts it). A relay that moves
+    between CPUs can hand two packets to two CPUs' backlogs, and the later one may go up the stack first: one segment
+    out of order sends most of a small window again (validation/README.md, "One segment out of order, a window sent
+    again")."""
 
     def __post_init__(self) -> None:
         def bad(name: str, value: Any, allowed: str) -> ConfigError:
@@ -252,6 +257,10 @@ class LabScenario:
             if len(pins) != 2 or not all(type(c) is int and 0 <= c < 4096 for c in pins):
                 raise bad("pin", self.pin_cpus, "two CPU numbers, the sender's and the receiver's (0,1)")
             object.__setattr__(self, "pin_cpus", pins)  # a JSON list read back (tcpsim calibrate --lab)
+        if self.relay_cpu is not None and not (type(self.relay_cpu) is int and 0 <= self.relay_cpu < 4096):
+            raise bad("relay_cpu", self.relay_cpu, "a CPU number (0, 1 ...)")
+        if self.relay_cpu is not None and not self.rtt_s:
+            raise bad("relay_cpu", self.relay_cpu, "left out without an added delay (--rtt): no relay runs then")
 
     @property
     def sockbuf_bytes(self) -> Optional[int]:
@@ -293,7 +302,7 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
                  sndbuf: Any = None, rcvbuf: Any = None, write: Any = "128k", message: Any = None,
                  nodelay: bool = False, streams: int = 1, rr: Any = None, response: Any = None,
                  duration: Any = "3s", cc: str = "cubic", pin: Any = None,
-                 max_pacing_rate: Any = None, loss: Any = None) -> LabScenario:
+                 max_pacing_rate: Any = None, loss: Any = None, relay_cpu: Any = None) -> LabScenario:
     """A :class:`LabScenario` from human units (``rate="1gbit", rtt="1ms", sockbuf="64k"``)."""
     if rtt is not None and delay is not None:
         raise ConfigError("delay", delay, "left out when --rtt is given (one of --delay, --rtt)")
@@ -317,7 +326,8 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
                        duration_s=parse_duration(duration, "duration"), congestion_control=cc,
                        pin_cpus=None if pin is None else _pins(pin),
                        max_pacing_rate_bps=pacing_bps,
-                       loss_frac=loss_frac)
+                       loss_frac=loss_frac,
+                       relay_cpu=None if relay_cpu is None else parse_int(relay_cpu, "relay_cpu", lo=0, hi=4095))
 
 
 def _pins(pin: Any) -> tuple[int, int]:

@@ -148,7 +148,8 @@ class Testbed:
     """The namespaces, links and shaping of one lab run; a context manager that always tears down."""
 
     def __init__(self, rate_bps: float, rtt_s: float, mtu_bytes: int, *, delay_line: str = "auto",
-                 cc: Optional[str] = None, probe: bool = False, loss_frac: float = 0.0) -> None:
+                 cc: Optional[str] = None, probe: bool = False, loss_frac: float = 0.0,
+                 relay_cpu: Optional[int] = None) -> None:
         tag = f"{os.getpid()}-{secrets.token_hex(3)}"
         self.prefix = f"{NS_PREFIX}{tag}"
         self.ns_a, self.ns_b, self.ns_m = f"{self.prefix}-a", f"{self.prefix}-b", f"{self.prefix}-m"
@@ -160,6 +161,8 @@ class Testbed:
         self.loss_frac = float(loss_frac)
         """Each frame's loss probability on the delay line, both ways (:mod:`tcpsim.lab.frames`); needs the relay."""
         self.loss_seed = secrets.randbits(31)
+        self.relay_cpu = relay_cpu
+        """The CPU the relay runs on alone (``taskset``; None: the scheduler's choice)."""
         if self.loss_frac and (self.rtt_s <= 0 or delay_line == "netem"):  # refused before anything is built
             raise LabUnavailable("loss is drawn by tcpsim's delay line: it needs an added delay (--rtt) and the relay")
         self.delay_line = "none"
@@ -268,7 +271,7 @@ class Testbed:
         argv = [sys.executable, "-m", "tcpsim.lab.relay", self.dev_tun, f"{self.rtt_s / 2:.9f}"]
         if self.loss_frac:
             argv += [str(RELAY_MAX_S), f"{self.loss_frac!r}", str(self.loss_seed)]
-        relay = self.spawn(m, argv, "relay", stdout=subprocess.PIPE)
+        relay = self.spawn(m, argv, "relay", cpu=self.relay_cpu, stdout=subprocess.PIPE)
         line = relay.stdout.readline() if relay.stdout else ""
         if not line.startswith("ready"):
             raise LabUnavailable(f"the delay line did not start ({line.strip() or 'no output'})")
