@@ -25,7 +25,7 @@ from typing import Optional
 
 from ..cliutil import OneLineParser
 from ..pcap import internet_checksum
-from ..units import parse_duration, parse_size
+from ..units import parse_duration, parse_int, parse_size
 from ._proc import die_with_parent
 from .scenario import RelayPath
 
@@ -77,11 +77,13 @@ def spread(samples_s: list[float]) -> dict:
     return {"n": len(s), "median_s": statistics.median(s), "p10_s": s[len(s) // 10], "p90_s": s[9 * len(s) // 10]}
 
 
-def probe_path(rtt_s: float, mtu_bytes: int, size_bytes: int = 56, count: int = 400, rate_bps: float = 1e9) -> dict:
-    """One set (needs root): the echo round trips through a testbed with this RTT and MTU."""
+def probe_path(rtt_s: float, mtu_bytes: int, size_bytes: int = 56, count: int = 400, rate_bps: float = 1e9,
+               relay_cpu: Optional[int] = None) -> dict:
+    """One set (needs root): the echo round trips through a testbed with this RTT and MTU, the relay on
+    ``relay_cpu`` alone if given (``tcpsim lab --relay-cpu``: a probe for the runs' own delay line)."""
     from .testbed import Testbed
 
-    with Testbed(rate_bps, rtt_s, mtu_bytes) as tb:
+    with Testbed(rate_bps, rtt_s, mtu_bytes, relay_cpu=relay_cpu if rtt_s else None) as tb:
         client = tb.spawn(tb.ns_a, [sys.executable, "-m", "tcpsim.lab.pathprobe", "--role", "client", "--connect",
                                     tb.receiver_addr, "--size", str(size_bytes), "--count", str(count)],
                           "pathprobe", stdout=subprocess.PIPE)
@@ -172,6 +174,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--size", default="56", help="comma-separated ICMP payload bytes (one set each)")
     p.add_argument("--count", type=int, default=400, help=f"echoes per set, at most {MAX_EXCHANGES}")
     p.add_argument("--passes", type=int, default=1, help="sets per RTT and MTU, at most 10")
+    p.add_argument("--relay-cpu", default=None, metavar="N",
+                   help="the relay on this CPU alone (tcpsim lab --relay-cpu)")
     p.add_argument("--connect", default="")
     a = p.parse_args(argv)
     sizes = [parse_size(x, "size", decimal=True) for x in a.size.split(",")]
@@ -181,10 +185,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         die_with_parent()
         print(json.dumps(spread(_echoes(a.connect, sizes[0], a.count))), flush=True)
         return 0
+    try:
+        relay_cpu = None if a.relay_cpu is None else parse_int(a.relay_cpu, "relay_cpu", lo=0,
+                                                               hi=(os.cpu_count() or 1) - 1)
+    except ValueError as exc:
+        p.error(str(exc))
     rtts = [parse_duration(x, "rtt") for x in a.rtt.split(",")]
     mtus = [parse_size(x, "mtu", decimal=True) for x in a.mtu.split(",")]
-    sets = [probe_path(rtt, mtu, size, a.count) for _ in range(a.passes) for mtu in mtus for rtt in rtts
-            for size in sizes]
+    sets = [probe_path(rtt, mtu, size, a.count, relay_cpu=relay_cpu) for _ in range(a.passes) for mtu in mtus
+            for rtt in rtts for size in sizes]
     print(json.dumps(sets, indent=1))
     return 0
 
