@@ -46,7 +46,6 @@ MTU 1500 and 9000, 56 B to 32 KB; validation/lab_path_probe*_2026-11-29.json, me
 lab sweep's day: on 2026-11-27, a slower day, they were 32.6 us, 0.0273, 8.20 us, 0.694 and 0.865 ns)."""
 
 
-
 @dataclass(frozen=True)
 class RelayPath:
     """The user-space delay line's five constants (:data:`RELAY_EXCESS_FIXED_S` ... :data:`RELAY_LATENCY_BYTE_S`):
@@ -65,6 +64,7 @@ class RelayPath:
         return self.fixed_s + self.fraction * rtt_s
 
     def link_fields(self) -> dict[str, float]:
+        """The relay stage's :class:`tcpsim.config.Link` fields."""
         return {"relay_packet_s": self.packet_s, "relay_byte_s": self.byte_s,
                 "relay_latency_byte_s": self.latency_byte_s}
 
