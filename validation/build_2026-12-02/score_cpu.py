@@ -1,6 +1,11 @@
 """Score the rule "A relay on one CPU" (validation/README.md) once.
 
     python score_cpu.py --json scores_cpu.json
+    python score_cpu.py --runs cpu_runs2 --probes R=pathprobe_relay0.json T=pathprobe_relay0.json \
+        --json scores_cpu2.json
+
+The second is the rule "The tools pinned beside the relay": R against T (``--relay-cpu 0 --pin 0,1``), in
+``cpu_runs2/`` (``r_window2_1.json``, ``t_window2_1.json`` ...).
 
 The runs of ``cpu_runs/`` (``window2`` and ``window3``, four passes each in the order U, R, U, R: ``u_window2_1.json``
 ...), per instrument: U with the relay where the scheduler puts it, R with ``--relay-cpu 0``. For each, the runs with
@@ -27,11 +32,14 @@ PROBES = {"U": "pathprobe_fit2.json", "R": "pathprobe_relay0.json"}
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", default=None, metavar="FILE")
+    ap.add_argument("--runs", default="cpu_runs", metavar="DIR", help="the runs' folder (default cpu_runs)")
+    ap.add_argument("--probes", nargs="*", metavar="NAME=FILE", help="each instrument's probe (default U and R)")
     a = ap.parse_args()
+    probes = dict(x.split("=", 1) for x in a.probes) if a.probes else PROBES
     out: dict = {}
     with ProcessPoolExecutor(2) as ex:
-        for name, probe in PROBES.items():
-            runs = [r for path in sorted((HERE / "cpu_runs").glob(f"{name.lower()}_*.json"))
+        for name, probe in probes.items():
+            runs = [r for path in sorted((HERE / a.runs).glob(f"{name.lower()}_*.json"))
                     for r in json.loads(path.read_text())]
             relay = asdict(read_relay_path(str(HERE / probe)))
             limited = [r for r in runs if r["measured"]["goodput_bps"] < 0.8 * r["scenario"]["rate_bps"]]
