@@ -1,10 +1,11 @@
 """A sixth build of the lab's EPYC VM (2026-12-02): its window rows, the retransmissions' causes, its own delay line.
 
 Its tables (``validation/build_2026-12-02/data``: ``window6``, ``window4`` and ``window5``, once each, unpinned;
-``cpu_runs/``: ``window2`` and ``window3`` four times each, the relay unpinned and on CPU 0 in turn) and path probes
-were measured by rules written before they were run (validation/README.md, "The window rows' retransmissions, by
-cause, on a sixth build", "The delay line measured on its own build", "A relay on one CPU") and scored once under
-``lab_vm`` as committed: a window-limited row has no fitted parameter, so this is the protocol and the lab path alone,
+``cpu_runs/``: ``window2`` and ``window3`` four times each, the relay unpinned and on CPU 0 in turn; ``cpu_runs2/``:
+four more, the relay on CPU 0 with the tools unpinned and pinned in turn) and path probes were measured by rules
+written before they were run (validation/README.md, "The window rows' retransmissions, by cause, on a sixth build",
+"The delay line measured on its own build", "A relay on one CPU", "The tools pinned beside the relay") and scored
+once under ``lab_vm`` as committed: a window-limited row has no fitted parameter, so this is the protocol and the lab path alone,
 the path's delay line either the committed one (C) or this build's from its probe (P, ``tcpsim lab --path-probe``).
 A known miss is a strict xfail.
 """
