@@ -5,9 +5,9 @@ Its tables (``validation/build_2026-12-02/data``: ``window6``, ``window4`` and `
 four more, the relay on CPU 0 with the tools unpinned and pinned in turn) and path probes were measured by rules
 written before they were run (validation/README.md, "The window rows' retransmissions, by cause, on a sixth build",
 "The delay line measured on its own build", "A relay on one CPU", "The tools pinned beside the relay") and scored
-once under ``lab_vm`` as committed: a window-limited row has no fitted parameter, so this is the protocol and the lab path alone,
-the path's delay line either the committed one (C) or this build's from its probe (P, ``tcpsim lab --path-probe``).
-A known miss is a strict xfail.
+once under ``lab_vm`` as committed: a window-limited row has no fitted parameter, so this is the protocol and the
+lab path alone, the path's delay line either the committed one (C) or this build's from its probe (P, ``tcpsim lab
+--path-probe``). A known miss is a strict xfail.
 """
 
 import importlib.util
