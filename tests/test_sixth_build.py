@@ -206,3 +206,24 @@ def test_window_runs_with_the_tools_and_the_relay_pinned_within_target(pinned_sc
     pinned, on the relay's own probe: median 5 %, none above 15 % (2.7 and 12.3 % at its score; seen rows, a chosen
     instrument: validation/README.md, 'What pinning the tools beside the relay gave')."""
     assert _within_window_target(pinned_scores["T"]["errors"], check)
+
+
+@pytest.fixture(scope="module")
+def largest_scores():
+    return _instrument_scores("cpu_runs3", {"T": "pathprobe_relay0.json"})["T"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", [
+    "median",
+    pytest.param("max", marks=pytest.mark.xfail(strict=True, reason=(
+        "24.6 % at its score: 8 of 28 window-limited runs above 15 %: the MTU-9000 32 KiB rows -19..-24 % (the "
+        "kernel's window of three jumbo segments or four), MTU-1500 16-32 KiB rows at 0.2-0.5 ms +17..+25 %, the 4 ms "
+        "rows of 32 and 64 KiB -22 and -17 %; none reordered (validation/README.md, 'What the pinned lab gave on its "
+        "largest window table')")))])
+def test_the_pinned_lab_on_its_largest_window_table_within_target(largest_scores, check):
+    """``window`` (50 rows, once) with the tools and the relay pinned, on the relay's own probe, a table the instrument
+    was not chosen on: issue 22's median 5 % (3.7 % at its score), none above 15 %."""
+    scores = largest_scores
+    assert len(scores["runs"]) == 50 and _reordered(scores["runs"]) == 0 and len(scores["errors"]) == 28
+    assert _within_window_target(scores["errors"], check)
