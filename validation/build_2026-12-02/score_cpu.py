@@ -4,8 +4,11 @@
     python score_cpu.py --runs cpu_runs2 --probes R=pathprobe_relay0.json T=pathprobe_relay0.json \
         --json scores_cpu2.json
 
+    python score_cpu.py --runs cpu_runs3 --probes T=pathprobe_relay0.json --json scores_cpu3.json
+
 The second is the rule "The tools pinned beside the relay": R against T (``--relay-cpu 0 --pin 0,1``), in
-``cpu_runs2/`` (``r_window2_1.json``, ``t_window2_1.json`` ...).
+``cpu_runs2/`` (``r_window2_1.json``, ``t_window2_1.json`` ...); the third "The pinned lab on its largest window
+table", T alone on ``window``'s 50 rows (``cpu_runs3/``).
 
 The runs of ``cpu_runs/`` (``window2`` and ``window3``, four passes each in the order U, R, U, R: ``u_window2_1.json``
 ...), per instrument: U with the relay where the scheduler puts it, R with ``--relay-cpu 0``. For each, the runs with
