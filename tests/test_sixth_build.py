@@ -29,6 +29,12 @@ WINDOW_TARGET, WINDOW_MAX = 0.05, 0.15
 pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")
 
 
+def _checks(median_miss: str = "", max_miss: str = "") -> list:
+    """Issue 22's two window-limited checks, each a strict xfail where a miss is named."""
+    return [pytest.param(check, marks=pytest.mark.xfail(strict=True, reason=miss)) if miss else check
+            for check, miss in (("median", median_miss), ("max", max_miss))]
+
+
 @pytest.fixture(scope="module")
 def scored():
     points = [p for p in load_points(HERE / "data") if p.source_id == "lab" and p.table_id == "window6"]
@@ -64,9 +70,7 @@ _WHY = ("the user-space relay on this build adds a median 34-182 us to a round t
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("check", [
-    pytest.param("median", marks=pytest.mark.xfail(strict=True, reason="7.8 % at its score: " + _WHY)),
-    pytest.param("max", marks=pytest.mark.xfail(strict=True, reason="21.6 % at its score: " + _WHY))])
+@pytest.mark.parametrize("check", _checks("7.8 % at its score: " + _WHY, "21.6 % at its score: " + _WHY))
 def test_window_limited_rows_within_target_with_no_fitted_parameter(scored, check):
     """Issue 22's window-limited rows with no fitted parameter: median 5 %, none above 15 %."""
     errors = _errors(scored, window_limited)
@@ -117,9 +121,7 @@ _WHY_P = ("even on its own delay line the model is 10.2 % too fast at the signed
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("check", [
-    pytest.param("median", marks=pytest.mark.xfail(strict=True, reason="10.8 % at its score: " + _WHY_P)),
-    pytest.param("max", marks=pytest.mark.xfail(strict=True, reason="94.5 % at its score: " + _WHY_P))])
+@pytest.mark.parametrize("check", _checks("10.8 % at its score: " + _WHY_P, "94.5 % at its score: " + _WHY_P))
 def test_window4_and_window5_within_target_on_this_build_s_delay_line(relay_errors, check):
     """Issue 22's window-limited rows with no fitted parameter, on the path as this build's probe measured it."""
     assert _within_window_target(relay_errors["P"], check)
@@ -169,12 +171,10 @@ def test_a_relay_on_one_cpu_reorders_less_and_predicts_its_window_rows_as_well(c
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("check", [
-    "median",
-    pytest.param("max", marks=pytest.mark.xfail(strict=True, reason=(
-        "51.9 % at its score: a 0.3 ms, 24 KiB run at 442 Mbit/s with no retransmission or reordering, where the "
-        "row's other run on the pinned relay ran 617.6 (+8.7 %): the same row a third slower from one run to the "
-        "next (validation/README.md, 'What a relay on one CPU gave')")))])
+@pytest.mark.parametrize("check", _checks(max_miss=(
+    "51.9 % at its score: a 0.3 ms, 24 KiB run at 442 Mbit/s with no retransmission or reordering, where the row's "
+    "other run on the pinned relay ran 617.6 (+8.7 %): the same row a third slower from one run to the next "
+    "(validation/README.md, 'What a relay on one CPU gave')")))
 def test_window_runs_on_a_pinned_relay_within_target(cpu_scores, check):
     """Issue 22's window-limited target on this build's runs of ``window2`` and ``window3`` through a relay on one CPU,
     predicted on that relay's own probe: median 5 % (2.4 % at its score), none above 15 %."""
@@ -200,7 +200,7 @@ def test_the_tools_pinned_beside_the_relay_leave_nothing_out_of_order(pinned_sco
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("check", ["median", "max"])
+@pytest.mark.parametrize("check", _checks())
 def test_window_runs_with_the_tools_and_the_relay_pinned_within_target(pinned_scores, check):
     """Issue 22's window-limited target on this build's runs of ``window2`` and ``window3`` with the tools and the relay
     pinned, on the relay's own probe: median 5 %, none above 15 % (2.7 and 12.3 % at its score; seen rows, a chosen
@@ -214,13 +214,11 @@ def largest_scores():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("check", [
-    "median",
-    pytest.param("max", marks=pytest.mark.xfail(strict=True, reason=(
-        "24.6 % at its score: 8 of 28 window-limited runs above 15 %: the MTU-9000 32 KiB rows -19..-24 % (the "
-        "kernel's window of three jumbo segments or four), MTU-1500 16-32 KiB rows at 0.2-0.5 ms +17..+25 %, the 4 ms "
-        "rows of 32 and 64 KiB -22 and -17 %; none reordered (validation/README.md, 'What the pinned lab gave on its "
-        "largest window table')")))])
+@pytest.mark.parametrize("check", _checks(max_miss=(
+    "24.6 % at its score: 8 of 28 window-limited runs above 15 %: the MTU-9000 32 KiB rows -19..-24 % (the kernel's "
+    "window of three jumbo segments or four), MTU-1500 16-32 KiB rows at 0.2-0.5 ms +17..+25 %, the 4 ms rows of 32 "
+    "and 64 KiB -22 and -17 %; none reordered (validation/README.md, 'What the pinned lab gave on its largest window "
+    "table')")))
 def test_the_pinned_lab_on_its_largest_window_table_within_target(largest_scores, check):
     """``window`` (50 rows, once) with the tools and the relay pinned, on the relay's own probe, a table the instrument
     was not chosen on: issue 22's median 5 % (3.7 % at its score), none above 15 %."""
