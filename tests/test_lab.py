@@ -479,7 +479,7 @@ def test_the_delay_line_adds_the_round_trip_asked_for():
 
 
 def test_the_relay_s_cpu_is_a_cpu_and_needs_a_relay():
-    from tcpsim.lab.measure import relay_cpu
+    from tcpsim.lab.testbed import checked_relay_cpu
 
     assert lab_scenario(rtt="1ms", relay_cpu="1").relay_cpu == 1 and lab_scenario(rtt="1ms").relay_cpu is None
     for kw, said in ((dict(relay_cpu="1"), "without an added delay"), (dict(rtt="1ms", relay_cpu="x"), "whole"),
@@ -487,7 +487,7 @@ def test_the_relay_s_cpu_is_a_cpu_and_needs_a_relay():
         with pytest.raises(ConfigError, match=said):
             lab_scenario(**kw)
     with pytest.raises(ConfigError, match="relay_cpu=4095: must be a CPU 0.."):
-        relay_cpu(lab_scenario(rtt="1ms", relay_cpu="4095"))
+        checked_relay_cpu(lab_scenario(rtt="1ms", relay_cpu="4095").relay_cpu)
 
 
 @needs_lab

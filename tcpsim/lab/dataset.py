@@ -306,10 +306,10 @@ def _tables_from_runs(a: argparse.Namespace) -> int:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    from .measure import pinned_cpus, relay_cpu, run_lab
+    from .measure import pinned_cpus, run_lab
     from .predict import predict_lab
     from .cli import to_json
-    from .testbed import LabUnavailable, install_signal_handlers, missing_requirement
+    from .testbed import LabUnavailable, checked_relay_cpu, install_signal_handlers, missing_requirement
 
     p = OneLineParser(prog="python -m tcpsim.lab.dataset")
     p.add_argument("out", help="folder for the CSV tables")
@@ -339,10 +339,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(exc, file=sys.stderr)
             return 2
     try:
-        pinned = lab_scenario(pin=a.pin, rtt="1ms", relay_cpu=a.relay_cpu)
+        pinned = lab_scenario(pin=a.pin)
         pinned_cpus(pinned)  # this machine has those CPUs, and taskset
-        relay_cpu(pinned)
         pins = pinned.pin_cpus
+        relay = checked_relay_cpu(None if a.relay_cpu is None else parse_int(a.relay_cpu, "relay_cpu"))
     except (ConfigError, LabUnavailable) as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -352,7 +352,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     install_signal_handlers()
     rows = [replace(r, scenario=replace(r.scenario, pin_cpus=pins,
-                                        relay_cpu=pinned.relay_cpu if r.scenario.rtt_s else None))
+                                        relay_cpu=relay if r.scenario.rtt_s else None))
             for r in sweep_rows(a.duration) if a.kind is None or r.kind == a.kind][: a.only]
     load0 = os.getloadavg()
     records, runs = [], []

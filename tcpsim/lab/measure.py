@@ -19,8 +19,7 @@ from .scenario import LabScenario
 from .testbed import LabUnavailable, Testbed
 
 __all__ = ["Measured", "LabRun", "run_lab", "pinned_cpus", "SYSCTLS", "choose_tool", "cpu_model",
-           "RETRANSMIT_COUNTERS", "RECEIVER_COUNTERS", "retransmit_note",
-           "relay_cpu"]
+           "RETRANSMIT_COUNTERS", "RECEIVER_COUNTERS", "retransmit_note"]
 
 SYSCTLS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max",
            "net.core.rmem_default", "net.core.wmem_default", "net.ipv4.tcp_adv_win_scale",
@@ -207,18 +206,6 @@ def pinned_cpus(sc: LabScenario) -> tuple[Optional[int], Optional[int]]:
     return sc.pin_cpus
 
 
-def relay_cpu(sc: LabScenario) -> Optional[int]:
-    """The delay line's CPU (``LabScenario.relay_cpu``), checked against this machine."""
-    if sc.relay_cpu is None:
-        return None
-    n = os.cpu_count() or 1
-    if sc.relay_cpu >= n:
-        raise ConfigError("relay_cpu", sc.relay_cpu, f"a CPU 0..{n - 1} on this machine")
-    if shutil.which("taskset") is None:
-        raise LabUnavailable("--relay-cpu needs taskset (util-linux), which is not installed")
-    return sc.relay_cpu
-
-
 def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:
     common = ["--port", str(_PORT), "--streams", str(sc.n_streams), "--interval", str(_INTERVAL_S),
               "--cc", sc.congestion_control]
@@ -326,7 +313,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
     """Set up the namespaces, run ``sc`` once, tear everything down; the measurement and the kernel's facts."""
     tool = choose_tool(sc, tool)
     with Testbed(sc.rate_bps, sc.rtt_s, sc.mtu_bytes, delay_line=delay_line, cc=sc.congestion_control,
-                 loss_frac=sc.loss_frac, relay_cpu=relay_cpu(sc)) as tb:
+                 loss_frac=sc.loss_frac, relay_cpu=sc.relay_cpu) as tb:
         sysctls = tb.sysctls(SYSCTLS)
         sysctls["congestion_control (per socket)"] = sc.congestion_control
         st0, drops0, mib0 = tb.link_stats(tb.ns_a, tb.dev_a), tb.delay_line_drops(), tb.tcp_counters()

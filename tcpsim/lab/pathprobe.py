@@ -24,6 +24,7 @@ import time
 from typing import Optional
 
 from ..cliutil import OneLineParser
+from ..errors import TcpsimError
 from ..pcap import internet_checksum
 from ..units import parse_duration, parse_int, parse_size
 from ._proc import die_with_parent
@@ -185,10 +186,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         die_with_parent()
         print(json.dumps(spread(_echoes(a.connect, sizes[0], a.count))), flush=True)
         return 0
+    from .testbed import checked_relay_cpu
+
     try:
-        relay_cpu = None if a.relay_cpu is None else parse_int(a.relay_cpu, "relay_cpu", lo=0,
-                                                               hi=(os.cpu_count() or 1) - 1)
-    except ValueError as exc:
+        relay_cpu = checked_relay_cpu(None if a.relay_cpu is None else parse_int(a.relay_cpu, "relay_cpu"))
+    except (ValueError, TcpsimError) as exc:
         p.error(str(exc))
     rtts = [parse_duration(x, "rtt") for x in a.rtt.split(",")]
     mtus = [parse_size(x, "mtu", decimal=True) for x in a.mtu.split(",")]

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from ..errors import TcpsimError
+from ..errors import ConfigError, TcpsimError
 from .relay import MAX_S as RELAY_MAX_S
 from .scenario import tbf_burst_bytes
 
@@ -47,6 +47,19 @@ def _run(args: Sequence[str], check: bool = True, timeout: float = _CMD_TIMEOUT_
     if check and proc.returncode != 0:
         raise LabUnavailable(f"{' '.join(args)} failed: {(proc.stderr or proc.stdout).strip().splitlines()[:1]}")
     return proc
+
+
+def checked_relay_cpu(cpu: Optional[int]) -> Optional[int]:
+    """The relay's CPU (``--relay-cpu``) if this machine has it and ``taskset``; a ConfigError or LabUnavailable
+    naming what is wrong otherwise (None: where the scheduler puts it)."""
+    if cpu is None:
+        return None
+    n = os.cpu_count() or 1
+    if not 0 <= cpu < n:
+        raise ConfigError("relay_cpu", cpu, f"a CPU 0..{n - 1} on this machine")
+    if shutil.which("taskset") is None:
+        raise LabUnavailable("--relay-cpu needs taskset (util-linux), which is not installed")
+    return cpu
 
 
 def parse_netstat(text: str) -> dict[str, int]:
@@ -161,7 +174,7 @@ class Testbed:
         self.loss_frac = float(loss_frac)
         """Each frame's loss probability on the delay line, both ways (:mod:`tcpsim.lab.frames`); needs the relay."""
         self.loss_seed = secrets.randbits(31)
-        self.relay_cpu = relay_cpu
+        self.relay_cpu = checked_relay_cpu(relay_cpu)
         """The CPU the relay runs on alone (``taskset``; None: the scheduler's choice)."""
         if self.loss_frac and (self.rtt_s <= 0 or delay_line == "netem"):  # refused before anything is built
             raise LabUnavailable("loss is drawn by tcpsim's delay line: it needs an added delay (--rtt) and the relay")

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from score_relay import summary
 from tcpsim.calibration.tables import load_points
 from tcpsim.calibration.validate import evaluate, given_platforms
 from tcpsim.lab import scenario
@@ -26,11 +26,6 @@ from tcpsim.lab.pathprobe import ip_packets
 
 HERE = Path(__file__).resolve().parent
 TIMERS = ("TCPLossProbes", "TCPTimeouts")
-
-
-def summary(errors: list[float]) -> dict:
-    return {"n": len(errors), "median": statistics.median(map(abs, errors)), "max": max(map(abs, errors)),
-            "signed_median": statistics.median(errors)} if errors else {"n": 0}
 
 
 def relay_sets(sets: list[dict]) -> list[dict]:
