@@ -1,9 +1,14 @@
 """Scoring a machine's lab tables for the tests of machines tcpsim never saw (``test_machine_never_seen``,
 ``test_third_machine``, ``test_fourth_machine``): each file's outcomes on a folder's tables, errors by a row filter,
-the window-limited rows, and the tables where the calculator does as well."""
+the window-limited rows, and the tables where the calculator does as well; and for the builds whose runs were kept
+as ``tcpsim lab --json`` objects (``test_sixth_build``, ``test_seventh_build``), each instrument's runs and errors."""
 
+import importlib.util
+import json
 import statistics
+import sys
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
 from pathlib import Path
 
 from tcpsim.calibration.tables import load_points
@@ -37,4 +42,38 @@ def tables_not_below_the_calculator(outcomes) -> list[str]:
         calc = [abs(o.naive / o.point.value_si - 1) for o in outcomes if o.point.table_id == table and o.naive]
         if mine and calc and not statistics.median(mine) < statistics.median(calc):
             out.append(table)
+    return out
+
+
+SIXTH_BUILD = Path(__file__).resolve().parent.parent / "validation" / "build_2026-12-02"
+
+
+def score_relay():
+    """The sixth build's ``score_relay.py`` (its ``predicted_bps``: a run as ``tcpsim lab --platform lab_vm`` predicts
+    it beside the run), imported once under its own name so its function goes to the workers by name."""
+    if "score_relay" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("score_relay", SIXTH_BUILD / "score_relay.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules["score_relay"] = module
+    return sys.modules["score_relay"]
+
+
+def instrument_scores(folder: Path, probes: dict[str, str]) -> dict[str, dict]:
+    """Per instrument (``u_*.json``, ``t_*.json`` ... in ``folder``, named by the keys of ``probes``): its runs, and
+    its window-limited runs' |error| as ``tcpsim lab --platform lab_vm`` predicts each beside its run, on the delay
+    line of the probe file named (relative to ``folder``'s parent), or on the committed ``RELAY`` for "RELAY"."""
+    from tcpsim.lab.pathprobe import read_relay_path
+    from tcpsim.lab.scenario import RELAY
+
+    sr = score_relay()
+    out = {}
+    with ProcessPoolExecutor(2) as ex:
+        for name, probe in probes.items():
+            runs = [r for path in sorted(folder.glob(f"{name.lower()}_*.json")) for r in json.loads(path.read_text())]
+            limited = [r for r in runs if r["measured"]["goodput_bps"] < 0.8 * r["scenario"]["rate_bps"]]
+            relay = asdict(RELAY if probe == "RELAY" else read_relay_path(str(folder.parent / probe)))
+            preds = ex.map(sr.predicted_bps, limited, [relay] * len(limited))
+            out[name] = {"runs": runs, "errors": [abs(p / r["measured"]["goodput_bps"] - 1)
+                                                  for p, r in zip(preds, limited)]}
     return out

@@ -490,6 +490,45 @@ def test_the_relay_s_cpu_is_a_cpu_and_needs_a_relay():
         checked_relay_cpu(lab_scenario(rtt="1ms", relay_cpu="4095").relay_cpu)
 
 
+def test_none_leaves_a_placement_to_the_scheduler():
+    sc = lab_scenario(rtt="1ms", pin="none", relay_cpu="None")
+    assert sc.pin_cpus is None and sc.relay_cpu is None
+    assert lab_scenario(rtt="1ms", pin="0,1", relay_cpu="0").pin_cpus == (0, 1)
+
+
+@pytest.mark.parametrize("cpus, taskset, netem, delay_line, placed", [
+    (2, True, False, "auto", True),     # the relay, two CPUs: pinned
+    (64, True, False, "relay", True),
+    (1, True, False, "auto", False),    # one CPU: nothing to pin apart
+    (2, False, False, "auto", False),   # no taskset
+    (2, True, True, "auto", False),     # netem: no relay runs
+    (2, True, True, "relay", True),     # the relay asked for
+    (2, True, False, "netem", False),
+])
+def test_the_default_placement_pins_a_run_through_the_relay(monkeypatch, cpus, taskset, netem, delay_line, placed):
+    from tcpsim.lab import measure
+
+    monkeypatch.setattr(measure.os, "cpu_count", lambda: cpus)
+    monkeypatch.setattr(measure.shutil, "which", lambda name: "/usr/bin/taskset" if taskset else None)
+    monkeypatch.setattr(measure, "has_netem", lambda: netem)
+    sc = measure.default_placement(lab_scenario(rtt="1ms"), delay_line)
+    assert (sc.pin_cpus, sc.relay_cpu) == (((0, 1), 0) if placed else (None, None))
+
+
+def test_the_default_placement_keeps_a_named_one_and_a_run_without_a_relay(monkeypatch):
+    from tcpsim.lab import measure
+
+    monkeypatch.setattr(measure.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(measure.shutil, "which", lambda name: "/usr/bin/taskset")
+    monkeypatch.setattr(measure, "has_netem", lambda: False)
+    for sc in (lab_scenario(rtt="1ms", pin="1,1"), lab_scenario(rtt="1ms", relay_cpu="2"), lab_scenario(),
+               lab_scenario(rate="0")):
+        assert measure.default_placement(sc) == sc
+    # a lossy run goes through the relay even where the kernel has netem
+    monkeypatch.setattr(measure, "has_netem", lambda: True)
+    assert measure.default_placement(lab_scenario(rtt="1ms", loss="1%")).relay_cpu == 0
+
+
 @needs_lab
 def test_the_relay_runs_on_the_cpu_it_is_given():
     from tcpsim.lab.measure import run_lab
@@ -498,6 +537,19 @@ def test_the_relay_runs_on_the_cpu_it_is_given():
                               relay_cpu=0), tool="builtin")
     assert run.delay_line != "relay" or "the delay line ran on CPU 0 alone" in run.notes
     assert run.measured.goodput_bps > 10e6 and run.scenario.to_dict()["relay_cpu"] == 0
+
+
+@needs_lab
+def test_tcpsim_lab_places_a_run_through_the_relay_by_default():
+    from tcpsim.lab.measure import can_pin
+
+    proc = subprocess.run([sys.executable, "-m", "tcpsim", "lab", "--rate", "200mbit", "--rtt", "1ms", "--duration",
+                           "1s", "--sockbuf", "64k", "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    placed = d["delay_line"] == "relay" and can_pin()
+    assert (d["scenario"]["relay_cpu"], d["scenario"]["pin_cpus"]) == ((0, [0, 1]) if placed else (None, None))
+    assert ("the delay line ran on CPU 0 alone" in d["notes"]) == placed
 
 
 @needs_lab

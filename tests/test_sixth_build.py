@@ -10,16 +10,14 @@ lab path alone, the path's delay line either the committed one (C) or this build
 --path-probe``). A known miss is a strict xfail.
 """
 
-import importlib.util
 import json
 import statistics
-import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from machine_scores import errors as _errors, window_limited
+from machine_scores import errors as _errors, instrument_scores, score_relay, window_limited
 from tcpsim.calibration.tables import load_points
 from tcpsim.calibration.validate import evaluate, given_platforms
 
@@ -78,14 +76,6 @@ def test_window_limited_rows_within_target_with_no_fitted_parameter(scored, chec
     assert _within_window_target(errors, check)
 
 
-def _score_relay():
-    spec = importlib.util.spec_from_file_location("score_relay", HERE / "score_relay.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    sys.modules.setdefault("score_relay", module)  # its function goes to the workers by name
-    return sys.modules["score_relay"]
-
-
 @pytest.fixture(scope="module")
 def relay_errors():
     """|error| of ``window4`` and ``window5``'s window-limited rows (42) under C and P, as ``tcpsim lab --platform
@@ -95,7 +85,7 @@ def relay_errors():
     from tcpsim.lab.pathprobe import read_relay_path
     from tcpsim.lab.scenario import RELAY
 
-    sr = _score_relay()
+    sr = score_relay()
     runs = [r for t in sr.JUDGED for r in json.loads((HERE / f"{t}_runs.json").read_text())
             if r["measured"]["goodput_bps"] < 0.8 * r["scenario"]["rate_bps"]]
     relays = {"C": asdict(RELAY), "P": asdict(read_relay_path(str(HERE / "pathprobe_fit2.json")))}
@@ -127,31 +117,10 @@ def test_window4_and_window5_within_target_on_this_build_s_delay_line(relay_erro
     assert _within_window_target(relay_errors["P"], check)
 
 
-def _instrument_scores(folder: str, probes: dict[str, str]) -> dict[str, dict]:
-    """Per instrument (``u_*.json``, ``r_*.json`` ... in ``folder``): its runs, and its window-limited runs' |error| as
-    ``tcpsim lab --platform lab_vm`` predicts each beside its run, on the instrument's own probe."""
-    from dataclasses import asdict
-
-    from tcpsim.lab.pathprobe import read_relay_path
-
-    sr = _score_relay()
-    out = {}
-    with ProcessPoolExecutor(2) as ex:
-        for name, probe in probes.items():
-            runs = [r for path in sorted((HERE / folder).glob(f"{name.lower()}_*.json"))
-                    for r in json.loads(path.read_text())]
-            limited = [r for r in runs if r["measured"]["goodput_bps"] < 0.8 * r["scenario"]["rate_bps"]]
-            relay = asdict(read_relay_path(str(HERE / probe)))
-            preds = ex.map(sr.predicted_bps, limited, [relay] * len(limited))
-            out[name] = {"runs": runs, "errors": [abs(p / r["measured"]["goodput_bps"] - 1)
-                                                  for p, r in zip(preds, limited)]}
-    return out
-
-
 @pytest.fixture(scope="module")
 def cpu_scores():
     """``window2`` and ``window3`` measured four times each (U, R, U, R): the relay unpinned, then on CPU 0."""
-    return _instrument_scores("cpu_runs", {"U": "pathprobe_fit2.json", "R": "pathprobe_relay0.json"})
+    return instrument_scores(HERE / "cpu_runs", {"U": "pathprobe_fit2.json", "R": "pathprobe_relay0.json"})
 
 
 def _reordered(runs) -> int:
@@ -185,7 +154,7 @@ def test_window_runs_on_a_pinned_relay_within_target(cpu_scores, check):
 def pinned_scores():
     """``window2`` and ``window3`` four more times each (R, T, R, T): the relay on CPU 0, then the tools pinned beside
     it (``--pin 0,1``), both on the pinned relay's probe."""
-    return _instrument_scores("cpu_runs2", {"R": "pathprobe_relay0.json", "T": "pathprobe_relay0.json"})
+    return instrument_scores(HERE / "cpu_runs2", {"R": "pathprobe_relay0.json", "T": "pathprobe_relay0.json"})
 
 
 @pytest.mark.slow
@@ -210,7 +179,7 @@ def test_window_runs_with_the_tools_and_the_relay_pinned_within_target(pinned_sc
 
 @pytest.fixture(scope="module")
 def largest_scores():
-    return _instrument_scores("cpu_runs3", {"T": "pathprobe_relay0.json"})["T"]
+    return instrument_scores(HERE / "cpu_runs3", {"T": "pathprobe_relay0.json"})["T"]
 
 
 @pytest.mark.slow

@@ -32,7 +32,9 @@ _EPILOG = """Examples:
 
 Needs root, iproute2 (ip, tc) and network namespaces. Traffic stays inside the namespaces the run
 creates (tcpsim-<pid>-<random>-a/-b), which are removed on every exit. --rtt uses netem where the kernel
-has it, else a user-space delay line in a third namespace. --rate 0 leaves the veth unshaped."""
+has it, else a user-space delay line in a third namespace, which runs on CPU 0 alone with the tools on
+CPUs 0 and 1 unless --pin or --relay-cpu says otherwise (none: where the scheduler puts them). --rate 0
+leaves the veth unshaped."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -69,10 +71,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="traffic generator (default: iperf3 where installed and the scenario fits it)")
     g.add_argument("--pin", default=None, metavar="SND,RCV",
                    help="run the sending and the receiving tool on these CPUs (taskset; 0,1 or 0,0): on a small VM "
-                        "the placement decides CPU-bound rows; default: where the scheduler puts them")
+                        "the placement decides CPU-bound rows; none: where the scheduler puts them; default: 0,1 "
+                        "with the relay on CPU 0 for a run through the relay, else none")
     g.add_argument("--relay-cpu", default=None, metavar="N",
-                   help="run the user-space delay line on this CPU alone (taskset); default: where the scheduler "
-                        "puts it, which can reorder segments when it moves")
+                   help="run the user-space delay line on this CPU alone (taskset); none: where the scheduler puts "
+                        "it, which can reorder segments when it moves; default: 0 with the tools on 0,1 on a machine "
+                        "of two CPUs or more")
     g.add_argument("--cleanup", action="store_true",
                    help="only remove namespaces left by lab runs that were killed (tcpsim-<pid>-... of dead pids)")
     g.add_argument("--delay-line", choices=("auto", "netem", "relay"), default="auto",
@@ -335,7 +339,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         gone = remove_stale()
         print(f"removed {len(gone)} namespace(s) of lab runs no longer alive" + (": " + ", ".join(gone) if gone else ""))
         return 0
-    from .measure import run_lab
+    from .measure import default_placement, run_lab
     from .predict import lab_path_platform, predict_lab
     from ..os_versions import os_entry
     from .pathprobe import read_relay_path
@@ -355,6 +359,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if host:
                 lab_path_platform(host)  # so is a platform that does not load
             install_signal_handlers()
+            if a.pin is None and a.relay_cpu is None:
+                sc = default_placement(sc, a.delay_line)
             runs = [run_lab(sc, tool=a.tool, delay_line=a.delay_line) for _ in range(a.passes)]
             run = median_pass(runs)
             result = predict_lab(sc, run.sysctls, platform=host, os_name=a.os, delay_line=run.delay_line,

@@ -32,7 +32,7 @@ from ..cliutil import OneLineParser, typed
 from ..errors import ConfigError
 from ..fileio import read_json_limited
 from ..units import format_duration, parse_int, parse_number
-from .scenario import MAX_DURATION_S, LabScenario, lab_scenario
+from .scenario import MAX_DURATION_S, LabScenario, lab_scenario, relay_cpu_arg
 
 __all__ = ["Row", "sweep_rows", "role_of", "csv_row", "median_runs", "EXTRA_COLUMNS"]
 
@@ -306,7 +306,7 @@ def _tables_from_runs(a: argparse.Namespace) -> int:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    from .measure import pinned_cpus, run_lab
+    from .measure import default_placement, pinned_cpus, run_lab
     from .predict import predict_lab
     from .cli import to_json
     from .testbed import LabUnavailable, checked_relay_cpu, install_signal_handlers, missing_requirement
@@ -328,9 +328,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                    help=f"seconds of traffic a row (default 3, at most {MAX_DURATION_S:.0f})")
     p.add_argument("--pin", default=None, metavar="SND,RCV",
                    help="run every row's sending and receiving tool on these CPUs (tcpsim lab --pin); 0,1 is the "
-                        "placement validate's lab_vm models")
+                        "placement validate's lab_vm models; default and none as tcpsim lab's")
     p.add_argument("--relay-cpu", default=None, metavar="N",
-                   help="run the delay line of every row with an added delay on this CPU (tcpsim lab --relay-cpu)")
+                   help="run the delay line of every row with an added delay on this CPU (tcpsim lab --relay-cpu; "
+                        "default and none as its)")
     a = p.parse_args(argv)
     if a.from_runs or a.median_of:
         try:
@@ -342,7 +343,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         pinned = lab_scenario(pin=a.pin)
         pinned_cpus(pinned)  # this machine has those CPUs, and taskset
         pins = pinned.pin_cpus
-        relay = checked_relay_cpu(None if a.relay_cpu is None else parse_int(a.relay_cpu, "relay_cpu"))
+        relay = checked_relay_cpu(relay_cpu_arg(a.relay_cpu))
     except (ConfigError, LabUnavailable) as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -354,6 +355,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     rows = [replace(r, scenario=replace(r.scenario, pin_cpus=pins,
                                         relay_cpu=relay if r.scenario.rtt_s else None))
             for r in sweep_rows(a.duration) if a.kind is None or r.kind == a.kind][: a.only]
+    if a.pin is None and a.relay_cpu is None:  # tcpsim lab's default, row by row
+        rows = [replace(r, scenario=default_placement(r.scenario)) for r in rows]
     load0 = os.getloadavg()
     records, runs = [], []
     for i, row in enumerate(rows):

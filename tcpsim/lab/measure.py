@@ -10,16 +10,17 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Optional
 
 from ..errors import ConfigError
 from .iperf3 import client_args, parse_iperf3
 from .scenario import LabScenario
-from .testbed import LabUnavailable, Testbed
+from .testbed import LabUnavailable, Testbed, has_netem
 
 __all__ = ["Measured", "LabRun", "run_lab", "pinned_cpus", "SYSCTLS", "choose_tool", "cpu_model",
-           "RETRANSMIT_COUNTERS", "RECEIVER_COUNTERS", "retransmit_note"]
+           "RETRANSMIT_COUNTERS", "RECEIVER_COUNTERS", "retransmit_note", "default_placement", "can_pin", "DEFAULT_PIN_CPUS",
+           "DEFAULT_RELAY_CPU"]
 
 SYSCTLS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max",
            "net.core.rmem_default", "net.core.wmem_default", "net.ipv4.tcp_adv_win_scale",
@@ -204,6 +205,33 @@ def pinned_cpus(sc: LabScenario) -> tuple[Optional[int], Optional[int]]:
     if shutil.which("taskset") is None:
         raise LabUnavailable("--pin needs taskset (util-linux), which is not installed")
     return sc.pin_cpus
+
+
+DEFAULT_PIN_CPUS, DEFAULT_RELAY_CPU = (0, 1), 0
+"""The placement a run through the relay takes when it names none: the delay line on CPU 0 alone, the sending tool
+beside it, the receiving tool on CPU 1 (validation/README.md, "The tools pinned beside the relay" and "The pinned
+lab as the default, decided on a seventh build")."""
+
+
+def can_pin() -> bool:
+    """Whether this machine can take the default placement: two CPUs or more, and ``taskset``."""
+    return (os.cpu_count() or 1) >= 2 and shutil.which("taskset") is not None
+
+
+def default_placement(sc: LabScenario, delay_line: str = "auto") -> LabScenario:
+    """``sc`` placed as ``tcpsim lab`` places a run that names no placement (neither ``--pin`` nor ``--relay-cpu``).
+
+    A run through the user-space relay (an added delay where the kernel has no ``netem``, or asked for with
+    ``delay_line="relay"``) on a machine of at least two CPUs with ``taskset`` gets :data:`DEFAULT_RELAY_CPU` and
+    :data:`DEFAULT_PIN_CPUS`: a relay or a tool moving between CPUs puts segments out of order now and then, and one
+    late segment makes Linux send most of a small window again. Any other run, or a scenario that names a placement,
+    is returned as it is. :func:`run_lab` itself runs a scenario as given.
+    """
+    if sc.pin_cpus is not None or sc.relay_cpu is not None or not sc.rtt_s or not can_pin():
+        return sc
+    if delay_line == "netem" or (delay_line == "auto" and not sc.loss_frac and has_netem()):
+        return sc
+    return replace(sc, pin_cpus=DEFAULT_PIN_CPUS, relay_cpu=DEFAULT_RELAY_CPU)
 
 
 def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:

@@ -26,7 +26,7 @@ from typing import Optional
 from ..cliutil import OneLineParser
 from ..errors import TcpsimError
 from ..pcap import internet_checksum
-from ..units import parse_duration, parse_int, parse_size
+from ..units import parse_duration, parse_size
 from ._proc import die_with_parent
 from .scenario import RelayPath
 
@@ -176,7 +176,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--count", type=int, default=400, help=f"echoes per set, at most {MAX_EXCHANGES}")
     p.add_argument("--passes", type=int, default=1, help="sets per RTT and MTU, at most 10")
     p.add_argument("--relay-cpu", default=None, metavar="N",
-                   help="the relay on this CPU alone (tcpsim lab --relay-cpu)")
+                   help="the relay on this CPU alone (tcpsim lab --relay-cpu; default: CPU 0 on a machine of two CPUs "
+                        "or more, as tcpsim lab places it; none: where the scheduler puts it)")
     p.add_argument("--connect", default="")
     a = p.parse_args(argv)
     sizes = [parse_size(x, "size", decimal=True) for x in a.size.split(",")]
@@ -186,10 +187,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         die_with_parent()
         print(json.dumps(spread(_echoes(a.connect, sizes[0], a.count))), flush=True)
         return 0
+    from .measure import DEFAULT_RELAY_CPU, can_pin
+    from .scenario import relay_cpu_arg
     from .testbed import checked_relay_cpu
 
     try:
-        relay_cpu = checked_relay_cpu(None if a.relay_cpu is None else parse_int(a.relay_cpu, "relay_cpu"))
+        default = DEFAULT_RELAY_CPU if a.relay_cpu is None and can_pin() else None
+        relay_cpu = checked_relay_cpu(default if a.relay_cpu is None else relay_cpu_arg(a.relay_cpu))
     except (ValueError, TcpsimError) as exc:
         p.error(str(exc))
     rtts = [parse_duration(x, "rtt") for x in a.rtt.split(",")]

@@ -14,7 +14,7 @@ __all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tool_one_process",
            "path_rtt_s",
            "relay_link_fields", "lab_link_fields", "receives_on_sending_cpu",
            "UNSHAPED_STANDIN_BPS", "VETH_RTT_S", "RELAY_EXCESS_FIXED_S", "RELAY_EXCESS_FRACTION", "RELAY_PACKET_S",
-           "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "RelayPath", "RELAY", "MAX_DURATION_S", "MAX_LOSS_FRAC",
+           "RELAY_BYTE_S", "RELAY_LATENCY_BYTE_S", "RelayPath", "RELAY", "relay_cpu_arg", "MAX_DURATION_S", "MAX_LOSS_FRAC",
            "GENERATOR_READ_BYTES",
            "measured_duration_s"]
 
@@ -324,10 +324,21 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
                        rr_bytes=None if rr is None else parse_size(rr, "rr"),
                        response_bytes=None if response is None else parse_size(response, "response"),
                        duration_s=parse_duration(duration, "duration"), congestion_control=cc,
-                       pin_cpus=None if pin is None else _pins(pin),
+                       pin_cpus=None if _unplaced(pin) else _pins(pin),
                        max_pacing_rate_bps=pacing_bps,
                        loss_frac=loss_frac,
-                       relay_cpu=None if relay_cpu is None else parse_int(relay_cpu, "relay_cpu", lo=0, hi=4095))
+                       relay_cpu=relay_cpu_arg(relay_cpu))
+
+
+def _unplaced(value: Any) -> bool:
+    """A placement left to the scheduler: not given, or ``none`` (which overrides ``tcpsim lab``'s default,
+    :func:`tcpsim.lab.measure.default_placement`)."""
+    return value is None or str(value).strip().lower() == "none"
+
+
+def relay_cpu_arg(value: Any) -> Optional[int]:
+    """``--relay-cpu`` as a CPU number, or None for the scheduler's placement (not given, or ``none``)."""
+    return None if _unplaced(value) else parse_int(value, "relay_cpu", lo=0, hi=4095)
 
 
 def _pins(pin: Any) -> tuple[int, int]:
