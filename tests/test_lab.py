@@ -247,6 +247,74 @@ def test_a_slower_delay_line_predicts_a_window_limited_run_slower():
     assert slow < 0.9 * fast
 
 
+def test_a_table_row_carries_its_build_s_delay_line_and_is_scored_on_it():
+    """A sweep given its build's path probe writes the constants each relay row was predicted on into its
+    ``relay_path`` cell; ``tcpsim validate`` builds that row's path from them, and from the committed ones without."""
+    from dataclasses import asdict
+
+    from tcpsim.calibration.mapping import platforms_for_point, scenario_for
+    from tcpsim.calibration.tables import Point
+    from tcpsim.lab.dataset import Row, csv_row
+    from tcpsim.lab.scenario import RELAY, RelayPath, path_rtt_s
+
+    probed = replace(RELAY, fixed_s=41.5e-6, fraction=0.0114, packet_s=3.9e-6)
+    measured = {"tool": "iperf3", "duration_s": 3.0, "retransmits": 0, "goodput_bps": 4e8, "rtt_min_s": 4e-4,
+                "rtt_mean_s": 5e-4}
+    run = {"measured": measured, "delay_line": "relay", "kernel": "6.18", "load_avg": (0.5, 0.5, 0.5),
+           "predicted": {"relay_path": {"path_probe": "probe.json", **asdict(probed)}}}
+    row = Row("window", LabScenario(rate_bps=1e9, rtt_s=1e-3, sndbuf_bytes=65536, rcvbuf_bytes=65536))
+    cell = csv_row(row, run)["relay_path"]
+    assert RelayPath.from_text(cell) == probed
+    assert csv_row(row, {**run, "delay_line": "netem"})["relay_path"] == ""
+    assert csv_row(row, {**run, "predicted": {}})["relay_path"] == ""
+
+    def link(fields):
+        point = Point(source_id="lab", table_id="window", source="tcpsim lab", table="t", row="r",
+                      metric="throughput", value=400.0, unit="Mbps", value_si=4e8, role="holdout", flags=(), note="",
+                      fields={**csv_row(row, run), **fields})
+        return scenario_for(point, platforms_for_point(point, None)).link
+
+    assert link({}).one_way_delay_s == pytest.approx(path_rtt_s(1e-3, "relay", probed) / 2)
+    assert link({}).relay_packet_s == probed.packet_s
+    assert link({"relay_path": ""}).one_way_delay_s == pytest.approx(path_rtt_s(1e-3, "relay") / 2)
+    with pytest.raises(ConfigError, match="relay_path='fixed_s=1': must be the delay line's five constants"):
+        link({"relay_path": "fixed_s=1"})
+
+
+def test_a_sweep_whose_runs_file_cannot_be_written_is_refused_before_it_runs(tmp_path, capsys):
+    from tcpsim.lab import dataset
+
+    assert dataset.main([str(tmp_path / "out"), "--kind", "window2", "--runs", str(tmp_path / "no" / "r.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("runs=") and "existing folder" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_calibrate_fits_a_lab_run_on_the_delay_line_it_was_predicted_on(tmp_path):
+    from dataclasses import asdict
+
+    from tcpsim.calibration.own_runs import lab_cases
+    from tcpsim.lab.scenario import RELAY
+
+    probed = replace(RELAY, fixed_s=41.5e-6)
+    run = {"scenario": LabScenario(rate_bps=1e9, rtt_s=1e-3).to_dict(), "delay_line": "relay",
+           "measured": {"goodput_bps": 5e8, "tool": "iperf3", "duration_s": 3.0},
+           "predicted": {"relay_path": {"path_probe": "probe.json", **asdict(probed)}}}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps([run, {**run, "predicted": {}}]))
+    assert [c.relay for c in lab_cases([str(path)])] == [probed, None]
+
+
+@pytest.mark.parametrize("text", ["", "x", "fixed_s=1e-5", "fixed_s=-1e-5 fraction=0 packet_s=0 byte_s=0 "
+                                  "latency_byte_s=0", "fixed_s=nan fraction=0 packet_s=0 byte_s=0 latency_byte_s=0",
+                                  "fixed_s=0 fraction=0 packet_s=0 byte_s=0 latency_byte_s=0 extra=1"])
+def test_a_relay_path_cell_that_is_not_five_constants_is_one_line(text):
+    from tcpsim.lab.scenario import RelayPath
+
+    with pytest.raises(ConfigError, match="^relay_path=.*must be the delay line's five constants"):
+        RelayPath.from_text(text)
+
+
 @pytest.mark.parametrize("value, said", [("0", "1..9"), ("10", "1..9"), ("two", "whole number"),
                                          ("1.5", "whole number")])
 def test_passes_out_of_range_are_refused_before_the_run(monkeypatch, capsys, value, said):

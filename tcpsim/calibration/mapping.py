@@ -118,18 +118,21 @@ def _both_ways(point: Point) -> bool:
 
 def _row_link(point: Point, link: Link, hosts_modelled: bool) -> Link:
     """A row's own rate and RTT where its table varies them (the lab sweep's ``rate_bps``, ``rtt_s`` columns),
-    on the path its ``delay_line`` column names: the same Link fields ``tcpsim lab`` predicts with
+    on the path its ``delay_line`` column names, with the delay line its ``relay_path`` column gives (its build's
+    probe; the committed ``RELAY`` without one): the same Link fields ``tcpsim lab`` predicts with
     (:func:`tcpsim.lab.scenario.lab_link_fields`: the ``tbf`` bucket, the delay line's latency and relay
     stage, the veth's receive placement and stand-ins for rate 0, and for RTT 0 unless ``hosts_modelled``). A row
     without the column is on the bare veth when its RTT is 0."""
     rate, rtt = point.get("rate_bps"), point.get("rtt_s")
     if rate is None and rtt is None:
         return link
-    from ..lab.scenario import lab_link_fields
+    from ..lab.scenario import RELAY, RelayPath, lab_link_fields
 
     line = point.get("delay_line") or ("none" if rtt is not None and not float(rtt) else None)
+    probed = point.get("relay_path")
+    relay = RELAY if probed is None else RelayPath.from_text(probed)
     return replace(link, **lab_link_fields(None if rate is None else float(rate), None if rtt is None else float(rtt),
-                                           link.mtu_bytes, line, hosts_modelled))
+                                           link.mtu_bytes, line, hosts_modelled, relay=relay))
 
 
 def tool_duration_s(point: Point) -> Optional[float]:

@@ -86,10 +86,11 @@ def _simulate_case(args: tuple) -> tuple[float, float, float, str]:
     case, host = args
     from ..api import simulate
     from ..lab.predict import host_platform, lab_simulation, tool_goodput_bps
+    from ..lab.scenario import RELAY
 
     plat = host_platform(case.sysctls, platform=host, os_name=None, delay_line=case.delay_line)
     result = simulate(lab_simulation(case.scenario, plat, case.delay_line, tool=case.tool,
-                                     tool_version=case.tool_version))
+                                     tool_version=case.tool_version, relay=case.relay or RELAY))
     util = result.cpu_utilization_frac
     snd, rcv = (max(SHARE_FLOOR, max(util.get(side) or [0.0])) for side in ("sender", "receiver"))
     return tool_goodput_bps(case.scenario, result, case.duration_s), snd, rcv, result.limited_by

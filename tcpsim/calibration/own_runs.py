@@ -37,6 +37,9 @@ class Case:
     tool_version: str = ""
     """iperf3's version as its ``-J`` gives it: whether a run's streams share one thread
     (:func:`tcpsim.lab.scenario.tool_one_process`)."""
+    relay: Any = None
+    """The delay line's constants the run was predicted on (a :class:`tcpsim.lab.scenario.RelayPath` from its
+    build's path probe, ``tcpsim lab --path-probe``), or None for the committed ones."""
 
 
 def _busy_frac(sc: Any, measured: dict) -> Optional[tuple[float, float]]:
@@ -45,6 +48,15 @@ def _busy_frac(sc: Any, measured: dict) -> Optional[tuple[float, float]]:
 
     busy = pinned_busy(measured.get("cpu_shares") or {}, sc.pin_cpus)
     return busy if busy is not None and min(busy) > 0.0 else None
+
+
+def _relay(run: dict) -> Any:
+    """The run's delay line as its ``predicted.relay_path`` records it (a path probe's), or None."""
+    from ..lab.dataset import relay_cell
+    from ..lab.scenario import RelayPath
+
+    cell = relay_cell(run)
+    return RelayPath.from_text(cell) if cell else None
 
 
 def _load_json(path: str) -> Any:
@@ -85,7 +97,7 @@ def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
             out.append(Case(run.get("row") or f"{path}[{i}]", sc, dict(run.get("sysctls", {})),
                             float(m["goodput_bps"]), str(run.get("delay_line") or "none"), str(m.get("tool") or ""),
                             _measured_duration_s(m.get("duration_s"), path), _busy_frac(sc, m),
-                            str(m.get("tool_version") or "")))
+                            str(m.get("tool_version") or ""), _relay(run)))
     return out
 
 

@@ -1,8 +1,10 @@
 """The committed Linux lab sweep: which rows, which role, and how a run becomes a CSV row.
 
-``python -m tcpsim.lab.dataset OUT_DIR [--runs RUNS.json] [--only N] [--pin SND,RCV] [--relay-cpu N]`` measures
-every row of :func:`sweep_rows` once with ``tcpsim lab`` (iperf3 where installed; ``--pin``: the tools on those CPUs,
-``--relay-cpu``: the delay line on that one, each said in each row's note) and writes one validation CSV per
+``python -m tcpsim.lab.dataset OUT_DIR [--runs RUNS.json] [--only N] [--pin SND,RCV] [--relay-cpu N] [--path-probe
+FILE]`` measures every row of :func:`sweep_rows` once with ``tcpsim lab`` (iperf3 where installed; ``--pin``: the
+tools on those CPUs, ``--relay-cpu``: the delay line on that one, each said in each row's note, both by default as
+``tcpsim lab`` places a run; ``--path-probe``: this build's delay line, in each relay row's ``relay_path`` column, so
+``tcpsim validate`` scores a table of another build on its own path) and writes one validation CSV per
 kind of row into OUT_DIR (the columns of :mod:`tcpsim.calibration.tables` plus ``rate_bps``, ``rtt_s``
 and the measured RTT), with the kernel, sysctls, CPU and load average in ``#`` header lines. Each run carries
 the prediction of ideal hosts (the protocol alone), never ``lab_vm``'s: measuring a held-out table shows no
@@ -25,21 +27,22 @@ import io
 import json
 import os
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Optional
 
 from ..cliutil import OneLineParser, typed
-from ..errors import ConfigError
-from ..fileio import read_json_limited
+from ..errors import ConfigError, OutputError
+from ..fileio import check_writable_dir, read_json_limited, write_text_reporting
 from ..units import format_duration, parse_int, parse_number
-from .scenario import MAX_DURATION_S, LabScenario, lab_scenario, relay_cpu_arg
+from .scenario import MAX_DURATION_S, RELAY, LabScenario, RelayPath, lab_scenario, relay_cpu_arg
 
-__all__ = ["Row", "sweep_rows", "role_of", "csv_row", "median_runs", "EXTRA_COLUMNS"]
+__all__ = ["Row", "sweep_rows", "role_of", "csv_row", "relay_cell", "median_runs", "EXTRA_COLUMNS"]
 
 EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min",
-                 "delay_line", "duration_s", "max_pacing_rate_bps", "loss_frac", "tool_version")
+                 "delay_line", "duration_s", "max_pacing_rate_bps", "loss_frac", "tool_version", "relay_path")
 """Columns the lab rows add after the common ones (the path varies by row; the measured RTT and the delay line
-say what the path gave; the tool averaged over the measured duration); each is one of
+say what the path gave; the tool averaged over the measured duration; the delay line's constants where the sweep
+was given its build's path probe, ``--path-probe``); each is one of
 :data:`tcpsim.calibration.tables.EXTRA_COLUMNS`."""
 
 _K = 1024
@@ -242,7 +245,17 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
         "max_pacing_rate_bps": f"{sc.max_pacing_rate_bps:g}" if sc.max_pacing_rate_bps else "",
         "loss_frac": f"{sc.loss_frac:g}" if sc.loss_frac else "",
         "tool_version": m.get("tool_version") or "",
+        "relay_path": relay_cell(run),
     }
+
+
+def relay_cell(run: dict) -> str:
+    """A run's ``relay_path`` cell: the delay line's constants it was predicted on (``predicted.relay_path``, from a
+    path probe), for a run through the relay; empty otherwise, where ``tcpsim validate`` takes the committed ones."""
+    probed = (run.get("predicted") or {}).get("relay_path")
+    if run.get("delay_line") != "relay" or not probed:
+        return ""
+    return RelayPath(**{k: probed[k] for k in asdict(RELAY)}).to_text()
 
 
 def header_lines(first: dict, load_start: tuple, load_end: tuple, n: int) -> list[str]:
@@ -288,6 +301,11 @@ def write_tables(runs: list[dict], out_dir: str, load_start: tuple, load_end: tu
     return written
 
 
+def _save_runs(path: str, runs: list[dict]) -> None:
+    """The runs so far to ``--runs`` (after every row: a sweep cut short keeps what it measured)."""
+    write_text_reporting(path, json.dumps(runs, indent=0, default=float), "runs")
+
+
 def _tables_from_runs(a: argparse.Namespace) -> int:
     """``--from-runs`` or ``--median-of``: the tables from saved runs, measuring nothing."""
     expected = "JSON written by --runs (a list of tcpsim lab runs)"
@@ -295,8 +313,7 @@ def _tables_from_runs(a: argparse.Namespace) -> int:
               for path in ([a.from_runs] if a.from_runs else a.median_of)]
     runs = passes[0] if a.from_runs else median_runs(passes)
     if a.median_of and a.runs:
-        with open(a.runs, "w") as fh:
-            json.dump(runs, fh, indent=0, default=float)
+        _save_runs(a.runs, runs)
     if a.load:
         l0, l1 = (tuple(float(x) for x in part.split()) for part in a.load.split(","))
     else:  # of several passes, the highest (the least quiet) of their starts and ends
@@ -309,6 +326,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     from .measure import default_placement, pinned_cpus, run_lab
     from .predict import predict_lab
     from .cli import to_json
+    from .pathprobe import read_relay_path
     from .testbed import LabUnavailable, checked_relay_cpu, install_signal_handlers, missing_requirement
 
     p = OneLineParser(prog="python -m tcpsim.lab.dataset")
@@ -332,11 +350,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--relay-cpu", default=None, metavar="N",
                    help="run the delay line of every row with an added delay on this CPU (tcpsim lab --relay-cpu; "
                         "default and none as its)")
+    p.add_argument("--path-probe", default=None, metavar="FILE",
+                   help="this build's path probe (tcpsim lab --path-probe): each row through the relay is predicted on "
+                        "its constants, and carries them in its relay_path column, which tcpsim validate scores it on")
     a = p.parse_args(argv)
     if a.from_runs or a.median_of:
         try:
             return _tables_from_runs(a)
-        except ConfigError as exc:
+        except (ConfigError, OutputError) as exc:
             print(exc, file=sys.stderr)
             return 2
     try:
@@ -344,7 +365,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         pinned_cpus(pinned)  # this machine has those CPUs, and taskset
         pins = pinned.pin_cpus
         relay = checked_relay_cpu(relay_cpu_arg(a.relay_cpu))
-    except (ConfigError, LabUnavailable) as exc:
+        path = read_relay_path(a.path_probe) if a.path_probe else RELAY
+        if a.runs:
+            check_writable_dir(a.runs, "runs")  # refused before any row runs, not after the first
+    except (ConfigError, LabUnavailable, OutputError) as exc:
         print(exc, file=sys.stderr)
         return 2
     missing = missing_requirement()
@@ -363,13 +387,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         try:
             run = run_lab(row.scenario)
             res = predict_lab(row.scenario, run.sysctls, delay_line=run.delay_line, tool=run.measured.tool,
-                              tool_version=run.measured.tool_version)
+                              tool_version=run.measured.tool_version, relay=path)
         except Exception as exc:  # one failed row is recorded as missing, the sweep goes on
             print(f"[{i + 1}/{len(rows)}] {row.label}: FAILED {exc}", file=sys.stderr, flush=True)
             continue
         d = to_json(run, res, None, "linux")
         d["measured"].pop("series", None)
         d["row"], d["kind"] = row.label, row.kind
+        if a.path_probe:
+            d["predicted"]["relay_path"] = {"path_probe": a.path_probe, **asdict(path)}
         runs.append(d)
         records.append(csv_row(row, d))
         m = d["measured"]
@@ -378,8 +404,7 @@ def main(argv: Optional[list[str]] = None) -> int:
               f"{m['retransmits']} retransmits",
               file=sys.stderr, flush=True)
         if a.runs:
-            with open(a.runs, "w") as fh:
-                json.dump(runs, fh, indent=0, default=float)
+            _save_runs(a.runs, runs)
     if not runs:
         return 1
     print(f"load average at start {load0}, at end {os.getloadavg()}", file=sys.stderr)

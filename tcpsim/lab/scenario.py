@@ -68,6 +68,27 @@ class RelayPath:
         return {"relay_packet_s": self.packet_s, "relay_byte_s": self.byte_s,
                 "relay_latency_byte_s": self.latency_byte_s}
 
+    def to_text(self) -> str:
+        """The five constants as a lab table's ``relay_path`` cell (``fixed_s=1.96e-05 fraction=0.0114 ...``)."""
+        return " ".join(f"{k}={v:.4g}" for k, v in asdict(self).items())
+
+    @classmethod
+    def from_text(cls, text: str) -> "RelayPath":
+        """The constants of a ``relay_path`` cell (:meth:`to_text`); one line naming the cell otherwise."""
+        expected = ("the delay line's five constants, fixed_s=S fraction=F packet_s=S byte_s=S latency_byte_s=S "
+                    "(seconds, and a share of the RTT), each in 0..1")
+        pairs = [part.split("=", 1) for part in str(text).split()]
+        try:
+            values = {k: float(v) for k, v in pairs}
+        except ValueError:
+            raise ConfigError("relay_path", text, expected) from None
+        if sorted(values) != sorted(_RELAY_FIELDS) or not all(0 <= v < 1 for v in values.values()):
+            raise ConfigError("relay_path", text, expected)
+        return cls(**values)
+
+
+_RELAY_FIELDS = ("fixed_s", "fraction", "packet_s", "byte_s", "latency_byte_s")
+
 
 RELAY = RelayPath()
 """The committed delay line, the one ``tcpsim validate`` scores the lab tables on."""
