@@ -179,6 +179,9 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
     # the out-of-sample A/B of a Linux sender of its send queue's skbs, on the Intel Xeon VM (validation/README.md,
     # "The queue's skbs judged by a window table measured for it")
     grids("window7", 1e9, ((1500, (0.55, 1.1, 2.2, 4.5), (22, 30, 34)), (9000, (0.55, 1.1, 2.2), (38, 56, 68))))
+    # the first table of another build to join the lab source, with its build's delay line (validation/README.md,
+    # "A window table of the seventh build joins the lab source")
+    grids("window8", 1e9, ((1500, (0.15, 0.65, 1.3, 2.8), (18, 36, 60)), (9000, (0.65, 1.3, 2.8), (40, 64, 100))))
     return rows
 
 
