@@ -74,7 +74,7 @@ WINDOW5_MISS = ("lab/window5 (small buffers, fixed before it was measured): 8.6 
 _WINDOW_MISSES = {("window4", "max"): WINDOW4_MISS, ("window5", "median"): WINDOW5_MISS,
                   ("window5", "max"): WINDOW5_MISS}
 _WINDOW_TABLE_CHECKS = [(t, n, m, c) for t, n, m in (("window2", 24, 18), ("window3", 18, 12), ("window4", 21, 20),
-                                                     ("window5", 21, 19), ("window6", 21, 19))
+                                                     ("window5", 21, 19), ("window6", 21, 19), ("window8", 21, 16))
                         for c in ("median", "max", "table")]
 
 
@@ -84,11 +84,12 @@ _WINDOW_TABLE_CHECKS = [(t, n, m, c) for t, n, m in (("window2", 24, 18), ("wind
     if (args[0], args[3]) in _WINDOW_MISSES else args for args in _WINDOW_TABLE_CHECKS])
 def test_held_out_window_tables_within_target(lab, table, rows, limited_rows, check):
     """lab/window2 (24 rows, measured on 2026-11-29), lab/window3 (18, on 2026-11-30), lab/window4, lab/window5 and
-    lab/window6 (21 each, the same day), at round trips and buffers no earlier table has, each fixed with these targets
-    before it was measured and scored once held out (validation/README.md, "A second window table", "A third window
-    table and a third CPU-bound table", "A fourth window table decides ...", "A fifth window table ...", "A wake-up's
-    latency varies as measured ..."): issue 22's thresholds on the rows measured below 80 % of the rate, and the
-    holdout tables' on the whole."""
+    lab/window6 (21 each, the same day), lab/window8 (21, 2026-12-02: another build, the Intel Xeon VM, pinned by the
+    default placement and scored on its own delay line), at round trips and buffers no earlier table has, each fixed
+    with these targets before it was measured and scored once held out (validation/README.md, "A second window table",
+    "A third window table and a third CPU-bound table", "A fourth window table decides ...", "A fifth window table
+    ...", "A wake-up's latency varies as measured ...", "A window table of the seventh build joins the lab source"):
+    issue 22's thresholds on the rows measured below 80 % of the rate, and the holdout tables' on the whole."""
     every = _errors(lab, lambda p: p.table_id == table)
     limited = _errors(lab, lambda p: p.table_id == table and p.value_si < 0.8 * float(p.get("rate_bps")))
     assert len(every) == rows and len(limited) == limited_rows

@@ -22,14 +22,15 @@ EXPECTED = {
     ("sunfire", "table4"): 6 * 2, ("sunfire", "text"): 16,
 }
 # The lab sweep: one row per scenario of tcpsim.lab.dataset.sweep_rows (50 window, 12 at 10 Gbit/s ...), and
-# lab/cpu4: one row per scenario of validation/epyc_2026-12-01/measure_tables.py.
+# lab/cpu4: one row per scenario of validation/epyc_2026-12-01/measure_tables.py; lab/window8, of the seventh build.
 EXPECTED.update({("lab", "window"): 50, ("lab", "tengig"): 12, ("lab", "writes"): 5, ("lab", "unshaped"): 6,
                  ("lab", "messages_nodelay"): 4, ("lab", "messages_nagle"): 4, ("lab", "streams"): 4,
                  ("lab", "pacing"): 9, ("lab", "loss"): 8, ("lab", "loss2"): 8, ("lab", "loss3"): 9,
                  ("lab", "loss4"): 9, ("lab", "window2"): 24, ("lab", "messages2"): 6,
                  ("lab", "tengig2"): 4, ("lab", "cpu2"): 9,
                  ("lab", "messages3"): 5, ("lab", "window3"): 18, ("lab", "cpu3"): 7,
-                 ("lab", "window4"): 21, ("lab", "window5"): 21, ("lab", "window6"): 21, ("lab", "cpu4"): 11})
+                 ("lab", "window4"): 21, ("lab", "window5"): 21, ("lab", "window6"): 21, ("lab", "cpu4"): 11,
+                 ("lab", "window8"): 21})
 CALIBRATION = {("lab", "writes"), ("lab", "messages_nodelay"), ("tru64", "table1"), ("tru64", "table2"), ("tengbe", "table2"), ("tengbe", "table4"),
                ("tengbe", "table5"), ("sunfire", "table1"), ("sunfire", "table3"), ("sunfire", "table4")}
 
@@ -186,3 +187,20 @@ def test_the_sweep_refuses_a_bad_duration_or_row_count_in_one_line(tmp_path, cap
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and field in err[0], err
+
+
+def test_a_table_of_another_build_carries_its_delay_line():
+    """lab/window8 was measured on the seventh build with its pinned probe: each of its rows names that probe's
+    constants (``relay_path``), which validate scores it on; the lab tables of the sweep's own build name none."""
+    from tcpsim.lab.pathprobe import read_relay_path
+    from tcpsim.lab.scenario import RelayPath
+
+    probe = Path(__file__).resolve().parents[1] / "validation" / "build_2026-12-02b" / "pathprobe_relay0.json"
+    if not probe.exists():
+        pytest.skip("run from a checkout (validation/)")
+    points = [p for p in load_points(DATA) if p.source_id == "lab"]
+    window8 = [p for p in points if p.table_id == "window8"]
+    assert len(window8) == 21 and all(p.get("delay_line") == "relay" for p in window8)
+    assert {p.get("relay_path") for p in window8} == {read_relay_path(str(probe)).to_text()}
+    assert RelayPath.from_text(window8[0].get("relay_path")) != RelayPath()
+    assert all(p.get("relay_path") is None for p in points if p.table_id != "window8")
