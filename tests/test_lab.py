@@ -216,6 +216,31 @@ def test_a_host_lab_cannot_predict_is_refused_before_the_run(monkeypatch, capsys
     assert len(err) == 1 and f"{field}=" in err[0], err
 
 
+def test_an_auto_path_probe_runs_once_per_build_and_placement(tmp_path, monkeypatch):
+    """``--path-probe auto`` probes a build the first time and reads its cache afterwards; the cache is per kernel
+    release and relay placement, and a probe the fit refuses is one line and is not cached."""
+    from tcpsim.lab import pathprobe
+    from tcpsim.lab.scenario import RELAY
+
+    sets = [s for name in ("lab_path_probe_2026-11-29.json", "lab_path_probe_sizes_2026-11-29.json")
+            for s in json.loads((VALIDATION / name).read_text())]
+    calls = []
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(pathprobe, "fit_probe", lambda relay_cpu: calls.append(relay_cpu) or sets)
+    first, path, probed = pathprobe.auto_relay_path(0)
+    assert probed and calls == [0] and path == pathprobe.cached_probe_file(0)
+    assert path.startswith(str(tmp_path / "tcpsim")) and os.uname().release in path and path.endswith("cpu0.json")
+    again, _, probed = pathprobe.auto_relay_path(0)
+    assert not probed and calls == [0] and again == first
+    assert first.fixed_s == pytest.approx(RELAY.fixed_s, rel=0.01)
+    pathprobe.auto_relay_path(None)
+    assert calls == [0, None] and pathprobe.cached_probe_file(None).endswith("relay-any.json")
+    monkeypatch.setattr(pathprobe, "fit_probe", lambda relay_cpu: [s for s in sets if s["rtt_s"] == 0])
+    with pytest.raises(ConfigError, match="^path_probe='auto': must be a probe of this build that gives"):
+        pathprobe.auto_relay_path(1)
+    assert not os.path.exists(pathprobe.cached_probe_file(1))
+
+
 def test_the_committed_path_probes_give_the_committed_relay_constants(tmp_path):
     """``tcpsim lab --path-probe`` reads the JSON the probe prints; the lab tables' build's two probes, concatenated,
     give back the constants tcpsim ships (fitted from them), so a machine's own probe is read the same way."""
@@ -495,9 +520,12 @@ def test_the_delay_line_s_constants_are_the_path_probe_s_fit():
     assert relayed and all(float(p.get("rtt_s")) > 0 for p in relayed)
     for point in relayed:
         link = scenario_for(point, platforms_for_point(point, None)).link
-        assert link.one_way_delay_s == pytest.approx(lab.path_rtt_s(float(point.get("rtt_s")), "relay") / 2)
+        # a table of another build is on its own delay line (its relay_path), the sweep's own on the committed one
+        relay = lab.RelayPath.from_text(point.get("relay_path")) if point.get("relay_path") else lab.RELAY
+        assert link.one_way_delay_s == pytest.approx(lab.path_rtt_s(float(point.get("rtt_s")), "relay", relay) / 2)
         assert (link.relay_packet_s, link.relay_byte_s, link.relay_latency_byte_s) == \
-            (lab.RELAY_PACKET_S, lab.RELAY_BYTE_S, lab.RELAY_LATENCY_BYTE_S)
+            (relay.packet_s, relay.byte_s, relay.latency_byte_s)
+    assert sum(p.get("relay_path") is None for p in relayed) > 200
 
 
 def test_the_relay_serves_one_packet_at_a_time_for_both_directions():
@@ -618,6 +646,28 @@ def test_tcpsim_lab_places_a_run_through_the_relay_by_default():
     placed = d["delay_line"] == "relay" and can_pin()
     assert (d["scenario"]["relay_cpu"], d["scenario"]["pin_cpus"]) == ((0, [0, 1]) if placed else (None, None))
     assert ("the delay line ran on CPU 0 alone" in d["notes"]) == placed
+
+
+@needs_lab
+def test_tcpsim_lab_path_probe_auto_reads_the_build_s_cached_probe(tmp_path):
+    """A build probed before is not probed again: the run is predicted on its cached probe, which it names."""
+    from tcpsim.lab.measure import DEFAULT_RELAY_CPU, can_pin
+
+    placed = f"cpu{DEFAULT_RELAY_CPU}" if can_pin() else "any"
+    cache = tmp_path / "tcpsim" / f"pathprobe-{os.uname().release}-relay-{placed}.json"
+    cache.parent.mkdir()
+    sets = [s for name in ("lab_path_probe_2026-11-29.json", "lab_path_probe_sizes_2026-11-29.json")
+            for s in json.loads((VALIDATION / name).read_text())]
+    cache.write_text(json.dumps(sets))
+    proc = subprocess.run([sys.executable, "-m", "tcpsim", "lab", "--rate", "200mbit", "--rtt", "1ms", "--duration",
+                           "1s", "--sockbuf", "64k", "--path-probe", "auto", "--json"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    if d["delay_line"] == "relay":
+        assert d["predicted"]["relay_path"]["path_probe"] == str(cache) and "probing" not in proc.stderr
+    else:  # netem: no relay, nothing to probe
+        assert "relay_path" not in d["predicted"]
 
 
 @needs_lab

@@ -22,6 +22,8 @@ MAX_PASSES = 9
 """The most kernel runs one ``tcpsim lab --passes`` makes (each at most a minute)."""
 DETECT = "detect"
 """``--platform detect``: predict for this machine from its parts (:func:`detected_machine_file`)."""
+AUTO_PROBE = "auto"
+"""``--path-probe auto``: this build's delay line, probed once and cached (:func:`tcpsim.lab.pathprobe.auto_relay_path`)."""
 TWO_STATES_RATIO = 1.5
 """Passes whose goodputs differ by this factor or more are two states of the kernel, and the text says so."""
 
@@ -91,9 +93,10 @@ def _parser() -> argparse.ArgumentParser:
                         "machine detect's), on the run's veth: a machine made of parts takes the veth as its NIC; "
                         f"'{DETECT}': this machine from its parts, as tcpsim machine detect --probes describes it "
                         "before the run (some seconds; the file goes into --json and --save)")
-    g.add_argument("--path-probe", default=None, metavar="FILE",
+    g.add_argument("--path-probe", default=None, metavar="FILE|auto",
                    help="the delay line's constants from this machine's path probe (the JSON python -m "
-                        "tcpsim.lab.pathprobe prints) instead of those fitted on the lab tables' build")
+                        "tcpsim.lab.pathprobe prints) instead of those fitted on the lab tables' build; 'auto': this "
+                        "build's, probed once (about a minute) and cached per kernel release and relay placement")
     g = p.add_argument_group("output")
     g.add_argument("--json", action="store_true", help="one JSON object: scenario, kernel, sysctls, measured, predicted")
     g.add_argument("--save", default=None, metavar="FILE", help="also write that JSON to FILE (for tcpsim calibrate --lab)")
@@ -339,10 +342,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         gone = remove_stale()
         print(f"removed {len(gone)} namespace(s) of lab runs no longer alive" + (": " + ", ".join(gone) if gone else ""))
         return 0
-    from .measure import default_placement, run_lab
+    from .measure import default_placement, run_lab, through_relay
     from .predict import lab_path_platform, predict_lab
     from ..os_versions import os_entry
-    from .pathprobe import read_relay_path
+    from .pathprobe import auto_relay_path, cached_probe_file, read_relay_path
     from .scenario import RELAY, lab_scenario
 
     try:
@@ -352,7 +355,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           max_pacing_rate=a.max_pacing_rate, loss=a.loss, relay_cpu=a.relay_cpu)
         a.os = a.os or running_linux()
         os_entry(a.os)  # a bad name is refused before the run, not after it
-        relay = read_relay_path(a.path_probe) if a.path_probe else RELAY
+        auto = a.path_probe == AUTO_PROBE
+        relay, probe_file = (read_relay_path(a.path_probe), a.path_probe) if a.path_probe and not auto else (RELAY, None)
         with tempfile.TemporaryDirectory(prefix="tcpsim-lab-") as folder:
             # this machine's probes run before the traffic, so neither disturbs the other
             host, machine_text = detected_machine_file(folder) if a.platform == DETECT else (a.platform, None)
@@ -361,6 +365,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             install_signal_handlers()
             if a.pin is None and a.relay_cpu is None:
                 sc = default_placement(sc, a.delay_line)
+            if auto and through_relay(sc, a.delay_line):
+                if not os.path.exists(cached_probe_file(sc.relay_cpu)):
+                    print(f"probing this build's delay line once (about a minute), to be cached in "
+                          f"{cached_probe_file(sc.relay_cpu)}", file=sys.stderr)
+                relay, probe_file, _ = auto_relay_path(sc.relay_cpu)
             runs = [run_lab(sc, tool=a.tool, delay_line=a.delay_line) for _ in range(a.passes)]
             run = median_pass(runs)
             result = predict_lab(sc, run.sysctls, platform=host, os_name=a.os, delay_line=run.delay_line,
@@ -370,10 +379,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     d = to_json(run, result, a.platform, a.os)
     if machine_text is not None:
         d["predicted"]["machine_file"] = machine_text
-    if a.path_probe:
-        d["predicted"]["relay_path"] = {"path_probe": a.path_probe, **asdict(relay)}
+    if probe_file:
+        d["predicted"]["relay_path"] = {"path_probe": probe_file, **asdict(relay)}
         if run.delay_line == "relay":
-            d["notes"].append(f"the delay line's constants from {a.path_probe}: {relay.excess_s(0) * 1e6:.1f} us plus "
+            d["notes"].append(f"the delay line's constants from {probe_file}: {relay.excess_s(0) * 1e6:.1f} us plus "
                               f"{relay.fraction:.2%} of the RTT a round trip, {relay.packet_s * 1e6:.2f} us a packet")
     if len(runs) > 1:
         d["passes_goodput_bps"] = [r.measured.goodput_bps for r in runs]

@@ -19,7 +19,7 @@ from .scenario import LabScenario
 from .testbed import LabUnavailable, Testbed, has_netem
 
 __all__ = ["Measured", "LabRun", "run_lab", "pinned_cpus", "SYSCTLS", "choose_tool", "cpu_model",
-           "RETRANSMIT_COUNTERS", "RECEIVER_COUNTERS", "retransmit_note", "default_placement", "can_pin", "DEFAULT_PIN_CPUS",
+           "RETRANSMIT_COUNTERS", "RECEIVER_COUNTERS", "retransmit_note", "default_placement", "can_pin", "through_relay", "DEFAULT_PIN_CPUS",
            "DEFAULT_RELAY_CPU"]
 
 SYSCTLS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max",
@@ -227,11 +227,17 @@ def default_placement(sc: LabScenario, delay_line: str = "auto") -> LabScenario:
     late segment makes Linux send most of a small window again. Any other run, or a scenario that names a placement,
     is returned as it is. :func:`run_lab` itself runs a scenario as given.
     """
-    if sc.pin_cpus is not None or sc.relay_cpu is not None or not sc.rtt_s or not can_pin():
-        return sc
-    if delay_line == "netem" or (delay_line == "auto" and not sc.loss_frac and has_netem()):
+    if sc.pin_cpus is not None or sc.relay_cpu is not None or not can_pin() or not through_relay(sc, delay_line):
         return sc
     return replace(sc, pin_cpus=DEFAULT_PIN_CPUS, relay_cpu=DEFAULT_RELAY_CPU)
+
+
+def through_relay(sc: LabScenario, delay_line: str = "auto") -> bool:
+    """Whether ``sc`` runs through the user-space relay: an added delay, and ``delay_line`` "relay", or "auto" where
+    the kernel has no ``netem`` or the run draws a loss (:class:`~tcpsim.lab.testbed.Testbed`'s choice)."""
+    if not sc.rtt_s or delay_line == "netem":
+        return False
+    return delay_line == "relay" or bool(sc.loss_frac) or not has_netem()
 
 
 def _run_builtin(tb: Testbed, sc: LabScenario) -> tuple[dict, dict]:

@@ -24,13 +24,14 @@ import time
 from typing import Optional
 
 from ..cliutil import OneLineParser
-from ..errors import TcpsimError
+from ..errors import ConfigError, TcpsimError
 from ..pcap import internet_checksum
 from ..units import parse_duration, parse_size
 from ._proc import die_with_parent
 from .scenario import RelayPath
 
 __all__ = ["probe_path", "ip_packets", "relay_fit", "relay_path", "read_relay_path", "spread", "PROBE_LIMIT_BYTES",
+           "FIT_RTTS_S", "FIT_MTUS", "FIT_SIZES", "FIT_PASSES", "fit_probe", "cached_probe_file", "auto_relay_path",
            "main"]
 
 MAX_EXCHANGES = 10_000
@@ -142,6 +143,47 @@ _FIT_SIZES = "--size 56,1400,8000,16000"
 trains at MTU 1500 and 9000)."""
 
 
+FIT_RTTS_S, FIT_MTUS, FIT_SIZES, FIT_PASSES = (0.0, 0.5e-3, 2e-3), (1500, 9000), (56, 1400, 8000, 16000), 3
+"""The probe README recommends and ``tcpsim lab --path-probe auto`` takes (about a minute): the sets
+:func:`relay_fit` needs, three times over."""
+
+
+def fit_probe(relay_cpu: Optional[int] = None, count: int = 400) -> list[dict]:
+    """The sets of :data:`FIT_RTTS_S` x :data:`FIT_MTUS` x :data:`FIT_SIZES`, :data:`FIT_PASSES` times (root), the
+    relay on ``relay_cpu`` alone if given."""
+    return [probe_path(rtt, mtu, size, count, relay_cpu=relay_cpu) for _ in range(FIT_PASSES) for mtu in FIT_MTUS
+            for rtt in FIT_RTTS_S for size in FIT_SIZES]
+
+
+def cached_probe_file(relay_cpu: Optional[int]) -> str:
+    """Where ``--path-probe auto`` keeps this build's probe: one file per kernel release and relay placement, under
+    ``$XDG_CACHE_HOME/tcpsim`` (``~/.cache/tcpsim``). Delete it to probe again."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    where = "any" if relay_cpu is None else f"cpu{relay_cpu}"
+    return os.path.join(base, "tcpsim", f"pathprobe-{os.uname().release}-relay-{where}.json")
+
+
+def auto_relay_path(relay_cpu: Optional[int]) -> tuple[RelayPath, str, bool]:
+    """This build's delay line for ``tcpsim lab --path-probe auto``: from its cached probe (:func:`cached_probe_file`),
+    or from a probe run now (:func:`fit_probe`, root) and cached if its fit gives all five constants. The constants,
+    the file and whether the probe ran now."""
+    path = cached_probe_file(relay_cpu)
+    if os.path.exists(path):
+        return read_relay_path(path), path, False
+    sets = fit_probe(relay_cpu)
+    try:
+        relay = relay_path(sets)  # a probe the fit refuses is not cached
+    except ValueError as exc:
+        raise ConfigError("path_probe", "auto", f"a probe of this build that gives the delay line's five constants "
+                          f"({exc}); give --path-probe FILE, or leave it out for the lab tables' constants") from None
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w") as fh:
+        json.dump(sets, fh, indent=1)
+    os.replace(tmp, path)
+    return relay, path, True
+
+
 def relay_path(sets: list[dict]) -> RelayPath:
     """The delay line's constants of a probe's sets (:func:`relay_fit`) as a :class:`~tcpsim.lab.scenario.RelayPath`;
     ValueError where the sets cannot give them."""
@@ -151,7 +193,6 @@ def relay_path(sets: list[dict]) -> RelayPath:
 def read_relay_path(path: str) -> RelayPath:
     """The delay line's constants from the JSON ``python -m tcpsim.lab.pathprobe`` printed (``tcpsim lab
     --path-probe FILE``); one line naming the file and what it lacks otherwise."""
-    from ..errors import ConfigError
     from ..fileio import read_json_limited
 
     expected = (f"the JSON of python -m tcpsim.lab.pathprobe --rtt 0,0.5ms,2ms --mtu 1500,9000 {_FIT_SIZES} "
