@@ -635,14 +635,20 @@ def test_the_relay_runs_on_the_cpu_it_is_given():
     assert run.measured.goodput_bps > 10e6 and run.scenario.to_dict()["relay_cpu"] == 0
 
 
+def _shaped_relay_run(*extra: str, env=None) -> tuple[dict, str]:
+    """``tcpsim lab --json`` of a 1-s, 200 Mbit/s, 1 ms, 64 KiB run with ``extra`` flags: its object and stderr."""
+    proc = subprocess.run([sys.executable, "-m", "tcpsim", "lab", "--rate", "200mbit", "--rtt", "1ms", "--duration",
+                           "1s", "--sockbuf", "64k", *extra, "--json"], capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout), proc.stderr
+
+
 @needs_lab
 def test_tcpsim_lab_places_a_run_through_the_relay_by_default():
     from tcpsim.lab.measure import can_pin
 
-    proc = subprocess.run([sys.executable, "-m", "tcpsim", "lab", "--rate", "200mbit", "--rtt", "1ms", "--duration",
-                           "1s", "--sockbuf", "64k", "--json"], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    d = json.loads(proc.stdout)
+    d, _ = _shaped_relay_run()
     placed = d["delay_line"] == "relay" and can_pin()
     assert (d["scenario"]["relay_cpu"], d["scenario"]["pin_cpus"]) == ((0, [0, 1]) if placed else (None, None))
     assert ("the delay line ran on CPU 0 alone" in d["notes"]) == placed
@@ -659,13 +665,9 @@ def test_tcpsim_lab_path_probe_auto_reads_the_build_s_cached_probe(tmp_path):
     sets = [s for name in ("lab_path_probe_2026-11-29.json", "lab_path_probe_sizes_2026-11-29.json")
             for s in json.loads((VALIDATION / name).read_text())]
     cache.write_text(json.dumps(sets))
-    proc = subprocess.run([sys.executable, "-m", "tcpsim", "lab", "--rate", "200mbit", "--rtt", "1ms", "--duration",
-                           "1s", "--sockbuf", "64k", "--path-probe", "auto", "--json"], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})
-    assert proc.returncode == 0, proc.stderr
-    d = json.loads(proc.stdout)
+    d, stderr = _shaped_relay_run("--path-probe", "auto", env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})
     if d["delay_line"] == "relay":
-        assert d["predicted"]["relay_path"]["path_probe"] == str(cache) and "probing" not in proc.stderr
+        assert d["predicted"]["relay_path"]["path_probe"] == str(cache) and "probing" not in stderr
     else:  # netem: no relay, nothing to probe
         assert "relay_path" not in d["predicted"]
 
