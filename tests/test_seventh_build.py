@@ -70,3 +70,23 @@ def test_the_smallest_example_within_ten_percent(name):
     assert len(runs) == 3
     errors = [abs(d["predicted"]["goodput_bps"] / d["measured"]["goodput_bps"] - 1) for d in runs]
     assert statistics.median(errors) <= SMALLEST_TARGET
+
+
+@pytest.fixture(scope="module")
+def largest_scores():
+    """``window`` (50 rows, once) placed by the default, on this build's pinned probe."""
+    return instrument_scores(HERE / "largest", {"T": "pathprobe_relay0.json"})["T"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", ["median", pytest.param("max", marks=pytest.mark.xfail(strict=True, reason=(
+    "34.7 % at its score: the 4 ms rows of MTU 1500, 16 and 64 KiB (+34.6, +33.6 %) and MTU 9000, 32 KiB (+15.2 %), "
+    "where the kernel ran 0.72-0.74 of the committed table's figures with a minimum RTT of 4.07-4.08 ms: the "
+    "handshake's other side of 4.096 ms (README, 'Why two runs of one scenario can differ by a quarter at about 4 "
+    "ms'; validation/README.md, 'What the lab's largest window table gave on the seventh build')")))])
+def test_the_lab_s_largest_window_table_on_this_build_within_target(largest_scores, check):
+    """Issue 22's window-limited target on ``window``'s 28 window-limited runs: median 5 % (4.0 % at its score), none
+    above 15 %; nothing reordered."""
+    errors = largest_scores["errors"]
+    assert len(largest_scores["runs"]) == 50 and len(errors) == 28 and _reordered(largest_scores["runs"]) == 0
+    assert (statistics.median(errors) <= WINDOW_TARGET) if check == "median" else (max(errors) <= WINDOW_MAX)
