@@ -34,9 +34,9 @@ _EPILOG = """Examples:
 
 Needs root, iproute2 (ip, tc) and network namespaces. Traffic stays inside the namespaces the run
 creates (tcpsim-<pid>-<random>-a/-b), which are removed on every exit. --rtt uses netem where the kernel
-has it, else a user-space delay line in a third namespace, which runs on CPU 0 alone with the tools on
-CPUs 0 and 1 unless --pin or --relay-cpu says otherwise (none: where the scheduler puts them). --rate 0
-leaves the veth unshaped."""
+has it, else a user-space delay line in a third namespace, pinned to CPU 0 with the sending tool, the
+receiving tool on CPU 1, unless --pin or --relay-cpu says otherwise (none: where the scheduler puts them).
+--rate 0 leaves the veth unshaped."""
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -19,8 +19,8 @@ from .scenario import LabScenario
 from .testbed import LabUnavailable, Testbed, has_netem
 
 __all__ = ["Measured", "LabRun", "run_lab", "pinned_cpus", "SYSCTLS", "choose_tool", "cpu_model",
-           "RETRANSMIT_COUNTERS", "RECEIVER_COUNTERS", "retransmit_note", "default_placement", "can_pin", "through_relay", "DEFAULT_PIN_CPUS",
-           "DEFAULT_RELAY_CPU"]
+           "RETRANSMIT_COUNTERS", "RECEIVER_COUNTERS", "retransmit_note", "default_placement", "can_pin",
+           "through_relay", "DEFAULT_PIN_CPUS", "DEFAULT_RELAY_CPU"]
 
 SYSCTLS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max",
            "net.core.rmem_default", "net.core.wmem_default", "net.ipv4.tcp_adv_win_scale",
@@ -208,7 +208,7 @@ def pinned_cpus(sc: LabScenario) -> tuple[Optional[int], Optional[int]]:
 
 
 DEFAULT_PIN_CPUS, DEFAULT_RELAY_CPU = (0, 1), 0
-"""The placement a run through the relay takes when it names none: the delay line on CPU 0 alone, the sending tool
+"""The placement a run through the relay takes when it names none: the delay line pinned to CPU 0, the sending tool
 beside it, the receiving tool on CPU 1 (validation/README.md, "The tools pinned beside the relay" and "The pinned
 lab as the default, decided on a seventh build")."""
 
