@@ -292,6 +292,8 @@ def test_cpu_shares_split_each_cpus_time_and_the_text_sets_them_beside_the_predi
     assert limit_differs(both_busy, [0, 1], wrong) == ""                     # 100 and 90 % busy: the shares do not say
     assert len(_cpu_lines(shares, {"sender": [0.42], "receiver": [1.0]}, None)) == 1  # not pinned: no mapping
     assert _cpu_lines({}, {}, None) == []
+    # ideal hosts cost nothing: a pinned run predicted without --platform maps no CPU (tcpsim lab pins by default)
+    assert len(_cpu_lines(shares, {"sender": [0.0], "receiver": [0.0]}, [0, 1])) == 1
 
 
 @pytest.mark.parametrize("release,expected", [("6.18.44-fc-v857", "linux-6.18"), ("5.4.0-150-generic", "linux-5.4"),

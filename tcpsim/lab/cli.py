@@ -294,13 +294,15 @@ def _writes_each(goodput_bps: float, units_per_s: float, sc: dict[str, Any]) -> 
 
 def _cpu_lines(shares: dict[str, dict[str, float]], predicted: dict[str, list[float]], pin: Any) -> list[str]:
     """Each CPU's measured busy share (system and softirq, where a veth's receive work runs) and, with the tools
-    pinned, the prediction's sender and receiver CPUs beside the CPUs they were pinned to."""
+    pinned and the hosts modelled (``--platform``; ideal hosts cost nothing), the prediction's sender and receiver
+    CPUs beside the CPUs they were pinned to."""
     if not shares:
         return []
     each = ", ".join(f"{cpu} {1 - sh['idle']:.0%} (system {sh['system']:.0%}, softirq {sh['softirq']:.0%})"
                      for cpu, sh in sorted(shares.items(), key=lambda kv: int(kv[0][3:])))
     lines = [f"{'  by CPU':16s} {each}"]
-    if pin and predicted.get("sender") and predicted.get("receiver"):
+    if pin and predicted.get("sender") and predicted.get("receiver") and max(*predicted["sender"],
+                                                                             *predicted["receiver"]) > 0:
         lines.append(f"{'  predicted':16s} the sender's CPU (cpu{pin[0]}) {max(predicted['sender']):.0%}, the "
                      f"receiver's (cpu{pin[1]}) {max(predicted['receiver']):.0%}")
     return lines
