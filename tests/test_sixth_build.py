@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from machine_scores import errors as _errors, instrument_scores, score_relay, window_limited
+from machine_scores import errors as _errors, instrument_scores, score_relay, window_limited, within_window_target
 from tcpsim.calibration.tables import load_points
 from tcpsim.calibration.validate import evaluate, given_platforms
 
 HERE = Path(__file__).resolve().parent.parent / "validation" / "build_2026-12-02"
-WINDOW_TARGET, WINDOW_MAX = 0.05, 0.15
 
 pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")
 
@@ -38,11 +37,6 @@ def scored():
     points = [p for p in load_points(HERE / "data") if p.source_id == "lab" and p.table_id == "window6"]
     with ProcessPoolExecutor(2) as ex:
         return [o for o in evaluate(points, ex, given_platforms(["lab_vm=lab_vm"], points)) if o.error is not None]
-
-
-def _within_window_target(errors: list[float], check: str) -> bool:
-    """Issue 22's window-limited target: the median within 5 % (``check`` "median") or none above 15 % ("max")."""
-    return statistics.median(errors) <= WINDOW_TARGET if check == "median" else max(errors) <= WINDOW_MAX
 
 
 def _runs():
@@ -73,7 +67,7 @@ def test_window_limited_rows_within_target_with_no_fitted_parameter(scored, chec
     """Issue 22's window-limited rows with no fitted parameter: median 5 %, none above 15 %."""
     errors = _errors(scored, window_limited)
     assert len(errors) == 19
-    assert _within_window_target(errors, check)
+    assert within_window_target(errors, check)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +108,7 @@ _WHY_P = ("even on its own delay line the model is 10.2 % too fast at the signed
 @pytest.mark.parametrize("check", _checks("10.8 % at its score: " + _WHY_P, "94.5 % at its score: " + _WHY_P))
 def test_window4_and_window5_within_target_on_this_build_s_delay_line(relay_errors, check):
     """Issue 22's window-limited rows with no fitted parameter, on the path as this build's probe measured it."""
-    assert _within_window_target(relay_errors["P"], check)
+    assert within_window_target(relay_errors["P"], check)
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +141,7 @@ def test_a_relay_on_one_cpu_reorders_less_and_predicts_its_window_rows_as_well(c
 def test_window_runs_on_a_pinned_relay_within_target(cpu_scores, check):
     """Issue 22's window-limited target on this build's runs of ``window2`` and ``window3`` through a relay on one CPU,
     predicted on that relay's own probe: median 5 % (2.4 % at its score), none above 15 %."""
-    assert _within_window_target(cpu_scores["R"]["errors"], check)
+    assert within_window_target(cpu_scores["R"]["errors"], check)
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +168,7 @@ def test_window_runs_with_the_tools_and_the_relay_pinned_within_target(pinned_sc
     """Issue 22's window-limited target on this build's runs of ``window2`` and ``window3`` with the tools and the relay
     pinned, on the relay's own probe: median 5 %, none above 15 % (2.7 and 12.3 % at its score; seen rows, a chosen
     instrument: validation/README.md, 'What pinning the tools beside the relay gave')."""
-    assert _within_window_target(pinned_scores["T"]["errors"], check)
+    assert within_window_target(pinned_scores["T"]["errors"], check)
 
 
 @pytest.fixture(scope="module")
@@ -193,4 +187,4 @@ def test_the_pinned_lab_on_its_largest_window_table_within_target(largest_scores
     was not chosen on: issue 22's median 5 % (3.7 % at its score), none above 15 %."""
     scores = largest_scores
     assert len(scores["runs"]) == 50 and _reordered(scores["runs"]) == 0 and len(scores["errors"]) == 28
-    assert _within_window_target(scores["errors"], check)
+    assert within_window_target(scores["errors"], check)

@@ -368,9 +368,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if a.pin is None and a.relay_cpu is None:
                 sc = default_placement(sc, a.delay_line)
             if auto and through_relay(sc, a.delay_line):
-                if not os.path.exists(cached_probe_file(sc.relay_cpu)):
-                    print(f"probing this build's delay line once (about a minute), to be cached in "
-                          f"{cached_probe_file(sc.relay_cpu)}", file=sys.stderr)
+                cache = cached_probe_file(sc.relay_cpu)
+                if not os.path.exists(cache):
+                    print(f"probing this build's delay line once (about a minute), to be cached in {cache}",
+                          file=sys.stderr)
                 relay, probe_file, _ = auto_relay_path(sc.relay_cpu)
             runs = [run_lab(sc, tool=a.tool, delay_line=a.delay_line) for _ in range(a.passes)]
             run = median_pass(runs)
