@@ -114,7 +114,11 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
             progress(f"  eval {n_eval[0]:3d}: median |err| {np.median(np.abs(np.expm1(res[:n_runs]))):.1%}")
         return res
 
-    # least_squares counts neither Jacobian evaluations nor the start: budget the model runs themselves
+    # least_squares counts neither Jacobian evaluations nor the start: budget the model runs themselves. In these
+    # variables (ln of a cost in seconds, always negative) scipy's probes lower each cost by 0.05 x |ln cost|, a factor
+    # 2-3, and its first trust region is the start's norm, about 30: a coarse first search that the simulator's jumps
+    # between CPU states need. Unit-free steps of 10 % and of a factor 2 both fitted worse on four machines' runs
+    # (validation/README.md, "What stepping in each cost's own scale gave").
     sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.05, max_nfev=max(1, max_nfev // (len(x0) + 1)),
                         method="trf", loss="soft_l1", f_scale=ROBUST_SCALE)
     x_best, res = best[1], best[2]
