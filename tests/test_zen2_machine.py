@@ -98,7 +98,7 @@ def test_the_path_probe_does_not_become_the_default(window_scores):
 @pytest.mark.slow
 @pytest.mark.parametrize("check", ["median", pytest.param("max", marks=pytest.mark.xfail(strict=True, reason=(
     "23.6 % at its score: the MTU 9000, 32 KiB rows of window at 0.5, 1 and 2 ms (-23.6, -20.9, -19.5 %), the "
-    "kernel's window three jumbo segments where the model's is four, and at 4 ms (+16.5 %), as on the sixth build "
+    "kernel's window four jumbo segments where the model's is three, and at 4 ms (+16.5 %), as on the sixth build "
     "and not the seventh (validation/README.md, 'What the sixth machine gave')")))])
 def test_window_limited_runs_within_target_on_the_committed_delay_line(window_scores, check):
     """Issue 22's window-limited target on the 45 window-limited runs of ``window6`` and ``window``, as a user gets them
