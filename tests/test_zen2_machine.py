@@ -78,7 +78,7 @@ def window_scores():
     probes = {"RELAY": "RELAY", "P1": "zen2_2026-12-02/pathprobe_auto.json", "P2": "zen2_2026-12-02/pathprobe2.json"}
     out = {}
     for name, probe in probes.items():
-        tables = [instrument_scores(HERE, {table: probe})[table] for table in ("window6", "window")]
+        tables = instrument_scores(HERE, {"window6": probe, "window": probe}).values()  # window6_*.json, window_*.json
         out[name] = {"runs": [r for t in tables for r in t["runs"]], "errors": [e for t in tables for e in t["errors"]]}
     return out
 
