@@ -24,6 +24,16 @@ def score_folder(folder: Path, files: dict[str, str]) -> dict[str, list]:
                 for name, path in files.items()}
 
 
+HELD_OUT = ("messages_nagle", "messages2", "messages3", "cpu2", "cpu3", "unshaped")
+"""The 37 held-out rows without a delay line of every machine met by the classroom's steps (the small-message and
+CPU-bound rows)."""
+
+
+def scored_outcomes(folder: Path, files: dict[str, str]) -> dict[str, list]:
+    """:func:`score_folder`'s outcomes that carry an error (a row the file can predict), by file."""
+    return {name: [o for o in outcomes if o.error is not None] for name, outcomes in score_folder(folder, files).items()}
+
+
 def window_limited(p, table: str = "window6") -> bool:
     """A row of ``table`` whose measured goodput is below 80 % of its shaped rate (``tcpsim validate``'s class)."""
     return p.table_id == table and p.value_si < 0.8 * float(p.get("rate_bps"))

@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from machine_scores import errors as _errors, score_folder, tables_not_below_the_calculator, window_limited
+from machine_scores import (HELD_OUT, errors as _errors, scored_outcomes, tables_not_below_the_calculator,
+                            window_limited)
 
 HERE = Path(__file__).resolve().parent.parent / "validation" / "vm3_2026-12-01"
 FILES = {"parts": "parts.toml", "calibrated": "fit_rw.toml"}
-HELD_OUT = ("messages_nagle", "messages2", "messages3", "cpu2", "cpu3", "unshaped")
-"""The 37 held-out rows without a delay line (the small-message and CPU-bound rows), as in the Xeon's study."""
 CPU_TARGET, WINDOW_TARGET, WINDOW_MAX = 0.15, 0.05, 0.15
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")]
@@ -30,7 +29,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(not HERE.is_dir(), reason="ru
 
 @pytest.fixture(scope="module")
 def scored():
-    return {name: [o for o in outcomes if o.error is not None] for name, outcomes in score_folder(HERE, FILES).items()}
+    return scored_outcomes(HERE, FILES)
 
 
 def test_the_tables_are_the_measured_ones(scored):

@@ -15,13 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from machine_scores import (errors as _errors, instrument_scores, score_folder, tables_not_below_the_calculator,
+from machine_scores import (HELD_OUT, errors as _errors, instrument_scores, scored_outcomes, tables_not_below_the_calculator,
                             window_limited, within_window_target)
 
 HERE = Path(__file__).resolve().parent.parent / "validation" / "zen2_2026-12-02"
 FILES = {"parts": "parts.toml", "calibrated": "fit.toml"}
-HELD_OUT = ("messages_nagle", "messages2", "messages3", "cpu2", "cpu3", "unshaped")
-"""The 37 held-out rows without a delay line (the small-message and CPU-bound rows), as on the other machines."""
 CPU_TARGET, SMALLEST_TARGET = 0.15, 0.10
 
 pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")
@@ -29,7 +27,7 @@ pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (
 
 @pytest.fixture(scope="module")
 def scored():
-    return {name: [o for o in outcomes if o.error is not None] for name, outcomes in score_folder(HERE, FILES).items()}
+    return scored_outcomes(HERE, FILES)
 
 
 @pytest.mark.slow

@@ -1,0 +1,99 @@
+"""A seventh machine, against the issues' targets: a Zen 3 EPYC guest (family 25 model 1, 2026-12-02), never seen.
+
+Its tables (``validation/zen3_2026-12-02``: the 46 rows without a delay line in three pinned passes, each row its
+median run, ``window6`` and ``window`` once each placed by ``tcpsim lab``'s default, README's smallest example three
+times) were measured by a rule written before anything ran on it (validation/README.md, "A seventh machine: a Zen 3
+EPYC never seen") and scored once: the file ``tcpsim machine detect --probes`` wrote (A7, nothing fitted), the one
+README's classroom step 2 fitted on its twelve calibration runs (B7, ``fit.toml``), and the window-limited runs as
+``tcpsim lab --platform lab_vm`` predicts them on the committed delay line. A known miss is a strict xfail.
+"""
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+from machine_scores import (HELD_OUT, errors as _errors, instrument_scores, scored_outcomes, tables_not_below_the_calculator,
+                            window_limited, within_window_target)
+
+HERE = Path(__file__).resolve().parent.parent / "validation" / "zen3_2026-12-02"
+FILES = {"parts": "parts.toml", "calibrated": "fit.toml"}
+CPU_TARGET, SMALLEST_TARGET = 0.15, 0.10
+
+_PACE = ("a VM at half the others' pace (0.53 of the lab tables' build on the 46 rows, 0.49 of the Zen 2 machine's), "
+         "and the Nagle-on messages of up to 500 bytes 37-64 % slow: the machine's dear wake-ups (2.5 us at 10 us "
+         "gaps) keep tcpsim's sender in the state where no write finds its predecessor unacknowledged, where the "
+         "kernel coalesces them (validation/README.md, 'What the seventh machine gave')")
+
+pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")
+
+
+@pytest.fixture(scope="module")
+def scored():
+    return scored_outcomes(HERE, FILES)
+
+
+@pytest.mark.slow
+def test_the_tables_are_the_measured_ones(scored):
+    for outcomes in scored.values():
+        assert len(outcomes) == 67
+        assert len(_errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
+        assert len(_errors(outcomes, window_limited)) == 19
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [
+    pytest.param("parts", marks=pytest.mark.xfail(strict=True, reason="52.3 % at its score, every CPU-bound table "
+                                                  "fast (unshaped +122 %): " + _PACE)),
+    pytest.param("calibrated", marks=pytest.mark.xfail(strict=True, reason="23.3 % at its score: " + _PACE))])
+def test_the_held_out_cpu_and_message_rows_within_target(scored, name):
+    """Issue 22's 15 % after calibrating and issue 21's 15 % for a machine left out, predicted from its parts, on the
+    37 held-out rows."""
+    assert statistics.median(_errors(scored[name], lambda p: p.table_id in HELD_OUT)) <= CPU_TARGET
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="unshaped 121.6 % against the calculator's 73.8 % (and writes, cpu3 close): "
+                   + _PACE)
+def test_below_the_calculator_on_every_table_from_the_parts(scored):
+    assert tables_not_below_the_calculator(scored["parts"]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", ["median", "max"])
+@pytest.mark.xfail(strict=True, reason="6.4 % median, 19.6 % max at its score: the kernel "
+                   "below the parts file on the 0.35 and 0.7 ms rows of 20 and 26 KiB (+10 to +20 %), a half-pace "
+                   "machine's CPU reaching rows the window should limit")
+def test_window6_limited_rows_within_target_with_no_fitted_parameter(scored, check):
+    """Issue 22's window-limited rows of ``window6`` with no fitted parameter (the parts file): median 5 %, none above
+    15 %."""
+    assert within_window_target(_errors(scored["parts"], window_limited), check)
+
+
+@pytest.fixture(scope="module")
+def window_scores():
+    """The window-limited runs of ``window6`` and ``window`` under ``lab_vm`` on the committed ``RELAY``."""
+    tables = instrument_scores(HERE, {"window6": "RELAY", "window": "RELAY"}).values()  # window6_*.json, window_*.json
+    return {"runs": [r for t in tables for r in t["runs"]], "errors": [e for t in tables for e in t["errors"]]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", ["median", pytest.param("max", marks=pytest.mark.xfail(strict=True, reason=(
+    "33.8 % at its score: window's five MTU 1500 rows at 4 ms +19 to +34 % (the kernel a fifth slower there than on the "
+    "Zen 2 machine, not at 2 ms), and its MTU 9000, 32 KiB rows at 0.5-2 ms -17 to -20 % (the kernel's window four "
+    "jumbo segments where the model's is three, as on the other EPYC builds)")))])
+def test_window_limited_runs_within_target_on_the_committed_delay_line(window_scores, check):
+    """Issue 22's window-limited target on the 46 window-limited runs of ``window6`` and ``window``, as a user gets them:
+    median 5 % (4.4 % at its score), none above 15 %."""
+    assert len(window_scores["runs"]) == 71 and len(window_scores["errors"]) == 46
+    assert within_window_target(window_scores["errors"], check)
+
+
+def test_the_smallest_example_within_ten_percent():
+    """README's smallest example as typed, against the prediction each run printed beside it: issue 22's 10 %, at the
+    median of three (+9.4 % at its score)."""
+    runs = [json.loads(p.read_text()) for p in sorted((HERE / "smallest").glob("u_*.json"))]
+    assert len(runs) == 3 and all(d["measured"]["tool"] == "iperf3" for d in runs)
+    errors = [abs(d["predicted"]["goodput_bps"] / d["measured"]["goodput_bps"] - 1) for d in runs]
+    assert statistics.median(errors) <= SMALLEST_TARGET
