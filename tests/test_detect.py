@@ -242,13 +242,15 @@ def test_whatever_the_kernel_reports_the_file_loads(tmp_path_factory, driver, sp
 
 
 def test_probe_values_go_to_fixed_cpu_and_are_the_platforms(tmp_path):
-    probes = {"per_syscall_s": 5e-7, "wake_cost_s": [[1e-5, 4e-7], [2e-3, 7.5e-6]]}
+    probes = {"per_syscall_s": 5e-7, "wake_cost_s": [[1e-5, 4e-7], [2e-3, 7.5e-6]],
+              "wake_latency_s": [[1e-4, 1.2e-5], [8e-3, 1.1e-4]]}
     host = HostReport(cpu=parse_cpuinfo(ZEN3), clock_hz=3.7e9, clock_how="cpufreq", nic=SERVER_NIC,
                       kernel_release="6.8.0-45-generic", probes=probes, probe_notes=("measured",))
     path = tmp_path / "probed.toml"
     path.write_text(render(host, "probed"))
     cpu = load_machine(str(path)).platform.cpu
     assert cpu.per_syscall_s == 5e-7 and cpu.wake_cost_s == ((1e-5, 4e-7), (2e-3, 7.5e-6))
+    assert cpu.wake_latency_s == ((1e-4, 1.2e-5), (8e-3, 1.1e-4))
 
 
 @linux_only
@@ -258,6 +260,7 @@ def test_probe_values_go_to_fixed_cpu_and_are_the_platforms(tmp_path):
 def test_the_probes_measure_a_system_call_and_a_wake_up_table(monkeypatch, iperf3):
     """The probes, and iperf3's own write and read where the host can run them (here faked: its lab run is
     ``tcpsim.lab.rxtrace``'s, tested there); where it cannot, the probes' figures stay and the notes say why."""
+    from tcpsim.lab.wakeprobe import LATENCY_GAPS_S
     from tcpsim.machine import detect
 
     monkeypatch.setattr(detect, "_iperf3_costs", lambda: (iperf3, "iperf3's own" if iperf3 else "no iperf3 here"))
@@ -266,10 +269,12 @@ def test_the_probes_measure_a_system_call_and_a_wake_up_table(monkeypatch, iperf
     assert 1e-8 < measured.get("per_syscall_rx_s", 1e-6) < 1e-3  # absent only if no pass was saturated (said)
     assert [g for g, _ in measured["wake_cost_s"]] == list(detect.WAKE_GAPS_S)
     assert all(c >= 0 for _, c in measured["wake_cost_s"])
+    assert [g for g, _ in measured["wake_latency_s"]] == list(LATENCY_GAPS_S)
+    assert all(0 < lateness < 0.1 for _, lateness in measured["wake_latency_s"])
     if iperf3:
-        assert {k: measured[k] for k in iperf3} == iperf3 and len(notes) == 2 and "iperf3's own" in notes[0]
+        assert {k: measured[k] for k in iperf3} == iperf3 and len(notes) == 3 and "iperf3's own" in notes[0]
     else:
-        assert len(notes) == 4 and "not iperf3's own: no iperf3 here" in notes[-1]
+        assert len(notes) == 5 and "not iperf3's own: no iperf3 here" in notes[-1]
 
 
 def _fake_trace(reader_busy, writer=True):

@@ -18,7 +18,11 @@ from machine_scores import (HELD_OUT, errors as _errors, instrument_scores, scor
                             window_limited, within_window_target)
 
 HERE = Path(__file__).resolve().parent.parent / "validation" / "zen3_2026-12-02"
-FILES = {"parts": "parts.toml", "calibrated": "fit.toml"}
+FILES = {"parts": "parts.toml", "calibrated": "fit.toml", "parts_lat": "parts_lat.toml", "calibrated_lat": "fit_lat.toml"}
+"""A7 and B7 as the seventh machine's rule made them; A7L and B7L, the same with the wake-up latency the probe
+measured (the rule "A parts file carries the measured wake-up latency")."""
+JUDGING = ("cpu4", "cpu5")
+"""The tables measured after that rule to judge it (10 rows each)."""
 CPU_TARGET, SMALLEST_TARGET = 0.15, 0.10
 
 _PACE = ("a VM at half the others' pace (0.53 of the lab tables' build on the 46 rows, 0.49 of the Zen 2 machine's), "
@@ -37,7 +41,8 @@ def scored():
 @pytest.mark.slow
 def test_the_tables_are_the_measured_ones(scored):
     for outcomes in scored.values():
-        assert len(outcomes) == 67
+        assert len(outcomes) == 87
+        assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in JUDGING] == [10, 10]
         assert len(_errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
         assert len(_errors(outcomes, window_limited)) == 19
 
@@ -51,6 +56,29 @@ def test_the_held_out_cpu_and_message_rows_within_target(scored, name):
     """Issue 22's 15 % after calibrating and issue 21's 15 % for a machine left out, predicted from its parts, on the
     37 held-out rows."""
     assert statistics.median(_errors(scored[name], lambda p: p.table_id in HELD_OUT)) <= CPU_TARGET
+
+
+@pytest.mark.slow
+def test_the_measured_wake_up_latency_is_adopted_by_the_tables_measured_after_its_rule(scored):
+    """The rule's decision, kept: with the latency the probe measured, the parts file's median |error| over the 20 rows
+    of ``cpu4`` and ``cpu5`` is more than a point lower (25.4 against 48.8 % at its score) and the calibrated file's
+    not more than a point higher (11.7 against 30.4 %), so ``machine detect --probes`` writes it."""
+    def g(name):
+        return statistics.median(_errors(scored[name], lambda p: p.table_id in JUDGING))
+
+    assert g("parts_lat") < g("parts") - 0.01 and g("calibrated_lat") <= g("calibrated") + 0.01
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [
+    pytest.param("parts_lat", marks=pytest.mark.xfail(strict=True, reason="25.4 % at its score: the Nagle-on rows "
+                                                      "now within +5..+17 %, the unshaped rows still up to +107 %: the "
+                                                      "catalog's cycles at a half-pace VM's nominal clock")),
+    "calibrated_lat"])
+def test_with_the_latency_within_target_on_the_tables_measured_after_it(scored, name):
+    """Issue 21's 15 % from the parts and issue 22's after calibrating, on the 20 rows measured after the latency's
+    rule (B7L 11.7 % at its score); the 37 earlier held-out rows are seen for these files (23.4 and 12.1 %)."""
+    assert statistics.median(_errors(scored[name], lambda p: p.table_id in JUDGING)) <= CPU_TARGET
 
 
 @pytest.mark.slow

@@ -34,7 +34,7 @@ from ..units import parse_duration
 from .pathprobe import spread
 
 __all__ = ["probe_wake", "probe_waker", "waker_sets", "wake_table", "waker_table", "stall_tail", "main", "MAX_SET_S",
-           "WAKER_PLACEMENTS", "STALL_S"]
+           "WAKER_PLACEMENTS", "STALL_S", "LATENCY_GAPS_S"]
 
 MAX_SET_S = 30.0
 """Wall-clock budget of one set: it stops with the wake-ups it has when this runs out."""
@@ -105,7 +105,9 @@ def probe_wake(gap_s: float, count: int = 200, cpus: tuple[int, int] = (0, 1)) -
             "stall_mean_s": statistics.fmean(stalls) if stalls else None}
 
 
-LATENCY_GAPS = "0.1ms,0.2ms,0.5ms,1ms,2ms,4ms,8ms"
+LATENCY_GAPS_S = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 4e-3, 8e-3)
+"""The idle gaps of the latency sets when none is given (``tcpsim machine detect --probes`` takes these too)."""
+LATENCY_GAPS = ",".join(f"{g * 1e3:g}ms" for g in LATENCY_GAPS_S)
 WAKER_GAP = "0.5ms"
 WAKER_GAP_S = 5e-4
 """The writer's spin between waking writes when no gap is given (the thirteenth session's probe)."""

@@ -94,7 +94,8 @@ class HostReport:
     sysctls: dict[str, str] = field(default_factory=dict)
     copy_bw_Bps: Optional[float] = None
     probes: dict[str, Any] = field(default_factory=dict)
-    """Runtime CPU costs the probes measured (``per_syscall_s``, ``wake_cost_s``), for ``[fixed.cpu]``."""
+    """Runtime CPU costs the probes measured (``per_syscall_s``, ``wake_cost_s``, ``wake_latency_s``), for
+    ``[fixed.cpu]``."""
     probe_notes: tuple[str, ...] = ()
     config_hz: Optional[int] = None
     """The kernel's ``CONFIG_HZ`` (its tick rate, which CUBIC counts time in), None where its config is not readable."""
@@ -287,20 +288,22 @@ def measure_probes(count: int = 300, read_s: float = 1.0) -> tuple[dict[str, Any
     """What needs no network and a few seconds: a system call (``tcpsim.lab.callprobe``'s EAGAIN ``send``:
     ``per_syscall_s``), a saturated reader's read (``tcpsim.lab.readprobe``: ``per_syscall_rx_s``, three passes of
     ``read_s``) and what waking a process costs the CPU that wakes it, by the time since the last wake-up
-    (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``), with notes for the file. Where root, network
+    (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``) and how late the woken process runs
+    (its latency sets: ``wake_latency_s``; validation/README.md, "A parts file carries the measured wake-up
+    latency"), with notes for the file. Where root, network
     namespaces and iperf3 allow, the write and the read are then taken as iperf3's processes spend them
     (:func:`tcpsim.lab.rxtrace.iperf3_call_costs`, a 4-s lab run), which on a machine tcpsim never saw predicted
     better than the two probes' (validation/README.md, "The tools' own costs judged again, the goodput first")."""
     from ..lab.callprobe import probe_calls
     from ..lab.readprobe import read_cost
-    from ..lab.wakeprobe import waker_sets, waker_table
+    from ..lab.wakeprobe import LATENCY_GAPS_S, probe_wake, wake_table, waker_sets, waker_table
 
     calls = probe_calls(passes=3)
     out: dict[str, Any] = {"per_syscall_s": calls["send_s"]}
     notes = [f"per_syscall_s: python -m tcpsim.lab.callprobe's EAGAIN send ({calls['note']})"]
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
-        return out, notes + ["per_syscall_rx_s and wake_cost_s not measured: this process may run on one CPU only"]
+        return out, notes + ["per_syscall_rx_s, wake_cost_s and wake_latency_s not measured: this process may run on one CPU only"]
     reads = read_cost(seconds=read_s)
     if reads["per_syscall_rx_s"] is not None:
         out["per_syscall_rx_s"] = reads["per_syscall_rx_s"]
@@ -309,6 +312,10 @@ def measure_probes(count: int = 300, read_s: float = 1.0) -> tuple[dict[str, Any
     out["wake_cost_s"] = [[gap, float(f"{max(0.0, cost):.3g}")] for gap, cost in table]
     notes.append(f"wake_cost_s: python -m tcpsim.lab.wakeprobe --waker, {count} writes a placement and gap (by the "
                  "time since the last wake-up; the stall tail is not measured: README)")
+    late = wake_table([probe_wake(gap, count, (cpus[0], cpus[1])) for gap in LATENCY_GAPS_S])
+    out["wake_latency_s"] = [[gap, float(f"{lateness:.3g}")] for gap, lateness in late]
+    notes.append(f"wake_latency_s: python -m tcpsim.lab.wakeprobe, {count} wake-ups a gap (how late a process "
+                 "blocked in read runs, woken from the other CPU: the median; its spread is not measured)")
     tools, how = _iperf3_costs()
     if tools:
         out.update(tools)
