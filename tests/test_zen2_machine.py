@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from machine_scores import (HELD_OUT, errors as _errors, instrument_scores, scored_outcomes, tables_not_below_the_calculator,
-                            window_limited, within_window_target)
+from machine_scores import (HELD_OUT, errors as _errors, instrument_scores, scored_outcomes,
+                            tables_not_below_the_calculator, window_limited, within_window_target)
 
 HERE = Path(__file__).resolve().parent.parent / "validation" / "zen2_2026-12-02"
 FILES = {"parts": "parts.toml", "calibrated": "fit.toml"}

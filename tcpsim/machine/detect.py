@@ -303,7 +303,8 @@ def measure_probes(count: int = 300, read_s: float = 1.0) -> tuple[dict[str, Any
     notes = [f"per_syscall_s: python -m tcpsim.lab.callprobe's EAGAIN send ({calls['note']})"]
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
-        return out, notes + ["per_syscall_rx_s, wake_cost_s and wake_latency_s not measured: this process may run on one CPU only"]
+        return out, notes + ["per_syscall_rx_s, wake_cost_s and wake_latency_s not measured: this process may run "
+                             "on one CPU only"]
     reads = read_cost(seconds=read_s)
     if reads["per_syscall_rx_s"] is not None:
         out["per_syscall_rx_s"] = reads["per_syscall_rx_s"]
