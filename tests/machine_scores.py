@@ -15,13 +15,17 @@ from tcpsim.calibration.tables import load_points
 from tcpsim.calibration.validate import evaluate, given_platforms
 
 
-def score_folder(folder: Path, files: dict[str, str]) -> dict[str, list]:
+def score_folder(folder: Path, files: dict[str, str], tables: dict[str, tuple[str, ...]] | None = None
+                 ) -> dict[str, list]:
     """Each machine file's outcomes on ``folder/data``'s lab tables, the file in ``lab_vm``'s place (as ``tcpsim
-    validate --data DIR --platform lab_vm=FILE`` scores them), seed 0."""
+    validate --data DIR --platform lab_vm=FILE`` scores them), seed 0; a file named in ``tables`` on those only."""
     points = [p for p in load_points(folder / "data") if p.source_id == "lab"]
     with ProcessPoolExecutor(2) as ex:
-        return {name: evaluate(points, ex, given_platforms([f"lab_vm={folder / path}"], points))
-                for name, path in files.items()}
+        out = {}
+        for name, path in files.items():
+            mine = [p for p in points if p.table_id in tables[name]] if tables and name in tables else points
+            out[name] = evaluate(mine, ex, given_platforms([f"lab_vm={folder / path}"], mine))
+        return out
 
 
 HELD_OUT = ("messages_nagle", "messages2", "messages3", "cpu2", "cpu3", "unshaped")
@@ -29,9 +33,11 @@ HELD_OUT = ("messages_nagle", "messages2", "messages3", "cpu2", "cpu3", "unshape
 CPU-bound rows)."""
 
 
-def scored_outcomes(folder: Path, files: dict[str, str]) -> dict[str, list]:
+def scored_outcomes(folder: Path, files: dict[str, str], tables: dict[str, tuple[str, ...]] | None = None
+                    ) -> dict[str, list]:
     """:func:`score_folder`'s outcomes that carry an error (a row the file can predict), by file."""
-    return {name: [o for o in outcomes if o.error is not None] for name, outcomes in score_folder(folder, files).items()}
+    return {name: [o for o in outcomes if o.error is not None]
+            for name, outcomes in score_folder(folder, files, tables).items()}
 
 
 def window_limited(p, table: str = "window6") -> bool:

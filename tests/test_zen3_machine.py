@@ -27,25 +27,29 @@ JUDGING = ("cpu4", "cpu5")
 CPU_TARGET, SMALLEST_TARGET = 0.15, 0.10
 
 _PACE = ("a VM at half the others' pace (0.53 of the lab tables' build on the 46 rows, 0.49 of the Zen 2 machine's), "
-         "and the Nagle-on messages of up to 500 bytes 37-64 % slow: the machine's dear wake-ups (2.5 us at 10 us "
-         "gaps) keep tcpsim's sender in the state where no write finds its predecessor unacknowledged, where the "
-         "kernel coalesces them (validation/README.md, 'What the seventh machine gave')")
+         "and the Nagle-on messages of up to 500 bytes 37-64 % slow: the parts file's reader woke on time, so tcpsim "
+         "acknowledged each segment before the next write and Nagle never held one, where this VM's reader runs 12-110 "
+         "us late and the kernel coalesces (validation/README.md, 'What the seventh machine gave'; detect measures the "
+         "latency since 'A parts file carries the measured wake-up latency')")
 
 pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")
 
 
 @pytest.fixture(scope="module")
 def scored():
-    return scored_outcomes(HERE, FILES)
+    return scored_outcomes(HERE, FILES, {"parts_lat": JUDGING, "calibrated_lat": JUDGING})
 
 
 @pytest.mark.slow
 def test_the_tables_are_the_measured_ones(scored):
-    for outcomes in scored.values():
-        assert len(outcomes) == 87
+    for name, outcomes in scored.items():
         assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in JUDGING] == [10, 10]
-        assert len(_errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
-        assert len(_errors(outcomes, window_limited)) == 19
+        if name in ("parts", "calibrated"):  # the files with the latency are scored on the tables that judged it
+            assert len(outcomes) == 87
+            assert len(_errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
+            assert len(_errors(outcomes, window_limited)) == 19
+        else:
+            assert len(outcomes) == 20
 
 
 @pytest.mark.slow
