@@ -277,6 +277,23 @@ def test_the_probes_measure_a_system_call_and_a_wake_up_table(monkeypatch, iperf
         assert len(notes) == 5 and "not iperf3's own: no iperf3 here" in notes[-1]
 
 
+@linux_only
+@pytest.mark.skipif(len(getattr(__import__("os"), "sched_getaffinity", lambda _: {0})(0)) < 2,
+                    reason="the wake-up probe needs two CPUs")
+def test_a_latency_probe_that_fails_leaves_wake_ups_on_time_and_says_why(monkeypatch):
+    from tcpsim.lab import wakeprobe
+    from tcpsim.machine import detect
+
+    def refuse(*_a, **_k):
+        raise RuntimeError("the wake-up probe's reader returned no measurement")
+
+    monkeypatch.setattr(detect, "_iperf3_costs", lambda: (None, "no iperf3 here"))
+    monkeypatch.setattr(wakeprobe, "probe_wake", refuse)
+    measured, notes = detect.measure_probes(count=20, read_s=0.1)
+    assert "wake_latency_s" not in measured and "wake_cost_s" in measured
+    assert any(n.startswith("wake_latency_s not measured (the wake-up probe's reader") for n in notes)
+
+
 def _fake_trace(reader_busy, writer=True):
     tools = [{"process": "reader", "user_s_per_s": 0.2, "system_s_per_s": reader_busy - 0.2}]
     if writer:
