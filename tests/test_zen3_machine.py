@@ -24,6 +24,9 @@ FILES = {"parts": "parts.toml", "calibrated": "fit.toml",
 measured (the rule "A parts file carries the measured wake-up latency")."""
 JUDGING = ("cpu4", "cpu5")
 """The tables measured after that rule to judge it (10 rows each)."""
+CHECKING = ("cpu6", "cpu7")
+"""The tables measured after its adoption to check it (the rule "The measured wake-up latency checked on two tables
+measured after its adoption", 10 rows each)."""
 CPU_TARGET, SMALLEST_TARGET = 0.15, 0.10
 
 _PACE = ("a VM at half the others' pace (0.53 of the lab tables' build on the 46 rows, 0.49 of the Zen 2 machine's), "
@@ -37,19 +40,19 @@ pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (
 
 @pytest.fixture(scope="module")
 def scored():
-    return scored_outcomes(HERE, FILES, {"parts_lat": JUDGING, "calibrated_lat": JUDGING})
+    return scored_outcomes(HERE, FILES, {"parts_lat": JUDGING + CHECKING, "calibrated_lat": JUDGING + CHECKING})
 
 
 @pytest.mark.slow
 def test_the_tables_are_the_measured_ones(scored):
     for name, outcomes in scored.items():
-        assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in JUDGING] == [10, 10]
-        if name in ("parts", "calibrated"):  # the files with the latency are scored on the tables that judged it
-            assert len(outcomes) == 87
+        assert [len(_errors(outcomes, lambda p, t=t: p.table_id == t)) for t in JUDGING + CHECKING] == [10] * 4
+        if name in ("parts", "calibrated"):  # the files with the latency: on the tables that judged and checked it
+            assert len(outcomes) == 107
             assert len(_errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
             assert len(_errors(outcomes, window_limited)) == 19
         else:
-            assert len(outcomes) == 20
+            assert len(outcomes) == 40
 
 
 @pytest.mark.slow
@@ -75,15 +78,28 @@ def test_the_measured_wake_up_latency_is_adopted_by_the_tables_measured_after_it
 
 
 @pytest.mark.slow
+def test_the_latency_stays_on_the_tables_measured_after_its_adoption(scored):
+    """The check's decision, kept: on the 20 rows of ``cpu6`` and ``cpu7`` neither file with the latency is more than
+    a point worse than its twin without (from the parts 21.1 against 47.5 %, calibrated 11.5 against 27.3 %)."""
+    def g(name):
+        return statistics.median(_errors(scored[name], lambda p: p.table_id in CHECKING))
+
+    assert g("parts_lat") <= g("parts") + 0.01 and g("calibrated_lat") <= g("calibrated") + 0.01
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tables", [JUDGING, CHECKING])
 @pytest.mark.parametrize("name", [
-    pytest.param("parts_lat", marks=pytest.mark.xfail(strict=True, reason="25.4 % at its score: the Nagle-on rows "
+    pytest.param("parts_lat", marks=pytest.mark.xfail(strict=True, reason="25.4 % (cpu4, cpu5) and 21.1 % (cpu6, "
+                                                      "cpu7) at their scores: the Nagle-on rows "
                                                       "now within +5..+17 %, the unshaped rows still up to +107 %: the "
                                                       "catalog's cycles at a half-pace VM's nominal clock")),
     "calibrated_lat"])
-def test_with_the_latency_within_target_on_the_tables_measured_after_it(scored, name):
-    """Issue 21's 15 % from the parts and issue 22's after calibrating, on the 20 rows measured after the latency's
-    rule (B7L 11.7 % at its score); the 37 earlier held-out rows are seen for these files (23.4 and 12.1 %)."""
-    assert statistics.median(_errors(scored[name], lambda p: p.table_id in JUDGING)) <= CPU_TARGET
+def test_with_the_latency_within_target_on_the_tables_measured_after_it(scored, name, tables):
+    """Issue 21's 15 % from the parts and issue 22's after calibrating, on each pair of tables measured after the
+    latency's rule (B7L 11.7 and 11.5 % at their scores); the 37 earlier held-out rows are seen for these files (23.4
+    and 12.1 %)."""
+    assert statistics.median(_errors(scored[name], lambda p: p.table_id in tables)) <= CPU_TARGET
 
 
 @pytest.mark.slow
