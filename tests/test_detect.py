@@ -241,6 +241,10 @@ def test_whatever_the_kernel_reports_the_file_loads(tmp_path_factory, driver, sp
     load_machine(str(path))
 
 
+two_cpus = pytest.mark.skipif(len(getattr(__import__("os"), "sched_getaffinity", lambda _: {0})(0)) < 2,
+                              reason="the wake-up probe needs two CPUs")
+
+
 def test_probe_values_go_to_fixed_cpu_and_are_the_platforms(tmp_path):
     probes = {"per_syscall_s": 5e-7, "wake_cost_s": [[1e-5, 4e-7], [2e-3, 7.5e-6]],
               "wake_latency_s": [[1e-4, 1.2e-5], [8e-3, 1.1e-4]]}
@@ -254,8 +258,7 @@ def test_probe_values_go_to_fixed_cpu_and_are_the_platforms(tmp_path):
 
 
 @linux_only
-@pytest.mark.skipif(len(getattr(__import__("os"), "sched_getaffinity", lambda _: {0})(0)) < 2,
-                    reason="the wake-up probe needs two CPUs")
+@two_cpus
 @pytest.mark.parametrize("iperf3", [None, {"per_syscall_s": 2.8e-7, "per_syscall_rx_s": 8.2e-7}])
 def test_the_probes_measure_a_system_call_and_a_wake_up_table(monkeypatch, iperf3):
     """The probes, and iperf3's own write and read where the host can run them (here faked: its lab run is
@@ -278,8 +281,7 @@ def test_the_probes_measure_a_system_call_and_a_wake_up_table(monkeypatch, iperf
 
 
 @linux_only
-@pytest.mark.skipif(len(getattr(__import__("os"), "sched_getaffinity", lambda _: {0})(0)) < 2,
-                    reason="the wake-up probe needs two CPUs")
+@two_cpus
 def test_a_latency_probe_that_fails_leaves_wake_ups_on_time_and_says_why(monkeypatch):
     from tcpsim.lab import wakeprobe
     from tcpsim.machine import detect
