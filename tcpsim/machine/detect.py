@@ -284,14 +284,14 @@ WAKE_GAPS_S = (1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 2e-3)
 wake-up's cost by how long since the last")."""
 
 
-def measure_probes(count: int = 300, read_s: float = 1.0) -> tuple[dict[str, Any], list[str]]:
+def measure_probes(count: int = 300, read_s: float = 1.0, latency: bool = False) -> tuple[dict[str, Any], list[str]]:
     """What needs no network and a few seconds: a system call (``tcpsim.lab.callprobe``'s EAGAIN ``send``:
     ``per_syscall_s``), a saturated reader's read (``tcpsim.lab.readprobe``: ``per_syscall_rx_s``, three passes of
     ``read_s``) and what waking a process costs the CPU that wakes it, by the time since the last wake-up
-    (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``) and how late the woken process runs
-    (its latency sets: ``wake_latency_s``; validation/README.md, "A parts file carries the measured wake-up
-    latency"), with notes for the file. Where root, network
-    namespaces and iperf3 allow, the write and the read are then taken as iperf3's processes spend them
+    (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``); with ``latency``, how late the woken process runs
+    (its latency sets: ``wake_latency_s``, about five seconds more; it helped a half-pace VM and not a fast one:
+    validation/README.md, "What the measured wake-up latency gave on a fast core"), with notes for the file. Where
+    root, network namespaces and iperf3 allow, the write and the read are then taken as iperf3's processes spend them
     (:func:`tcpsim.lab.rxtrace.iperf3_call_costs`, a 4-s lab run), which on a machine tcpsim never saw predicted
     better than the two probes' (validation/README.md, "The tools' own costs judged again, the goodput first")."""
     from ..lab.callprobe import probe_calls
@@ -313,14 +313,19 @@ def measure_probes(count: int = 300, read_s: float = 1.0) -> tuple[dict[str, Any
     out["wake_cost_s"] = [[gap, float(f"{max(0.0, cost):.3g}")] for gap, cost in table]
     notes.append(f"wake_cost_s: python -m tcpsim.lab.wakeprobe --waker, {count} writes a placement and gap (by the "
                  "time since the last wake-up; the stall tail is not measured: README)")
-    try:
-        late = wake_table([probe_wake(gap, count, (cpus[0], cpus[1])) for gap in LATENCY_GAPS_S])
-    except (OSError, RuntimeError) as exc:  # a fork or pipe refused, or a reader that returned nothing
-        notes.append(f"wake_latency_s not measured ({exc}): wake-ups run on time")
+    if not latency:
+        notes.append("wake_latency_s not measured: wake-ups run on time (tcpsim machine detect --probes --wake-latency "
+                     "measures it; it helped a half-pace VM's small messages and not a fast VM's: README)")
     else:
-        out["wake_latency_s"] = [[gap, float(f"{lateness:.3g}")] for gap, lateness in late]
-        notes.append(f"wake_latency_s: python -m tcpsim.lab.wakeprobe, {count} wake-ups a gap (how late a process "
-                     "blocked in read runs, woken from the other CPU: the median; its spread is not measured)")
+        try:
+            late = wake_table([probe_wake(gap, count, (cpus[0], cpus[1])) for gap in LATENCY_GAPS_S])
+        except (OSError, RuntimeError) as exc:  # a fork or pipe refused, or a reader that returned nothing
+            notes.append(f"wake_latency_s not measured ({exc}): wake-ups run on time")
+        else:
+            out["wake_latency_s"] = [[gap, float(f"{lateness:.3g}")] for gap, lateness in late]
+            notes.append(f"wake_latency_s: python -m tcpsim.lab.wakeprobe, {count} wake-ups a gap (how late a "
+                         "process blocked in read runs, woken from the other CPU: the median; its spread is not "
+                         "measured)")
     tools, how = _iperf3_costs()
     if tools:
         out.update(tools)
@@ -343,10 +348,12 @@ def _iperf3_costs() -> tuple[Optional[dict[str, float]], str]:
     return iperf3_call_costs()
 
 
-def read_host(iface: Optional[str] = None, *, measure_memory: bool = True, probes: bool = False) -> HostReport:
+def read_host(iface: Optional[str] = None, *, measure_memory: bool = True, probes: bool = False,
+              wake_latency: bool = False) -> HostReport:
     """This host's :class:`HostReport`: ``iface`` (default: the default route's interface, if any), the
     memory's STREAM Copy measured unless ``measure_memory`` is False (a few seconds), and with ``probes`` a system
-    call's and a wake-up's costs (:func:`measure_probes`, some seconds more)."""
+    call's and a wake-up's costs (:func:`measure_probes`, some seconds more; ``wake_latency``: how late a woken
+    process runs, too)."""
     if _platform_mod.system() != "Linux":
         raise ConfigError("machine detect", _platform_mod.system(),
                           "run on Linux (it reads /proc and /sys); elsewhere write the machine file by hand (README)")
@@ -365,7 +372,7 @@ def read_host(iface: Optional[str] = None, *, measure_memory: bool = True, probe
         from .memprobe import stream_copy_Bps
 
         bw = stream_copy_Bps()
-    measured, notes = measure_probes() if probes else ({}, [])
+    measured, notes = measure_probes(latency=wake_latency) if probes else ({}, [])
     release = _platform_mod.release()
     return HostReport(cpu=cpu, clock_hz=clock_hz, clock_how=how, nic=nic, kernel_release=release,
                       sysctls=sysctls, copy_bw_Bps=bw, probes=measured, probe_notes=tuple(notes),
