@@ -75,7 +75,8 @@ def test_the_held_out_cpu_and_message_rows_within_target(scored, name):
 def test_the_measured_wake_up_latency_is_adopted_by_the_tables_measured_after_its_rule(scored):
     """The rule's decision, kept: with the latency the probe measured, the parts file's median |error| over the 20 rows
     of ``cpu4`` and ``cpu5`` is more than a point lower (25.4 against 48.8 % at its score) and the calibrated file's
-    not more than a point higher (11.7 against 30.4 %), so ``machine detect --probes`` writes it."""
+    not more than a point higher (11.7 against 30.4 %), so ``machine detect --probes`` wrote it (until the eighth
+    machine's rule: tests/test_zen5_machine.py)."""
     def g(name):
         return _median_on(scored, name, JUDGING)
 
