@@ -73,6 +73,10 @@ def _seq(entry: list) -> int:
     return entry[_SEQ]
 
 
+def _stop(rng: list[int]) -> int:
+    return rng[1]
+
+
 class Scoreboard:
     """What the sender knows the receiver holds above ``snd_una``: sorted, disjoint ``[start, end)`` ranges.
 
@@ -138,12 +142,18 @@ class Scoreboard:
         return self._lost
 
     def sacked_bytes(self, lo: int, hi: int) -> int:
-        """SACKed bytes in ``[lo, hi)``."""
+        """SACKed bytes in ``[lo, hi)``: from the first range that ends above ``lo`` (the ranges are sorted and
+        disjoint, so their ends are sorted too) to the last that starts below ``hi``. A walk over every range was
+        quadratic where RACK asks it for each segment marked lost, with hundreds of ranges on a long window."""
+        if hi <= lo:
+            return 0
+        r = self.ranges
         total = 0
-        for start, stop in self.ranges:
-            a, b = max(start, lo), min(stop, hi)
-            if b > a:
-                total += b - a
+        for i in range(bisect_right(r, lo, key=_stop), len(r)):
+            start, stop = r[i]
+            if start >= hi:
+                break
+            total += min(stop, hi) - max(start, lo)
         return total
 
     def next_unsacked(self, seq: int) -> int:
