@@ -40,6 +40,11 @@ def scored_outcomes(folder: Path, files: dict[str, str], tables: dict[str, tuple
             for name, outcomes in score_folder(folder, files, tables).items()}
 
 
+def median_on(outcomes, tables: tuple[str, ...] = HELD_OUT) -> float:
+    """The median |error| of the scored outcomes on the rows of ``tables`` (the 37 held-out rows by default)."""
+    return statistics.median(errors(outcomes, lambda p: p.table_id in tables))
+
+
 def window_limited(p, table: str = "window6") -> bool:
     """A row of ``table`` whose measured goodput is below 80 % of its shaped rate (``tcpsim validate``'s class)."""
     return p.table_id == table and p.value_si < 0.8 * float(p.get("rate_bps"))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from machine_scores import (HELD_OUT, errors as _errors, instrument_scores, scored_outcomes,
+from machine_scores import (HELD_OUT, errors as _errors, instrument_scores, median_on, scored_outcomes,
                             tables_not_below_the_calculator, window_limited, within_window_target)
 
 HERE = Path(__file__).resolve().parent.parent / "validation" / "zen3_2026-12-02"
@@ -36,11 +36,6 @@ _PACE = ("a VM at half the others' pace (0.53 of the lab tables' build on the 46
          "latency since 'A parts file carries the measured wake-up latency')")
 
 pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")
-
-
-def _median_on(scored, name: str, tables: tuple[str, ...]) -> float:
-    """File ``name``'s median |error| over the rows of ``tables``."""
-    return statistics.median(_errors(scored[name], lambda p: p.table_id in tables))
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +63,7 @@ def test_the_tables_are_the_measured_ones(scored):
 def test_the_held_out_cpu_and_message_rows_within_target(scored, name):
     """Issue 22's 15 % after calibrating and issue 21's 15 % for a machine left out, predicted from its parts, on the
     37 held-out rows."""
-    assert _median_on(scored, name, HELD_OUT) <= CPU_TARGET
+    assert median_on(scored[name], HELD_OUT) <= CPU_TARGET
 
 
 @pytest.mark.slow
@@ -78,7 +73,7 @@ def test_the_measured_wake_up_latency_is_adopted_by_the_tables_measured_after_it
     not more than a point higher (11.7 against 30.4 %), so ``machine detect --probes`` wrote it (until the eighth
     machine's rule: tests/test_zen5_machine.py)."""
     def g(name):
-        return _median_on(scored, name, JUDGING)
+        return median_on(scored[name], JUDGING)
 
     assert g("parts_lat") < g("parts") - 0.01 and g("calibrated_lat") <= g("calibrated") + 0.01
 
@@ -88,7 +83,7 @@ def test_the_latency_stays_on_the_tables_measured_after_its_adoption(scored):
     """The check's decision, kept: on the 20 rows of ``cpu6`` and ``cpu7`` neither file with the latency is more than
     a point worse than its twin without (from the parts 21.1 against 47.5 %, calibrated 11.5 against 27.3 %)."""
     def g(name):
-        return _median_on(scored, name, CHECKING)
+        return median_on(scored[name], CHECKING)
 
     assert g("parts_lat") <= g("parts") + 0.01 and g("calibrated_lat") <= g("calibrated") + 0.01
 
@@ -105,7 +100,7 @@ def test_with_the_latency_within_target_on_the_tables_measured_after_it(scored, 
     """Issue 21's 15 % from the parts and issue 22's after calibrating, on each pair of tables measured after the
     latency's rule (B7L 11.7 and 11.5 % at their scores); the 37 earlier held-out rows are seen for these files (23.4
     and 12.1 %)."""
-    assert _median_on(scored, name, tables) <= CPU_TARGET
+    assert median_on(scored[name], tables) <= CPU_TARGET
 
 
 @pytest.mark.slow

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from machine_scores import (HELD_OUT, errors as _errors, scored_outcomes, tables_not_below_the_calculator,
-                            window_limited, within_window_target)
+from machine_scores import (HELD_OUT, errors as _errors, median_on, scored_outcomes,
+                            tables_not_below_the_calculator, window_limited, within_window_target)
 
 HERE = Path(__file__).resolve().parent.parent / "validation" / "zen5_2026-12-02"
 FILES = {"parts_lat": "parts.toml", "parts": "parts_nolat.toml", "calibrated_lat": "fit.toml"}
@@ -30,11 +30,6 @@ _PACE = ("the catalog's zen5 cycles at the nominal clock: every CPU-bound row of
          "gave on a fast core')")
 
 pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")
-
-
-def _g(scored, name: str) -> float:
-    """File ``name``'s median |error| over the 37 held-out rows."""
-    return statistics.median(_errors(scored[name], lambda p: p.table_id in HELD_OUT))
 
 
 @pytest.fixture(scope="module")
@@ -60,13 +55,13 @@ def test_the_tables_are_the_measured_ones(scored):
 def test_the_latency_leaves_the_default_by_the_rule(scored_b8):
     """The rule's decision, kept: calibrated from the file with the latency, g is more than a point higher than from
     the file without (14.1 against 11.4 % at its score), so ``machine detect --probes`` no longer writes it."""
-    assert _g(scored_b8, "calibrated_lat") > _g(scored_b8, "calibrated") + 0.01
+    assert median_on(scored_b8["calibrated_lat"]) > median_on(scored_b8["calibrated"]) + 0.01
 
 
 @pytest.mark.slow
 def test_from_the_parts_the_latency_moves_g_by_less_than_a_point(scored):
     """The rule's other half: from the parts, g with and without the latency within a point (56.3 and 56.1 %)."""
-    assert abs(_g(scored, "parts_lat") - _g(scored, "parts")) <= 0.01
+    assert abs(median_on(scored["parts_lat"]) - median_on(scored["parts"])) <= 0.01
 
 
 @pytest.mark.slow
@@ -77,13 +72,13 @@ def test_from_the_parts_the_latency_moves_g_by_less_than_a_point(scored):
 def test_the_held_out_cpu_and_message_rows_within_target(scored, name):
     """Issue 22's 15 % after calibrating (B8L 14.1 % at its score; B8's 11.4 % below) and issue
     21's 15 % from the parts, on the 37 held-out rows."""
-    assert _g(scored, name) <= CPU_TARGET
+    assert median_on(scored[name]) <= CPU_TARGET
 
 
 @pytest.mark.slow
 def test_the_calibrated_file_without_the_latency_within_target(scored_b8):
     """Issue 22's 15 % for B8, the file step 2 fits from what detect writes since this rule (11.4 % at its score)."""
-    assert _g(scored_b8, "calibrated") <= CPU_TARGET
+    assert median_on(scored_b8["calibrated"]) <= CPU_TARGET
 
 
 @pytest.mark.slow

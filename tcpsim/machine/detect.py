@@ -313,10 +313,7 @@ def measure_probes(count: int = 300, read_s: float = 1.0, latency: bool = False)
     out["wake_cost_s"] = [[gap, float(f"{max(0.0, cost):.3g}")] for gap, cost in table]
     notes.append(f"wake_cost_s: python -m tcpsim.lab.wakeprobe --waker, {count} writes a placement and gap (by the "
                  "time since the last wake-up; the stall tail is not measured: README)")
-    if not latency:
-        notes.append("wake_latency_s not measured: wake-ups run on time (tcpsim machine detect --probes --wake-latency "
-                     "measures it; it helped a half-pace VM's small messages and not a fast VM's: README)")
-    else:
+    if latency:
         try:
             late = wake_table([probe_wake(gap, count, (cpus[0], cpus[1])) for gap in LATENCY_GAPS_S])
         except (OSError, RuntimeError) as exc:  # a fork or pipe refused, or a reader that returned nothing
@@ -326,6 +323,9 @@ def measure_probes(count: int = 300, read_s: float = 1.0, latency: bool = False)
             notes.append(f"wake_latency_s: python -m tcpsim.lab.wakeprobe, {count} wake-ups a gap (how late a "
                          "process blocked in read runs, woken from the other CPU: the median; its spread is not "
                          "measured)")
+    else:
+        notes.append("wake_latency_s not measured: wake-ups run on time (tcpsim machine detect --probes --wake-latency "
+                     "measures it; it helped a half-pace VM's small messages and not a fast VM's: README)")
     tools, how = _iperf3_costs()
     if tools:
         out.update(tools)
