@@ -130,6 +130,26 @@ def test_fitter_keeps_the_best_point_it_evaluated_not_its_last():
     assert "Best of" in fit.message
 
 
+def test_keep_median_keeps_the_evaluation_of_least_median_error_and_objective_the_least_loss():
+    """Three runs, one cost: below 2 us two runs fit exactly and one is 5x off (median 0, a large loss); above it
+    all three are 20 % off (median 20 %, a smaller loss). From 3 us the first Jacobian probe (a cost halved) lands
+    below: the objective keeps the start, ``keep="median"`` the probe; both fits record the same search path."""
+    def two_states(values):
+        return [1.0, 1.0, 5.0] if values[0] < 2e-6 else [1.2, 1.2, 1.2]
+
+    kw = dict(measured=[1.0, 1.0, 1.0], start=[3e-6], bounds=[(0.05e-6, 50e-6)], names=["w"], max_nfev=20)
+    by_loss = fit_costs(two_states, **kw)
+    by_median = fit_costs(two_states, keep="median", **kw)
+    assert [e.values for e in by_loss.evaluations] == [e.values for e in by_median.evaluations]
+    assert len(by_loss.evaluations) == by_loss.n_evaluations
+    assert by_loss.objective == min(e.objective for e in by_loss.evaluations)
+    assert by_median.median_abs_rel_error == min(e.median_abs_rel_error for e in by_median.evaluations) == 0.0
+    assert by_loss.values[0] >= 2e-6 and by_loss.median_abs_rel_error == pytest.approx(0.2)
+    assert by_median.values[0] < 2e-6 and by_median.kept_by == "median" and "by median" in by_median.message
+    with pytest.raises(ConfigError, match="keep"):
+        fit_costs(two_states, keep="last", **kw)
+
+
 def test_calibrate_iperf3_writes_a_loadable_machine_file(tmp_path, capsys):
     from tcpsim.cli import main
     from tcpsim.profiles import load_platform

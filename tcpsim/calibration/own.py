@@ -29,7 +29,8 @@ from ..fileio import check_output_paths
 from ..lab.limits import BUSIER_BY, BUSY_AT_LEAST, LimitCheck, limit_summary, measured_limit
 from ..platform import Platform
 from ..units import parse_int
-from .own_fit import ROBUST_SCALE, OwnFit, _check_prior, _median_abs, fit_costs, fit_costs_restarts, robust_cost
+from .own_fit import (KEEP, ROBUST_SCALE, OwnFit, _check_prior, _median_abs, fit_costs, fit_costs_restarts,
+                      kept_evaluation, robust_cost)
 from .own_runs import Case, iperf3_cases, lab_cases, scenario_file
 
 __all__ = ["Cost", "COSTS", "OwnFit", "fit_costs", "robust_cost", "ROBUST_SCALE", "Case", "lab_cases", "iperf3_cases",
@@ -149,6 +150,30 @@ def _restarts_report(fits: Sequence[OwnFit], best: OwnFit, names: Sequence[str])
             "restart_median_abs_rel_errors": [round(f.median_abs_rel_error, 4) for f in fits]}
 
 
+def _kept_record(fit: OwnFit) -> dict[str, Any]:
+    """What the machine file's ``[fit]`` says of the choice among the kept fit's evaluations: the criterion, and the
+    evaluation each criterion would keep (number from 1, median |error| over the runs), so the other is in view."""
+    out: dict[str, Any] = {"kept_by": fit.kept_by}
+    if fit.evaluations:
+        for keep in KEEP:
+            k = kept_evaluation(fit.evaluations, keep)
+            out[f"best_by_{keep}_evaluation"] = k + 1
+            out[f"best_by_{keep}_median_abs_rel_error"] = round(fit.evaluations[k].median_abs_rel_error, 4)
+    return out
+
+
+def _write_evaluations(path: str, names: Sequence[str], fits: Sequence[OwnFit]) -> None:
+    """Every evaluation of every start, in the order run, as JSON (``calibrate --evaluations``)."""
+    import json
+
+    doc = {"params": list(names), "starts": [
+        {"kept_by": f.kept_by, "evaluations": [
+            {"values": [float(f"{v:.6g}") for v in e.values], "objective": round(e.objective, 8),
+             "median_abs_rel_error": round(e.median_abs_rel_error, 6)} for e in f.evaluations]} for f in fits]}
+    Path(path).write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"written {path} ({sum(len(f.evaluations) for f in fits)} evaluations)")
+
+
 DEFAULT_COSTS = "per_write_s,per_packet_s,per_byte_s"
 MEASURED_BASE_COSTS = "per_packet_tx_s,per_packet_rx_s,per_byte_s"
 """What ``calibrate`` fits by default from a base whose write and read were measured, keeping them (validation/README.md,
@@ -215,6 +240,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="fit from N starts (the base's costs, then N-1 drawn within a factor 10 of them, seeded) and "
                         "keep the best; fits ending far apart at about the same objective show what the runs leave "
                         "open (default 1)")
+    p.add_argument("--keep", choices=KEEP, default="objective",
+                   help="which evaluation the fit keeps: the least objective (default: the robust loss the search "
+                        "minimises) or the least median |error| over the runs")
+    p.add_argument("--evaluations", default=None, metavar="FILE.json",
+                   help="also write every evaluation (costs, objective, median |error|) in the order run")
     p.add_argument("--one-stage", action="store_true",
                    help="a base whose CPUs lose gaps (preempt_per_s): fit with them from its own costs at once, "
                         "without the first stage that fits without them")
@@ -236,7 +266,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         raise ConfigError("costs", a.costs, "each cost named once, per_packet_s or its _tx_s/_rx_s halves, not both")
     if not a.out.endswith(".toml"):
         raise ConfigError("out", a.out, "a path ending in .toml")
-    check_output_paths(("out", a.out))  # before the fit, not after its minutes
+    if a.evaluations is not None and not a.evaluations.endswith(".json"):
+        raise ConfigError("evaluations", a.evaluations, "a path ending in .json")
+    check_output_paths(("out", a.out), ("evaluations", a.evaluations))  # before the fit, not after its minutes
     if a.lab:
         cases = lab_cases(a.lab, a.role)
     else:
@@ -287,13 +319,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print("stage 1 of 2: without the base's gaps (CpuCost.preempt_per_s)")
             no_gaps = replace(base, cpu=replace(base.cpu, preempt_per_s=0.0))
             first_stage = fit_costs(model_on(no_gaps), measured, start, [(c.lo, c.hi) for c in costs], names,
-                                    max_nfev=a.max_evals, progress=print, prior_factor=a.prior)
+                                    max_nfev=a.max_evals, progress=print, prior_factor=a.prior, keep=a.keep,
+                                    n_goodputs=len(cases))
             start = [float(f"{v:.4g}") for v in first_stage.values]
             print(f"stage 2 of 2: with the gaps, from stage 1's costs (median |error| "
                   f"{first_stage.median_abs_rel_error:.1%} without them)")
         fit, fits = fit_costs_restarts(model_on(base), measured, start, [(c.lo, c.hi) for c in costs], names,
                                        restarts=a.restarts, max_nfev=a.max_evals, progress=print,
-                                       prior_factor=a.prior)
+                                       prior_factor=a.prior, keep=a.keep, n_goodputs=len(cases))
         host = base
         for c, v in zip(costs, fit.values):
             host = c.set(host, float(f"{v:.4g}"))
@@ -322,6 +355,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               "hi95": [("" if v is None else float(f"{v:.4g}")) for v in fit.hi95],
               "errors": [round(e, 4) for e in fit.errors], "median_abs_rel_error": round(fit.median_abs_rel_error, 4),
               "evaluations": fit.n_evaluations, "optimizer": fit.message}
+    record.update(_kept_record(fit))
     if a.prior is not None:
         record["prior_factor"] = a.prior
     if len(fits) > 1:
@@ -337,6 +371,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     decided = [c for c in checks if c.measured is not None]
     if decided:
         record["limits_named_rightly"] = f"{sum(1 for c in decided if c.agrees)} of {len(decided)}"
+    if a.evaluations:
+        _write_evaluations(a.evaluations, names, fits)
     from ..lab.predict import lab_path_parts
     from ..profiles import profile_path, save_on_base, save_platform, update_profile
 

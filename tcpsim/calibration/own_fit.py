@@ -9,12 +9,36 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from ..errors import ConfigError
 
-__all__ = ["OwnFit", "fit_costs", "fit_costs_restarts", "restart_starts", "robust_cost", "ROBUST_SCALE",
-           "RESTART_SPREAD"]
+__all__ = ["OwnFit", "Evaluation", "KEEP", "kept_evaluation", "fit_costs", "fit_costs_restarts", "restart_starts",
+           "robust_cost", "ROBUST_SCALE", "RESTART_SPREAD"]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One model evaluation of a fit: the costs tried, the objective there, the median |error| over the runs."""
+
+    values: tuple[float, ...]
+    objective: float
+    median_abs_rel_error: float
+
+
+KEEP = ("objective", "median")
+"""What a fit keeps of its evaluations: the least objective (the robust loss the search minimises; the default), or
+the least median |error| over the goodput runs, the figure ``calibrate`` prints (ties: the least objective)."""
+
+
+def kept_evaluation(evaluations: Sequence[Evaluation], keep: str) -> int:
+    """The index of the evaluation ``keep`` (of :data:`KEEP`) chooses; the first of equals."""
+    if keep not in KEEP:
+        raise ConfigError("keep", keep, " or ".join(KEEP))
+    if keep == "objective":
+        return min(range(len(evaluations)), key=lambda i: evaluations[i].objective)
+    return min(range(len(evaluations)),
+               key=lambda i: (evaluations[i].median_abs_rel_error, evaluations[i].objective))
 
 
 @dataclass(frozen=True)
@@ -31,6 +55,10 @@ class OwnFit:
     objective: float = math.nan
     """The fit's objective at its values (:func:`robust_cost` of the log errors, the prior's terms included): what
     :func:`fit_costs_restarts` compares fits from different starts by."""
+    kept_by: str = "objective"
+    """Which of :data:`KEEP` chose the values among the evaluations."""
+    evaluations: tuple[Evaluation, ...] = ()
+    """Every evaluation in the order run: the search path, for a reader and for :func:`fit_costs_restarts`."""
 
     @property
     def median_abs_rel_error(self) -> float:
@@ -59,7 +87,8 @@ def robust_cost(log_errors) -> float:
 def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Sequence[float], start: Sequence[float],
               bounds: Sequence[tuple[float, float]], names: Sequence[str], max_nfev: int = 30,
               progress: Optional[Callable[[str], None]] = None, prior_factor: Optional[float] = None,
-              prior_center: Optional[Sequence[float]] = None) -> OwnFit:
+              prior_center: Optional[Sequence[float]] = None, keep: str = "objective",
+              n_goodputs: Optional[int] = None) -> OwnFit:
     """Fit ``model(values) -> predictions`` to ``measured`` in log space within ``bounds``, robustly.
 
     ``prior_factor`` (None: no prior): the start values are believed within this factor, one standard deviation
@@ -83,6 +112,9 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
     the fit's own objective, the sum of that loss: the optimizer's last iterate can be worse than a
     point it passed (a budget that ends mid-search, a probe that landed lower on a simulator that is not
     smooth), and an evaluated point's errors are the simulator's own, so nothing is extrapolated.
+    ``keep="median"`` keeps instead the evaluation of least median |error| over the first ``n_goodputs``
+    measured values (default all; ``calibrate --shares`` appends busy shares after the goodputs). Every
+    evaluation is in the result's ``evaluations``.
     """
     import numpy as np
     from scipy.optimize import least_squares
@@ -97,8 +129,12 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
     hi = np.log([b[1] for b in bounds])
     x0 = np.clip(np.log(np.maximum(np.asarray(start, dtype=float), 1e-30)), lo + 1e-9, hi - 1e-9)
     center = x0 if prior_center is None else np.log(np.maximum(np.asarray(prior_center, dtype=float), 1e-30))
+    if keep not in KEEP:
+        raise ConfigError("keep", keep, " or ".join(KEEP))
+    n_med = n_runs if n_goodputs is None else max(1, min(n_goodputs, n_runs))
     n_eval = [0]
-    best: list[Any] = [math.inf, x0, None, 0]  # objective, x, residuals, evaluation number
+    trace: list[Evaluation] = []
+    points: list[tuple[np.ndarray, np.ndarray]] = []  # x and residuals of each evaluation
 
     def residuals(x: np.ndarray) -> np.ndarray:
         pred = np.asarray(model(list(np.exp(x))), dtype=float)
@@ -107,11 +143,11 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
         res = np.where(np.isfinite(res), res, 3.0)
         if prior_weight:
             res = np.concatenate([res, prior_weight * (np.asarray(x, dtype=float) - center)])
-        cost = robust_cost(res)
-        if cost < best[0]:
-            best[:] = [cost, np.array(x, dtype=float), res.copy(), n_eval[0]]
+        med = _median_abs(np.expm1(res[:n_med]).tolist())
+        trace.append(Evaluation(tuple(float(v) for v in np.exp(x)), robust_cost(res), med))
+        points.append((np.array(x, dtype=float), res.copy()))
         if progress is not None:
-            progress(f"  eval {n_eval[0]:3d}: median |err| {np.median(np.abs(np.expm1(res[:n_runs]))):.1%}")
+            progress(f"  eval {n_eval[0]:3d}: median |err| {med:.1%}")
         return res
 
     # least_squares counts neither Jacobian evaluations nor the start: budget the model runs themselves. In these
@@ -121,7 +157,8 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
     # (validation/README.md, "What stepping in each cost's own scale gave").
     sol = least_squares(residuals, x0, bounds=(lo, hi), diff_step=0.05, max_nfev=max(1, max_nfev // (len(x0) + 1)),
                         method="trf", loss="soft_l1", f_scale=ROBUST_SCALE)
-    x_best, res = best[1], best[2]
+    k = kept_evaluation(trace, keep)
+    x_best, res = points[k]
     runs_res = res[:n_runs]
     dof = max(n_runs - len(x0), 1)
     s2 = float(np.sum(runs_res ** 2)) / dof
@@ -134,12 +171,12 @@ def fit_costs(model: Callable[[Sequence[float]], Sequence[float]], measured: Seq
             half = 1.96 * math.sqrt(max(cov[i, i], 0.0))
             if half < 5.0:  # a factor e^5 ~ 150 either way says nothing
                 lo95[i], hi95[i] = float(np.exp(x_best[i] - half)), float(np.exp(x_best[i] + half))
-    message = (f"{sol.message} Best of {n_eval[0]} evaluations: number {best[3]}"
-               + (" (the start)" if best[3] == 1 else ""))
+    message = (f"{sol.message} Best of {n_eval[0]} evaluations" + ("" if keep == "objective" else f" by {keep}")
+               + f": number {k + 1}" + (" (the start)" if k == 0 else ""))
     return OwnFit(names=tuple(names), values=tuple(float(v) for v in np.exp(x_best)),
                   start=tuple(float(v) for v in np.exp(x0)), lo95=tuple(lo95), hi95=tuple(hi95),
                   errors=tuple(float(v) for v in np.expm1(runs_res)), n_evaluations=n_eval[0], message=message,
-                  objective=float(best[0]))
+                  objective=trace[k].objective, kept_by=keep, evaluations=tuple(trace))
 
 
 RESTART_SPREAD = 10.0
@@ -164,12 +201,13 @@ def restart_starts(start: Sequence[float], bounds: Sequence[tuple[float, float]]
 def fit_costs_restarts(model: Callable[[Sequence[float]], Sequence[float]], measured: Sequence[float],
                        start: Sequence[float], bounds: Sequence[tuple[float, float]], names: Sequence[str],
                        restarts: int = 1, max_nfev: int = 30, progress: Optional[Callable[[str], None]] = None,
-                       prior_factor: Optional[float] = None, seed: int = 0) -> tuple[OwnFit, list[OwnFit]]:
+                       prior_factor: Optional[float] = None, seed: int = 0, keep: str = "objective",
+                       n_goodputs: Optional[int] = None) -> tuple[OwnFit, list[OwnFit]]:
     """:func:`fit_costs` from ``restarts`` starts (:func:`restart_starts`), each with ``max_nfev`` evaluations and the
     prior (if any) about ``start``: the fit of the lowest objective, and all of them. Where the runs weigh two costs
     only together, or the simulator's states make the objective rugged, one start's search path decides where it
     stops (validation/README.md, "The calibration runs weigh the receiving side"); fits that end far apart at
-    about the same objective say so."""
+    about the same objective say so. ``keep`` chooses within each fit and among them alike."""
     if not 1 <= restarts <= 20:
         raise ConfigError("restarts", restarts, "1..20")
     fits = []
@@ -177,8 +215,11 @@ def fit_costs_restarts(model: Callable[[Sequence[float]], Sequence[float]], meas
         if progress is not None and restarts > 1:
             progress(f"start {k + 1} of {restarts}: " + ", ".join(f"{n} {v:.3g}" for n, v in zip(names, s)))
         fits.append(fit_costs(model, measured, s, bounds, names, max_nfev=max_nfev, progress=progress,
-                              prior_factor=prior_factor, prior_center=None if k == 0 else start))
-    return min(fits, key=lambda f: f.objective), fits
+                              prior_factor=prior_factor, prior_center=None if k == 0 else start, keep=keep,
+                              n_goodputs=n_goodputs))
+    if keep == "objective":
+        return min(fits, key=lambda f: f.objective), fits
+    return min(fits, key=lambda f: (min(e.median_abs_rel_error for e in f.evaluations), f.objective)), fits
 
 
 def _check_prior(factor: Optional[float]) -> None:
