@@ -31,6 +31,7 @@ from ..platform import Platform
 from ..units import parse_int
 from .own_fit import (KEEP, ROBUST_SCALE, OwnFit, _check_prior, _median_abs, fit_costs, fit_costs_restarts,
                       kept_evaluation, robust_cost)
+from .mapping import CALIBRATION_BUDGET
 from .own_runs import Case, iperf3_cases, lab_cases, scenario_file
 
 __all__ = ["Cost", "COSTS", "OwnFit", "fit_costs", "robust_cost", "ROBUST_SCALE", "Case", "lab_cases", "iperf3_cases",
@@ -82,19 +83,26 @@ SHARE_FLOOR = 1e-3
 """The least busy share a prediction is compared at (an ideal host's 0 has no logarithm)."""
 
 
-def _simulate_case(args: tuple) -> tuple[float, float, float, str]:
-    """A case's predicted goodput, its sending and receiving CPU's busy shares on ``host``, and the limit named."""
+def _simulate_case(args: tuple) -> tuple[float, float, float, str, str]:
+    """A case's predicted goodput, its sending and receiving CPU's busy shares on ``host``, the limit named, and how
+    the run ended.
+
+    The run's wall-clock budget is a fit's (:data:`~tcpsim.calibration.mapping.CALIBRATION_BUDGET`'s, 600 s), not an
+    interactive run's 60 s: a run that ends on its wall budget ends where the machine's speed put it, so a fit whose
+    evaluations met it would not be repeatable. Its event budget, which is exact, binds first."""
     case, host = args
     from ..api import simulate
     from ..lab.predict import host_platform, lab_simulation, tool_goodput_bps
     from ..lab.scenario import RELAY
 
     plat = host_platform(case.sysctls, platform=host, os_name=None, delay_line=case.delay_line)
-    result = simulate(lab_simulation(case.scenario, plat, case.delay_line, tool=case.tool,
-                                     tool_version=case.tool_version, relay=case.relay or RELAY))
+    sim = lab_simulation(case.scenario, plat, case.delay_line, tool=case.tool, tool_version=case.tool_version,
+                         relay=case.relay or RELAY)
+    result = simulate(replace(sim, budget=replace(sim.budget, max_wall_s=CALIBRATION_BUDGET.max_wall_s)))
     util = result.cpu_utilization_frac
     snd, rcv = (max(SHARE_FLOOR, max(util.get(side) or [0.0])) for side in ("sender", "receiver"))
-    return tool_goodput_bps(case.scenario, result, case.duration_s), snd, rcv, result.limited_by
+    return (tool_goodput_bps(case.scenario, result, case.duration_s), snd, rcv, result.limited_by,
+            result.termination)
 
 
 def limit_order(busy: Sequence[float], side: str) -> float:
@@ -306,6 +314,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 for c, v in zip(costs, values):
                     host = c.set(host, v)
                 runs = list(ex.map(_simulate_case, [(case, host) for case in cases]))
+                walled = sum(1 for r in runs if r[4] == "wall_budget")
+                if walled:
+                    print(f"  note: {walled} run(s) ended on their wall-clock budget "
+                          f"({CALIBRATION_BUDGET.max_wall_s:g} s): this evaluation depends on the machine's speed")
                 return ([r[0] for r in runs] + [runs[i][k] for i in shared for k in (1, 2)]
                         + [limit_order(runs[i][1:3], side) for i, side in limited])
             return model
