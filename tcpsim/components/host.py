@@ -422,7 +422,13 @@ class HostRuntime:
         -> ``tcp_add_backlog``; ``release_sock`` -> ``__release_sock``; a send flushes it only every 16 new skbs,
         ``tcp_sendmsg_locked``). No wake-up: the owner is running. It joins the backlog only once the connection's
         segment ahead of it is taken in (the receiving CPU's backlog, ``enqueue_to_backlog``, is first in first out,
-        and ``tcp_v4_rcv`` takes the socket's lock first), so it never overtakes one still waiting for a CPU."""
+        and ``tcp_v4_rcv`` takes the socket's lock first), so it never overtakes one still waiting for a CPU.
+
+        It leaves the receiving CPU's input queue here (``process_backlog`` dequeues it before ``tcp_v4_rcv`` runs),
+        so it no longer counts against ``netdev_max_backlog`` (``nic.backlog_packets``). The socket's backlog has its
+        own limit in bytes (``tcp_add_backlog``: twice ``sk_rcvbuf`` plus half ``sk_sndbuf`` plus 64 KiB, with
+        the receive queue's memory), which the advertised window keeps a sender below, so it is not modelled."""
+        self.backlog -= 1
         cpu = dst.owner_cpu
         ahead = dst.rx_order_s
         done = self.cpus[cpu].run(ahead if ahead > now else now, cost)
@@ -431,7 +437,6 @@ class HostRuntime:
         self._backlog_lanes[cpu].call_at(done, seg, cpu)
 
     def _run_backlog(self, seg: Segment, cpu_index: int) -> None:
-        self.backlog -= 1
         dst = seg.dst
         if dst.owned_ahead:
             self._run_owned(dst, cpu_index)
