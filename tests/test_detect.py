@@ -208,7 +208,8 @@ def test_detect_on_this_host_writes_a_file_that_predicts(tmp_path, capsys):
 
 @linux_only
 @pytest.mark.parametrize("argv, field", [(["--iface", "no-such-if0"], "iface"), (["--name", "a b"], "name"),
-                                         (["--wake-latency"], "--wake-latency")])
+                                         (["--wake-latency"], "--wake-latency"),
+                                         (["--no-wake-latency"], "--no-wake-latency")])
 def test_detect_bad_input_is_one_line(capsys, argv, field):
     assert main(["machine", "detect", "--no-memory-probe", *argv]) == 2
     err = capsys.readouterr().err
@@ -265,8 +266,8 @@ def test_probe_values_go_to_fixed_cpu_and_are_the_platforms(tmp_path):
 def test_the_probes_measure_a_system_call_and_a_wake_up_table(monkeypatch, iperf3, latency):
     """The probes, and iperf3's own write and read where the host can run them (here faked: its lab run is
     ``tcpsim.lab.rxtrace``'s, tested there); where it cannot, the probes' figures stay and the notes say why. The
-    wake-up latency only when asked (validation/README.md, "What the measured wake-up latency gave on a fast core"),
-    and the file says so either way."""
+    wake-up latency unless told not to (validation/README.md, "What the latency gave on a third core"), and the file
+    says so either way."""
     from tcpsim.lab.wakeprobe import LATENCY_GAPS_S
     from tcpsim.machine import detect
 
@@ -282,7 +283,7 @@ def test_the_probes_measure_a_system_call_and_a_wake_up_table(monkeypatch, iperf
     else:
         assert "wake_latency_s" not in measured
         assert any(n.startswith("wake_latency_s not measured: wake-ups run on time (tcpsim machine detect --probes "
-                                "--wake-latency") for n in notes)
+                                "measures it unless told --no-wake-latency") for n in notes)
     if iperf3:
         assert {k: measured[k] for k in iperf3} == iperf3 and len(notes) == 3 and "iperf3's own" in notes[0]
     else:

@@ -163,9 +163,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sp.add_argument("--probes", action="store_true",
                     help="also measure what a system call, a saturated reader's read and a wake-up cost the CPU "
                          "(no root, no network; about 8 s)")
-    sp.add_argument("--wake-latency", action="store_true",
-                    help="with --probes, also measure how late a woken process runs (wake_latency_s, about 5 s more; "
-                         "it helped a slow VM's small messages and not a fast one's: README)")
+    sp.add_argument("--wake-latency", action=argparse.BooleanOptionalAction, default=None,
+                    help="with --probes (the default there): measure how late a woken process runs (wake_latency_s, "
+                         "about 5 s); --no-wake-latency leaves wake-ups on time (on two VMs of three it helped: "
+                         "README)")
     sp.add_argument("-o", "--out", default="-", metavar="FILE", help="where to write the file (default: stdout)")
     a = p.parse_args(list(argv) if argv is not None else None)
     return {"show": _show, "parts": _parts, "detect": _detect}[a.what](a)
@@ -187,11 +188,12 @@ def _detect(a: argparse.Namespace) -> int:
     from ..fileio import check_output_paths, write_text_reporting
     from .detect import read_host, render
 
-    if a.wake_latency and not a.probes:
-        raise ConfigError("--wake-latency", "given alone", "with --probes (the latency is one of the probes)")
+    if a.wake_latency is not None and not a.probes:
+        flag = "--wake-latency" if a.wake_latency else "--no-wake-latency"
+        raise ConfigError(flag, "given alone", "with --probes (the latency is one of the probes)")
     check_output_paths(("out", a.out))  # before the probes' seconds
     text = render(read_host(a.iface, measure_memory=not a.no_memory_probe, probes=a.probes,
-                            wake_latency=a.wake_latency), a.name)
+                            wake_latency=a.wake_latency is not False), a.name)
     write_text_reporting(a.out, text, "out")
     if a.out != "-":
         print(f"wrote {a.out}; next: tcpsim machine show {a.out}", file=sys.stderr)

@@ -48,7 +48,7 @@ def compose_traced(parts: Parts, costs: Optional[CostCatalog] = None, *, name: s
     trace["cpu.per_syscall_rx_s"] = "= cpu.per_syscall_s (None)"
     trace["cpu.interrupts_on_one_cpu"] = "= not nic.interrupts_spread"
     trace["cpu.wake_latency_s"] = ("on time: no part gives it (a file may set it; tcpsim machine detect --probes "
-                                   "--wake-latency measures it, as python -m tcpsim.lab.wakeprobe does)")
+                                   "measures it, as python -m tcpsim.lab.wakeprobe does)")
     trace["cpu.wake_latency_spread"] = "none: no part gives it (a file may set it; python -m tcpsim.lab.schedtrace)"
     for gap in ("preempt_per_s", "preempt_s"):
         trace[f"cpu.{gap}"] = "none: no part gives it (a file may set it; python -m tcpsim.lab.gapprobe)"

@@ -284,13 +284,13 @@ WAKE_GAPS_S = (1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 2e-3)
 wake-up's cost by how long since the last")."""
 
 
-def measure_probes(count: int = 300, read_s: float = 1.0, latency: bool = False) -> tuple[dict[str, Any], list[str]]:
+def measure_probes(count: int = 300, read_s: float = 1.0, latency: bool = True) -> tuple[dict[str, Any], list[str]]:
     """What needs no network and a few seconds: a system call (``tcpsim.lab.callprobe``'s EAGAIN ``send``:
     ``per_syscall_s``), a saturated reader's read (``tcpsim.lab.readprobe``: ``per_syscall_rx_s``, three passes of
     ``read_s``) and what waking a process costs the CPU that wakes it, by the time since the last wake-up
     (``tcpsim.lab.wakeprobe``'s ``--waker`` sets: ``wake_cost_s``); with ``latency``, how late the woken process runs
-    (its latency sets: ``wake_latency_s``, about five seconds more; it helped a half-pace VM and not a fast one:
-    validation/README.md, "What the measured wake-up latency gave on a fast core"), with notes for the file. Where
+    (its latency sets: ``wake_latency_s``, about five seconds more; it helped a half-pace Zen 3 VM and a Xeon VM, and
+    not a fast Zen 5 one: validation/README.md, "What the latency gave on a third core"), with notes for the file. Where
     root, network namespaces and iperf3 allow, the write and the read are then taken as iperf3's processes spend them
     (:func:`tcpsim.lab.rxtrace.iperf3_call_costs`, a 4-s lab run), which on a machine tcpsim never saw predicted
     better than the two probes' (validation/README.md, "The tools' own costs judged again, the goodput first")."""
@@ -324,8 +324,8 @@ def measure_probes(count: int = 300, read_s: float = 1.0, latency: bool = False)
                          "process blocked in read runs, woken from the other CPU: the median; its spread is not "
                          "measured)")
     else:
-        notes.append("wake_latency_s not measured: wake-ups run on time (tcpsim machine detect --probes --wake-latency "
-                     "measures it; it helped a half-pace VM's small messages and not a fast VM's: README)")
+        notes.append("wake_latency_s not measured: wake-ups run on time (tcpsim machine detect --probes measures it "
+                     "unless told --no-wake-latency; it helped two VMs of three: README)")
     tools, how = _iperf3_costs()
     if tools:
         out.update(tools)
@@ -349,7 +349,7 @@ def _iperf3_costs() -> tuple[Optional[dict[str, float]], str]:
 
 
 def read_host(iface: Optional[str] = None, *, measure_memory: bool = True, probes: bool = False,
-              wake_latency: bool = False) -> HostReport:
+              wake_latency: bool = True) -> HostReport:
     """This host's :class:`HostReport`: ``iface`` (default: the default route's interface, if any), the
     memory's STREAM Copy measured unless ``measure_memory`` is False (a few seconds), and with ``probes`` a system
     call's and a wake-up's costs (:func:`measure_probes`, some seconds more; ``wake_latency``: how late a woken
