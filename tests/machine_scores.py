@@ -66,6 +66,28 @@ def tables_not_below_the_calculator(outcomes) -> list[str]:
     return out
 
 
+SMALLEST_TARGET = 0.10
+"""Issue 22's target for README's smallest example (``tcpsim lab --rate 1gbit --rtt 1ms --sockbuf 64k``)."""
+
+
+def smallest_example_error(folder: Path, prefix: str = "u") -> float:
+    """README's smallest example as run in ``folder/smallest/PREFIX_*.json`` (three runs), against the prediction
+    each run printed beside it: the median |error|."""
+    runs = [json.loads(p.read_text()) for p in sorted((folder / "smallest").glob(f"{prefix}_*.json"))]
+    assert len(runs) == 3 and all(d["measured"]["tool"] == "iperf3" for d in runs)
+    return statistics.median(abs(d["predicted"]["goodput_bps"] / d["measured"]["goodput_bps"] - 1) for d in runs)
+
+
+def check_rtt0_tables(scored: dict[str, list], files: dict[str, str]) -> None:
+    """Each file scored the 67 rows of a machine met by the classroom's steps: the 37 held-out RTT-0 rows among them
+    and ``window6``'s 19 window-limited ones."""
+    assert set(scored) == set(files)
+    for outcomes in scored.values():
+        assert len(outcomes) == 67
+        assert len(errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
+        assert len(errors(outcomes, window_limited)) == 19
+
+
 SIXTH_BUILD = Path(__file__).resolve().parent.parent / "validation" / "build_2026-12-02"
 WINDOW_TARGET, WINDOW_MAX = 0.05, 0.15
 """Issue 22's window-limited target: the median |error| within 5 %, none above 15 %."""

@@ -9,19 +9,18 @@ B9), and from B9's fit the evaluation of least median |error| on its runs (B9m, 
 miss is a strict xfail.
 """
 
-import json
-import statistics
 from pathlib import Path
 
 import pytest
 
-from machine_scores import (errors as _errors, median_on, scored_outcomes, tables_not_below_the_calculator,
-                            window_limited, within_window_target, HELD_OUT)
+from machine_scores import (SMALLEST_TARGET, check_rtt0_tables, errors as _errors, median_on, scored_outcomes,
+                            smallest_example_error, tables_not_below_the_calculator, window_limited,
+                            within_window_target)
 
 HERE = Path(__file__).resolve().parent.parent / "validation" / "xeon167_2026-12-02"
 FILES = {"parts_lat": "parts_lat.toml", "parts": "parts.toml", "calibrated_lat": "fit_lat.toml",
          "calibrated": "fit.toml", "calibrated_median": "fit_median.toml"}
-CPU_TARGET, SMALLEST_TARGET = 0.15, 0.10
+CPU_TARGET = 0.15
 
 pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")
 
@@ -33,11 +32,7 @@ def scored():
 
 @pytest.mark.slow
 def test_the_tables_are_the_measured_ones(scored):
-    assert set(scored) == set(FILES)
-    for outcomes in scored.values():
-        assert len(outcomes) == 67
-        assert len(_errors(outcomes, lambda p: p.table_id in HELD_OUT)) == 37
-        assert len(_errors(outcomes, window_limited)) == 19
+    check_rtt0_tables(scored, FILES)
 
 
 @pytest.mark.slow
@@ -78,7 +73,4 @@ def test_window6_limited_rows_within_target_from_the_parts(scored, check):
 def test_the_smallest_example_within_ten_percent():
     """README's smallest example as typed, against the prediction each run printed beside it: issue 22's 10 %, at the
     median of three."""
-    runs = [json.loads(p.read_text()) for p in sorted((HERE / "smallest").glob("u_*.json"))]
-    assert len(runs) == 3 and all(d["measured"]["tool"] == "iperf3" for d in runs)
-    errors = [abs(d["predicted"]["goodput_bps"] / d["measured"]["goodput_bps"] - 1) for d in runs]
-    assert statistics.median(errors) <= SMALLEST_TARGET
+    assert smallest_example_error(HERE) <= SMALLEST_TARGET
