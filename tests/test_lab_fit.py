@@ -155,12 +155,22 @@ def test_calibrate_iperf3_writes_a_loadable_machine_file(tmp_path, capsys):
     from tcpsim.profiles import load_platform
 
     out = tmp_path / "myhost.toml"
+    evals = tmp_path / "evaluations.json"
     rc = main(["calibrate", "--iperf3", str(FIXTURE), str(FIXTURE), str(FIXTURE), "--rate", "1gbit", "--rtt", "1ms",
-               "--max-evals", "4", "--workers", "1", "--out", str(out)])
+               "--max-evals", "4", "--workers", "1", "--keep", "median", "--evaluations", str(evals), "--out", str(out)])
     assert rc == 0, capsys.readouterr().err
     p = load_platform(out)
     fit = dict(p.fit)
     assert list(fit["params"]) == ["per_write_s", "per_packet_s", "per_byte_s"] and len(fit["errors"]) == 3
+    trace = json.loads(evals.read_text())
+    path = trace["starts"][0]["evaluations"]
+    assert trace["params"] == list(fit["params"]) and len(path) == fit["evaluations"] and fit["kept_by"] == "median"
+    best = min(e["median_abs_rel_error"] for e in path)
+    assert fit["best_by_median_median_abs_rel_error"] == pytest.approx(best, abs=1e-4)
+    assert path[fit["best_by_objective_evaluation"] - 1]["objective"] == min(e["objective"] for e in path)
+    assert main(["calibrate", "--iperf3", str(FIXTURE), "--rate", "1gbit", "--evaluations", "e.txt",
+                 "--out", str(out)]) == 2  # one line naming the field
+    assert "evaluations" in capsys.readouterr().err
     assert p.os.family == "linux"
     assert p.cost_basis == "measurements"  # its answers carry no "not fitted to measurements of it" caution
     assert main(["calibrate", "--iperf3", str(FIXTURE), "--out", str(out)]) == 2  # no rate: one line, exit 2

@@ -29,9 +29,9 @@ from ..fileio import check_output_paths
 from ..lab.limits import BUSIER_BY, BUSY_AT_LEAST, LimitCheck, limit_summary, measured_limit
 from ..platform import Platform
 from ..units import parse_int
+from .mapping import CALIBRATION_BUDGET
 from .own_fit import (KEEP, ROBUST_SCALE, OwnFit, _check_prior, _median_abs, fit_costs, fit_costs_restarts,
                       kept_evaluation, robust_cost)
-from .mapping import CALIBRATION_BUDGET
 from .own_runs import Case, iperf3_cases, lab_cases, scenario_file
 
 __all__ = ["Cost", "COSTS", "OwnFit", "fit_costs", "robust_cost", "ROBUST_SCALE", "Case", "lab_cases", "iperf3_cases",
