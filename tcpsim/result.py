@@ -83,7 +83,8 @@ class Result:
     drops: dict[str, int]
     """Frames lost during the measurement, ACKs included, by place: ``link`` (queue overflow or random
     loss), ``receiver_ring`` (no free receive descriptor), ``receiver_backlog`` (backlog full),
-    ``receiver_memory`` (an in-order segment a Linux receive queue above its buffer, or a zero window, refused)."""
+    ``receiver_memory`` (an in-order segment a Linux receive queue above its buffer, or a zero window, refused),
+    ``receiver_window`` (a segment beyond the window a Linux receiver offered, dropped)."""
     streams: tuple[StreamResult, ...]
     termination: str
     """``converged``, ``time_budget``, ``event_budget``, ``wall_budget`` or ``finished``."""

@@ -459,7 +459,8 @@ def test_a_drop_free_veth_takes_every_segment_in_order(write, streams, mtu, seed
 def test_a_segment_the_pruned_queue_cannot_take_is_dropped_and_the_window_offered_is_zero():
     """``tcp_prune_queue`` returns -1 when nothing in the queue is bloated enough to collapse: ``tcp_data_queue`` drops
     the in-order segment (``TCPRcvQDrop``) and its ACK, sent at once, offers a window of 0 (``ICSK_ACK_NOMEM``,
-    6.10 on); a later segment at the same place, with the window still 0, is dropped too (``out_of_window``)."""
+    6.10 on); a later segment at the same place, with the window still 0, is dropped too: from 6.17 by ``tcp_sequence``,
+    as it ends past the window's edge while unread data waits (before, by ``tcp_data_queue``'s zero-window test)."""
     from tcpsim.components.segment import Segment
     from tcpsim.protocol.linux_window import win_from_space
 
@@ -474,12 +475,54 @@ def test_a_segment_the_pruned_queue_cannot_take_is_dropped_and_the_window_offere
         rcv._rq_bytes.append(1448)
         rcv._rq_truesize.append(truesize)
         rcv._rmem += truesize
-    queued, rcv_nxt, drops = rcv._rmem, rcv.rcv_nxt, rcv.memory_drops
+    queued, rcv_nxt, drops, beyond = rcv._rmem, rcv.rcv_nxt, rcv.memory_drops, rcv.window_drops
     for _ in range(2):
         rcv._process_data(Segment(rcv, rcv_nxt, 1448, 0, 0, 1500, 0.0, False, rcv.kernel.now_s), 0)
     assert rcv.rcv_nxt == rcv_nxt and rcv._rmem == queued
-    assert rcv.memory_drops == drops + 2
+    assert rcv.opts.end_seq_in_window and (rcv.memory_drops, rcv.window_drops) == (drops + 1, beyond + 1)
     assert rcv.right_edge == rcv_nxt and rcv._rcv_wnd == 0
+
+
+def test_data_beyond_the_window_offered_is_dropped_not_queued_out_of_order():
+    """``tcp_sequence`` and ``tcp_data_queue``: after a zero window for memory the segments still in flight lie beyond
+    the window's right edge (``rcv_nxt``), and Linux drops them, ACKing each at once; out-of-order data at a non-zero
+    edge is dropped too (``TCP_OVERWINDOW``, quick-ACK mode), and from 6.17 one ending past it while unread data waits
+    (``TCP_INVALID_END_SEQUENCE``). Data inside the window is queued out of order as before. tcpsim once queued all of
+    them, so a sender never had to send them again."""
+    from tcpsim.components.segment import Segment
+
+    _sc, _result, _sender, rcv = _slow_reader_run(64 << 10, 0.001)
+    assert rcv.opts.end_seq_in_window  # the lab's kernel, 6.18
+    now = rcv.kernel.now_s
+
+    def arrive(seq: int, length: int = 1448, more: bool = False) -> tuple[int, int, bool]:
+        drops, acks = rcv.window_drops, rcv.acks_sent
+        seg = Segment(rcv, seq, length, 0, 0, length + 52, 0.0, False, now)
+        seg.more = more
+        rcv._process_data(seg, 0)
+        return rcv.window_drops - drops, rcv.acks_sent - acks, seq in rcv.ooo
+
+    rcv.ooo.clear()
+    rcv_nxt = rcv.rcv_nxt
+    rcv.right_edge = rcv_nxt  # the zero window an ICSK_ACK_NOMEM ACK offered
+    rcv.delack.end_quickack()
+    assert arrive(rcv_nxt + 1448) == (1, 1, False)  # beyond the edge: TCP_INVALID_SEQUENCE, a duplicate ACK
+    assert not rcv.delack.in_quickack()
+    rcv.right_edge = rcv_nxt + 4 * 1448
+    assert rcv._rq_bytes  # unread data waits: an skb ending past the edge is refused first (6.17 on), no quick ACKs
+    assert arrive(rcv_nxt + 3 * 1448, 2 * 1448) == (1, 1, False)
+    assert arrive(rcv_nxt + 4 * 1448) == (1, 1, False) and not rcv.delack.in_quickack()
+    rcv._rq_bytes.clear()  # all read: at the edge it is tcp_data_queue's TCP_OVERWINDOW, with quick-ACK mode
+    assert arrive(rcv_nxt + 4 * 1448) == (1, 1, False) and rcv.delack.in_quickack()
+    assert arrive(rcv_nxt + 2 * 1448) == (0, 1, True)  # inside the window: queued out of order, a duplicate ACK
+    assert rcv.rcv_nxt == rcv_nxt and rcv.window_drops == 4
+    # a GSO aggregate carried whole is one skb, judged where it starts: one starting inside is taken whole, one
+    # starting beyond is dropped whole
+    edge = rcv.right_edge = rcv_nxt + 6 * 1448
+    assert [arrive(edge - 1448, more=True)[0], arrive(edge, more=True)[0], arrive(edge + 1448)[0]] == [0, 0, 0]
+    assert {edge - 1448, edge, edge + 1448} <= set(rcv.ooo)
+    assert [arrive(edge + 3 * 1448, more=True)[2], arrive(edge + 4 * 1448)[2]] == [False, False]
+    assert rcv.window_drops == 5  # one skb
 
 
 def test_data_skbs_count_a_gso_aggregate_once():

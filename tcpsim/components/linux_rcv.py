@@ -136,6 +136,36 @@ class LinuxReceive(EndpointState):
         self._nomem = self.opts.nomem_zero_window
         return False
 
+    def _linux_beyond_window(self, seq: int, length: int, more: bool) -> bool:
+        """``tcp_sequence`` (``tcp_validate_incoming``) and ``tcp_data_queue``'s "Out of window" test for a data
+        segment from ``rcv_nxt`` on, against the right edge of the window offered (``rcv_nxt +
+        tcp_receive_window``: after a zero window for memory, ``ICSK_ACK_NOMEM``, that is ``rcv_nxt``). An skb
+        starting beyond the edge is dropped and ACKed at once (``tcp_send_dupack``); out-of-order data starting at
+        the edge is dropped by ``tcp_data_queue``, which also enters quick-ACK mode (``out_of_window``). From 6.17
+        an skb ending beyond the edge is dropped while the receive queue holds unread data (:attr:`end_seq_in_window`).
+        A GSO aggregate carried whole is one skb: the segments after its first share the first's judgement, and the
+        end test, which needs the aggregate's length, is not applied to it. True: dropped (:attr:`window_drops`);
+        in-order data at a zero window is :meth:`_linux_admit`'s."""
+        if seq == self._oow_next:  # the next segment of an out-of-order aggregate: its skb was judged at its first
+            self._oow_next = seq + length if more else -1
+            return self._oow_drop
+        rcv_nxt = self.rcv_nxt
+        edge = self.right_edge if self.right_edge > rcv_nxt else rcv_nxt
+        drop = quick = False
+        if seq > edge:
+            drop = True  # TCP_INVALID_SEQUENCE
+        elif self.opts.end_seq_in_window and seq + length > edge and not more and self._rq_bytes:
+            drop = True  # TCP_INVALID_END_SEQUENCE
+        elif seq == edge and seq > rcv_nxt:
+            drop = quick = True  # TCP_OVERWINDOW
+        self._oow_next = seq + length if more and seq > rcv_nxt else -1
+        self._oow_drop = drop
+        if drop:
+            self.window_drops += 1
+            if quick:
+                self.delack.set_quickack(16)  # TCP_MAX_QUICKACKS
+        return drop
+
     def _prune(self) -> bool:
         """``tcp_prune_queue`` with ``sk_rmem_alloc`` above ``sk_rcvbuf``: ``tcp_clamp_window`` ends quick-ACK mode and
         lets an autotuned buffer (no SO_RCVBUF) grow to what is queued, up to ``tcp_rmem[2]``; a queue still above

@@ -151,6 +151,13 @@ class TcpReceiver(LinuxReceive):
         seq, length = seg.seq, seg.length
         agg = self._agg_bytes
         rcv_nxt = self.rcv_nxt + agg  # the next byte in order, past an aggregate's segments already in
+        if (seq > rcv_nxt or seq + length > self.right_edge) and self._linux_wnd and seq >= rcv_nxt and not agg \
+                and self._linux_beyond_window(seq, length, seg.more):
+            if not seg.more:
+                self._send_ack(cpu)
+            if self.on_readable is not None and self.rcv_readable:
+                self.on_readable()
+            return
         if seq == rcv_nxt and (self._rmem > self._rcvbuf or self.right_edge <= rcv_nxt) and self._linux_wnd \
                 and not seg.more and not agg and not self._linux_admit():
             self._send_ack(cpu)  # ICSK_ACK_NOW; the reader is woken all the same (sk_data_ready)

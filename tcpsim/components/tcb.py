@@ -183,6 +183,11 @@ class EndpointState:
         self.memory_drops = 0
         """In-order segments the receiver dropped: its queue above its buffer (``TCPRcvQDrop``) or its window 0
         (``TCPZeroWindowDrop``); :meth:`tcpsim.components.linux_rcv.LinuxReceive._linux_admit`."""
+        self.window_drops = 0
+        """Data segments the receiver dropped for lying beyond the window it offered (``TCP_INVALID_SEQUENCE``,
+        ``TCP_OVERWINDOW``, ``TCP_INVALID_END_SEQUENCE``): :meth:`tcpsim.components.linux_rcv.LinuxReceive._linux_beyond_window`."""
+        self._oow_next = -1  # where the next segment of an out-of-order GSO aggregate starts, and its skb's judgement
+        self._oow_drop = False
         self.prunes = 0
         """``tcp_prune_queue`` calls (``PruneCalled``): in-order data arrived with the queue above its buffer."""
         self._rcv_ssthresh = 0
