@@ -264,6 +264,20 @@ def test_a_cpu_bound_run_predicted_on_ideal_hosts_says_the_machine_set_its_rate(
     assert not notes(9.11e7, 0.2)  # the tools were idle: something else held the run
 
 
+def test_a_cpu_bound_run_the_builtin_generator_measured_says_no_file_carries_the_generator():
+    """The tenth machine had no iperf3: the built-in generator measured every row, and from its parts every file was
+    88-100 % fast (validation/README.md, "What the tenth machine gave with the built-in generator"). A CPU-bound
+    prediction for named hosts says why; iperf3's runs, ideal hosts, and a prediction the window bounds do not."""
+    from tcpsim.lab.cli import generator_caution
+
+    [caution] = [c for c in [generator_caution("builtin", "detect", "cpu_sender")] if c]
+    assert "built-in Python generator" in caution and "install iperf3" in caution
+    assert generator_caution("builtin", "fit.toml", "cpu_receiver")
+    assert not generator_caution("iperf3", "detect", "cpu_sender")
+    assert not generator_caution("builtin", None, "cpu_sender")  # ideal hosts: the ideal-hosts note speaks
+    assert not generator_caution("builtin", "detect", "window")
+
+
 def test_cpu_shares_split_each_cpus_time_and_the_text_sets_them_beside_the_prediction():
     """``Measured.cpu_shares`` from two /proc/stat readings, and the ``by CPU`` lines of ``tcpsim lab``: with the tools
     pinned, the prediction's sender and receiver CPUs beside the CPUs they ran on."""

@@ -155,10 +155,11 @@ def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dic
     units = units_note(sc.rate_bps, run.measured.goodput_bps, run.measured.tx_units_per_s,
                        predicted.get("data_skbs_per_s"))
     limit = limit_differs(run.measured.cpu_shares, sc.pin_cpus, predicted)
+    generator = generator_caution(run.measured.tool, platform, predicted.get("limited_by"))
     return {"scenario": sc.to_dict(), "kernel": run.kernel, "sysctls": run.sysctls, "cpu": run.cpu,
             "load_avg": list(run.load_avg), "delay_line": run.delay_line,
             "notes": list(run.notes) + [path_note(run.delay_line)] + ideal + ([units] if units else []),
-            "cautions": [limit] if limit else [],
+            "cautions": [c for c in (limit, generator) if c],
             "measured": {**run.measured.to_dict(),
                          "limited_by": measured_limit(pinned_busy(run.measured.cpu_shares, sc.pin_cpus))},
             "predicted": {**predicted, "os": os_name, "platform": platform,
@@ -211,6 +212,18 @@ def _cpu_bound_note(measured: Any, predicted_bps: float) -> list[str]:
             f"second) and reached {measured.goodput_bps / predicted_bps:.0%} of the prediction: the machine's CPU set "
             "the rate; name the hosts (--platform detect for this machine from its parts, the file tcpsim calibrate "
             "--lab fits for it, or lab_vm for this project's VM)"]
+
+
+def generator_caution(tool: Optional[str], platform: Optional[str], limited_by: Optional[str]) -> str:
+    """A caution for a run the built-in generator measured and named hosts predicted CPU-bound: the generator is Python,
+    and its own time a call is in no machine file (a parts file's write and read are iperf3's or its probes'), so the
+    kernel ran slower than the file says; a file calibrated on the generator's runs carries it in its per-segment
+    costs (validation/README.md, "What the tenth machine gave with the built-in generator"). Empty otherwise."""
+    if tool != "builtin" or platform is None or not (limited_by or "").startswith("cpu"):
+        return ""
+    return ("measured by the built-in Python generator (no iperf3, or --tool builtin), whose own time a call no machine "
+            "file carries unless it was calibrated on the generator's runs: a CPU-bound run goes slower than the "
+            "prediction for iperf3's; install iperf3, the tool detect's probes and README's steps measure with")
 
 
 def _mbit(bps: Optional[float]) -> str:
