@@ -1,0 +1,80 @@
+"""A tenth machine, against the issues' targets: an AMD EPYC guest of a core never measured before (Zen 4, family 25
+model 17, 2.6 GHz) on the eighth machine's kernel build ``-v1098`` (2026-12-02).
+
+Its tables (``validation/zen4_2026-12-02/iperf3``: the 46 rows in three pinned passes, each row its median run,
+``window6`` once placed by ``tcpsim lab``'s default, README's smallest example three times, every run iperf3's) were
+measured by a rule written before they ran (validation/README.md, "The tenth machine again, measured with iperf3":
+the first measurement, by rule 154, found no iperf3 and measured the built-in generator) and scored once: the file
+``tcpsim machine detect --probes`` wrote (A10L, with the wake-up latency), the same without the latency (A10), and
+README's classroom step 2 from each (B10L, B10). A known miss is a strict xfail.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from machine_scores import (SMALLEST_TARGET, check_rtt0_tables, errors as _errors, median_on, scored_outcomes,
+                            smallest_example_error, tables_not_below_the_calculator, window_limited,
+                            within_window_target)
+
+HERE = Path(__file__).resolve().parent.parent / "validation" / "zen4_2026-12-02" / "iperf3"
+FILES = {"parts_lat": "parts_lat.toml", "parts": "parts.toml", "calibrated_lat": "fit_lat.toml",
+         "calibrated": "fit.toml"}
+CPU_TARGET = 0.15
+PARTS_FAST = ("from its parts every CPU table is fast (signed median +66 % with the latency, +47 % without, at the "
+              "score): step 2 doubled the cost of a segment, and the catalog's zen4 factor is a vendor-IPC guess")
+
+pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")
+
+
+@pytest.fixture(scope="module")
+def scored():
+    return scored_outcomes(HERE, FILES)
+
+
+@pytest.mark.slow
+def test_the_tables_are_the_measured_ones(scored):
+    check_rtt0_tables(scored, FILES)
+
+
+@pytest.mark.slow
+def test_the_latency_stays_in_the_default_by_the_rule(scored):
+    """Rule 154's criterion, taken on iperf3's rows: the latency leaves detect's default only if it costs more than a
+    point both ways. From the parts it cost 18.6 points (65.9 against 47.3 %); calibrated it helped (14.7 against
+    16.1 %), so ``machine detect --probes`` still writes it."""
+    assert median_on(scored["calibrated_lat"]) < median_on(scored["calibrated"]) + 0.01
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [
+    pytest.param("parts_lat", marks=pytest.mark.xfail(strict=True, reason="65.9 % at the score: " + PARTS_FAST)),
+    pytest.param("parts", marks=pytest.mark.xfail(strict=True, reason="47.3 % at the score: " + PARTS_FAST)),
+    "calibrated_lat",
+    pytest.param("calibrated", marks=pytest.mark.xfail(strict=True, reason="16.1 % at the score (B10L, what detect's "
+                                                       "default gives step 2, 14.7 %): cpu2 17.2, cpu3 18.5, "
+                                                       "messages3 18.6 %"))])
+def test_the_held_out_cpu_and_message_rows_within_target(scored, name):
+    """Issue 21's 15 % from the parts and issue 22's after calibrating, on the 37 held-out rows."""
+    assert median_on(scored[name]) <= CPU_TARGET
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="cpu3 (91.0 against 68.2 %) and unshaped (126.0 against 79.7 %) at the score: "
+                   + PARTS_FAST)
+def test_below_the_calculator_on_every_table_from_the_parts(scored):
+    """Issue 21's second target from what detect writes (A10L)."""
+    assert tables_not_below_the_calculator(scored["parts_lat"]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", ["median", "max"])
+def test_window6_limited_rows_within_target_from_the_parts(scored, check):
+    """Issue 22's window-limited rows of ``window6`` with no fitted parameter, from what detect writes (A10L): median 5
+    %, none above 15 % (3.0 and 12.4 % at the score; without the latency 8.7 and 16.6 %)."""
+    assert within_window_target(_errors(scored["parts_lat"], window_limited), check)
+
+
+def test_the_smallest_example_within_ten_percent():
+    """README's smallest example as typed, against the prediction each run printed beside it: issue 22's 10 %, at the
+    median of three (+7.9, +9.0, +9.9 % at the score)."""
+    assert smallest_example_error(HERE) <= SMALLEST_TARGET
