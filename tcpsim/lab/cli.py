@@ -217,7 +217,7 @@ def _cpu_bound_note(measured: Any, predicted_bps: float) -> list[str]:
 def generator_caution(tool: Optional[str], platform: Optional[str], limited_by: Optional[str]) -> str:
     """A caution for a run the built-in generator measured and named hosts predicted CPU-bound: the generator is Python,
     and its own time a call is in no machine file (a parts file's write and read are iperf3's or its probes'), so the
-    kernel ran slower than the file says; a file calibrated on the generator's runs carries it in its per-segment
+    run went slower than the file says; a file calibrated on the generator's runs carries it in its per-segment
     costs (validation/README.md, "What the tenth machine gave with the built-in generator"). Empty otherwise."""
     if tool != "builtin" or platform is None or not (limited_by or "").startswith("cpu"):
         return ""
