@@ -252,6 +252,10 @@ class TcpOptions:
     """``linux`` rule, 6.17 on: a segment whose end passes the window's right edge is dropped while unread data waits in
     the receive queue (``tcp_sequence``: ``TCP_INVALID_END_SEQUENCE``, "tcp: do not accept packets beyond window");
     before, only where it starts is tested."""
+    ofo_grows_window: bool = False
+    """``linux`` rule, 4.19 on: an out-of-order segment of a SACK flow grows ``rcv_ssthresh`` as in-order data does
+    (``tcp_data_queue_ofo`` -> ``tcp_grow_window``, "tcp: properly increase rcv_ssthresh for ofo packets"); before,
+    only in-order data grows it."""
     init_rcv_wnd_segments: int = 0
     """``linux`` rule: the SYN's window is at most this many segments (10 before 4.20, 4 before 2.6.39; 0 = no cap)."""
     rx_skb_overhead_bytes: int = 832
@@ -469,6 +473,7 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         prr_rule=4 if v >= (5, 19) else 3 if v >= (5, 11) else 2 if v >= (4, 3) else 1 if v >= (3, 2) else 0,
         scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), nomem_zero_window=v >= (6, 10), end_seq_in_window=v >= (6, 17),
+        ofo_grows_window=v >= (4, 19),
         init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
         rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rx_skb_page_bytes=os.rx_skb_page_bytes,
         tx_skb_overhead_bytes=os.tx_skb_overhead_bytes,

@@ -521,8 +521,48 @@ def test_data_beyond_the_window_offered_is_dropped_not_queued_out_of_order():
     edge = rcv.right_edge = rcv_nxt + 6 * 1448
     assert [arrive(edge - 1448, more=True)[0], arrive(edge, more=True)[0], arrive(edge + 1448)[0]] == [0, 0, 0]
     assert {edge - 1448, edge, edge + 1448} <= set(rcv.ooo)
+    rcv.right_edge = edge  # the duplicate ACK moved it on (out-of-order data grows rcv_ssthresh from 4.19)
     assert [arrive(edge + 3 * 1448, more=True)[2], arrive(edge + 4 * 1448)[2]] == [False, False]
     assert rcv.window_drops == 5  # one skb
+
+
+def test_out_of_order_data_is_charged_to_the_socket_memory():
+    """``tcp_data_queue_ofo``: an out-of-order segment is charged its truesize when it is queued (``skb_set_owner_r``),
+    so the free space every window is computed from shrinks; one the memory cannot take after pruning is dropped with
+    no ACK (``TCPOFODrop``); on a SACK flow from 4.19 it grows ``rcv_ssthresh`` first; filling the hole moves it to the
+    receive queue without a second charge. tcpsim once charged out-of-order data only when the hole was filled."""
+    from tcpsim.components.segment import Segment
+
+    _sc, _result, _sender, rcv = _slow_reader_run(64 << 10, 0.001)
+    assert rcv.opts.ofo_grows_window and rcv.sack_ok and not rcv.opts.rcvbuf_autotune_max_bytes  # 6.18, locked
+    now = rcv.kernel.now_s
+    mss = 1448
+    truesize = rcv._truesize(mss)
+
+    def arrive(seq: int) -> tuple[int, int, bool]:
+        drops, acks = rcv.memory_drops, rcv.acks_sent
+        rcv._process_data(Segment(rcv, seq, mss, 0, 0, mss + 52, 0.0, False, now), 0)
+        return rcv.memory_drops - drops, rcv.acks_sent - acks, seq in rcv.ooo
+
+    rcv.ooo.clear()
+    rcv._rq_bytes.clear()
+    rcv._rq_truesize.clear()
+    rcv._rmem = rcv._rq_read = 0
+    rcv._rcvbuf = 1 << 20
+    nxt = rcv.rcv_nxt
+    rcv.right_edge = nxt + 16 * mss
+    rcv._rcv_ssthresh = 4 * mss
+    free = rcv._linux_free_space()
+    assert arrive(nxt + mss) == (0, 1, True)  # a duplicate ACK, the segment held
+    assert rcv._rmem == truesize and rcv._linux_free_space() < free
+    assert rcv._rcv_ssthresh > 4 * mss  # tcp_grow_window(sk, skb, false)
+    assert arrive(nxt + mss)[2] and rcv._rmem == truesize  # the same segment again: no second charge
+    rcv._rcvbuf = truesize - 1  # locked and full: pruning frees nothing, the next one is dropped unACKed
+    assert arrive(nxt + 3 * mss) == (1, 0, False) and rcv._rmem == truesize
+    rcv._rcvbuf = 1 << 20
+    assert arrive(nxt) == (0, 1, False)  # the hole filled: both segments in order, the held one charged once
+    assert rcv.rcv_nxt == nxt + 2 * mss and not rcv.ooo
+    assert list(rcv._rq_bytes) == [mss, mss] and rcv._rmem == sum(rcv._rq_truesize) == 2 * truesize
 
 
 def test_data_skbs_count_a_gso_aggregate_once():

@@ -46,7 +46,10 @@ def _run_conserving(sc):
             assert rcv.rcv_readable + rcv.rcv_unpushed <= rcv.rcv_buffered
         if rcv._linux_wnd:  # the receive queue's skbs hold what is buffered; an aggregate still arriving is not in it
             assert sum(rcv._rq_bytes) - rcv._rq_read == rcv.rcv_buffered
-            assert rcv._rmem == sum(rcv._rq_truesize) and 0 <= rcv._rq_read < (rcv._rq_bytes[0] if rcv._rq_bytes else 1)
+            assert 0 <= rcv._rq_read < (rcv._rq_bytes[0] if rcv._rq_bytes else 1)
+            # the socket's memory: the receive queue's skbs and the out-of-order queue's (tcp_data_queue_ofo)
+            assert rcv._rmem == sum(rcv._rq_truesize) + sum(map(rcv._truesize, rcv.ooo.values()))
+            assert all(seq > rcv.rcv_nxt for seq in rcv.ooo)
     assert result.termination in ("converged", "time_budget", "event_budget", "finished")
     assert result.delivered_bytes == sum(f[4].delivered_bytes for f in r.flows if f[4] is not None)
     return result

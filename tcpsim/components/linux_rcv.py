@@ -109,17 +109,54 @@ class LinuxReceive(EndpointState):
         (``sk_rmem_alloc``)."""
         return win_from_space(self._rcvbuf - self._rmem, self._adv_win_scale, self._ratio)
 
-    def _queue_skb(self, skb_bytes: int) -> int:
-        """An in-order skb of ``skb_bytes`` (a segment, or a GSO aggregate taken whole) joins the receive
-        queue, charged the truesize the receive path gave it (``tcp_queue_rcv`` -> ``skb_set_owner_r``;
-        not modelled: ``tcp_try_coalesce`` merging it into the queue's last skb); returns that truesize."""
+    def _truesize(self, skb_bytes: int) -> int:
+        """The truesize the receive path gives an skb of ``skb_bytes`` (:func:`~tcpsim.protocol.linux_window.rx_truesize`)."""
         o = self.opts
-        truesize = rx_truesize(skb_bytes, skb_bytes + self.option_bytes + IP_TCP_HEADER_BYTES,
-                               o.rx_skb_overhead_bytes, o.rx_skb_page_bytes)
+        return rx_truesize(skb_bytes, skb_bytes + self.option_bytes + IP_TCP_HEADER_BYTES,
+                           o.rx_skb_overhead_bytes, o.rx_skb_page_bytes)
+
+    def _queue_skb(self, skb_bytes: int, charged: bool = False) -> int:
+        """An in-order skb of ``skb_bytes`` (a segment, or a GSO aggregate taken whole) joins the receive queue,
+        charged the truesize the receive path gave it (``tcp_queue_rcv`` -> ``skb_set_owner_r``; ``charged``: an skb
+        of the out-of-order queue, charged when it was queued there, :meth:`_linux_ofo_admit`; not modelled:
+        ``tcp_try_coalesce`` merging it into the queue's last skb); returns that truesize."""
+        truesize = self._truesize(skb_bytes)
         self._rq_bytes.append(skb_bytes)
         self._rq_truesize.append(truesize)
-        self._rmem += truesize
+        if not charged:
+            self._rmem += truesize
         return truesize
+
+    def _linux_ofo_admit(self, seq: int, length: int, more: bool) -> bool:
+        """``tcp_data_queue_ofo`` for an out-of-order segment inside the window: ``tcp_try_rmem_schedule`` with the memory
+        above the buffer prunes the queue (:meth:`_prune`), and if it still does not fit the skb is dropped
+        (``TCPOFODrop``; no ACK is scheduled for it). ``tcp_prune_ofo_queue`` frees nothing for an skb that lands last in
+        the queue, the case modelled; one that fills an earlier gap would have the queue's tail dropped and its SACKs
+        reneged, which is not. A segment held for the first time is charged as its own skb (``skb_set_owner_r``), as it
+        is once in order; on a SACK flow from 4.19 it first grows ``rcv_ssthresh`` (``tcp_grow_window(sk, skb,
+        false)``, before the charge). The segments of a GSO aggregate share its first's judgement. False: dropped."""
+        if seq == self._ofo_next:
+            fits = self._ofo_fits
+        else:
+            fits = self._rmem <= self._rcvbuf or self._prune()
+            self._ofo_fits = fits
+            if not fits:
+                self.memory_drops += 1
+        self._ofo_next = seq + length if more else -1
+        if fits and seq not in self.ooo:
+            if self.sack_ok and self.opts.ofo_grows_window:
+                self._grow_window(length)
+            self._rmem += self._truesize(length)
+        return fits
+
+    def _release_covered_ofo(self) -> None:
+        """``tcp_ofo_queue``: out-of-order segments wholly below ``rcv_nxt`` (data that came again in larger
+        segments) are dropped and their memory freed."""
+        rcv_nxt = self.rcv_nxt
+        for seq in [s for s, n in self.ooo.items() if s + n <= rcv_nxt]:
+            length = self.ooo.pop(seq)
+            if self._linux_wnd:
+                self._rmem -= self._truesize(length)
 
     def _linux_admit(self) -> bool:
         """``tcp_data_queue`` before an in-order skb joins the queue: with the window 0 it is dropped and ACKed at once
@@ -263,8 +300,8 @@ class LinuxReceive(EndpointState):
         return new > 0 and new >= 2 * cur
 
     def _grow_window(self, length: int) -> None:
-        """``tcp_event_data_recv`` -> ``tcp_grow_window`` for an in-order skb of ``length`` bytes (a segment,
-        or a whole GSO aggregate), with that skb already in the buffer."""
+        """``tcp_grow_window`` for an skb of ``length`` bytes: in order (a segment, or a whole GSO aggregate; from
+        ``tcp_event_data_recv``, that skb already in the buffer) or out of order (:meth:`_linux_ofo_admit`)."""
         grown = grow_ssthresh(self._rcv_ssthresh, self.rcv_window_max, self._linux_free_space(),
                               self._rcv_mss + self.option_bytes, length)
         if grown > self._rcv_ssthresh:

@@ -188,6 +188,8 @@ class TcpReceiver(LinuxReceive):
                 filled.append(more)
             arrived = rcv_nxt - self.rcv_nxt
             self.rcv_nxt = rcv_nxt
+            if filled_hole and ooo:
+                self._release_covered_ofo()
             if self._sack_blocks:
                 self._sack_blocks = [b if b[0] >= rcv_nxt else [rcv_nxt, b[1]]
                                      for b in self._sack_blocks if b[1] > rcv_nxt]
@@ -200,7 +202,7 @@ class TcpReceiver(LinuxReceive):
                 if self.skb_log is not None:
                     self._log_packet(self.kernel.now_s, False, seq + length - whole, whole, 0, 0)
                 for more in filled:
-                    self._queue_skb(more)
+                    self._queue_skb(more, True)
                 if gso_size > self._rcv_mss:
                     self._linux_measure_rcv_mss(gso_size, whole, truesize)  # tcp_event_data_recv -> tcp_measure_rcv_mss
                 self._linux_mark_push(gso_size, seg.push)
@@ -233,6 +235,10 @@ class TcpReceiver(LinuxReceive):
                 self.hand_ups += 1
                 self.rcv_readable += arrived
         elif seq > rcv_nxt and seq + length - rcv_nxt <= self._rcv_room:
+            if self._linux_wnd and not self._linux_ofo_admit(seq, length, seg.more):
+                if self.on_readable is not None and self.rcv_readable:
+                    self.on_readable()  # sk_data_ready
+                return
             self.ooo.setdefault(seq, length)
             if self.sack_ok:
                 if self._comp_acks and len(self._sack_blocks) >= RECEIVER_BLOCKS \

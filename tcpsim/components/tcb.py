@@ -161,7 +161,7 @@ class EndpointState:
         self._push_timeout_s = opts.delack_timeout_s
         self._push_timer = kernel.timer(self._push_expired)
         self._hand_up_costs = host.per_push_s > 0.0
-        self.ooo: dict[int, int] = {}
+        self.ooo: dict[int, int] = {}  # out-of-order segments held: start -> length
         self._sack_blocks: list[list[int]] = []  # out-of-order data as [start, end), latest first
         self._sack_max = max_blocks(self.option_bytes)
         self._wnd_field_max = 65535 << self.rcv_shift
@@ -181,13 +181,16 @@ class EndpointState:
         self._rq_read = 0
         self._nomem = False  # icsk_ack.pending & ICSK_ACK_NOMEM: the next ACK offers a window of 0
         self.memory_drops = 0
-        """In-order segments the receiver dropped: its queue above its buffer (``TCPRcvQDrop``) or its window 0
-        (``TCPZeroWindowDrop``); :meth:`tcpsim.components.linux_rcv.LinuxReceive._linux_admit`."""
+        """Data segments the receiver dropped for memory: in order, its queue above its buffer (``TCPRcvQDrop``) or its
+        window 0 (``TCPZeroWindowDrop``), :meth:`tcpsim.components.linux_rcv.LinuxReceive._linux_admit`; out of order,
+        the memory not to be had (``TCPOFODrop``), :meth:`tcpsim.components.linux_rcv.LinuxReceive._linux_ofo_admit`."""
         self.window_drops = 0
         """Data segments the receiver dropped for lying beyond the window it offered (``TCP_INVALID_SEQUENCE``,
         ``TCP_OVERWINDOW``, ``TCP_INVALID_END_SEQUENCE``): :meth:`tcpsim.components.linux_rcv.LinuxReceive._linux_beyond_window`."""
         self._oow_next = -1  # where the next segment of an out-of-order GSO aggregate starts, and its skb's judgement
         self._oow_drop = False
+        self._ofo_next = -1  # the same for the out-of-order queue's memory (tcp_try_rmem_schedule)
+        self._ofo_fits = True
         self.prunes = 0
         """``tcp_prune_queue`` calls (``PruneCalled``): in-order data arrived with the queue above its buffer."""
         self._rcv_ssthresh = 0
