@@ -256,6 +256,16 @@ class TcpOptions:
     """``linux`` rule, 4.19 on: an out-of-order segment of a SACK flow grows ``rcv_ssthresh`` as in-order data does
     (``tcp_data_queue_ofo`` -> ``tcp_grow_window``, "tcp: properly increase rcv_ssthresh for ofo packets"); before,
     only in-order data grows it."""
+    ofo_prune_rule: int = 0
+    """``linux`` rule: what ``tcp_prune_ofo_queue`` drops when collapsing left the memory above the buffer: 0, the whole
+    out-of-order queue (before 4.18); 1, batches of ``sk_rcvbuf / 8`` of truesize from its highest sequence down, until
+    the memory fits (4.18 on, "tcp: free batches of packets in tcp_prune_ofo_queue()"); 2, the same, sparing the skbs
+    before the one that asked (6.2 on, "tcp: refine tcp_prune_ofo_queue() logic")."""
+    renege_rule: int = 0
+    """How a SACK sender meets an ACK that advances to data it holds as SACKed (the receiver reneged, RFC 2018 §8): 0, its
+    retransmission timer as it was (every stack but a versioned Linux); 1, Linux before 4.16, loss at once
+    (``tcp_check_sack_reneging`` -> ``tcp_enter_loss``); 2, 4.16 on, the timer re-armed for max(srtt / 2, 10 ms)
+    ("tcp: reduce spurious retransmits due to transient SACK reneging")."""
     init_rcv_wnd_segments: int = 0
     """``linux`` rule: the SYN's window is at most this many segments (10 before 4.20, 4 before 2.6.39; 0 = no cap)."""
     rx_skb_overhead_bytes: int = 832
@@ -345,6 +355,8 @@ class TcpOptions:
         _check_range("initial_cwnd_segments", self.initial_cwnd_segments, 1, 1000)
         _check_range("slow_start_ack_segments", self.slow_start_ack_segments, 0, 1000)
         _check_range("prr_rule", self.prr_rule, 0, 4)
+        _check_range("ofo_prune_rule", self.ofo_prune_rule, 0, 2)
+        _check_range("renege_rule", self.renege_rule, 0, 2)
         _check_range("comp_sack_nr", self.comp_sack_nr, 0, 255)
         _check_range("comp_sack_delay_s", self.comp_sack_delay_s, 0.0, 1.0, "in 0..1 s")
         _check_range("comp_sack_slack_s", self.comp_sack_slack_s, 0.0, 1.0, "in 0..1 s")
@@ -473,7 +485,8 @@ def _linux_window_rules(os: OsTcp, rcvbuf_bytes: int, autotuned: bool) -> dict:
         prr_rule=4 if v >= (5, 19) else 3 if v >= (5, 11) else 2 if v >= (4, 3) else 1 if v >= (3, 2) else 0,
         scaling_ratio_default=ratio0,
         clamp_follows_ratio=v >= (6, 11), nomem_zero_window=v >= (6, 10), end_seq_in_window=v >= (6, 17),
-        ofo_grows_window=v >= (4, 19),
+        ofo_grows_window=v >= (4, 19), ofo_prune_rule=2 if v >= (6, 2) else 1 if v >= (4, 18) else 0,
+        renege_rule=2 if v >= (4, 16) else 1,
         init_rcv_wnd_segments=4 if v < (2, 6, 39) else 10 if v < (4, 20) else 0,
         rx_skb_overhead_bytes=os.rx_skb_overhead_bytes, rx_skb_page_bytes=os.rx_skb_page_bytes,
         tx_skb_overhead_bytes=os.tx_skb_overhead_bytes,

@@ -282,7 +282,8 @@ class _Run:
                 "receiver_ring": sum(h.ring_drops for h in hosts),
                 "receiver_backlog": sum(h.rx_drops for h in hosts),
                 "receiver_memory": sum(f[2].memory_drops + f[3].memory_drops for f in self.flows),
-                "receiver_window": sum(f[2].window_drops + f[3].window_drops for f in self.flows)}
+                "receiver_window": sum(f[2].window_drops + f[3].window_drops for f in self.flows),
+                "receiver_pruned": sum(f[2].ofo_pruned + f[3].ofo_pruned for f in self.flows)}
 
     def _block_times(self, now: float) -> dict[str, float]:
         total = dict.fromkeys(BLOCK_REASONS, 0.0)

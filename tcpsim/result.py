@@ -83,8 +83,9 @@ class Result:
     drops: dict[str, int]
     """Frames lost during the measurement, ACKs included, by place: ``link`` (queue overflow or random
     loss), ``receiver_ring`` (no free receive descriptor), ``receiver_backlog`` (backlog full),
-    ``receiver_memory`` (an in-order segment a Linux receive queue above its buffer, or a zero window, refused),
-    ``receiver_window`` (a segment beyond the window a Linux receiver offered, dropped)."""
+    ``receiver_memory`` (a segment a Linux receiver's memory could not take, or an in-order one at a zero window),
+    ``receiver_window`` (a segment beyond the window a Linux receiver offered, dropped), ``receiver_pruned`` (an
+    out-of-order segment a Linux receiver held, then dropped to make room: the SACK that reported it reneged)."""
     streams: tuple[StreamResult, ...]
     termination: str
     """``converged``, ``time_budget``, ``event_budget``, ``wall_budget`` or ``finished``."""

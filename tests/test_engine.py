@@ -286,7 +286,8 @@ def test_a_budget_spent_before_the_warm_up_ends_still_gives_a_result():
     r = run(Scenario(sender=sc.sender, receiver=sc.receiver, link=sc.link, workload=sc.workload,
                      budget=Budget(max_events=200)))
     assert r.termination == "event_budget"
-    assert set(r.drops) == {"link", "receiver_ring", "receiver_backlog", "receiver_memory", "receiver_window"}
+    assert set(r.drops) == {"link", "receiver_ring", "receiver_backlog", "receiver_memory", "receiver_window",
+                            "receiver_pruned"}
     assert not any(r.drops.values())
 
 

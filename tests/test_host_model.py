@@ -565,6 +565,93 @@ def test_out_of_order_data_is_charged_to_the_socket_memory():
     assert list(rcv._rq_bytes) == [mss, mss] and rcv._rmem == sum(rcv._rq_truesize) == 2 * truesize
 
 
+def test_pruning_drops_held_data_from_the_top_and_reneges_its_sack():
+    """``tcp_prune_queue`` -> ``tcp_prune_ofo_queue``: when collapsing leaves the memory above the buffer, out-of-order
+    skbs go from the highest sequence down, a batch of ``sk_rcvbuf / 8`` at a time until it fits (4.18 on), never those
+    before the skb that asked (6.2 on), the whole queue before 4.18; the SACK blocks are reset (``tcp_sack_reset``).
+    tcpsim once dropped the in-order segment instead, which the held data's charge (rule 157) made reachable."""
+    from tcpsim.components.segment import Segment
+
+    _sc, _result, _sender, rcv = _slow_reader_run(64 << 10, 0.001)
+    assert rcv.opts.ofo_prune_rule == 2 and rcv.sack_ok and not rcv.opts.rcvbuf_autotune_max_bytes  # 6.18, locked
+    now = rcv.kernel.now_s
+    mss = 1448
+    truesize = rcv._truesize(mss)
+    nxt = rcv.rcv_nxt
+
+    def hold(rule: int) -> None:
+        """Eight segments held behind two holes (at nxt and nxt + mss), the buffer room for five of them."""
+        rcv.opts = replace(rcv.opts, ofo_prune_rule=rule)
+        rcv.ooo.clear()
+        rcv._sack_blocks = []
+        rcv._rq_bytes.clear()
+        rcv._rq_truesize.clear()
+        rcv._rmem = rcv._rq_read = rcv.ofo_pruned = 0
+        rcv.rcv_nxt = nxt
+        rcv._rcvbuf = 1 << 20
+        rcv.right_edge = nxt + 32 * mss
+        for k in range(2, 10):
+            arrive(nxt + k * mss)
+        assert rcv._rmem == 8 * truesize and rcv._sack_blocks
+        rcv._rcvbuf = 5 * truesize
+
+    def arrive(seq: int) -> None:
+        rcv._process_data(Segment(rcv, seq, mss, 0, 0, mss + 52, 0.0, False, now), 0)
+
+    hold(2)
+    arrive(nxt)  # in order, the memory above the buffer: the top three go, then it fits
+    assert rcv.rcv_nxt == nxt + mss and rcv.memory_drops == 0 and rcv.ofo_pruned == 3
+    assert sorted(rcv.ooo) == [nxt + k * mss for k in range(2, 7)] and rcv._sack_blocks == []
+    assert rcv._rmem == 6 * truesize
+    hold(2)
+    arrive(nxt + mss)  # out of order, below every held segment: pruned for as 6.2 on
+    assert rcv.ofo_pruned == 3 and nxt + mss in rcv.ooo and nxt + 9 * mss not in rcv.ooo
+    hold(2)
+    arrive(nxt + 12 * mss)  # out of order, above them all: 6.2 on prunes nothing and drops it (TCPOFODrop)
+    assert rcv.ofo_pruned == 0 and nxt + 12 * mss not in rcv.ooo and len(rcv.ooo) == 8 and rcv._sack_blocks
+    hold(1)
+    arrive(nxt + 12 * mss)  # 4.18-6.1: the tail goes even below the newcomer, which is then held
+    assert rcv.ofo_pruned == 3 and nxt + 12 * mss in rcv.ooo
+    hold(0)
+    arrive(nxt)  # before 4.18: the whole queue
+    assert rcv.ofo_pruned == 8 and not rcv.ooo and rcv._rmem == truesize
+
+
+def test_a_sender_meets_a_reneged_sack_as_its_kernel_does():
+    """An ACK that advances to data the scoreboard holds as SACKed (``FLAG_SACK_RENEGING``): Linux 4.16 on re-arms
+    the retransmission timer for max(srtt / 2, 10 ms) (``tcp_check_sack_reneging``), before 4.16 it enters the loss
+    state at once, clearing the SACKed marks; tcpsim once waited for the whole RTO."""
+    from tcpsim.components.segment import Segment
+
+    def sender_with_sacked_data(rule: int):
+        _sc, _result, snd, _rcv = _slow_reader_run(64 << 10, 0.001)
+        snd.opts = replace(snd.opts, renege_rule=rule)
+        una = snd.snd_una
+        assert snd.sack_ok and snd.snd_max - una >= 6 * 60 and snd.sent[0][1] == 60
+        snd._board.ranges = [[una + 120, una + 240]]
+        return snd, una
+
+    def ack(snd, to: int) -> None:
+        snd._process_ack(Segment(snd, 0, 0, to, snd.peer_wnd, 52, 0.0, False, snd.kernel.now_s), 0)
+
+    snd, una = sender_with_sacked_data(2)
+    ack(snd, una + 60)  # an ordinary ACK: the full timer
+    now = snd.kernel.now_s
+    assert snd._rto_timer.deadline - now >= snd.opts.min_rto_s
+    ack(snd, una + 120)  # it stops where the SACKed data starts: reneged
+    srtt = snd.rto.srtt_s
+    assert srtt < 0.02 and 0.010 <= snd._rto_timer.deadline - now <= 0.010 + 2.0 / snd.opts.tick_hz
+    assert snd._board.ranges  # the marks stay until the timer says the reneging persisted
+    snd, una = sender_with_sacked_data(1)
+    sent_again, cwnd = snd.retransmits, snd.cc.cwnd
+    ack(snd, una + 120)
+    # the loss state: marks cleared, the window cut, everything from snd_una sent again (the reneged bytes too)
+    assert not snd._board.ranges and snd.cc.cwnd < cwnd and snd.retransmits > sent_again
+    snd, una = sender_with_sacked_data(0)
+    ack(snd, una + 120)
+    assert snd._rto_timer.deadline - snd.kernel.now_s >= snd.opts.min_rto_s and snd._board.ranges
+
+
 def test_data_skbs_count_a_gso_aggregate_once():
     """``Result.data_skbs_per_s`` counts what a sending interface counts: one unit per GSO aggregate (``lab_vm``
     on a veth sends 64 KiB writes as aggregates of up to 44 segments), one per segment without GSO."""

@@ -146,7 +146,10 @@ class TcpEndpoint(TcpRack):
             elif prr and self._sack_rec and not rack:
                 self._prr_step()
             if self.snd_max > ack:
-                self._arm_rto()
+                if self._board.ranges and self._board.ranges[0][0] == ack and self.opts.renege_rule:
+                    self._sack_reneged(cpu)
+                else:
+                    self._arm_rto()
             else:
                 self._rto_timer.cancel()
             if self._wake_after_output:

@@ -129,16 +129,15 @@ class LinuxReceive(EndpointState):
 
     def _linux_ofo_admit(self, seq: int, length: int, more: bool) -> bool:
         """``tcp_data_queue_ofo`` for an out-of-order segment inside the window: ``tcp_try_rmem_schedule`` with the memory
-        above the buffer prunes the queue (:meth:`_prune`), and if it still does not fit the skb is dropped
-        (``TCPOFODrop``; no ACK is scheduled for it). ``tcp_prune_ofo_queue`` frees nothing for an skb that lands last in
-        the queue, the case modelled; one that fills an earlier gap would have the queue's tail dropped and its SACKs
-        reneged, which is not. A segment held for the first time is charged as its own skb (``skb_set_owner_r``), as it
-        is once in order; on a SACK flow from 4.19 it first grows ``rcv_ssthresh`` (``tcp_grow_window(sk, skb,
-        false)``, before the charge). The segments of a GSO aggregate share its first's judgement. False: dropped."""
+        above the buffer prunes the queues (:meth:`_prune`, which may drop out-of-order data above this segment), and if
+        it still does not fit the skb is dropped (``TCPOFODrop``; no ACK is scheduled for it). A segment held for the
+        first time is charged as its own skb (``skb_set_owner_r``), as it is once in order; on a SACK flow from 4.19 it
+        first grows ``rcv_ssthresh`` (``tcp_grow_window(sk, skb, false)``, before the charge). The segments of a GSO
+        aggregate share its first's judgement. False: dropped."""
         if seq == self._ofo_next:
             fits = self._ofo_fits
         else:
-            fits = self._rmem <= self._rcvbuf or self._prune()
+            fits = self._rmem <= self._rcvbuf or self._prune(seq)
             self._ofo_fits = fits
             if not fits:
                 self.memory_drops += 1
@@ -167,7 +166,7 @@ class LinuxReceive(EndpointState):
             self.memory_drops += 1
             self.delack.set_quickack(16)  # TCP_MAX_QUICKACKS
             return False
-        if self._prune() or not self._rq_bytes:
+        if self._prune(self.rcv_nxt) or not self._rq_bytes:
             return True
         self.memory_drops += 1
         self._nomem = self.opts.nomem_zero_window
@@ -203,11 +202,13 @@ class LinuxReceive(EndpointState):
                 self.delack.set_quickack(16)  # TCP_MAX_QUICKACKS
         return drop
 
-    def _prune(self) -> bool:
-        """``tcp_prune_queue`` with ``sk_rmem_alloc`` above ``sk_rcvbuf``: ``tcp_clamp_window`` ends quick-ACK mode and
-        lets an autotuned buffer (no SO_RCVBUF) grow to what is queued, up to ``tcp_rmem[2]``; a queue still above
-        it cuts ``rcv_ssthresh`` to two segments and is collapsed (:meth:`_collapse`). True if it then fits
-        (``tcp_can_ingest``: ``sk_rmem_alloc <= sk_rcvbuf``, as 6.18 has it)."""
+    def _prune(self, in_seq: int) -> bool:
+        """``tcp_prune_queue`` with ``sk_rmem_alloc`` above ``sk_rcvbuf``, for the skb starting at ``in_seq``:
+        ``tcp_clamp_window`` ends quick-ACK mode and lets an autotuned buffer (no SO_RCVBUF) grow to what is queued, up
+        to ``tcp_rmem[2]``; a queue still above it cuts ``rcv_ssthresh`` to two segments and is collapsed
+        (:meth:`_collapse`; not modelled: ``tcp_collapse_ofo_queue``), and if that is not enough the out-of-order queue
+        is pruned (:meth:`_prune_ofo`). True if it then fits (``tcp_can_ingest``: ``sk_rmem_alloc <= sk_rcvbuf``, as
+        6.18 has it)."""
         self.prunes += 1
         self.delack.end_quickack()
         rmem2 = self.opts.rcvbuf_autotune_max_bytes
@@ -217,7 +218,36 @@ class LinuxReceive(EndpointState):
             return True
         self._rcv_ssthresh = min(self.rcv_window_max, 2 * self._advmss)
         self._collapse()
+        if self._rmem <= self._rcvbuf:
+            return True
+        self._prune_ofo(in_seq)
         return self._rmem <= self._rcvbuf
+
+    def _prune_ofo(self, in_seq: int) -> bool:
+        """``tcp_prune_ofo_queue``: out-of-order skbs are dropped from the highest sequence down and their memory freed,
+        the whole queue before 4.18, then batches of ``sk_rcvbuf / 8`` of truesize until the memory fits, from 6.2
+        stopping at the first skb before ``in_seq`` (:attr:`~tcpsim.config.TcpOptions.ofo_prune_rule`). If any went,
+        the SACK blocks are reset (``tcp_sack_reset``): the sender finds the data it holds as SACKed reneged. True if
+        any went."""
+        ooo = self.ooo
+        rule = self.opts.ofo_prune_rule
+        pruned = False
+        goal = self._rcvbuf >> 3
+        for seq in sorted(ooo, reverse=True):
+            if rule == 2 and in_seq > seq:
+                break
+            truesize = self._truesize(ooo.pop(seq))
+            self._rmem -= truesize
+            goal -= truesize
+            self.ofo_pruned += 1
+            pruned = True
+            if rule and goal <= 0:
+                if self._rmem <= self._rcvbuf:
+                    break
+                goal = self._rcvbuf >> 3
+        if pruned and self.sack_ok:
+            self._sack_blocks = []
+        return pruned
 
     def _collapse(self) -> None:
         """``tcp_collapse`` of the receive queue: from the first skb read in part or bloated (its truesize holds a

@@ -7,6 +7,7 @@ RFC 6298 (retransmission timer), RFC 9293 §3.8.6.1 (persist).
 from __future__ import annotations
 
 from ..errors import AuditError
+from ..protocol.rto import wheel_expiry_s
 from ..protocol.sack import next_retransmission, set_pipe
 from .sender import TcpSender
 from .tcb import AUDIT
@@ -112,6 +113,35 @@ class TcpRecovery(TcpSender):
         self._pipe += entry[1]
         self._emit(entry[0], entry[1], cpu, True, entry[0] + entry[1] >= self.written)
 
+    def _enter_loss(self, cpu: int) -> None:
+        """The loss state (Linux ``tcp_enter_loss``): the window by RFC 5681 §3.1, every unacknowledged byte sent
+        again from ``snd_una`` (go-back-N, which RFC 6675 §5.1 leaves open) and the timer restarted. RFC 2018 §8: the
+        receiver may have reneged, so the SACKed bits are cleared (``tcp_timeout_mark_lost``)."""
+        self.cc.on_timeout(self.snd_max - self.snd_una, self.snd_max)
+        if self.sack_ok:
+            self._sack_rec = False
+            self._board.clear()
+        self.snd_nxt = self.snd_una
+        self.output(cpu)
+        self._arm_rto()
+
+    def _sack_reneged(self, cpu: int) -> None:
+        """An ACK advanced ``snd_una`` to data the scoreboard holds as SACKed: the receiver dropped what it had SACKed
+        (``tcp_clean_rtx_queue``: ``FLAG_SACK_RENEGING``). Linux ``tcp_check_sack_reneging``: before 4.16 the loss
+        state at once (:meth:`_enter_loss`, the timer not backed off); from 4.16 the retransmission timer re-armed
+        for max(srtt / 2, 10 ms) (``srtt_us >> 4``), whose expiry is the loss state, in case more ACKs restore the
+        scoreboard (:attr:`~tcpsim.config.TcpOptions.renege_rule`). Not modelled: before 6.6 an ACK that did not
+        advance re-armed it too."""
+        if self.opts.renege_rule == 1:
+            self._enter_loss(cpu)
+            return
+        now = self.kernel.now_s
+        srtt = self.rto.srtt_s or 0.0
+        delay = max(srtt / 2.0, 0.010)
+        self._rto_armed_s = now
+        hz = self.rto.hz
+        self._rto_timer.arm(wheel_expiry_s(now, delay, hz) if hz else now + delay)
+
     # --- timers -----------------------------------------------------------------------------------
     def _charge_stall(self) -> None:
         """A retransmission timer fired: the sender has waited on a lost segment since the timer was
@@ -131,15 +161,7 @@ class TcpRecovery(TcpSender):
         if self.snd_max > self.snd_una:
             if self.peer_wnd > 0:  # not a zero-window probe: a segment or its ACK was lost
                 self._charge_stall()
-            self.cc.on_timeout(self.snd_max - self.snd_una, self.snd_max)
-            if self.sack_ok:
-                # RFC 2018 §8: the receiver may have reneged, so the SACKed bits are cleared (and go-back-N
-                # resends everything, RFC 6675 §5.1 leaves the choice open).
-                self._sack_rec = False
-                self._board.clear()
-            self.snd_nxt = self.snd_una
-            self.output(cpu)
-            self._arm_rto()
+            self._enter_loss(cpu)
         elif self.written > self.snd_nxt:
             # Persist: force one byte out past the closed window; the peer ACKs it or restates its
             # window (RFC 9293 §3.8.6.1, 4.4BSD tcp_setpersist).

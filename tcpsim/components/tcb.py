@@ -192,7 +192,10 @@ class EndpointState:
         self._ofo_next = -1  # the same for the out-of-order queue's memory (tcp_try_rmem_schedule)
         self._ofo_fits = True
         self.prunes = 0
-        """``tcp_prune_queue`` calls (``PruneCalled``): in-order data arrived with the queue above its buffer."""
+        """``tcp_prune_queue`` calls (``PruneCalled``): data arrived with the socket's memory above its buffer."""
+        self.ofo_pruned = 0
+        """Out-of-order segments the receiver held and then dropped for memory, reneging what it had SACKed
+        (``tcp_prune_ofo_queue``, whose calls ``OFOPruned`` counts): :meth:`tcpsim.components.linux_rcv.LinuxReceive._prune_ofo`."""
         self._rcv_ssthresh = 0
         self._autocork = opts.autocork
         self.owner_backlog = opts.owner_backlog
