@@ -63,6 +63,23 @@ def test_a_versioned_linux_keeps_the_window_the_bytes_and_the_link(sc):
     check_physical_bounds(sc, _run_conserving(sc))
 
 
+def _lab_lossy_points():
+    from tcpsim.calibration.tables import load_points
+    return [p for p in load_points() if p.source_id == "lab" and p.table_id.startswith("loss")]
+
+
+@pytest.mark.parametrize("point", _lab_lossy_points(), ids=lambda p: f"{p.table_id}-{p.row.split(': ', 1)[1]}")
+def test_the_lab_lossy_rows_keep_the_windows(point):
+    """The lab's random-loss rows as validate runs them, audited for a simulated second: RACK begins recovery
+    before the third duplicate ACK there, and limited transmit's loan once outlived it (validation/README.md,
+    "Limited transmit's loan ends when recovery begins"); the hypothesis scenarios above had not drawn that case."""
+    from tcpsim.calibration.mapping import platforms_for_point, scenario_for
+
+    sc = scenario_for(point, platforms_for_point(point, None))
+    result = _run_conserving(replace(sc, budget=replace(sc.budget, max_sim_time_s=1.0)))
+    assert result.retransmits > 0  # the loss was drawn, and recovery ran under the audit
+
+
 @settings(deadline=None)
 @given(scenarios())
 def test_rates_within_what_the_link_carries(sc):

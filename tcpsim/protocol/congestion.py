@@ -174,7 +174,10 @@ class NewReno:
 
     def enter_recovery(self, flight_bytes: int, snd_max: int) -> None:
         """Fast recovery begins: ssthresh from the loss, and cwnd set (``tcp_enter_recovery``), until ``snd_max`` is
-        acknowledged. With PRR the window it had is kept for :meth:`prr_reduce` (``tcp_init_cwnd_reduction``)."""
+        acknowledged. With PRR the window it had is kept for :meth:`prr_reduce` (``tcp_init_cwnd_reduction``).
+        Limited transmit's loan ends here (RFC 5681 §3.2 step 2), also where RACK begins recovery before the third
+        duplicate ACK: from now on ``pipe`` and cwnd alone say what goes out (RFC 6675 §5, ``tcp_cwnd_reduction``)."""
+        self.extra = 0
         self.ssthresh = self.loss_ssthresh(flight_bytes)
         if self.prr_rule:
             self.prior_cwnd = self.cwnd
