@@ -7,7 +7,6 @@ RFC 6298 (retransmission timer), RFC 9293 §3.8.6.1 (persist).
 from __future__ import annotations
 
 from ..errors import AuditError
-from ..protocol.rto import wheel_expiry_s
 from ..protocol.sack import next_retransmission, set_pipe
 from .sender import TcpSender
 from .tcb import AUDIT
@@ -135,12 +134,8 @@ class TcpRecovery(TcpSender):
         if self.opts.renege_rule == 1:
             self._enter_loss(cpu)
             return
-        now = self.kernel.now_s
         srtt = self.rto.srtt_s or 0.0
-        delay = max(srtt / 2.0, 0.010)
-        self._rto_armed_s = now
-        hz = self.rto.hz
-        self._rto_timer.arm(wheel_expiry_s(now, delay, hz) if hz else now + delay)
+        self._arm_rto(max(srtt / 2.0, 0.010))
 
     # --- timers -----------------------------------------------------------------------------------
     def _charge_stall(self) -> None:

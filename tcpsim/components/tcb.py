@@ -396,11 +396,13 @@ class EndpointState:
     def _send_ack(self, cpu: int) -> None:
         self._emit(self.snd_nxt, 0, cpu, False)
 
-    def _arm_rto(self) -> None:
+    def _arm_rto(self, after_s: float = -1.0) -> None:
+        """The retransmission timer, ``after_s`` from now (default: the RTO), on the tick wheel where the OS has one."""
         now = self.kernel.now_s
         self._rto_armed_s = now
         rto = self.rto
-        self._rto_timer.arm(wheel_expiry_s(now, rto.timeout_s(), rto.hz) if rto.hz else now + rto.timeout_s())
+        delay = rto.timeout_s() if after_s < 0.0 else after_s
+        self._rto_timer.arm(wheel_expiry_s(now, delay, rto.hz) if rto.hz else now + delay)
 
     # --- filled in by the subclasses (receiver, sender, recovery) ---------------------------------------
     def _window_to_advertise(self) -> int:
