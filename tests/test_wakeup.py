@@ -97,6 +97,29 @@ def test_the_probe_times_wake_ups_within_its_bounds():
     CpuCost(wake_latency_s=table)
 
 
+def test_a_spinning_probe_waits_for_each_wake_up_so_its_waker_never_runs_ahead():
+    """Rule 161: with ``spin`` every stamp is read before the next is written, so none waits behind another and each
+    latency is one wake-up's, even at a gap far shorter than a wake-up (the reader idles the gap, no stamp queues)."""
+    import time
+
+    t0 = time.perf_counter()
+    s = wakeprobe.probe_wake(1e-5, count=50, spin=True)
+    spent = time.perf_counter() - t0
+    assert s["spin"] is True and s["n"] == 50
+    assert 0 < s["median_s"] < 0.01 and s["p90_s"] < 0.05
+    # every wake-up waited for: 50 of them cannot take less than 50 medians (the spinning gaps add to that)
+    assert spent >= 50 * s["median_s"]
+
+
+def test_the_spin_option_measures_short_gaps_and_is_not_the_wakers(capsys):
+    assert wakeprobe.SPIN_LATENCY_GAPS_S[:3] == (1e-5, 2e-5, 5e-5)
+    assert wakeprobe.main(["--spin", "--gap", "0.02ms", "--count", "5"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["sets"][0]["spin"] is True and out["wake_latency_s"][0][0] == 2e-5
+    assert wakeprobe.main(["--spin", "--waker"]) == 2
+    assert "spin" in capsys.readouterr().err
+
+
 def test_the_probe_command_prints_json_and_refuses_a_bad_gap(capsys):
     assert wakeprobe.main(["--gap", "0.1ms", "--count", "5"]) == 0
     out = json.loads(capsys.readouterr().out)

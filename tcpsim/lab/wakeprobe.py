@@ -6,6 +6,11 @@ from ``read`` less the timestamp is its wake-up latency (the writer stamps after
 stays out). It prints, as JSON, the median and spread of each gap's set; :func:`wake_table` turns them
 into a platform's ``CpuCost.wake_latency_s`` (validation/README.md, "A process wakes late after idling").
 
+``--spin`` makes the gaps what they say (validation/README.md, "The wake-up latency after short idles"): the waker
+spins each gap on the clock rather than sleeping (a sleep of microseconds lasts tens of them, the timer's slack) and
+waits, spinning, for the reader to acknowledge each wake-up before the next gap begins, so no stamp queues behind
+another; its default gaps start at 10 us (:data:`SPIN_LATENCY_GAPS_S`).
+
 ``--tail`` adds the rare long wake-ups pooled over every set: the fraction later than :data:`STALL_S` and their
 mean lateness, a platform's ``CpuCost.wake_stall_frac`` and ``wake_stall_s`` (:func:`stall_tail`;
 validation/README.md, "A blocked process now and then wakes milliseconds late"). No shipped profile takes them since
@@ -34,7 +39,7 @@ from ..units import parse_duration
 from .pathprobe import spread
 
 __all__ = ["probe_wake", "probe_waker", "waker_sets", "wake_table", "waker_table", "stall_tail", "main", "MAX_SET_S",
-           "WAKER_PLACEMENTS", "STALL_S", "LATENCY_GAPS_S"]
+           "WAKER_PLACEMENTS", "STALL_S", "LATENCY_GAPS_S", "SPIN_LATENCY_GAPS_S"]
 
 MAX_SET_S = 30.0
 """Wall-clock budget of one set: it stops with the wake-ups it has when this runs out."""
@@ -45,8 +50,9 @@ STALL_S = 1e-3
 """A wake-up later than this is a stall (some 40 times the median on the lab's VM: the vCPU was not running)."""
 
 
-def _reader(fd_in: int, fd_out: int, cpu: int) -> None:
-    """The child: block in ``read``, time each wake-up, send the latencies (ns) back at end of input."""
+def _reader(fd_in: int, fd_out: int, cpu: int, ack_fd: int = -1) -> None:
+    """The child: block in ``read``, time each wake-up (and acknowledge it on ``ack_fd``, if given), send the
+    latencies (ns) back at end of input."""
     os.sched_setaffinity(0, {cpu})
     out: list[int] = []
     while True:
@@ -55,30 +61,59 @@ def _reader(fd_in: int, fd_out: int, cpu: int) -> None:
         if len(data) < _STAMP.size:
             break
         out.append(woke - _STAMP.unpack(data)[0])
+        if ack_fd >= 0:
+            os.write(ack_fd, b"a")
     payload = struct.pack(f"{len(out)}q", *out)
     view = memoryview(payload)
     while view:
         view = view[os.write(fd_out, view):]
 
 
-def probe_wake(gap_s: float, count: int = 200, cpus: tuple[int, int] = (0, 1)) -> dict:
+def _spin_until_ns(deadline_ns: int) -> None:
+    """Busy-wait on the clock until ``deadline_ns`` (:func:`time.perf_counter_ns`): the CPU stays busy, as a sleep's
+    would not."""
+    while time.perf_counter_ns() < deadline_ns:
+        pass
+
+
+def _await_ack(fd: int, deadline: float) -> bool:
+    """Spin on the non-blocking ``fd`` until the reader's acknowledgment arrives; False at end of input or once
+    :func:`time.monotonic` passes ``deadline``."""
+    while time.monotonic() < deadline:
+        try:
+            return bool(os.read(fd, 1))
+        except BlockingIOError:
+            continue
+    return False
+
+
+def probe_wake(gap_s: float, count: int = 200, cpus: tuple[int, int] = (0, 1), spin: bool = False) -> dict:
     """Wake-up latencies of a process on ``cpus[1]`` woken from ``cpus[0]`` after ``gap_s`` of idling.
 
-    At most ``count`` wake-ups and :data:`MAX_SET_S` of wall time; returns the set's summary."""
+    With ``spin`` the waker spins the gap and waits for each wake-up's acknowledgment before the next, so the reader
+    idles the gap itself (module docstring). At most ``count`` wake-ups and :data:`MAX_SET_S` of wall time; returns
+    the set's summary."""
     count = max(1, min(int(count), MAX_COUNT))
     r, w = os.pipe()
     back_r, back_w = os.pipe()
+    ack_r, ack_w = os.pipe() if spin else (-1, -1)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
         try:
             os.close(w)
             os.close(back_r)
-            _reader(r, back_w, cpus[1])
+            if spin:
+                os.close(ack_r)
+            _reader(r, back_w, cpus[1], ack_w)
         finally:
             os._exit(0)
     os.close(r)
     os.close(back_w)
+    if spin:
+        os.close(ack_w)
+        os.set_blocking(ack_r, False)
     own = os.sched_getaffinity(0)
+    gap_ns = int(gap_s * 1e9)
     try:
         os.sched_setaffinity(0, {cpus[0]})
         time.sleep(_WARMUP_S)
@@ -86,10 +121,17 @@ def probe_wake(gap_s: float, count: int = 200, cpus: tuple[int, int] = (0, 1)) -
         for _ in range(count):
             if time.monotonic() + gap_s > end:
                 break
-            time.sleep(gap_s)
+            if spin:
+                _spin_until_ns(time.perf_counter_ns() + gap_ns)
+            else:
+                time.sleep(gap_s)
             os.write(w, _STAMP.pack(time.perf_counter_ns()))
+            if spin and not _await_ack(ack_r, end):
+                break
     finally:
         os.close(w)
+        if spin:
+            os.close(ack_r)
         os.sched_setaffinity(0, own)
         chunks = []
         while chunk := os.read(back_r, 1 << 16):
@@ -102,12 +144,15 @@ def probe_wake(gap_s: float, count: int = 200, cpus: tuple[int, int] = (0, 1)) -
         raise RuntimeError("the wake-up probe's reader returned no measurement")
     stalls = [x for x in latencies if x > STALL_S]
     return {"gap_s": gap_s, "cpus": list(cpus), **spread(latencies), "stall_n": len(stalls),
-            "stall_mean_s": statistics.fmean(stalls) if stalls else None}
+            "stall_mean_s": statistics.fmean(stalls) if stalls else None, "spin": spin}
 
 
 LATENCY_GAPS_S = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 4e-3, 8e-3)
 """The idle gaps of the latency sets when none is given (``tcpsim machine detect --probes`` takes these too)."""
 LATENCY_GAPS = ",".join(f"{g * 1e3:g}ms" for g in LATENCY_GAPS_S)
+SPIN_LATENCY_GAPS_S = (1e-5, 2e-5, 5e-5) + LATENCY_GAPS_S
+"""The idle gaps of ``--spin``'s latency sets when none is given: short idles too, which only a spinning waker makes."""
+SPIN_LATENCY_GAPS = ",".join(f"{g * 1e3:g}ms" for g in SPIN_LATENCY_GAPS_S)
 WAKER_GAP = "0.5ms"
 WAKER_GAP_S = 5e-4
 """The writer's spin between waking writes when no gap is given (the thirteenth session's probe)."""
@@ -222,9 +267,13 @@ def main(argv: Optional[list[str]] = None) -> int:
                     "every set: CpuCost.wake_stall_frac and wake_stall_s")
     ap.add_argument("--waker", action="store_true", help="time the waking write instead, in three placements "
                     "(--count writes each, default 2000)")
+    ap.add_argument("--spin", action="store_true", help="the waker spins each gap and waits for each wake-up before "
+                    f"the next, so the reader idles the gap itself (default gaps {SPIN_LATENCY_GAPS})")
     args = ap.parse_args(argv)
     try:
-        gap_list = args.gap or (WAKER_GAP if args.waker else LATENCY_GAPS)
+        if args.spin and args.waker:
+            raise ValueError("spin: the latency sets' option, not --waker's (whose writer spins already)")
+        gap_list = args.gap or (WAKER_GAP if args.waker else SPIN_LATENCY_GAPS if args.spin else LATENCY_GAPS)
         gaps = [parse_duration(g.strip(), "gap", 1e-6, 0.1) for g in gap_list.split(",") if g.strip()]
         count = args.count if args.count is not None else 2000 if args.waker else 300
         if not 1 <= count <= MAX_COUNT or not 1 <= args.passes <= 10:
@@ -242,7 +291,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                           "wake_cost_s": waker_table(wsets)}, indent=1))
         return 0
     cpus = (pair[0], pair[0]) if args.same_cpu else pair
-    sets = [probe_wake(g, count, cpus) for _ in range(args.passes) for g in gaps]
+    sets = [probe_wake(g, count, cpus, args.spin) for _ in range(args.passes) for g in gaps]
     out = {"kernel": os.uname().release, "load_avg": os.getloadavg(), "sets": sets, "wake_latency_s": wake_table(sets)}
     if args.tail:
         out["stall_tail"] = stall_tail(sets)
