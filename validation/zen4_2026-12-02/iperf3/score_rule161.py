@@ -1,0 +1,76 @@
+"""Score rule 161 ("The wake-up latency after short idles", validation/README.md) once: ``lab/rr``'s six rows on
+transactions a second, each row its median run of three passes (``rr_passes.json``), predicted as ``tcpsim lab
+--platform FILE`` predicts a run beside it (its scenario, sysctls, delay line and tool, seed 0); ``lab/cpu8`` on
+goodput with ``../../vm3_2026-12-01/score.py --table cpu8``; g over the 16 rows and over cpu8's ten.
+
+    python -P score_rule161.py --json scores_rule161.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from tcpsim.lab.cli import running_linux
+from tcpsim.lab.predict import predict_lab
+from tcpsim.lab.scenario import LabScenario
+
+HERE = Path(__file__).resolve().parent
+FILES = {"A10S": "parts_spin.toml", "A10L": "parts_lat.toml", "B10L": "fit_lat.toml"}
+
+
+def median_runs(passes: list[list[dict]]) -> list[dict]:
+    """Each row's run of median transactions a second over the passes."""
+    return [sorted(runs, key=lambda r: r["measured"]["transactions_per_s"])[len(runs) // 2]
+            for runs in zip(*passes)]
+
+
+def predicted_tps(run: dict, path: str, os_name: str) -> float:
+    d, m = run["scenario"], run["measured"]
+    sc = LabScenario(**{**d, "pin_cpus": tuple(d["pin_cpus"]) if d.get("pin_cpus") else None})
+    r = predict_lab(sc, run["sysctls"], platform=path, os_name=os_name, delay_line=run["delay_line"],
+                    tool=m["tool"], tool_version=m.get("tool_version") or "")
+    return r.transactions_per_s
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args()
+    runs = median_runs(json.loads((HERE / "rr_passes.json").read_text()))
+    os_name = running_linux()
+    out: dict = {"rr": {}, "cpu8": {}, "g16": {}}
+    with ProcessPoolExecutor(2) as ex:
+        for name, f in FILES.items():
+            preds = list(ex.map(predicted_tps, runs, [str(HERE / f)] * len(runs), [os_name] * len(runs)))
+            out["rr"][name] = [{"rr_bytes": r["scenario"]["rr_bytes"], "measured_tps": r["measured"]["transactions_per_s"],
+                                "predicted_tps": p, "error": p / r["measured"]["transactions_per_s"] - 1}
+                               for r, p in zip(runs, preds)]
+    files = [f"{n}={f}" for n, f in FILES.items()]
+    subprocess.run([sys.executable, "-P", str(HERE.parent.parent / "vm3_2026-12-01" / "score.py"), "--folder", str(HERE),
+                    "--files", *files, "--table", "cpu8", "--json", str(HERE / "scores_cpu8.json")],
+                   check=True, stdout=subprocess.DEVNULL)
+    cpu8 = json.loads((HERE / "scores_cpu8.json").read_text())
+    for name in FILES:
+        errs = [r["error"] for r in cpu8[name]["rows"] if r["table"] == "cpu8" and r["error"] is not None]
+        out["cpu8"][name] = {"n": len(errs), "g": statistics.median(map(abs, errs)), "errors": errs}
+        both = errs + [r["error"] for r in out["rr"][name]]
+        out["g16"][name] = {"n": len(both), "g": statistics.median(map(abs, both)),
+                            "g_rr": statistics.median(abs(r["error"]) for r in out["rr"][name])}
+    calc = cpu8["calculator"]["tables"].get("cpu8")
+    out["cpu8"]["calculator"] = calc and calc["median"]
+    for name in FILES:
+        g = out["g16"][name]
+        print(f"{name}: g16 {g['g']:.1%} (n {g['n']}), rr {g['g_rr']:.1%}, cpu8 {out['cpu8'][name]['g']:.1%}")
+        print("   rr: " + ", ".join(f"{r['rr_bytes']} B {r['measured_tps']:,.0f}/s {r['error']:+.0%}" for r in out["rr"][name]))
+    if a.json:
+        Path(a.json).write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
