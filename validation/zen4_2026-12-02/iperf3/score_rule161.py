@@ -16,7 +16,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from tcpsim.lab.cli import running_linux
+from tcpsim.machine.detect import linux_version_part
 from tcpsim.lab.predict import predict_lab
 from tcpsim.lab.scenario import LabScenario
 
@@ -43,7 +43,7 @@ def main() -> None:
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
     runs = median_runs(json.loads((HERE / "rr_passes.json").read_text()))
-    os_name = running_linux()
+    os_name = linux_version_part(runs[0]["kernel"])[0]  # the measured kernel's rules, wherever this runs
     out: dict = {"rr": {}, "cpu8": {}, "g16": {}}
     with ProcessPoolExecutor(2) as ex:
         for name, f in FILES.items():
