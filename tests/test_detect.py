@@ -292,6 +292,38 @@ def test_the_probes_measure_a_system_call_and_a_wake_up_table(monkeypatch, iperf
 
 @linux_only
 @two_cpus
+def test_spin_measures_the_latency_after_short_idles_too(monkeypatch):
+    """``--spin`` (validation/README.md, "What step 2 from the short idles gave"): the spinning probe's ten gaps, from
+    10 us of idle, and the note says how it was measured."""
+    from tcpsim.lab import wakeprobe
+    from tcpsim.machine import detect
+
+    asked = []
+    real = wakeprobe.probe_wake
+
+    def spy(gap, count, cpus, spin=False):
+        asked.append(spin)
+        return real(gap, 5, cpus, spin)
+
+    monkeypatch.setattr(detect, "_iperf3_costs", lambda: (None, "no iperf3 here"))
+    monkeypatch.setattr(wakeprobe, "probe_wake", spy)
+    measured, notes = detect.measure_probes(count=20, read_s=0.1, latency=True, spin=True)
+    assert [g for g, _ in measured["wake_latency_s"]] == list(wakeprobe.SPIN_LATENCY_GAPS_S)
+    assert asked == [True] * len(wakeprobe.SPIN_LATENCY_GAPS_S)
+    assert any(n.startswith("wake_latency_s: python -m tcpsim.lab.wakeprobe --spin, the waker spinning") for n in notes)
+
+
+def test_spin_without_the_latency_it_measures_is_one_line(capsys):
+    from tcpsim.cli import main
+
+    for argv in (["machine", "detect", "--spin"], ["machine", "detect", "--probes", "--no-wake-latency", "--spin"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--spin" in err
+
+
+@linux_only
+@two_cpus
 def test_a_latency_probe_that_fails_leaves_wake_ups_on_time_and_says_why(monkeypatch):
     from tcpsim.lab import wakeprobe
     from tcpsim.machine import detect

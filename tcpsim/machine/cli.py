@@ -167,6 +167,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="with --probes (the default there): measure how late a woken process runs (wake_latency_s, "
                          "about 5 s); --no-wake-latency leaves wake-ups on time (on two VMs of three it helped: "
                          "README)")
+    sp.add_argument("--spin", action="store_true",
+                    help="with --probes: measure the latency after short idles too (from 10 us), the probe's waker "
+                         "spinning each gap; before calibrating a VM, and for request/response (README)")
     sp.add_argument("-o", "--out", default="-", metavar="FILE", help="where to write the file (default: stdout)")
     a = p.parse_args(list(argv) if argv is not None else None)
     return {"show": _show, "parts": _parts, "detect": _detect}[a.what](a)
@@ -191,9 +194,11 @@ def _detect(a: argparse.Namespace) -> int:
     if a.wake_latency is not None and not a.probes:
         flag = "--wake-latency" if a.wake_latency else "--no-wake-latency"
         raise ConfigError(flag, "given alone", "with --probes (the latency is one of the probes)")
+    if a.spin and (not a.probes or a.wake_latency is False):
+        raise ConfigError("--spin", "without the latency", "with --probes and the wake-up latency it measures")
     check_output_paths(("out", a.out))  # before the probes' seconds
     text = render(read_host(a.iface, measure_memory=not a.no_memory_probe, probes=a.probes,
-                            wake_latency=a.wake_latency is not False), a.name)
+                            wake_latency=a.wake_latency is not False, spin=a.spin), a.name)
     write_text_reporting(a.out, text, "out")
     if a.out != "-":
         print(f"wrote {a.out}; next: tcpsim machine show {a.out}", file=sys.stderr)

@@ -284,7 +284,8 @@ WAKE_GAPS_S = (1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 2e-3)
 wake-up's cost by how long since the last")."""
 
 
-def measure_probes(count: int = 300, read_s: float = 1.0, latency: bool = True) -> tuple[dict[str, Any], list[str]]:
+def measure_probes(count: int = 300, read_s: float = 1.0, latency: bool = True, spin: bool = False
+                   ) -> tuple[dict[str, Any], list[str]]:
     """What needs no network and a few seconds: a system call (``tcpsim.lab.callprobe``'s EAGAIN ``send``:
     ``per_syscall_s``), a saturated reader's read (``tcpsim.lab.readprobe``: ``per_syscall_rx_s``, three passes of
     ``read_s``) and what waking a process costs the CPU that wakes it, by the time since the last wake-up
@@ -293,10 +294,14 @@ def measure_probes(count: int = 300, read_s: float = 1.0, latency: bool = True) 
     not a fast Zen 5 one: validation/README.md, "What the latency gave on a third core"), with notes for the file. Where
     root, network namespaces and iperf3 allow, the write and the read are then taken as iperf3's processes spend them
     (:func:`tcpsim.lab.rxtrace.iperf3_call_costs`, a 4-s lab run), which on a machine tcpsim never saw predicted
-    better than the two probes' (validation/README.md, "The tools' own costs judged again, the goodput first")."""
+    better than the two probes' (validation/README.md, "The tools' own costs judged again, the goodput first").
+    With ``spin`` the latency sets' waker spins each gap and waits for each wake-up, from 10 us of idle on
+    (``wakeprobe --spin``): after step 2 it predicted request/response and CPU-bound rows better on a VM
+    (validation/README.md, "What step 2 from the short idles gave"); from the parts alone it cost CPU-bound rows, so it
+    is not the default (rule 161)."""
     from ..lab.callprobe import probe_calls
     from ..lab.readprobe import read_cost
-    from ..lab.wakeprobe import LATENCY_GAPS_S, probe_wake, wake_table, waker_sets, waker_table
+    from ..lab.wakeprobe import LATENCY_GAPS_S, SPIN_LATENCY_GAPS_S, probe_wake, wake_table, waker_sets, waker_table
 
     calls = probe_calls(passes=3)
     out: dict[str, Any] = {"per_syscall_s": calls["send_s"]}
@@ -315,12 +320,15 @@ def measure_probes(count: int = 300, read_s: float = 1.0, latency: bool = True) 
                  "time since the last wake-up; the stall tail is not measured: README)")
     if latency:
         try:
-            late = wake_table([probe_wake(gap, count, (cpus[0], cpus[1])) for gap in LATENCY_GAPS_S])
+            gaps = SPIN_LATENCY_GAPS_S if spin else LATENCY_GAPS_S
+            late = wake_table([probe_wake(gap, count, (cpus[0], cpus[1]), spin) for gap in gaps])
         except (OSError, RuntimeError) as exc:  # a fork or pipe refused, or a reader that returned nothing
             notes.append(f"wake_latency_s not measured ({exc}): wake-ups run on time")
         else:
             out["wake_latency_s"] = [[gap, float(f"{lateness:.3g}")] for gap, lateness in late]
-            notes.append(f"wake_latency_s: python -m tcpsim.lab.wakeprobe, {count} wake-ups a gap (how late a "
+            how = (" --spin, the waker spinning each gap and waiting for each wake-up, from 10 us of idle" if spin
+                   else "")
+            notes.append(f"wake_latency_s: python -m tcpsim.lab.wakeprobe{how}, {count} wake-ups a gap (how late a "
                          "process blocked in read runs, woken from the other CPU: the median; its spread is not "
                          "measured)")
     else:
@@ -349,11 +357,11 @@ def _iperf3_costs() -> tuple[Optional[dict[str, float]], str]:
 
 
 def read_host(iface: Optional[str] = None, *, measure_memory: bool = True, probes: bool = False,
-              wake_latency: bool = True) -> HostReport:
+              wake_latency: bool = True, spin: bool = False) -> HostReport:
     """This host's :class:`HostReport`: ``iface`` (default: the default route's interface, if any), the
     memory's STREAM Copy measured unless ``measure_memory`` is False (a few seconds), and with ``probes`` a system
     call's and a wake-up's costs (:func:`measure_probes`, some seconds more; ``wake_latency``: how late a woken
-    process runs, too)."""
+    process runs, too, after short idles as well with ``spin``)."""
     if _platform_mod.system() != "Linux":
         raise ConfigError("machine detect", _platform_mod.system(),
                           "run on Linux (it reads /proc and /sys); elsewhere write the machine file by hand (README)")
@@ -372,7 +380,7 @@ def read_host(iface: Optional[str] = None, *, measure_memory: bool = True, probe
         from .memprobe import stream_copy_Bps
 
         bw = stream_copy_Bps()
-    measured, notes = measure_probes(latency=wake_latency) if probes else ({}, [])
+    measured, notes = measure_probes(latency=wake_latency, spin=spin) if probes else ({}, [])
     release = _platform_mod.release()
     return HostReport(cpu=cpu, clock_hz=clock_hz, clock_how=how, nic=nic, kernel_release=release,
                       sysctls=sysctls, copy_bw_Bps=bw, probes=measured, probe_notes=tuple(notes),
