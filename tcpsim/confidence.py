@@ -223,7 +223,10 @@ def host_cautions(sc: Scenario) -> list[str]:
     machine it was not fitted to, which the leave-one-source-out validation measures. And a line for each host
     whose calibration named the limiting CPU wrongly on some of its pinned runs (:func:`limits_named_rightly`): the
     Xeon's fit named it on 1 of 16 with its goodput within 9 % (validation/README.md, "What the limit named
-    scored")."""
+    scored"). And for request/response, a line for each host whose wake-up latency was measured only after idles of
+    0.1 ms or more (:data:`SHORT_IDLE_S`): a transaction is two wake-ups after short idles, which on a VM cost tens of
+    microseconds that such a table prices at a few (validation/README.md, "What the latency after short idles
+    gave")."""
     lines: list[str] = []
     for p in dict.fromkeys((sc.sender.platform, sc.receiver.platform)):
         if not p.host_model_on or p.cost_basis not in ("catalog", "hand"):
@@ -242,7 +245,20 @@ def host_cautions(sc: Scenario) -> list[str]:
             lines.append(f"{p.name}: its fit named the limiting CPU rightly on {named[0]} of the {named[1]} pinned "
                          "calibration runs whose busy CPU was plain (tcpsim calibrate --lab): where a CPU limits, "
                          "read the goodput, not the side 'limited by' names")
+    if sc.workload.kind == "rr":
+        for p in dict.fromkeys((sc.sender.platform, sc.receiver.platform)):
+            late = p.cpu.wake_latency_s
+            if p.host_model_on and late and late[0][0] > SHORT_IDLE_S:
+                lines.append(f"{p.name}: its wake-up latency was measured after {late[0][0] * 1e3:g} ms of idle or "
+                             "more, and a transaction's two wake-ups come after shorter ones; on a VM's veth such a file "
+                             "predicted 3.4-6 times the kernel's transactions (validation/README.md, 'What the latency "
+                             "after short idles gave'): tcpsim machine detect --probes --spin measures them")
     return lines
+
+
+SHORT_IDLE_S = 5e-5
+"""The idle below which a wake-up latency table must reach for a request/response answer to go without a caution
+(``wakeprobe --spin`` measures from 10 us)."""
 
 
 def limits_named_rightly(platform: Any) -> Optional[tuple[int, int]]:

@@ -67,3 +67,24 @@ def test_predict_cautions_where_a_fit_named_the_limiting_cpu_wrongly(record, cau
     if cautioned:
         right, decided = limits_named_rightly(host)
         assert lines[0].startswith("mine: ") and f"rightly on {right} of the {decided} pinned" in lines[0]
+
+
+@pytest.mark.parametrize("first_gap_s,kind,cautioned", [(1e-4, "rr", True), (1e-5, "rr", False), (1e-4, "bulk", False),
+                                                        (None, "rr", False)])
+def test_predict_cautions_a_request_response_answer_whose_latency_lacks_short_idles(first_gap_s, kind, cautioned):
+    """Rule 161: a transaction's wake-ups come after short idles; a table measured from 0.1 ms prices them at a few
+    microseconds where the tenth machine's VM spent 24-32 (tcpsim.confidence.host_cautions)."""
+    from dataclasses import replace
+
+    from tcpsim.api import build_scenario
+    from tcpsim.confidence import cautions
+    from tcpsim.profiles import load_platform
+
+    base = load_platform("lab_vm")
+    late = () if first_gap_s is None else ((first_gap_s, 3e-5), (1e-3, 5e-5))
+    host = replace(base, name="mine", cpu=replace(base.cpu, wake_latency_s=late))
+    kw = {"rr": "64"} if kind == "rr" else {"write": "64k"}
+    lines = [c for c in cautions(build_scenario(platform=host, rate=0, rtt=0, **kw)) if "wake-up latency" in c]
+    assert len(lines) == cautioned
+    if cautioned:
+        assert lines[0].startswith("mine: ") and "machine detect --probes --spin" in lines[0]
