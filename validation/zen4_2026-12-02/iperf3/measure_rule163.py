@@ -27,7 +27,7 @@ if __name__ == "__main__":
     if step == "cal":
         passes = json.loads((out / "rr_cal" / "rr_cal_passes.json").read_text())
         (HERE / "rr_cal_passes.json").write_text(json.dumps(passes))
-        # no "kind": calibrate --role calibration keeps a run of a sweep kind only if its table calibrates, and
-        # keeps a run of none (as extra_median.json's); with "rr_cal" the first fit dropped these two (rule 163)
+        # no "kind": calibrate --role calibration keeps a run of a sweep kind only if its table calibrates (the
+        # extra runs' is "writes") and a run of none; with "rr_cal" the first fit dropped these two (rule 163)
         runs = [{k: v for k, v in r.items() if k != "kind"} for r in median_runs(passes)]
         (HERE / "rr_cal_median.json").write_text(json.dumps(runs))
