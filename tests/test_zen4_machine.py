@@ -175,3 +175,36 @@ def test_the_file_the_classroom_steps_now_fit_within_target_on_cpu9():
     score)."""
     scored = scored_outcomes(HERE, {"spin": "fit_spin.toml"}, {"spin": ("cpu9",)})
     assert median_on(scored["spin"], ("cpu9",)) <= CPU_TARGET
+
+
+@pytest.mark.slow
+def test_request_response_runs_among_the_calibration_runs_did_not_earn_step_2_by_the_rule():
+    """Rule 163: step 2 from A10S with two request/response runs among its 14 (B10R, ``fit_rr.toml``) against rule
+    162's file (B10S) on 16 rows measured after it: 13.5 against 13.1 %, not 3 points better. A transaction's time is
+    its wake-ups' and calls', which the file measured, so the fit's per-segment costs barely move."""
+    files = {"rr": "fit_rr.toml", "spin": "fit_spin.toml"}
+    cpu10 = scored_outcomes(HERE, files, {name: ("cpu10",) for name in files})
+    rr3 = _rr_errors(files, "rr3")
+    assert all(len(v) == 10 for v in cpu10.values()) and all(len(v) == 6 for v in rr3.values())
+    g16 = {n: statistics.median([abs(e) for e in rr3[n]] + _errors(cpu10[n], lambda p: True)) for n in files}
+    assert g16["rr"] > g16["spin"] - 0.03
+
+
+@pytest.mark.slow
+def test_the_classroom_file_predicts_request_response_rows_measured_after_it():
+    """Rule 162's file (B10S) on ``lab/rr3``'s six rows, measured after rule 163's fit: 9.8 % at the score, where step 2
+    from detect's default latency (B10L) is 277 % fast. Issue 22's 15 % for small-message rows after calibrating, taken
+    for request/response, which has no target of its own."""
+    rr3 = _rr_errors({"spin": "fit_spin.toml", "lat": "fit_lat.toml"}, "rr3")
+    assert statistics.median(abs(e) for e in rr3["spin"]) <= CPU_TARGET
+    assert min(rr3["lat"]) > 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="17.5 % at the score: the unshaped 4.5, 22 and 36 KiB rows +25..+58 % "
+                                       "(validation/README.md, 'What request/response runs among the calibration "
+                                       "runs gave')")
+def test_the_classroom_file_within_target_on_cpu10():
+    """Issue 22's 15 % after calibrating, on ``lab/cpu10``'s ten rows (rule 162's file)."""
+    scored = scored_outcomes(HERE, {"spin": "fit_spin.toml"}, {"spin": ("cpu10",)})
+    assert median_on(scored["spin"], ("cpu10",)) <= CPU_TARGET
