@@ -241,8 +241,15 @@ def test_calibrate_lab_reads_saved_runs_and_keeps_the_role_asked_for(tmp_path, c
                      "row": kind})
     path = tmp_path / "runs.json"
     path.write_text(json.dumps(runs))
-    assert [c.label for c in lab_cases([str(path)], "calibration")] == ["writes", "messages"]
+    left_out: list = []
+    assert [c.label for c in lab_cases([str(path)], "calibration", left_out)] == ["writes", "messages"]
+    assert left_out == ["window"]
     assert len(lab_cases([str(path)])) == 3
+    # calibrate says what --role left out (validation/README.md, rule 163: a fit once dropped two runs unseen)
+    assert main(["calibrate", "--lab", str(path), "--role", "calibration", "--costs", "per_write_s", "--max-evals", "2",
+                 "--workers", "1", "--out", str(tmp_path / "role.toml")]) == 0
+    assert "note: --role calibration left out 1 run(s) whose sweep table is not of that role (window x1)" in \
+        capsys.readouterr().out
     out = tmp_path / "me.toml"
     assert main(["calibrate", "--lab", str(path), "--costs", "per_write_s", "--max-evals", "2", "--workers", "1",
                  "--out", str(out)]) == 0, capsys.readouterr().err

@@ -18,6 +18,7 @@ import argparse
 import datetime as _dt
 import os
 import sys
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
@@ -278,7 +279,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         raise ConfigError("evaluations", a.evaluations, "a path ending in .json")
     check_output_paths(("out", a.out), ("evaluations", a.evaluations))  # before the fit, not after its minutes
     if a.lab:
-        cases = lab_cases(a.lab, a.role)
+        left_out: list[str] = []
+        cases = lab_cases(a.lab, a.role, left_out)
+        if left_out:
+            kinds = ", ".join(f"{k} x{n}" for k, n in sorted(Counter(left_out).items()))
+            print(f"note: --role {a.role} left out {len(left_out)} run(s) whose sweep table is not of that role "
+                  f"({kinds}); a run with no kind is kept")
     else:
         kw: dict[str, Any] = scenario_file(a.scenario) if a.scenario else {}
         for k in ("rate", "rtt", "mtu"):

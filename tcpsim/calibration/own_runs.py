@@ -79,8 +79,9 @@ def _measured_duration_s(value: Any, path: str) -> float:
     return 0.0 if value is None else measured_duration_s(value, f"measured.duration_s (in {path})")
 
 
-def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
-    """Cases from ``tcpsim lab`` JSON files; ``role`` keeps the sweep's rows of that role only."""
+def lab_cases(paths: Sequence[str], role: Optional[str] = None, left_out: Optional[list[str]] = None) -> list[Case]:
+    """Cases from ``tcpsim lab`` JSON files; ``role`` keeps the sweep's rows of that role only (a run whose ``kind``
+    names a sweep table of another role is left out, its kind appended to ``left_out``; a run of no kind is kept)."""
     from ..lab.dataset import role_of
     from ..lab.scenario import LabScenario
 
@@ -92,6 +93,8 @@ def lab_cases(paths: Sequence[str], role: Optional[str] = None) -> list[Case]:
                 raise ConfigError("lab", path, "tcpsim lab --json objects (with 'scenario' and 'measured')")
             sc = LabScenario(**run["scenario"])
             if role and run.get("kind") and role_of(run["kind"], sc) != role:
+                if left_out is not None:
+                    left_out.append(str(run["kind"]))
                 continue
             m = run["measured"]
             out.append(Case(run.get("row") or f"{path}[{i}]", sc, dict(run.get("sysctls", {})),
