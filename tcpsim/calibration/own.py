@@ -225,7 +225,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--mtu", default=None, help="MTU of the iperf3 runs' path (default 1500)")
     p.add_argument("--nodelay", action="store_true", help="the iperf3 runs used -N")
     p.add_argument("--scenario", default=None, metavar="FILE", help="rate, rtt, mtu, nodelay, [sysctls] in a TOML file")
-    p.add_argument("--role", default=None, help="lab sweep runs of this role only (calibration)")
+    p.add_argument("--role", default=None, help="lab sweep runs of this role only (calibration); a run with no "
+                   "sweep kind is kept, and what is left out is said")
     p.add_argument("--base", default=None, metavar="NAME|FILE",
                    help="profile to start from (default modern_linux, Linux); with --lab on the runs' veth")
     p.add_argument("--cpus", type=typed(parse_int, "cpus", lo=1, hi=1024), default=None,
