@@ -50,6 +50,10 @@ DELAY_SPAN = 2.0
 DELAY_FLOOR_S = 100e-6
 """A round trip's propagation this short or shorter (a LAN, an unshaped veth) is one regime of delay."""
 
+SHORT_IDLE_S = 5e-5
+"""The idle below which a host's wake-up latency table must reach for a request/response answer to go without a
+caution (``wakeprobe --spin`` measures from 10 us; detect's default table starts at 0.1 ms)."""
+
 _METRICS = ("throughput", "transactions")
 """The measured metrics that score the figure an answer leads with (goodput, transactions/s)."""
 
@@ -223,8 +227,8 @@ def host_cautions(sc: Scenario) -> list[str]:
     machine it was not fitted to, which the leave-one-source-out validation measures. And a line for each host
     whose calibration named the limiting CPU wrongly on some of its pinned runs (:func:`limits_named_rightly`): the
     Xeon's fit named it on 1 of 16 with its goodput within 9 % (validation/README.md, "What the limit named
-    scored"). And for request/response, a line for each host whose wake-up latency was measured only after idles of
-    0.1 ms or more (:data:`SHORT_IDLE_S`): a transaction is two wake-ups after short idles, which on a VM cost tens of
+    scored"). And for request/response, a line for each host whose wake-up latency was measured only after idles
+    longer than :data:`SHORT_IDLE_S`: a transaction is two wake-ups after short idles, which on a VM cost tens of
     microseconds that such a table prices at a few (validation/README.md, "What the latency after short idles
     gave")."""
     lines: list[str] = []
@@ -254,11 +258,6 @@ def host_cautions(sc: Scenario) -> list[str]:
                              "predicted 3.4-6 times the kernel's transactions (validation/README.md, 'What the latency "
                              "after short idles gave'): tcpsim machine detect --probes --spin measures them")
     return lines
-
-
-SHORT_IDLE_S = 5e-5
-"""The idle below which a wake-up latency table must reach for a request/response answer to go without a caution
-(``wakeprobe --spin`` measures from 10 us)."""
 
 
 def limits_named_rightly(platform: Any) -> Optional[tuple[int, int]]:
