@@ -64,11 +64,17 @@ def predicted_work_s(result: Any) -> float:
     return busy / result.data_packets_per_s
 
 
+def _set_number(text: str, line: re.Pattern, key: str, table: str, value: float, note: str) -> str:
+    """``text`` with the one number ``line`` matches (its key ``key`` of ``[table]``) set to ``value``, ``note`` as
+    the line's comment."""
+    if len(line.findall(text)) != 1:
+        raise ValueError(f"{key}: the machine file must set {key} once, in [{table}]")
+    return line.sub(lambda m: f"{m.group(1)}{value:.4g}  # {note}", text, count=1)
+
+
 def with_clock(text: str, clock_hz: float, note: str) -> str:
     """A machine file's text with its ``[cpu]`` ``clock_hz`` replaced and ``note`` as the line's comment."""
-    if len(_CLOCK_LINE.findall(text)) != 1:
-        raise ValueError("clock_hz: the machine file must set clock_hz once, in [cpu]")
-    return _CLOCK_LINE.sub(lambda m: f"{m.group(1)}{clock_hz:.4g}  # {note}", text, count=1)
+    return _set_number(text, _CLOCK_LINE, "clock_hz", "cpu", clock_hz, note)
 
 
 def with_calls(text: str, calls: dict[str, float], note: str) -> str:
@@ -76,9 +82,7 @@ def with_calls(text: str, calls: dict[str, float], note: str) -> str:
     to its value, ``note`` as the line's comment; each must be set once in the file."""
     for key, value in calls.items():
         line = re.compile(rf"^({re.escape(key)}\s*=\s*)([0-9.eE+-]+)(.*)$", re.M)
-        if len(line.findall(text)) != 1:
-            raise ValueError(f"{key}: the machine file must set {key} once, in [fixed.cpu]")
-        text = line.sub(lambda m: f"{m.group(1)}{value:.4g}  # {note}", text, count=1)
+        text = _set_number(text, line, key, "fixed.cpu", value, note)
     return text
 
 

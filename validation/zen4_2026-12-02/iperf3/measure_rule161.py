@@ -44,7 +44,12 @@ def main(out: str) -> None:
     note = ("# A10S (rule 161): parts_lat.toml with wake_latency_s from python -m tcpsim.lab.wakeprobe --spin "
             "(wake_spin.json)\n")
     (HERE / "parts_spin.toml").write_text(note + with_latency((HERE / "parts_lat.toml").read_text(), table))
-    for kind, row_args in TABLES.items():
+    measure_tables(out, TABLES)
+
+
+def measure_tables(out: str, tables: dict) -> None:
+    """Each of ``tables`` (kind: its rows' ``tcpsim lab`` arguments) in three pinned passes, in ``OUT/kind``."""
+    for kind, row_args in tables.items():
         measure(str(Path(out) / kind), kind, row_args)
 
 

@@ -1,6 +1,6 @@
 """Rule 162 ("Step 2 from the short idles' latency", validation/README.md), once, root, nothing else running, after
 ``step4_spin.sh``: the held-out tables ``lab/rr2`` and ``lab/cpu9`` in three pinned passes each
-(../../xeon_2026-11-30/measure_passes.py); nothing the runs measure is printed.
+(``measure_rule161.measure_tables``); nothing the runs measure is printed.
 
     python3 measure_rule162.py OUT_DIR
 
@@ -10,10 +10,8 @@ then ``python -m tcpsim.lab.dataset data/lab --median-of OUT_DIR/cpu9/pass*.json
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent / "xeon_2026-11-30"))
-from measure_passes import measure, rows  # noqa: E402
-from write_cost.measure_cpu13 import messages  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run with python -P
+from measure_rule161 import measure_tables, messages, rows  # noqa: E402
 
 RR_BYTES = (32, 128, 512, 2048, 8192, 32768)
 TABLES = {
@@ -23,5 +21,4 @@ TABLES = {
 }
 
 if __name__ == "__main__":
-    for kind, row_args in TABLES.items():
-        measure(str(Path(sys.argv[1]) / kind), kind, row_args)
+    measure_tables(sys.argv[1], TABLES)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run with python -P, as the others are
-from measure_rule162 import HERE, measure, messages, rows  # noqa: E402
+from measure_rule161 import HERE, measure_tables, messages, rows  # noqa: E402
 from score_rule161 import median_runs  # noqa: E402
 
 CAL = {"rr_cal": [["--rr", "300"], ["--rr", "3000"]]}
@@ -22,8 +22,7 @@ TABLES = {
 
 if __name__ == "__main__":
     step, out = sys.argv[1], Path(sys.argv[2])
-    for kind, row_args in (CAL if step == "cal" else TABLES).items():
-        measure(str(out / kind), kind, row_args)
+    measure_tables(str(out), CAL if step == "cal" else TABLES)
     if step == "cal":
         passes = json.loads((out / "rr_cal" / "rr_cal_passes.json").read_text())
         (HERE / "rr_cal_passes.json").write_text(json.dumps(passes))
