@@ -248,6 +248,45 @@ def test_a_slower_delay_line_predicts_a_window_limited_run_slower():
     assert slow < 0.9 * fast
 
 
+def _rr_run(tps: float, rr: int = 64, response: int | None = None) -> dict:
+    both = rr + (response or rr)
+    return {"scenario": {"rate_bps": 0.0, "rr_bytes": rr, "response_bytes": response},
+            "measured": {"tool": "builtin", "duration_s": 3.0, "retransmits": 0, "goodput_bps": tps * both * 8,
+                         "transactions_per_s": tps, "rtt_min_s": 1e-5, "rtt_mean_s": 2e-5},
+            "delay_line": "none", "kernel": "6.18", "load_avg": (0.5, 0.5, 0.5), "row": f"--rr {rr}", "kind": "rr"}
+
+
+def test_a_request_response_run_becomes_a_transactions_row_and_is_simulated_as_one():
+    """A ``tcpsim lab --rr`` run is a table row of transactions a second (netperf's TCP_RR figure), its request in
+    ``message_bytes`` and a reply of another size in ``response_bytes``; ``tcpsim validate`` simulates that row as
+    the same request/response workload and scores its transactions."""
+    from tcpsim.calibration.mapping import platforms_for_point, predicted_value, scenario_for
+    from tcpsim.calibration.tables import Point
+    from tcpsim.lab.dataset import Row, csv_row, median_runs
+
+    passes = [[_rr_run(9000.0, 64, 1024)], [_rr_run(12000.0, 64, 1024)], [_rr_run(10500.0, 64, 1024)]]
+    run = median_runs(passes)[0]
+    assert run["passes_transactions_per_s"] == [9000.0, 12000.0, 10500.0]
+    row = Row("rr", LabScenario(**run["scenario"]))
+    fields = csv_row(row, run)
+    assert (fields["metric"], fields["value"], fields["unit"]) == ("transactions", "10500.0", "1/s")
+    assert (fields["message_bytes"], fields["write_bytes"], fields["response_bytes"]) == ("64", "64", "1024")
+    assert fields["row"] == "rr: unshaped, rtt 0ms, mtu 1500, buf auto, request 64, response 1024, 1 stream(s)"
+    assert fields["note"].endswith("the median of 3 passes (9000, 12000, 10500 transactions/s)")
+    assert fields["role"] == "holdout"
+    point = Point(source_id="lab", table_id="rr", source="tcpsim lab", table="t", row=fields["row"],
+                  metric="transactions", value=10500.0, unit="1/s", value_si=10500.0, role="holdout", flags=(),
+                  note="", fields=fields)
+    sc = scenario_for(point, platforms_for_point(point, None))
+    assert (sc.workload.kind, sc.workload.write_bytes, sc.workload.response_bytes) == ("rr", 64, 1024)
+    from tcpsim.api import simulate
+
+    result = simulate(replace(sc, budget=replace(sc.budget, max_sim_time_s=0.05)))
+    assert predicted_value(point, sc, result) == result.transactions_per_s > 0
+    symmetric = csv_row(Row("rr", LabScenario(rate_bps=0.0, rr_bytes=64)), _rr_run(10500.0))
+    assert symmetric["response_bytes"] == "" and "request 64, response 64" in symmetric["row"]
+
+
 def test_a_table_row_carries_its_build_s_delay_line_and_is_scored_on_it():
     """A sweep given its build's path probe writes the constants each relay row was predicted on into its
     ``relay_path`` cell; ``tcpsim validate`` builds that row's path from them, and from the committed ones without."""

@@ -208,3 +208,24 @@ def test_the_classroom_file_within_target_on_cpu10():
     """Issue 22's 15 % after calibrating, on ``lab/cpu10``'s ten rows (rule 162's file)."""
     scored = scored_outcomes(HERE, {"spin": "fit_spin.toml"}, {"spin": ("cpu10",)})
     assert median_on(scored["spin"], ("cpu10",)) <= CPU_TARGET
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table", ["rr", "rr2", "rr3"])
+def test_validate_scores_the_request_response_tables_as_the_rules_scored_them(table):
+    """``data/lab/rr*.csv`` are the median runs of each table's three passes (``python -m tcpsim.lab.dataset data/lab
+    --median-of rr_passes.json``), so ``tcpsim validate --data data --platform lab_vm=fit_spin.toml`` scores them on
+    transactions a second. Its prediction of each row is the lab's (``score_rule161.py``'s, ``tcpsim lab``'s) within 3
+    %: validate pages the receiver's skbs on every lab row and takes ``lab_vm``'s buffer sysctls and its own stop rule,
+    where the lab predicts a run on its own path and sysctls."""
+    import json
+
+    from tcpsim.lab.dataset import median_runs
+
+    runs = median_runs(json.loads((HERE / f"{table}_passes.json").read_text()))
+    outcomes = scored_outcomes(HERE, {"spin": "fit_spin.toml"}, {"spin": (table,)})["spin"]
+    assert [o.point.value_si for o in outcomes] == [round(r["measured"]["transactions_per_s"], 1) for r in runs]
+    assert all(o.point.metric == "transactions" for o in outcomes)
+    lab = _rr_errors({"spin": "fit_spin.toml"}, table)["spin"]
+    for o, r, e in zip(outcomes, runs, lab):
+        assert o.predicted == pytest.approx((1 + e) * r["measured"]["transactions_per_s"], rel=0.03), o.point.row

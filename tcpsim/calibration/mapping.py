@@ -193,7 +193,8 @@ def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Option
     write = point.get_int("write_bytes", setup.default_write_bytes)
     streams = point.get_int("n_streams", 1)
     if point.metric == "transactions":
-        workload = Workload(kind="rr", write_bytes=message or write, n_streams=streams)
+        workload = Workload(kind="rr", write_bytes=message or write, n_streams=streams,
+                            response_bytes=point.get_int("response_bytes"))
     else:
         workload = Workload(write_bytes=message or write, n_streams=streams, bidirectional=_both_ways(point),
                             read_bytes=tool_read_bytes(point.get("tool"), message or write),

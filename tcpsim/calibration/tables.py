@@ -31,11 +31,12 @@ number the source prints twice (``duplicate``: the other printing, in a table, i
 
 EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min",
                  "delay_line", "duration_s", "n_cpus_host", "max_pacing_rate_bps", "loss_frac", "tool_version",
-                 "relay_path")
+                 "relay_path", "response_bytes")
 """Columns a table may add after :data:`COLUMNS` (the lab sweep: its path varies by row, and its tool averaged
 over ``duration_s`` from a cold start, its sockets' ``SO_MAX_PACING_RATE``, its path's loss and the tool's version,
 iperf3's deciding whether its streams share a thread, and the delay line's constants from its build's path probe,
-``relay_path``, where it had one; Sun TABLE 4: which host ``n_cpus`` applies to). Lines
+``relay_path``, where it had one; a request/response row's reply, ``response_bytes``, where it is not the
+request's ``message_bytes``; Sun TABLE 4: which host ``n_cpus`` applies to). Lines
 starting with ``#`` before the header are comments (the lab sweep records its kernel, sysctls and CPU there)."""
 
 _RATE_UNITS = {"mbps": 1e6, "mbit/s": 1e6, "mbits/sec": 1e6, "mb/s": 1e6, "mbits/s": 1e6, "gbps": 1e9,

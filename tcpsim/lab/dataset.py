@@ -13,6 +13,10 @@ prediction of it.
 writes them from several passes' runs files, each row the run whose goodput is the median of its passes
 (validation/README.md, "Each row the median of three quiet passes").
 
+A request/response row (kind ``rr``, ``tcpsim lab --rr``) is a row of transactions a second (metric
+``transactions``, unit ``1/s``), its request in ``message_bytes`` and ``write_bytes``, a reply of another size in
+``response_bytes``; validate simulates it as the same workload.
+
 The role of a table follows from its kind alone, fixed before any fit (validation/README.md):
 calibration = ``writes`` (unshaped, MTU 1500, write sizes) and ``messages_nodelay`` (small messages with
 TCP_NODELAY): they weigh the per-write, per-packet and per-byte costs; every other table is held out.
@@ -39,10 +43,11 @@ from .scenario import MAX_DURATION_S, RELAY, LabScenario, RelayPath, lab_scenari
 __all__ = ["Row", "sweep_rows", "role_of", "csv_row", "relay_cell", "median_runs", "EXTRA_COLUMNS"]
 
 EXTRA_COLUMNS = ("rate_bps", "rtt_s", "rtt_min_measured_s", "rtt_mean_measured_s", "tool", "load_avg_1min",
-                 "delay_line", "duration_s", "max_pacing_rate_bps", "loss_frac", "tool_version", "relay_path")
+                 "delay_line", "duration_s", "max_pacing_rate_bps", "loss_frac", "tool_version", "relay_path",
+                 "response_bytes")
 """Columns the lab rows add after the common ones (the path varies by row; the measured RTT and the delay line
 say what the path gave; the tool averaged over the measured duration; the delay line's constants where the sweep
-was given its build's path probe, ``--path-probe``); each is one of
+was given its build's path probe, ``--path-probe``; a request/response row's reply size); each is one of
 :data:`tcpsim.calibration.tables.EXTRA_COLUMNS`."""
 
 _K = 1024
@@ -63,7 +68,9 @@ class Row:
         extra = " nodelay" if sc.nodelay else ""
         paced = f", paced {sc.max_pacing_rate_bps / 1e6:g}M" if sc.max_pacing_rate_bps else ""
         lossy = f", loss {sc.loss_frac * 100:g}%" if sc.loss_frac else ""
-        return (f"{self.kind}: {rate}, rtt {sc.rtt_s * 1e3:g}ms, mtu {sc.mtu_bytes}, {buf}, write {sc.write_bytes}"
+        load = (f"request {sc.rr_bytes}, response {sc.response_bytes or sc.rr_bytes}" if sc.rr_bytes
+                else f"write {sc.write_bytes}")
+        return (f"{self.kind}: {rate}, rtt {sc.rtt_s * 1e3:g}ms, mtu {sc.mtu_bytes}, {buf}, {load}"
                 f"{extra}, {sc.n_streams} stream(s){paced}{lossy}")
 
 
@@ -182,6 +189,10 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
     # the first table of another build to join the lab source, with its build's delay line (validation/README.md,
     # "A window table of the seventh build joins the lab source")
     grids("window8", 1e9, ((1500, (0.15, 0.65, 1.3, 2.8), (18, 36, 60)), (9000, (0.65, 1.3, 2.8), (40, 64, 100))))
+    # request/response, one transaction at a time, scored on transactions a second (the rows of the tenth machine's
+    # lab/rr, validation/README.md, "The wake-up latency after short idles")
+    for size in (16, 256, 1024, 4096, 16384, 65536):
+        add("rr", rate_bps=0.0, rr_bytes=size)
     return rows
 
 
@@ -190,7 +201,8 @@ def median_runs(passes: list[list[dict]]) -> list[dict]:
 
     A run, not an average, so the columns beside the goodput (measured RTT, delay line, counters) are the ones
     that went with it; of an even count the lower middle one. The chosen run gains ``passes_goodput_bps``, every
-    pass's goodput in pass order. Rows keep the order of their first appearance.
+    pass's goodput in pass order (a request/response run also ``passes_transactions_per_s``). Rows keep the order
+    of their first appearance.
     """
     by_row: dict[str, list[dict]] = {}
     for runs in passes:
@@ -201,8 +213,16 @@ def median_runs(passes: list[list[dict]]) -> list[dict]:
         ranked = sorted(runs, key=lambda d: d["measured"]["goodput_bps"])
         pick = dict(ranked[(len(ranked) - 1) // 2])
         pick["passes_goodput_bps"] = [d["measured"]["goodput_bps"] for d in runs]
+        if _is_rr(pick):
+            pick["passes_transactions_per_s"] = [d["measured"]["transactions_per_s"] for d in runs]
         chosen.append(pick)
     return chosen
+
+
+def _is_rr(run: dict) -> bool:
+    """A request/response run (``tcpsim lab --rr``): its figure is transactions a second, which its goodput is
+    proportional to (the same request and reply every transaction), so the median by goodput is the median run."""
+    return bool(run["scenario"].get("rr_bytes"))
 
 
 def _duration(value_s: Optional[float]) -> str:
@@ -226,17 +246,24 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
         note += f", the tools on CPUs {sc.pin_cpus[0]} (sender) and {sc.pin_cpus[1]} (receiver)"
     if sc.relay_cpu is not None:
         note += f", the relay on CPU {sc.relay_cpu}"
-    if "passes_goodput_bps" in run:
+    if "passes_transactions_per_s" in run:
+        rates = ", ".join(f"{t:.0f}" for t in run["passes_transactions_per_s"])
+        note += f"; the median of {len(run['passes_transactions_per_s'])} passes ({rates} transactions/s)"
+    elif "passes_goodput_bps" in run:
         rates = ", ".join(f"{g / 1e6:.1f}" for g in run["passes_goodput_bps"])
         note += f"; the median of {len(run['passes_goodput_bps'])} passes ({rates} Mbit/s)"
+    if sc.rr_bytes:  # one transaction at a time: netperf's TCP_RR figure, not goodput
+        metric = {"metric": "transactions", "value": f"{m['transactions_per_s']:.1f}", "unit": "1/s"}
+    else:
+        metric = {"metric": "throughput", "value": f"{m['goodput_bps'] / 1e6:.2f}", "unit": "Mbps"}
     return {
         "source": "tcpsim lab on this project's VM", "table": f"Linux lab sweep: {table_of(row.kind, sc)}",
-        "row": row.label,
-        "metric": "throughput", "value": f"{m['goodput_bps'] / 1e6:.2f}", "unit": "Mbps",
+        "row": row.label, **metric,
         "platform_sender": "lab_vm", "platform_receiver": "lab_vm", "os_sender": f"Linux {run['kernel']}",
         "os_receiver": f"Linux {run['kernel']}", "tuning": "", "mtu_bytes": str(sc.mtu_bytes),
-        "sockbuf_bytes": str(sc.sndbuf_bytes or ""), "write_bytes": str(sc.write_bytes),
-        "message_bytes": str(sc.write_bytes) if row.kind == "messages" else "", "n_streams": str(sc.n_streams),
+        "sockbuf_bytes": str(sc.sndbuf_bytes or ""), "write_bytes": str(sc.rr_bytes or sc.write_bytes),
+        "message_bytes": str(sc.rr_bytes or sc.write_bytes) if row.kind == "messages" or sc.rr_bytes else "",
+        "n_streams": str(sc.n_streams),
         "direction": "a->b", "nagle": "off" if sc.nodelay else "on", "delack": "on", "deferred_acks_max": "",
         "n_cpus": "", "role": role_of(row.kind, sc), "page_hint": row.kind, "flags": "",
         "note": note,
@@ -249,6 +276,7 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
         "loss_frac": f"{sc.loss_frac:g}" if sc.loss_frac else "",
         "tool_version": m.get("tool_version") or "",
         "relay_path": relay_cell(run),
+        "response_bytes": str(sc.response_bytes or "") if sc.rr_bytes else "",
     }
 
 
@@ -312,8 +340,11 @@ def _save_runs(path: str, runs: list[dict]) -> None:
 def _tables_from_runs(a: argparse.Namespace) -> int:
     """``--from-runs`` or ``--median-of``: the tables from saved runs, measuring nothing."""
     expected = "JSON written by --runs (a list of tcpsim lab runs)"
-    passes = [read_json_limited(path, "runs file", expected, RUNS_LIMIT_BYTES)
-              for path in ([a.from_runs] if a.from_runs else a.median_of)]
+    passes = []
+    for path in [a.from_runs] if a.from_runs else a.median_of:
+        doc = read_json_limited(path, "runs file", expected, RUNS_LIMIT_BYTES)
+        # a file of several passes (a list of runs lists, as a rule's measuring script keeps them) gives each
+        passes.extend(doc if a.median_of and doc and all(isinstance(d, list) for d in doc) else [doc])
     runs = passes[0] if a.from_runs else median_runs(passes)
     if a.median_of and a.runs:
         _save_runs(a.runs, runs)
@@ -338,8 +369,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     saved = p.add_mutually_exclusive_group()
     saved.add_argument("--from-runs", default=None, help="write the tables from this runs file, measure nothing")
     saved.add_argument("--median-of", nargs="+", default=None, metavar="RUNS",
-                       help="write the tables from these passes' runs files, each row its median run (--runs saves "
-                            "them)")
+                       help="write the tables from these passes' runs files (or one file holding a list of "
+                            "passes), each row its median run (--runs saves them)")
     p.add_argument("--load", default=None, help="with --from-runs or --median-of: load averages 'a b c,d e f' at "
                    "start and end (default: the first and last run's; of several passes, the highest)")
     p.add_argument("--only", type=typed(parse_int, "only", lo=1), default=None, help="the first N rows only")
