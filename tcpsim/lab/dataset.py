@@ -432,9 +432,11 @@ def main(argv: Optional[list[str]] = None) -> int:
             d["predicted"]["relay_path"] = {"path_probe": a.path_probe, **asdict(path)}
         runs.append(d)
         records.append(csv_row(row, d))
-        m = d["measured"]
-        print(f"[{i + 1}/{len(rows)}] {row.label}: {m['goodput_bps'] / 1e6:.1f} Mbit/s (tcpsim, ideal hosts: "
-              f"{d['predicted']['goodput_bps'] / 1e6:.1f}), mean RTT {_duration(m['rtt_mean_s'])}, "
+        m, pr = d["measured"], d["predicted"]
+        figure = (f"{m['transactions_per_s']:,.0f} transactions/s (tcpsim, ideal hosts: {pr['transactions_per_s']:,.0f})"
+                  if row.scenario.rr_bytes else
+                  f"{m['goodput_bps'] / 1e6:.1f} Mbit/s (tcpsim, ideal hosts: {pr['goodput_bps'] / 1e6:.1f})")
+        print(f"[{i + 1}/{len(rows)}] {row.label}: {figure}, mean RTT {_duration(m['rtt_mean_s'])}, "
               f"{m['retransmits']} retransmits",
               file=sys.stderr, flush=True)
         if a.runs:
