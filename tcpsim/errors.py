@@ -27,7 +27,13 @@ class ConfigError(TcpsimError, ValueError):
         self.field = field
         self.value = value
         self.allowed = allowed
+        self._init_args: tuple = (field, value, allowed)
         super().__init__(f"{field}={value!r}: must be {allowed}")
+
+    def __reduce__(self):
+        """Rebuilt from its constructor's arguments, so a point refused in a worker process reaches the caller as
+        itself (a pickled exception is otherwise rebuilt from its message alone, which this ``__init__`` refuses)."""
+        return type(self), self._init_args
 
 
 class TuningFileError(ConfigError):
@@ -38,6 +44,7 @@ class TuningFileError(ConfigError):
         self.line_no = line_no
         self.text = text
         TcpsimError.__init__(self, f"{path}:{line_no}: {why}: {text.strip()!r}")
+        self._init_args = (path, line_no, text, why)
         self.field = f"{path}:{line_no}"
         self.value = text
         self.allowed = why

@@ -27,11 +27,10 @@ import itertools
 import json
 import math
 import os
-import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +38,7 @@ from .config import MAX_LOSS_FRAC, MAX_WORKERS
 from .errors import ConfigError
 from .fileio import write_text_reporting
 from .result import json_ready
+from .workers import new_pool, stop_workers
 from .units import (format_quantity, parse_duration, parse_fraction, parse_int, parse_link_rate, parse_number,
                     parse_rate, parse_size, parse_switch)
 
@@ -404,6 +404,7 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     import numpy as np
 
     from .api import build_scenario, check_keywords, with_changes
+    from .engine import check_fits
 
     if base is not None and not isinstance(base, Mapping):
         raise ConfigError("base", base, "a dict of tcpsim.build_scenario keywords, such as {'platform': 'lab_vm'}")
@@ -443,10 +444,13 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
         # Point i's seed is SeedSequence(base_seed).spawn(n_points)[i], spawned one at a time.
         seed = int(values["seed"]) if "seed" in values else \
             int(np.random.SeedSequence(base_seed, spawn_key=(i,)).generate_state(1)[0])
-        return build_scenario(**with_changes(base, {**values, "seed": seed}))
+        sc = build_scenario(**with_changes(base, {**values, "seed": seed}))
+        check_fits(sc)  # here, not in a worker: a point too large for memory is refused before it is sent
+        return sc
 
     # Every value of every axis is checked before anything runs (one point per value, the other axes at their
-    # first value), so a bad value fails at once; the grid itself is built point by point as workers free up.
+    # first value), so a bad value fails at once; the grid itself is built point by point as workers free up, and
+    # a combination of good values too large to run (streams x windows) is refused as its point is built.
     firsts = tuple(grid[n][0] for n in names)
     for k, name in enumerate(names):
         for v in grid[name][1 if k else 0:]:
@@ -463,8 +467,7 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     own: Executor | None = None
     n_workers = workers or os.cpu_count() or 1
     if executor is None and n_workers > 1 and n_points > 1:
-        own = executor = ProcessPoolExecutor(max_workers=min(n_workers, n_points),
-                                             initializer=_leave_sigint_to_parent)
+        own = executor = new_pool(min(n_workers, n_points))
     bar = _progress_bar(n_points) if progress is True else None
     report = progress if callable(progress) else (bar.update_to if bar else (_stderr_progress if progress else None))
     rows: list[dict] = []
@@ -481,7 +484,7 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
                 report(i, n_points)
     except BaseException:  # Ctrl-C (or an error): no point keeps running after sweep returns
         if own is not None:
-            _stop_workers(own)
+            stop_workers(own)
         raise
     finally:
         if own is not None:
@@ -509,23 +512,6 @@ def _ordered_map(executor: Executor, points: Iterator[tuple], ahead: int) -> Ite
     finally:  # an error or Ctrl-C: what was not started yet never starts (a caller's executor too)
         for _, _, fut in pending:
             fut.cancel()
-
-
-def _leave_sigint_to_parent() -> None:
-    """A worker of the sweep's own pool ignores Ctrl-C: the parent takes it and stops the workers
-    (:func:`_stop_workers`). A worker that took it between two points raised outside the pool's task and
-    printed a traceback of its own ("Process ForkProcess-1: ...") under the parent's one line."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Terminate the pool's worker processes now, rather than wait for their current points."""
-    stop = getattr(pool, "terminate_workers", None)  # Python 3.14
-    if callable(stop):
-        stop()
-        return
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
-        proc.terminate()
 
 
 class _Bar:

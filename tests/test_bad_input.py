@@ -344,7 +344,7 @@ def test_ctrl_c_in_a_sweep_stops_the_workers_and_exits_130(whole_group):
     assert _group(p.pid) == []
 
 
-def _interrupt(p, whole_group):
+def _interrupt(p, whole_group, sig=signal.SIGINT):
     try:
         for _ in range(600):  # wait (up to a minute) until both workers run
             if len(_group(p.pid)) >= 3 or p.poll() is not None:
@@ -352,11 +352,68 @@ def _interrupt(p, whole_group):
             time.sleep(0.1)
         assert p.poll() is None, "the sweep ended before it could be interrupted"
         time.sleep(0.5)  # the workers are inside their first points
-        (os.killpg if whole_group else os.kill)(p.pid, signal.SIGINT)
+        (os.killpg if whole_group else os.kill)(p.pid, sig)
         p.stderr_text = p.communicate(timeout=60)[1].decode()
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
+
+
+def _slow_sweep(*extra):
+    """A sweep of points that take seconds each, on two workers, in a session of its own."""
+    return subprocess.Popen(_tcpsim("sweep", "--rtt", "1ms", "--sockbuf", "4M", "--loss", "1e-6,2e-6,3e-6",
+                                    "--max-time", "60s", "--workers", "2", *extra),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def _gone(pgid, within_s=5.0):
+    for _ in range(int(within_s * 10)):
+        if not _group(pgid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="process groups as Linux's pgrep shows them")
+def test_sigterm_to_a_sweep_stops_the_workers_and_exits_143():
+    """``kill PID`` (or ``timeout``) to the parent only: it stops as Ctrl-C stops it, one line, 128 + SIGTERM, and no
+    worker left blocked on its pipe."""
+    with _slow_sweep() as p:
+        _interrupt(p, False, signal.SIGTERM)
+    assert p.returncode == 143
+    assert p.stderr_text.strip() == "tcpsim: terminated (SIGTERM)"
+    assert _gone(p.pid)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_sweep_killed_outright_takes_its_workers_with_it():
+    """SIGKILL leaves the parent no handler to run: its workers end with it (``prctl(PR_SET_PDEATHSIG)``)."""
+    with _slow_sweep() as p:
+        _interrupt(p, False, signal.SIGKILL)
+    assert p.returncode == -signal.SIGKILL
+    assert _gone(p.pid)
+
+
+def test_a_refusal_in_a_worker_reaches_the_caller_as_itself():
+    """An error a point raises in a worker process is pickled back: the ConfigError family rebuilds from its own
+    arguments, not from its message (which once broke the pool: ``BrokenProcessPool``, 43 lines)."""
+    import pickle
+
+    from tcpsim.errors import TuningFileError
+    from tcpsim.machine.schema import FileFieldError
+
+    for exc in (ConfigError("mtu", 68, "in 68..65535"), TuningFileError("x.conf", 3, "a = b", "unknown key"),
+                FileFieldError("m.toml", 4, "cpu.clock_hz", -1.0, "more than 0")):
+        back = pickle.loads(pickle.dumps(exc))
+        assert type(back) is type(exc) and str(back) == str(exc) and back.field == exc.field
+
+
+def test_a_grid_point_too_large_to_run_is_refused_in_one_line_on_workers(capsys):
+    """Good values whose combination could not fit in memory (a thousand streams of 28-byte segments) are refused as
+    the point is built, before it goes to a worker."""
+    assert main(["sweep", "--streams", "1,1000", "--mtu", "68", "--workers", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("tcpsim: error: streams=1000: must be fewer for these windows")
 
 
 def test_validate_report_checks_its_folder_before_the_run(tmp_path, monkeypatch, capsys):
@@ -679,3 +736,17 @@ def test_the_dataset_tool_refuses_a_runs_file_that_is_not_one_in_one_line(capsys
     assert dataset([str(tmp_path / "tables"), "--from-runs", runs.format(d=measured_files)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "runs file=" in err[0] and said in err[0], err
+
+
+@pytest.mark.parametrize("argv", [["sweep", "--mtu", "1500,9000", "--plot"], ["explain", "--plot"],
+                                  ["explain", "--diagram"]])
+def test_a_figure_type_nothing_writes_is_refused_before_the_run(monkeypatch, capsys, tmp_path, argv):
+    """Not after the simulation (a sweep's points all ran before its ``.txt`` figure was refused)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("tcpsim.api.simulate", lambda *a, **k: pytest.fail("the run started"))
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("tcpsim.sweep"), "_run_point", lambda *a: pytest.fail("a point ran"))
+    assert main([*argv, "fig.txt"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "fig.txt" in err[0] and ".png, .pdf or .svg" in err[0], err

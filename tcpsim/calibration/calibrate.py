@@ -12,7 +12,6 @@ import datetime as _dt
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -20,6 +19,7 @@ from ..cliutil import OneLineParser, typed
 from ..config import MAX_WORKERS
 from ..errors import ConfigError
 from ..units import parse_int
+from ..workers import worker_pool
 from .fit import LOSSES, PARAMS, apply_params, fit_platform
 from .mapping import platform_ids
 from .tables import UNSCORED_FLAGS, Point, load_user_points
@@ -116,7 +116,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           f"free parameters: {', '.join(names)}")
     base = load_platform(args.platform)
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(args.workers) as ex:
+    with worker_pool(args.workers) as ex:
         fit = fit_platform(args.platform, points, {args.platform: base}, names, executor=ex,
                            max_nfev=args.max_evals, progress=print, polish_nfev=args.polish_evals,
                            bounds=FIT_BOUNDS.get(args.platform), loss=args.loss)

@@ -310,11 +310,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                                f"{BUSY_AT_LEAST:.0%} busy and {BUSIER_BY:.0%} busier than the other)")
     base = _base_platform(a.base, a.cpus, bool(a.lab))
     costs = [COSTS[n] for n in names]
-    from concurrent.futures import ProcessPoolExecutor
+    from ..workers import worker_pool
 
     print(f"calibrating {len(cases)} runs; costs: {', '.join(names)}")
     first_stage = None
-    with ProcessPoolExecutor(max(1, a.workers)) as ex:
+    with worker_pool(max(1, a.workers)) as ex:
         def model_on(platform: Platform) -> Callable[[Sequence[float]], list[float]]:
             def model(values: Sequence[float]) -> list[float]:
                 host = platform

@@ -13,7 +13,7 @@ import os
 import statistics
 import sys
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,6 +27,7 @@ from ..fileio import check_writable_dir, write_text_reporting
 from ..platform import Platform
 from ..result import Result
 from ..units import parse_int
+from ..workers import worker_pool
 from .batch import run_all
 from .mapping import SOURCE_SETUPS, platform_ids, platforms_for_point, predicted_value, scenario_for
 from .tables import UNSCORED_FLAGS, Point, load_user_points
@@ -336,7 +337,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     points = load_user_points(args.data, args.source)
     given = given_platforms(args.platforms, points)
     folds = joint = None
-    with (ProcessPoolExecutor(args.workers) if args.workers > 1 else nullcontext()) as ex:
+    with (worker_pool(args.workers) if args.workers > 1 else nullcontext()) as ex:
         outcomes = evaluate(points, ex, given)
         if args.cross:
             from .cross import IN_SAMPLE, cross_outcomes, describe_fold, joint_in_sample, leave_one_source_out
@@ -364,7 +365,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.report:
         from .report import write_report
 
-        with ProcessPoolExecutor(args.workers) if args.workers > 1 else nullcontext() as pool:
+        with worker_pool(args.workers) if args.workers > 1 else nullcontext() as pool:
             seed_medians = seed_median_tables(points, pool)
         write_report(outcomes, rows, Path.cwd() / "validation", folds, joint, seed_medians)
         if folds is not None:

@@ -26,6 +26,7 @@ class FileFieldError(ConfigError):
 
     def __init__(self, path: str, line: int, field: str, value: object, allowed: str) -> None:
         ConfigError.__init__(self, field, value, allowed)
+        self._init_args = (path, line, field, value, allowed)
         where = f"{path}:{line}" if line else path
         self.path, self.line = path, line
         shown = "a table" if isinstance(value, dict) else repr(value)
