@@ -14,10 +14,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .cliutil import OneLineParser, exit_code, fail, flush_stdout, refuse_empty_values, typed
+from .cliutil import OneLineParser, exit_code, fail, flush_stdout, refuse_empty_values, stop_on_term, typed
 from .config import MAX_WORKERS
 from .errors import ConfigError
-from .fileio import check_output_paths, read_text_limited, write_text_reporting
+from .fileio import check_figure_path, check_output_paths, read_text_limited, write_text_reporting
 from .platform import DELACK_RULES
 from .result import json_ready
 from .units import format_duration, parse_int, parse_size
@@ -343,7 +343,8 @@ def _cmd_platforms(a: argparse.Namespace) -> int:
 def _cmd_sweep(a: argparse.Namespace, axes: dict[str, list]) -> int:
     from .sweep import check_columns, sweep
 
-    check_output_paths(("csv", a.csv), ("json", a.json_out), ("plot", a.plot))  # before the run, not after it
+    check_output_paths(("csv", a.csv), ("json", a.json_out))  # before the run, not after it
+    check_figure_path(a.plot, "plot")
     check_columns(axes, x=a.x, y=a.y, hue=a.hue)
     kw = _scenario_kwargs(a, axes)
     res = sweep(kw, workers=a.workers, progress=sys.stderr.isatty(), max_points=a.max_points, **axes)
@@ -370,7 +371,9 @@ def _cmd_sweep(a: argparse.Namespace, axes: dict[str, list]) -> int:
 def _cmd_explain(a: argparse.Namespace) -> int:
     from .explain import explain
 
-    check_output_paths(("plot", a.plot), ("diagram", a.diagram), ("pcap", a.pcap))
+    check_output_paths(("pcap", a.pcap))
+    check_figure_path(a.plot, "plot")
+    check_figure_path(a.diagram, "diagram")
     ex = explain(segments=a.segments, **_scenario_kwargs(a))
     print(ex.text())
     if a.plot:
@@ -568,7 +571,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``tcpsim`` command line; returns the exit code (0 ok, 1 output failed, 2 bad input, 130 Ctrl-C,
     141 stdout closed early: see tcpsim.cliutil)."""
-    return flush_stdout(_main(list(sys.argv[1:] if argv is None else argv)))
+    with stop_on_term():
+        try:
+            return flush_stdout(_main(list(sys.argv[1:] if argv is None else argv)))
+        except KeyboardInterrupt as exc:  # a signal between the command's end and its exit
+            return exit_code(exc)
 
 
 def _main(argv: list[str]) -> int:

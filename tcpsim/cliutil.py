@@ -1,8 +1,8 @@
 """What every ``tcpsim`` subcommand shares: one-line errors with exit code 2, typed flags, exit codes.
 
 Exit codes: 0 done; 1 the output could not be written (disk full); 2 bad input (one line naming the
-field); 130 interrupted (Ctrl-C); 141 standard output closed early (``tcpsim sweep ... | head -1``: quiet,
-128 + SIGPIPE as a shell reports a tool the pipe ended).
+field); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM; 129 SIGHUP), stopped as Ctrl-C stops it; 141 standard
+output closed early (``tcpsim sweep ... | head -1``: quiet, 128 + SIGPIPE as a shell reports a tool the pipe ended).
 """
 
 from __future__ import annotations
@@ -10,14 +10,17 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from .errors import ConfigError, OutputError, TcpsimError
 
 __all__ = ["OneLineParser", "plain_text", "fail", "typed", "refuse_empty_values", "attach_dash_values", "exit_code",
-           "flush_stdout"]
+           "flush_stdout", "Terminated", "stop_on_term"]
 
 
 def fail(message: str) -> int:
@@ -123,6 +126,37 @@ def _silence_stdout() -> None:
         pass
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP while a command runs (:func:`stop_on_term`): it stops as Ctrl-C stops it, its worker
+    processes stopped and its files closed, where the signal's default would kill it and leave its workers behind."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def stop_on_term() -> Iterator[None]:
+    """While the block runs in the main thread, SIGTERM and SIGHUP raise :class:`Terminated` where their handler
+    is still the default; the handlers before it come back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_signal(signum: int, frame: object) -> None:
+        raise Terminated(signum)
+
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    for sig, handler in before.items():
+        if handler == signal.SIG_DFL:
+            signal.signal(sig, on_signal)
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
 def exit_code(exc: BaseException) -> int:
     """The exit code for an exception that ended a command, after printing at most one line; re-raises bugs."""
     if isinstance(exc, SystemExit):  # --help, and argparse errors (already printed in one line)
@@ -136,6 +170,9 @@ def exit_code(exc: BaseException) -> int:
         return 1
     if isinstance(exc, (TcpsimError, ValueError)):
         return fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    if isinstance(exc, Terminated):
+        print(f"tcpsim: terminated ({signal.Signals(exc.signum).name})", file=sys.stderr)
+        return 128 + exc.signum
     if isinstance(exc, KeyboardInterrupt):
         print(("\n" if sys.stderr.isatty() else "") + "tcpsim: interrupted", file=sys.stderr)
         return 130

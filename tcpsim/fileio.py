@@ -26,7 +26,7 @@ from typing import Any
 from .errors import ConfigError, OutputError
 
 __all__ = ["MAX_INPUT_BYTES", "MAX_DATA_BYTES", "read_text_limited", "read_json_limited", "write_text_reporting",
-           "is_device_full", "check_writable_dir", "check_output_paths"]
+           "is_device_full", "check_writable_dir", "check_output_paths", "check_figure_path", "FIGURE_SUFFIXES"]
 
 MAX_INPUT_BYTES = 1 << 20
 """Largest file of settings tcpsim reads (1 MiB)."""
@@ -121,3 +121,20 @@ def check_output_paths(*pairs: tuple[str, str | os.PathLike | None]) -> None:
     for field, path in pairs:
         if path is not None and os.fspath(path) != "-":
             check_writable_dir(path, field)
+
+
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp",
+                   ".gif", ".pgf")
+"""The file types matplotlib's writers make, by extension (``FigureCanvasBase.get_supported_filetypes``, less its
+raw pixel buffers): a figure path is checked against them before a run, without importing matplotlib."""
+
+
+def check_figure_path(path: str | os.PathLike | None, field: str) -> None:
+    """A figure's path (``--plot``) can be written and names a format matplotlib writes; None passes. Checked before
+    the run it ends, so a ``.txt`` is refused at once, not after minutes of simulation or real traffic."""
+    if path is None:
+        return
+    check_writable_dir(path, field)
+    if Path(path).suffix.lower() not in FIGURE_SUFFIXES:
+        raise ConfigError(field, os.fspath(path), "a .png, .pdf or .svg path (or "
+                          + ", ".join(FIGURE_SUFFIXES[3:]) + ")")

@@ -192,6 +192,25 @@ def test_a_host_lab_cannot_predict_is_refused_before_the_run(monkeypatch, capsys
     assert len(err) == 1 and f"{field}=" in err[0], err
 
 
+@pytest.mark.parametrize("flags, field, said", [
+    (["--response", "100"], "response", "without --rr"), (["--rr", "100", "--response", "0"], "response", "1 byte"),
+    (["--rr", "100", "--message", "10"], "message", "left out with --rr"), (["--pin", "0,4095"], "pin", "on this machine"),
+    (["--cc", "bbr"], "cc", "reno, cubic"), (["--plot", "run.txt"], "plot", ".png, .pdf or .svg"),
+    (["--rtt", "1ms", "--relay-cpu", "4095"], "relay_cpu", "on this machine")])
+def test_a_scenario_lab_cannot_run_as_asked_is_refused_before_the_run(monkeypatch, capsys, tmp_path, flags, field,
+                                                                       said):
+    """Flags that once got as far as creating the namespaces: a reply without a request, a request with a message,
+    a CPU the machine lacks, a congestion control tcpsim would not predict, a figure type nothing writes."""
+    from tcpsim.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("tcpsim.lab.testbed.missing_requirement", lambda: None)
+    monkeypatch.setattr("tcpsim.lab.measure.run_lab", lambda *a, **k: pytest.fail("the run started"))
+    assert main(["lab", "--rate", "1gbit", *flags]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{field}=" in err[0] and said in err[0], err
+
+
 def test_an_auto_path_probe_runs_once_per_build_and_placement(tmp_path, monkeypatch):
     """``--path-probe auto`` probes a build the first time and reads its cache afterwards; the cache is per kernel
     release and relay placement, and a probe the fit refuses is one line and is not cached."""

@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence
 
 from ..cliutil import OneLineParser, fail, typed
 from ..errors import TcpsimError
-from ..fileio import check_output_paths, write_text_reporting
+from ..fileio import check_figure_path, check_output_paths, write_text_reporting
 from ..units import format_duration, format_quantity, parse_int
 
 __all__ = ["main", "median_pass", "units_note", "MAX_PASSES"]
@@ -343,11 +343,12 @@ def limit_differs(shares: dict[str, dict[str, float]], pin: Any, predicted: dict
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    from .testbed import install_signal_handlers, missing_requirement, remove_stale
+    from .testbed import checked_relay_cpu, install_signal_handlers, missing_requirement, remove_stale
 
     a = _parser().parse_args(list(argv or []))
     try:
-        check_output_paths(("save", a.save), ("plot", a.plot))  # before the run, not after it
+        check_output_paths(("save", a.save))  # before the run, not after it
+        check_figure_path(a.plot, "plot")
     except TcpsimError as exc:
         return fail(str(exc))
     missing = missing_requirement()
@@ -357,7 +358,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         gone = remove_stale()
         print(f"removed {len(gone)} namespace(s) of lab runs no longer alive" + (": " + ", ".join(gone) if gone else ""))
         return 0
-    from .measure import default_placement, run_lab, through_relay
+    from .measure import default_placement, pinned_cpus, run_lab, through_relay
     from .predict import lab_path_platform, predict_lab
     from ..os_versions import os_entry
     from .pathprobe import auto_relay_path, cached_probe_file, read_relay_path
@@ -368,6 +369,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           rcvbuf=a.rcvbuf, write=a.write, message=a.message, nodelay=a.nodelay, streams=a.streams,
                           rr=a.rr, response=a.response, duration=a.duration, cc=a.cc, pin=a.pin,
                           max_pacing_rate=a.max_pacing_rate, loss=a.loss, relay_cpu=a.relay_cpu)
+        pinned_cpus(sc)  # this machine has those CPUs (and taskset): refused before any namespace exists
+        checked_relay_cpu(sc.relay_cpu)
         a.os = a.os or running_linux()
         os_entry(a.os)  # a bad name is refused before the run, not after it
         auto = a.path_probe == AUTO_PROBE

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
 from ..config import MAX_LOSS_FRAC
+from ..platform import CONGESTION_CONTROLS
 from ..errors import ConfigError
 from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_fraction, parse_int, parse_rate, parse_size
 
@@ -205,6 +206,10 @@ def tool_one_process(tool: Optional[str], version: str = "") -> bool:
     return tool == "iperf3" and not iperf3_threaded(version)
 
 
+LAB_CONGESTION_CONTROLS = CONGESTION_CONTROLS
+"""A lab run's congestion control: those tcpsim models (``tcp_cubic.c``, Reno's ``tcp_reno_cong_avoid``), so the
+prediction beside it follows the same algorithm (the kernel may have more, bbr say, that tcpsim would not predict)."""
+
 _PACING_MIN_BPS, _PACING_MAX_BPS = 8.0, 8.0 * 0xFFFFFFFE
 """``SO_MAX_PACING_RATE`` as iperf3 and the socket option take it: 32-bit bytes per second (~0U means none)."""
 _PACING_RANGE = "0 (none) or 8 bit/s..34 Gbit/s (SO_MAX_PACING_RATE is 32-bit bytes per second)"
@@ -265,6 +270,13 @@ class LabScenario:
             raise bad("streams", self.n_streams, "1..64")
         if self.rr_bytes is not None and not 1 <= self.rr_bytes <= 1 << 20:
             raise bad("rr", self.rr_bytes, "1 byte..1 MiB")
+        if self.response_bytes is not None and self.rr_bytes is None:
+            raise bad("response", self.response_bytes, "left out without --rr (a reply answers a request)")
+        if self.response_bytes is not None and not 1 <= self.response_bytes <= 1 << 20:
+            raise bad("response", self.response_bytes, "1 byte..1 MiB")
+        if self.congestion_control not in LAB_CONGESTION_CONTROLS:
+            raise bad("cc", self.congestion_control, "one of " + ", ".join(LAB_CONGESTION_CONTROLS)
+                      + " (what tcpsim predicts beside the run)")
         if self.max_pacing_rate_bps and not _PACING_MIN_BPS <= self.max_pacing_rate_bps <= _PACING_MAX_BPS:
             raise bad("max_pacing_rate", self.max_pacing_rate_bps, _PACING_RANGE)
         if not 0.0 <= self.loss_frac <= MAX_LOSS_FRAC:
@@ -333,6 +345,8 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
     sock = None if sockbuf is None else parse_size(sockbuf, "sockbuf")
     snd = parse_size(sndbuf, "sndbuf") if sndbuf is not None else sock
     rcv = parse_size(rcvbuf, "rcvbuf") if rcvbuf is not None else sock
+    if message is not None and rr is not None:
+        raise ConfigError("message", message, "left out with --rr (a request/response run sends --rr bytes a request)")
     w = parse_size(message if message is not None else write, "message" if message is not None else "write")
     loss_frac = 0.0 if loss is None else parse_fraction(loss, "loss", hi=MAX_LOSS_FRAC)
     if loss_frac and not rtt_s:  # name the loss as the user wrote it
