@@ -41,9 +41,9 @@ def test_on_the_lab_s_path_a_machine_s_nic_is_the_veth(tmp_path, virtio_machine)
 
 
 def test_a_machine_on_the_lab_s_rows_is_placed_as_lab_vm(tmp_path, virtio_machine):
-    """validate --platform lab_vm=FILE puts the machine where lab_vm is (paged receive skbs, one CPU a side); a
-    lab run with its tools pinned to two CPUs gives each side one of them (validation/README.md, "A machine on
-    the lab's path is placed as the lab places it")."""
+    """validate --platform lab_vm=FILE puts the machine where lab_vm is (one CPU a side; this file's receive skbs
+    are lab_vm's own, paged); a lab run with its tools pinned to two CPUs gives each side one of them
+    (validation/README.md, "A machine on the lab's path is placed as the lab places it")."""
     from dataclasses import replace
 
     from tcpsim.lab.predict import as_lab_vm, lab_path_platform, lab_simulation
@@ -56,6 +56,32 @@ def test_a_machine_on_the_lab_s_rows_is_placed_as_lab_vm(tmp_path, virtio_machin
     for pins, cpus in ((None, 2), ((0, 1), 1), ((0, 0), 2)):
         sim = lab_simulation(LabScenario(rate_bps=0, write_bytes=4096, pin_cpus=pins), two, "none")
         assert (sim.sender.platform.cpu.n_cpus, sim.receiver.platform.cpu.n_cpus) == (cpus, cpus), pins
+
+
+def test_validate_pages_a_lab_row_s_receive_skbs_only_through_the_delay_line():
+    """A user's machine on validate's lab rows is paged as the TUN delay line pages (4 KiB) on a row that went
+    through it, and keeps its own receive skbs on a row without it, as ``tcpsim lab`` and ``calibrate --lab`` place
+    a run (validation/README.md, "A user's machine on a lab row without the delay line keeps its own receive skbs");
+    ``lab_vm``'s own profile pages both."""
+    from tcpsim.calibration.mapping import platforms_for_point, scenario_for
+    from tcpsim.calibration.tables import Point
+    from tcpsim.calibration.validate import given_platforms
+    from tcpsim.lab.predict import host_platform
+
+    def point(line: str, rtt: str) -> Point:
+        fields = {"platform_sender": "lab_vm", "platform_receiver": "lab_vm", "mtu_bytes": "9000", "rate_bps": "0",
+                  "rtt_s": rtt, "delay_line": line, "tool": "iperf3", "duration_s": "3.0"}
+        return Point(source_id="lab", table_id="cpu2", source="tcpsim lab", table="t", row=line, metric="throughput",
+                     value=1.0, unit="Mbps", value_si=1e6, role="holdout", flags=(), note="", fields=fields)
+
+    rows = [point("relay", "0.001"), point("none", "0")]
+    mine = given_platforms(["lab_vm=modern_linux"], rows)
+    assert host_platform({}, "modern_linux", None, "none").os.rx_skb_page_bytes == 0  # its own: unpaged
+    for row, paged in zip(rows, (4096, 0)):
+        sc = scenario_for(row, platforms_for_point(row, mine))
+        assert (sc.sender.platform.os.rx_skb_page_bytes, sc.receiver.platform.os.rx_skb_page_bytes) == (paged, paged)
+        lab = scenario_for(row, platforms_for_point(row, None))
+        assert lab.receiver.platform.os.rx_skb_page_bytes == 4096
 
 
 def test_lab_prediction_through_the_delay_line_has_validate_s_receive_path():

@@ -216,8 +216,8 @@ def test_validate_scores_the_request_response_tables_as_the_rules_scored_them(ta
     """``data/lab/rr*.csv`` are the median runs of each table's three passes (``python -m tcpsim.lab.dataset data/lab
     --median-of rr_passes.json``), so ``tcpsim validate --data data --platform lab_vm=fit_spin.toml`` scores them on
     transactions a second. Its prediction of each row is the lab's (``score_rule161.py``'s, ``tcpsim lab``'s) within 3
-    %: validate pages the receiver's skbs on every lab row and takes ``lab_vm``'s buffer sysctls and its own stop rule,
-    where the lab predicts a run on its own path and sysctls."""
+    % (rule 164's first check): validate takes ``lab_vm``'s buffer sysctls and its own stop rule, where the lab
+    predicts a run on its own sysctls."""
     import json
 
     from tcpsim.lab.dataset import median_runs
@@ -229,3 +229,27 @@ def test_validate_scores_the_request_response_tables_as_the_rules_scored_them(ta
     lab = _rr_errors({"spin": "fit_spin.toml"}, table)["spin"]
     for o, r, e in zip(outcomes, runs, lab):
         assert o.predicted == pytest.approx((1 + e) * r["measured"]["transactions_per_s"], rel=0.03), o.point.row
+
+
+@pytest.mark.slow
+def test_validate_predicts_the_goodput_rows_as_the_lab_does():
+    """Rule 164's first check on ``lab/cpu9``'s ten rows under B10S: validate's prediction of each row is what ``tcpsim
+    lab`` predicted beside the run (its own path, sysctls and tool) within 3 %. Before rule 164 the two unshaped
+    MTU-9000 rows came 5.4 and 11.4 % lower in validate, which paged their receive skbs as the TUN's."""
+    import json
+
+    from tcpsim.lab.predict import predict_lab, tool_goodput_bps
+    from tcpsim.lab.scenario import LabScenario
+    from tcpsim.machine.detect import linux_version_part
+
+    runs = json.loads((HERE / "cpu9_median.json").read_text())
+    outcomes = scored_outcomes(HERE, {"spin": "fit_spin.toml"}, {"spin": ("cpu9",)})["spin"]
+    assert [round(o.point.value_si / 1e6, 2) for o in outcomes] == [round(r["measured"]["goodput_bps"] / 1e6, 2)
+                                                                   for r in runs]
+    for o, run in zip(outcomes, runs):
+        d, m = run["scenario"], run["measured"]
+        sc = LabScenario(**{**d, "pin_cpus": tuple(d["pin_cpus"]) if d.get("pin_cpus") else None})
+        lab = predict_lab(sc, run["sysctls"], platform=str(HERE / "fit_spin.toml"),
+                          os_name=linux_version_part(run["kernel"])[0], delay_line=run["delay_line"], tool=m["tool"],
+                          tool_version=m.get("tool_version") or "")
+        assert o.predicted == pytest.approx(tool_goodput_bps(sc, lab, m.get("duration_s")), rel=0.03), o.point.row

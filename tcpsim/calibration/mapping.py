@@ -14,6 +14,7 @@ from ..config import Budget, Host, Link, Scenario, TcpOptions, Workload
 from ..errors import ConfigError
 from ..platform import Platform
 from ..result import Result
+from ..lab.predict import through_tun
 from ..lab.scenario import measured_duration_s, tool_one_process, tool_read_bytes
 from .tables import Point
 
@@ -163,6 +164,9 @@ def scenario_for(point: Point, platforms: Mapping[str, Platform], budget: Option
         snd = replace(snd, cpu=replace(snd.cpu, n_cpus=n_cpus))
     if n_cpus is not None and on in ("receiver", "both"):
         rcv = replace(rcv, cpu=replace(rcv.cpu, n_cpus=n_cpus))
+    line = point.get("delay_line")
+    if line is not None:  # a lab row: the TUN delay line's paged skbs only on a row that went through it
+        snd, rcv = through_tun(snd, line), through_tun(rcv, line)
     link = setup.link
     mtu = point.get_int("mtu_bytes")
     if mtu is not None:

@@ -8,8 +8,8 @@ from typing import Any, Mapping, Optional
 from ..result import Result
 from .scenario import RELAY, LabScenario, RelayPath, receives_on_sending_cpu, tool_one_process
 
-__all__ = ["predict_lab", "host_platform", "lab_path_platform", "lab_path_parts", "as_lab_vm", "LAB_NIC_PART",
-           "lab_simulation", "tool_goodput_bps", "receives_on_sending_cpu", "path_note", "BUFFER_SYSCTLS", "DEFAULT_OS",
+__all__ = ["predict_lab", "host_platform", "lab_path_platform", "lab_path_parts", "as_lab_vm", "through_tun",
+           "LAB_NIC_PART", "lab_simulation", "tool_goodput_bps", "receives_on_sending_cpu", "path_note", "BUFFER_SYSCTLS", "DEFAULT_OS",
            "TUN_PAGE_BYTES"]
 
 DEFAULT_OS = "linux"
@@ -50,13 +50,22 @@ def lab_path_platform(spec: Any) -> Any:
 
 def as_lab_vm(spec: Any) -> Any:
     """``spec`` standing in for ``lab_vm`` on validate's lab rows (``tcpsim validate --platform lab_vm=FILE``): on
-    the lab's path (:func:`lab_path_platform`) and placed as ``lab_vm`` is, its receive skbs paged as the TUN delay
-    line's (``rx_skb_page_bytes``, a Linux host's) and one CPU a side (validation/README.md, "A machine on the
-    lab's path is placed as the lab places it")."""
+    the lab's path (:func:`lab_path_platform`) and placed as ``lab_vm`` is, one CPU a side (validation/README.md,
+    "A machine on the lab's path is placed as the lab places it"); a row through the delay line then pages its
+    receive skbs (:func:`through_tun`), a row without one keeps the file's own ("A user's machine on a lab row
+    without the delay line keeps its own receive skbs")."""
     base = lab_path_platform(spec)
-    if base.os.family == "linux":
-        base = replace(base, os=replace(base.os, rx_skb_page_bytes=TUN_PAGE_BYTES))
     return replace(base, cpu=replace(base.cpu, n_cpus=1))
+
+
+def through_tun(platform: Any, delay_line: str) -> Any:
+    """``platform`` on a lab run's path ``delay_line``: through the TUN delay line ("relay") a Linux receiver holds
+    each packet in the TUN driver's pages (``tun_get_user``: ``rx_skb_page_bytes`` = :data:`TUN_PAGE_BYTES`); with
+    no added delay or with netem there is no TUN (``veth_xmit`` hands the sender's skb to ``__netif_rx``) and the
+    host's own value stands. ``tcpsim lab``, ``calibrate --lab`` and ``tcpsim validate`` all place a run so."""
+    if delay_line == "relay" and platform.os.family == "linux":
+        return replace(platform, os=replace(platform.os, rx_skb_page_bytes=TUN_PAGE_BYTES))
+    return platform
 
 
 def lab_path_parts(spec: Any) -> dict[str, str]:
@@ -92,8 +101,7 @@ def host_platform(sysctls: Mapping[str, str], platform: Optional[Any] = None, os
     base = (_platform(platform, None) or Platform()) if delay_line == "nic" else lab_path_platform(platform)
     if platform is None and os_name:
         base = replace(base, os=os_version(os_name))
-    if delay_line == "relay" and base.os.family == "linux":
-        base = replace(base, os=replace(base.os, rx_skb_page_bytes=TUN_PAGE_BYTES))
+    base = through_tun(base, delay_line)
     text = "\n".join(f"{k} = {sysctls[k]}" for k in BUFFER_SYSCTLS if k in sysctls)
     if text and base.os.family == "linux":
         base = apply_tuning(base, parse_tuning(text, "<lab sysctls>"), "<lab sysctls>").platform
@@ -143,8 +151,9 @@ def path_note(delay_line: str) -> str:
                 f"delay line's paged skbs ({TUN_PAGE_BYTES}-byte pages), its measured latency and relay stage "
                 "(python -m tcpsim.lab.pathprobe)")
     veth = "; the receiving stack runs on the sending CPU, as on a veth" if receives_on_sending_cpu(delay_line) else ""
-    return (f"predicted host with GSO aggregates carried whole but no TUN paging: this run's path ({delay_line}) "
-            f"has no TUN delay line; validate's lab_vm, measured through it, pages every lab row{veth}")
+    return (f"predicted host with GSO aggregates carried whole and its own receive skbs: this run's path "
+            f"({delay_line}) has no TUN delay line to page them, as validate scores such a row (lab_vm's own profile "
+            f"pages every row){veth}")
 
 
 def predict_lab(sc: LabScenario, sysctls: Mapping[str, str], platform: Optional[Any] = None,
