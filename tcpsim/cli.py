@@ -118,7 +118,7 @@ def _scenario_flags(p: argparse.ArgumentParser) -> None:
                    help="SO_MAX_PACING_RATE on every socket, as iperf3 --fq-rate sets it (300mbit): Linux 4.13 on "
                         "paces each stream's payload to it")
     g = p.add_argument_group("workload")
-    g.add_argument("-l", "--write", default="64k", help="application write size (default 64k; iperf3 -l)")
+    g.add_argument("-l", "--write", default=None, help="application write size (default 64k; iperf3 -l)")
     g.add_argument("--message", default=None, help="small messages of this size instead of bulk writes")
     g.add_argument("--read", default=None,
                    help="bytes the receiving application asks for per read (default: all that is queued; iperf3 "
@@ -179,13 +179,20 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
         if not 28 <= mss <= 65495:
             raise ConfigError("mss", a.mss, "in 28..65495 bytes (an MTU of 68..65535 less 40 bytes of headers)")
         mtu = mss + 40  # IPv4 and TCP headers without options
+    writes = a.write is not None or "write" in axes
+    for flag in ("message", "rr"):
+        if writes and (getattr(a, flag) is not None or flag in axes):
+            given = getattr(a, flag) if getattr(a, flag) is not None else ",".join(map(str, axes[flag]))
+            raise ConfigError(flag, given, "left out when --write is given (a message or request sets the writes' "
+                              "size: one of --write, --" + flag + ")")
     profiled = any((a.platform, a.sender, a.receiver)) or any(k in axes for k in ("platform", "sender", "receiver"))
     if a.tuning not in (None, "none", "default") and not profiled:
         raise ConfigError("tuning", a.tuning, "used with --platform, --sender or --receiver (levels belong to a "
                           "profile; a tuning file goes to --sysctl)")
     kw: dict[str, Any] = dict(rate=a.rate, delay=a.delay, rtt=a.rtt,
                               mtu=1500 if mtu is None else mtu,
-                              sockbuf=a.sockbuf, sndbuf=a.sndbuf, rcvbuf=a.rcvbuf, write=a.write, message=a.message,
+                              sockbuf=a.sockbuf, sndbuf=a.sndbuf, rcvbuf=a.rcvbuf,
+                              write="64k" if a.write is None else a.write, message=a.message,
                               read=a.read, rr=a.rr, response=a.response, streams=a.streams, bidir=a.bidir, nodelay=a.nodelay,
                               delack=a.delack, deferred_acks_max=a.deferred_acks_max, os=a.os, platform=a.platform,
                               sender=a.sender, receiver=a.receiver, tuning=a.tuning, cpus=a.cpus, bus=a.bus,
@@ -298,6 +305,8 @@ def _cmd_predict(a: argparse.Namespace) -> int:
     from .api import build_scenario, predict
 
     check_output_paths(("json", a.json))
+    if a.timing and not a.json:
+        raise ConfigError("timing", True, "given with --json (it adds the run's wall-clock seconds to the JSON)")
     kw = _scenario_kwargs(a)
     result = predict(method=a.method, **kw)
     if a.json:
@@ -346,6 +355,9 @@ def _cmd_sweep(a: argparse.Namespace, axes: dict[str, list]) -> int:
     check_output_paths(("csv", a.csv), ("json", a.json_out))  # before the run, not after it
     check_figure_path(a.plot, "plot")
     check_columns(axes, x=a.x, y=a.y, hue=a.hue)
+    for flag in ("x", "hue"):
+        if getattr(a, flag) is not None and not a.plot:
+            raise ConfigError(flag, getattr(a, flag), "given with --plot (it names the figure's column)")
     kw = _scenario_kwargs(a, axes)
     res = sweep(kw, workers=a.workers, progress=sys.stderr.isatty(), max_points=a.max_points, **axes)
     to_stdout = False
@@ -372,6 +384,8 @@ def _cmd_explain(a: argparse.Namespace) -> int:
     from .explain import explain
 
     check_output_paths(("pcap", a.pcap))
+    if a.snaplen is not None and not a.pcap:
+        raise ConfigError("snaplen", a.snaplen, "given with --pcap (the bytes kept per frame of the capture)")
     check_figure_path(a.plot, "plot")
     check_figure_path(a.diagram, "diagram")
     ex = explain(segments=a.segments, **_scenario_kwargs(a))
@@ -383,7 +397,7 @@ def _cmd_explain(a: argparse.Namespace) -> int:
         _save_figure(ex.plot(), a.diagram)
         print(f"figure written to {a.diagram}", file=sys.stderr)
     if a.pcap:
-        n = ex.to_pcap(a.pcap, snaplen=a.snaplen)
+        n = ex.to_pcap(a.pcap, snaplen=65535 if a.snaplen is None else a.snaplen)
         print(f"capture written to {a.pcap} ({n} frames; tcpdump -r or Wireshark opens it)", file=sys.stderr)
     return 0
 
@@ -397,11 +411,14 @@ def _cmd_plan(a: argparse.Namespace) -> int:
         raise ConfigError("target", None, f"given for plan {a.question} (e.g. --target 900mbit)")
     unused = {"target": a.target if a.question == "jumbo" else None, "uplink": a.uplink if a.question != "flows" else None,
               "max_cpus": a.max_cpus if a.question != "cpus" and a.max_cpus != 64 else None,
-              "mtu": a.mtu if a.question == "jumbo" else None}
+              "mtu": a.mtu if a.question == "jumbo" else None,
+              "sockbuf": a.sockbuf if a.question == "sockbuf" else None,
+              "cpus": a.cpus if a.question == "cpus" else None}
     for flag, value in unused.items():  # a flag the question does not read is an error, not silently dropped
         if value is not None:
             raise ConfigError(flag, value, f"left out of plan {a.question}" + (
-                " (it compares MTU 1500 with 9000)" if flag == "mtu" else ""))
+                " (it compares MTU 1500 with 9000)" if flag == "mtu" else
+                f" (it searches the {flag} itself)" if flag in ("sockbuf", "cpus") else ""))
     check_output_paths(("json", a.json))
     kw = _scenario_kwargs(a)
     if a.question == "flows":
@@ -533,7 +550,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="draw cwnd, bytes in flight and windows over time, and a time-sequence plot")
     sp.add_argument("--diagram", default=None, metavar="PNG", help="draw the sequence diagram (the Sun blueprint's Figure 8)")
     sp.add_argument("--pcap", default=None, metavar="FILE", help="write the segments as a pcap capture (tcpdump, Wireshark)")
-    sp.add_argument("--snaplen", type=typed(parse_int, "snaplen", lo=54, hi=262144), default=65535, metavar="BYTES",
+    sp.add_argument("--snaplen", type=typed(parse_int, "snaplen", lo=54, hi=262144), default=None, metavar="BYTES",
                     help="bytes kept per frame in --pcap (default 65535)")
 
     sp = sub.add_parser("plan", help="capacity planning: smallest buffer, fewest CPUs, jumbo or not, flows per uplink",

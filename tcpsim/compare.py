@@ -60,6 +60,10 @@ def parse_what_if(changes: Union[Mapping[str, Any], Sequence[str], str]) -> dict
             if not sep or not key.strip() or not value.strip():
                 raise ConfigError("what_if", text, "KEY=VALUE, e.g. mtu=9000 or sockbuf=1M")
             items.append((key, value.strip()))
+        keys = [str(k).strip().replace("-", "_") for k, _ in items]
+        twice = next((k for k in keys if keys.count(k) > 1), None)
+        if twice is not None:  # the last would win, silently
+            raise ConfigError("what_if", twice, "each key once (a second value of one key: --a and --b, or a sweep)")
     out: dict[str, Any] = {}
     for key, value in items:
         key = str(key).strip().replace("-", "_")

@@ -750,3 +750,26 @@ def test_a_figure_type_nothing_writes_is_refused_before_the_run(monkeypatch, cap
     assert main([*argv, "fig.txt"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "fig.txt" in err[0] and ".png, .pdf or .svg" in err[0], err
+
+
+@pytest.mark.parametrize("argv, field, said", [
+    (["predict", "--write", "1k", "--message", "100"], "message", "one of --write, --message"),
+    (["predict", "--write", "1k", "--rr", "100"], "rr", "one of --write, --rr"),
+    (["sweep", "--write", "1k,2k", "--message", "100"], "message", "one of --write, --message"),
+    (["predict", "--timing"], "timing", "with --json"),
+    (["sweep", "--mtu", "1500,9000", "--x", "mtu"], "x", "with --plot"),
+    (["sweep", "--mtu", "1500,9000", "--hue", "mtu"], "hue", "with --plot"),
+    (["explain", "--snaplen", "100"], "snaplen", "with --pcap"),
+    (["plan", "sockbuf", "--target", "900mbit", "--sockbuf", "64k"], "sockbuf", "searches the sockbuf itself"),
+    (["plan", "cpus", "--target", "900mbit", "--cpus", "2"], "cpus", "searches the cpus itself"),
+    (["compare", "--what-if", "mtu=9000", "--what-if", "mtu=1500"], "what_if", "each key once"),
+    (["validate", "--cross-evals", "0"], "--cross-evals", "together with --cross"),
+    (["validate", "--cross-polish", "3"], "--cross-polish", "together with --cross"),
+    (["validate", "--cross-jacobian", "broyden"], "--cross-jacobian", "together with --cross"),
+])
+def test_a_flag_the_command_would_not_read_is_refused(capsys, argv, field, said):
+    """No flag is dropped quietly: one the command would ignore (the last of two values winning, a size the plan
+    searches itself, a figure column without a figure) is one line naming it, before anything runs."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{field}=" in err[0] and said in err[0], err

@@ -303,15 +303,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--cross", action="store_true",
                         help="also leave one source out: fit the shared parameters without it, predict it "
                              "(cross_error in --json, a column here and in the report)")
-    parser.add_argument("--cross-evals", type=typed(parse_int, "cross-evals", lo=0), default=10, metavar="N",
+    parser.add_argument("--cross-evals", type=typed(parse_int, "cross-evals", lo=0), default=None, metavar="N",
                         help="full evaluations of the fit points per leave-one-source-out fit (default 10, the "
                              "committed record's; each accepted step also costs one Jacobian)")
-    parser.add_argument("--cross-polish", type=typed(parse_int, "cross-polish", lo=0), default=0, metavar="N",
+    parser.add_argument("--cross-polish", type=typed(parse_int, "cross-polish", lo=0), default=None, metavar="N",
                         help="further Powell evaluations per fit (default 0)")
     parser.add_argument("--joint", action="store_true",
                         help="with --cross, also fit the shared parameters to every source's calibration tables "
                              "(the joint fit in sample) and score the model's machines with it")
-    parser.add_argument("--cross-jacobian", choices=("full", "broyden"), default="full",
+    parser.add_argument("--cross-jacobian", choices=("full", "broyden"), default=None,
                         help="each fit's Jacobian after its first: differenced again at every accepted step "
                              "(full, the default) or Broyden's update from the step (no runs)")
     parser.add_argument("--platform", dest="platforms", action="append", default=[], metavar="ID=FILE",
@@ -324,6 +324,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           "and record the shipped profiles)")
     if args.joint and not args.cross:
         raise ConfigError("--joint", "given", "together with --cross")
+    for flag, value, default in (("--cross-evals", args.cross_evals, 10), ("--cross-polish", args.cross_polish, 0),
+                                 ("--cross-jacobian", args.cross_jacobian, "full")):
+        if value is not None and not args.cross:
+            raise ConfigError(flag, value, "given together with --cross (it sets the leave-one-source-out fits)")
+    args.cross_evals = 10 if args.cross_evals is None else args.cross_evals
+    args.cross_polish = 0 if args.cross_polish is None else args.cross_polish
+    args.cross_jacobian = args.cross_jacobian or "full"
     if args.cross and args.source:
         raise ConfigError("--source", args.source, "absent with --cross (a fold needs the other sources)")
     t0 = time.perf_counter()
