@@ -160,20 +160,13 @@ CPU_TABLE_MISSES = {
         "16.8 % calibrated (W's 27.3 %, 30.5 % under the file before it, which this table replaced): too fast on the "
         "two- and three-stream rows (+13..+85 %), the jumbo 5 KiB row -31 % "
         f"({_STREAMS}; {_SPLIT})"),
-    ("cpu12", "xeon_calibrated"): (
-        f"16.2 % calibrated (W's 8.8 %): 512-byte and 3 KiB writes -25, -19 %, 12 KiB +28 %, no-delay 50 and 250-byte "
-        f"messages +29, +30 % ({_SPLIT})"),
     ("cpu15", "xeon_calibrated"): (
         f"17.9 % calibrated (W's 6.8 %): 2.5 KiB and jumbo 6 KiB writes -25 %, 20 KiB +21 %, no-delay 60 and 200-byte "
         f"messages +31, +20 % ({_SPLIT})"),
-    ("cpu17", "xeon_calibrated"): (
-        "15.7 % calibrated (max 34.0 %): 1,280-byte writes -23 %, jumbo 9 KiB -20 %, three streams of 4 KiB -34 %, two "
-        "of 24 and 40 KiB +27, +22 % (validation/README.md, 'What the check at its instant gave')"),
 }
 
 _PARTS_FIGURES = {
     "cpu9": "18.1 % (max 34.9 %, the 14 KiB rows of one and two streams +12 and +23 %)",
-    "cpu16": "15.1 % (max 26.7 %, nine rows of ten low)",
     "cpu17": "17.7 % (max 55.2 %, every row low)",
 }
 """Each judging table from the parts file, where it misses issue 21's 15 %."""
@@ -185,5 +178,8 @@ CPU_TABLE_MISSES.update({(t, "xeon_parts"): f"{v} from the parts: the catalog's 
     pytest.param(t, n, marks=pytest.mark.xfail(strict=True, reason=CPU_TABLE_MISSES[t, n]))
     if (t, n) in CPU_TABLE_MISSES else (t, n) for t in JUDGING_CPU_TABLES for n in ("xeon_parts", "xeon_calibrated")])
 def test_the_cpu_tables_that_judged_a_rule_within_target(scored, table, name):
-    """Each of :data:`JUDGING_CPU_TABLES` against issue 22's 15 % after calibrating and issue 21's from the parts."""
+    """Each of :data:`JUDGING_CPU_TABLES` against issue 22's 15 % after calibrating and issue 21's from the parts.
+    Three misses were met once rule 164 scored rows without the delay line unpaged, as step 2 fits them
+    (validation/README.md, "What keeping a machine's own receive skbs off the delay line gave"): ``cpu12`` calibrated
+    16.2 -> 12.8 %, ``cpu17`` calibrated 15.7 -> 10.0 %, ``cpu16`` from the parts 15.1 -> 14.5 %."""
     assert statistics.median(_errors(scored[name], lambda p: p.table_id == table)) <= CPU_TARGET
