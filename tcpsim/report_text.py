@@ -12,7 +12,7 @@ from .protocol.linux_sndbuf import handshake_sndbuf_bytes, per_mss_bytes
 from .protocol.rto import RTO_AFTER_LOST_SYN_S, first_data_times_out
 from .result import LIMIT_NAMES, Result
 from .tuning.advice import buffer_plan, cap_knob
-from .units import UNSHAPED_RATE_BPS, format_duration, format_rate, format_size
+from .units import UNSHAPED_RATE_BPS, format_duration, format_mbps, format_rate, format_size
 
 __all__ = ["advice", "describe", "granted_note", "limit_name", "line_goodput_bps", "workload_text"]
 
@@ -331,9 +331,9 @@ def _headroom(sc: Scenario, r: Result) -> str | None:
         return None
     v, k = others[0]
     if not r.goodput_bps > 0 or v > FAR_LIMIT * r.goodput_bps:
-        return f"no nearby limit: the next, {limit_name(k)}, is at {v / 1e6:.1f} Mbit/s"
+        return f"no nearby limit: the next, {limit_name(k)}, is at {format_mbps(v)} Mbit/s"
     gain = v / r.goodput_bps - 1
-    return (f"next limit: {limit_name(k)} at {v / 1e6:.1f} Mbit/s"
+    return (f"next limit: {limit_name(k)} at {format_mbps(v)} Mbit/s"
             + (f" ({gain:+.0%} if the current limit were lifted)" if gain >= 0.005 else
                " (under 1 % above: the two limits bind together)"))
 
@@ -346,7 +346,7 @@ def _goodput_line(sc: Scenario, r: Result) -> str:
     ways = 2 if wl.bidirectional or wl.kind == "rr" else 1
     line = line_goodput_bps(sc)
     each = " each way" if ways == 2 else ""
-    head = f"goodput      {r.goodput_bps / 1e6:9.1f} Mbit/s  "  # bit/s like every rate tcpsim prints
+    head = f"goodput      {format_mbps(r.goodput_bps, 9)} Mbit/s  "  # bit/s like every rate tcpsim prints
     if sc.link.rate_bps == UNSHAPED_RATE_BPS:
         return head + ("(unshaped link, ideal hosts: the window's limit only)" if ideal_unshaped(sc)
                        else "(unshaped link: the hosts' own limit)")
@@ -354,8 +354,8 @@ def _goodput_line(sc: Scenario, r: Result) -> str:
     if r.goodput_bps > full:
         noise = r.goodput_halfwidth_bps or 0.0
         what = "within its interval" if r.goodput_bps - noise <= full else "above it: a model error"
-        return head + f"(at line-rate goodput {line / 1e6:.1f} Mbit/s{each}, {what})"
-    return head + f"({r.goodput_bps / full:.0%} of line-rate goodput {line / 1e6:.1f} Mbit/s{each})"
+        return head + f"(at line-rate goodput {format_mbps(line)} Mbit/s{each}, {what})"
+    return head + f"({r.goodput_bps / full:.0%} of line-rate goodput {format_mbps(line)} Mbit/s{each})"
 
 
 def describe(sc: Scenario, r: Result) -> str:
@@ -379,7 +379,7 @@ def describe(sc: Scenario, r: Result) -> str:
     if r.transactions_per_s is not None:
         lines.append(f"transactions {r.transactions_per_s:9,.0f} /s")
     if not math.isnan(r.data_packets_per_s):
-        lines.append(f"packets      {r.data_packets_per_s:9,.0f} data/s  {r.ack_packets_per_s:8,.0f} ACK/s")
+        lines.append(f"packets      {_count(r.data_packets_per_s, 9)} data/s  {_count(r.ack_packets_per_s, 8)} ACK/s")
     dropped = {k: v for k, v in r.drops.items() if v}
     if dropped or r.retransmits:
         where = ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in dropped.items()) or "none"
@@ -396,7 +396,7 @@ def describe(sc: Scenario, r: Result) -> str:
             lines.append(f"{role:12s} " + ", ".join(parts))
     if sc.link.loss_frac > 0:
         flows = sc.workload.n_flows
-        lines.append(f"loss model   {ceilings.loss_estimate_bps(sc) / 1e6:9.1f} Mbit/s  Mathis et al.'s long-run average, "
+        lines.append(f"loss model   {format_mbps(ceilings.loss_estimate_bps(sc), 9)} Mbit/s  Mathis et al.'s long-run average, "
                      f"MSS / RTT x {ceilings.MATHIS_C:.2f} / sqrt({sc.link.loss_frac:g}) a stream"
                      + (f", x {flows} streams" if flows > 1 else ""))
     lines.append(f"limited by   {limit_name(r.limited_by)}")
@@ -415,6 +415,12 @@ def describe(sc: Scenario, r: Result) -> str:
     return "\n".join(lines)
 
 
+def _count(per_s: float, width: int) -> str:
+    """Packets a second: whole ones with thousands separators, three significant figures below ten (a 1 kbit/s
+    link's 0.0791, not 0)."""
+    return f"{per_s:{width},.0f}" if per_s == 0 or per_s >= 10 else f"{per_s:{width}.3g}"
+
+
 def _rare_loss(sc: Scenario, r: Result) -> str:
     """Why a lossy run that spent its budget could not converge, when its losses are too rare for any budget: the
     stop rule waits for :func:`tcpsim.stopping.losses_needed` random losses, and at this rate they take longer than
@@ -428,6 +434,6 @@ def _rare_loss(sc: Scenario, r: Result) -> str:
     every_s = 1.0 / (p * pps)
     if needed * every_s <= MAX_AUTO_SIM_TIME_S:
         return ""
-    return (f"at a loss of {p:g} a frame one comes every {format_duration(every_s)} simulated, and the stop rule "
+    return (f"at a loss of {p:g} one comes every {format_duration(every_s)} simulated, and the stop rule "
             f"averages over {needed}: no budget holds them, so the goodput is that of the stretches between losses "
             f"(the loss model line gives the long run's)")

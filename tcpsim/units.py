@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 
 from .errors import ConfigError
 
@@ -38,6 +39,7 @@ __all__ = [
     "format_size",
     "format_rate",
     "format_duration",
+    "format_mbps",
     "format_quantity",
 ]
 
@@ -202,6 +204,9 @@ def parse_fraction(value: object, field: str = "frac", lo: float = 0.0, hi: floa
         frac = float(m.group(1)) / (100.0 if m.group(2) else 1.0)
     if not math.isfinite(frac) or not lo <= frac <= hi:
         raise ConfigError(field, value, f"a fraction in {lo:g}..{hi:g} ({hi:.0%} at most)")
+    if frac == 0.0 and isinstance(value, str) and re.search(r"[1-9]", value.lower().split("e")[0]):
+        raise ConfigError(field, value, f"0 or a fraction of at least {sys.float_info.min:.3g} (a smaller one "
+                          "is 0 to a float, which would run without it)")
     return frac
 
 
@@ -226,6 +231,15 @@ def format_size(size_bytes: float) -> str:
     return f"{size_bytes:.0f} B"
 
 
+def format_mbps(rate_bps: float, width: int = 0) -> str:
+    """A rate in Mbit/s, the unit every goodput line of tcpsim's text uses: one decimal from 0.1 Mbit/s to 10
+    Tbit/s, three significant figures outside it (a 1 kbit/s link's 0.000998, not 0.0; Mathis's rate at a loss of
+    1e-300, 1.27e+152, not its 150 digits); ``width`` right-aligns it."""
+    mbps = rate_bps / 1e6
+    text = f"{mbps:.1f}" if mbps == 0 or 0.1 <= abs(mbps) < 1e7 else f"{mbps:.3g}"
+    return f"{text:>{width}}"
+
+
 def format_rate(rate_bps: float) -> str:
     """``9.4e8`` -> ``'940 Mbit/s'`` (three significant figures); :data:`UNSHAPED_RATE_BPS` -> ``'unshaped'``."""
     if rate_bps == UNSHAPED_RATE_BPS:
@@ -240,6 +254,8 @@ def format_duration(duration_s: float) -> str:
     """A time in its natural unit: ``0.02`` -> ``'20 ms'``, ``1.5e-4`` -> ``'150 us'`` (three significant figures)."""
     if duration_s == 0:
         return "0 s"
+    if abs(duration_s) >= 1e7:
+        return f"{duration_s:.3g} s"  # a loss of 1e-300 comes every 1.2e+295 s, not a 300-digit number
     if abs(duration_s) >= 1000.0:
         return f"{duration_s:.0f} s"  # not 3.6e+03 s
     for unit, mult in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):

@@ -154,3 +154,20 @@ def test_a_badly_written_quantity_is_not_called_negative():
     with pytest.raises(ConfigError) as err:
         parse_size("-5q", "sockbuf")
     assert "0 or more" not in str(err.value)
+
+
+def test_extreme_rates_and_times_print_as_numbers_a_reader_can_take_in():
+    """A 1 kbit/s link's goodput is 0.000947 Mbit/s, not 0.0; Mathis's rate at a loss of 1e-300 and the time between
+    its losses print with three significant figures, not 150 and 300 digits."""
+    from tcpsim.units import format_mbps
+
+    assert format_mbps(947.0) == "0.000947" and format_mbps(949.3e6) == "949.3" and format_mbps(0.0) == "0.0"
+    assert format_mbps(1.266e158) == "1.27e+152" and format_mbps(949.3e6, 9) == "    949.3"
+    assert format_duration(1.23e295) == "1.23e+295 s" and format_duration(3600.0) == "3600 s"
+
+
+def test_a_fraction_too_small_for_a_float_is_refused_not_run_as_zero():
+    assert parse_fraction("1e-300", "loss") == 1e-300 and parse_fraction("0", "loss") == 0.0
+    assert parse_fraction("0.0e-5", "loss") == 0.0
+    with pytest.raises(ConfigError, match=r"loss='1e-400': must be 0 or a fraction of at least"):
+        parse_fraction("1e-400", "loss")
