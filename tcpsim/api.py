@@ -152,13 +152,15 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = None, rtt: Any = None, m
     if rtt is not None and delay is not None:
         raise ConfigError("delay", delay, "left out when rtt is given (one of delay, rtt)")
     delay = DEFAULT_DELAY if delay is None else delay
+    if rtt is not None and parse_duration(rtt, "rtt") > 20.0:  # Link's one-way delay of at most 10 s, both ways
+        raise ConfigError("rtt", rtt, "in 0..20 s (twice a one-way delay of at most 10 s)")
     delay_given = ("rtt", rtt, "twice a one-way delay ") if rtt is not None else ("delay", delay, "")
     with _as_given({"one_way_delay_s": delay_given, "rate_bps": ("rate", rate, ""), "mtu_bytes": ("mtu", mtu, ""),
                     "queue_packets": ("queue", queue, ""), "loss_frac": ("loss", loss, ""),
                     "burst_bytes": ("burst", burst, ""), "rx_on_sending_cpu": ("veth", veth, "")}):
         delay_s = parse_duration(rtt, "rtt") / 2 if rtt is not None else parse_duration(delay, "delay")
         link = Link(rate_bps=parse_link_rate(rate, "rate"), one_way_delay_s=delay_s,
-                    mtu_bytes=parse_size(mtu, "mtu", decimal=True),
+                    mtu_bytes=parse_size(mtu, "mtu", decimal=True, allowed="in 68..65535"),
                     queue_packets=None if queue is None else parse_int(queue, "queue"),
                     loss_frac=parse_fraction(loss, "loss", hi=MAX_LOSS_FRAC),
                     burst_bytes=0 if burst is None else parse_size(burst, "burst"), rx_on_sending_cpu=veth)
@@ -204,9 +206,9 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = None, rtt: Any = None, m
                         "max_pacing_rate_bps": ("max_pacing_rate", max_pacing_rate, "")}):
             return TcpOptions.for_os(
                 p.os,
-                sockbuf_bytes=None if sockbuf is None else parse_size(sockbuf, "sockbuf"),
-                sndbuf_bytes=None if sndbuf is None else parse_size(sndbuf, "sndbuf"),
-                rcvbuf_bytes=None if rcvbuf is None else parse_size(rcvbuf, "rcvbuf"),
+                sockbuf_bytes=None if sockbuf is None else parse_size(sockbuf, "sockbuf", allowed="in 1..2**31 bytes"),
+                sndbuf_bytes=None if sndbuf is None else parse_size(sndbuf, "sndbuf", allowed="in 1..2**31 bytes"),
+                rcvbuf_bytes=None if rcvbuf is None else parse_size(rcvbuf, "rcvbuf", allowed="in 1..2**31 bytes"),
                 nodelay=nodelay, max_pacing_rate_bps=pacing_bps, **over)
 
     written = ("rr", rr, "") if rr is not None else ("message", message, "") if message is not None \

@@ -175,7 +175,8 @@ def _scenario_kwargs(a: argparse.Namespace, axes: dict[str, list] | None = None)
     if a.mss is not None:
         if a.mtu is not None or "mtu" in axes:
             raise ConfigError("mss", a.mss, "left out when --mtu is given (one of --mtu, --mss)")
-        mss = parse_size(a.mss, "mss", decimal=True)
+        mss = parse_size(a.mss, "mss", decimal=True, allowed="in 28..65495 bytes (an MTU of 68..65535 less 40 bytes of "
+                         "headers)")
         if not 28 <= mss <= 65495:
             raise ConfigError("mss", a.mss, "in 28..65495 bytes (an MTU of 68..65535 less 40 bytes of headers)")
         mtu = mss + 40  # IPv4 and TCP headers without options

@@ -90,14 +90,18 @@ def _number(value: object, field: str, example: str) -> float | None:
     return None
 
 
-def parse_size(value: object, field: str = "size_bytes", *, decimal: bool = False) -> int:
+def parse_size(value: object, field: str = "size_bytes", *, decimal: bool = False, allowed: str | None = None) -> int:
     """Bytes from ``9000``, ``512k``, ``1M``, ``64KiB`` or ``64KB`` (binary multiples, see module doc).
 
-    ``decimal=True`` (an MTU): ``k``/``kB`` are 1000, only ``KiB``/``MiB`` stay binary."""
+    ``decimal=True`` (an MTU): ``k``/``kB`` are 1000, only ``KiB``/``MiB`` stay binary. ``allowed``: the field's
+    own range, which a well-written negative size (``-5k``) is refused with."""
     how = "a size such as 9000, 512k, 1M or 64KiB"
     number = _number(value, field, how)
     mult = 1
     if number is None:
+        text = _as_text(value, field, how)
+        if allowed and text.startswith("-") and _SIZE_RE.match(text[1:].lstrip()):
+            raise ConfigError(field, value, allowed)
         m = _matched(value, field, how, _SIZE_RE)
         number, prefix = float(m.group(1)), m.group(2).lower()
         binary = not decimal or (m.group(3) or "").startswith("i")
@@ -174,7 +178,12 @@ def parse_int(value: object, field: str = "count", lo: int | None = None, hi: in
     how = "a whole number such as 4"
     number = _number(value, field, how)
     if number is None:
-        out = int(_matched(value, field, how, _INT_RE).group(0))
+        text = _as_text(value, field, how)
+        sci = _FLOAT_RE.match(text) if "e" in text.lower() and not _INT_RE.match(text) else None
+        if sci and math.isfinite(float(sci.group(0))) and float(sci.group(0)).is_integer():
+            out = int(float(sci.group(0)))  # 1e12, as the ranges print
+        else:
+            out = int(_matched(value, field, how, _INT_RE).group(0))
     elif math.isfinite(number) and number == int(number):
         out = int(value) if isinstance(value, int) else int(number)
     else:

@@ -773,3 +773,24 @@ def test_a_flag_the_command_would_not_read_is_refused(capsys, argv, field, said)
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{field}=" in err[0] and said in err[0], err
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["--sockbuf", "-5k"], "sockbuf='-5k': must be in 1..2**31 bytes"),
+    (["--mtu", "-1500"], "mtu='-1500': must be in 68..65535"),
+    (["--mss", "-1"], "mss='-1': must be in 28..65495 bytes"),
+    (["--rtt", "1000s"], "rtt='1000s': must be in 0..20 s"),
+])
+def test_a_refusal_names_the_range_the_field_accepts(capsys, argv, line):
+    """The range the field itself accepts, not a generic one it would then refuse (``-5k`` once read "0 or more",
+    and 0 is refused; an RTT's range read as a one-way delay's)."""
+    assert main(["predict", "--method", "ceilings", *argv]) == 2
+    assert line in capsys.readouterr().err
+
+
+def test_a_whole_number_may_be_written_as_the_ranges_print_it(capsys):
+    assert main(["predict", "--method", "ceilings", "--max-events", "1e12"]) == 0
+    assert main(["predict", "--method", "ceilings", "--max-events", "1.5e2"]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--method", "ceilings", "--max-events", "1.5e1"]) == 2
+    assert "in 100..1e+12" in capsys.readouterr().err
