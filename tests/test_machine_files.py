@@ -1,6 +1,7 @@
 """Machine files and ``tcpsim machine``: the README's data-sheet example runs without Python, every bad file
 is one line naming file, line and field (exit 2), and ``machine show`` explains every value."""
 
+import json
 import re
 from dataclasses import fields
 from pathlib import Path
@@ -73,6 +74,13 @@ def test_machine_show_names_the_origin_of_every_runtime_value(capsys):
     assert "os: family linux -> solaris (flag --os)" in out and "bus                             pcie-gen1-x8" in out
     code, out, _ = _run(capsys, ["machine", "show", "es40_tru64", "--json"])
     assert code == 0 and '"origin": "calibration (file es40_tru64.toml' in out
+
+
+def test_machine_show_writes_its_json_where_asked_as_the_other_commands_do(capsys, tmp_path):
+    code, out, _ = _run(capsys, ["machine", "show", "es40_tru64", f"--json={tmp_path / 'm.json'}"])
+    assert code == 0 and out == "" and json.loads((tmp_path / "m.json").read_text())["name"] == "es40_tru64"
+    code, _, err = _run(capsys, ["machine", "show", "es40_tru64", f"--json={tmp_path / 'no' / 'm.json'}"])
+    assert code == 2 and "json=" in err and "existing folder" in err
 
 
 def test_machine_parts_lists_the_catalog(capsys):

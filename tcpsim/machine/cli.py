@@ -13,6 +13,7 @@ from typing import Any, Optional, Sequence
 
 from ..cliutil import typed
 from ..errors import ConfigError
+from ..fileio import check_output_paths, write_text_reporting
 from ..units import parse_int
 
 __all__ = ["add_part_flags", "part_kwargs", "main"]
@@ -46,17 +47,28 @@ def part_kwargs(a: argparse.Namespace) -> dict[str, Any]:
     return {k: getattr(a, k, None) for k in ("machine", "cpu", "cpu_ghz", "cpus", "memory_bw", "bus", "nic", "os")}
 
 
+_PARTS_EXAMPLES = """Examples:
+  tcpsim machine parts                 every part of the catalog, by kind
+  tcpsim machine parts nic             the network cards
+  tcpsim machine parts cpu xeon-5160   one part: every field and where it comes from
+"""
+
+
 def _show(a: argparse.Namespace) -> int:
     from .show import show_dict, show_text
     from .spec import flag_layer, layers_for
     from .resolve import resolve_layers
 
+    check_output_paths(("json", a.json))
     kw = part_kwargs(a)
     machine = kw.pop("machine")
     flags = flag_layer(**kw)
     layers = layers_for(a.name, what="machine") + (layers_for(machine, what="machine") if machine else []) + ([flags] if flags else [])
     m = resolve_layers(layers)
-    print(json.dumps(show_dict(m), indent=1) if a.json else show_text(m))
+    if a.json is None:
+        print(show_text(m))
+    else:
+        write_text_reporting(a.json, json.dumps(show_dict(m), indent=1), "json")
     return 0
 
 
@@ -146,8 +158,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     sp.add_argument("name", metavar="NAME|FILE", help="a profile (tcpsim platforms) or a machine file")
     add_part_flags(sp, with_bus_cpus=True)
-    sp.add_argument("--json", action="store_true", help="print JSON: parts and platform as {key: {value, origin}}")
-    sp = sub.add_parser("parts", help="the catalog's parts", description="List the parts of the catalog.")
+    sp.add_argument("-J", "--json", nargs="?", const="-", default=None, metavar="FILE",
+                    help="print JSON: parts and platform as {key: {value, origin}} (to FILE with --json=FILE)")
+    sp = sub.add_parser("parts", help="the catalog's parts", description="List the parts of the catalog.",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        epilog=_PARTS_EXAMPLES)
     sp.add_argument("kind", nargs="?", choices=("cpu", "memory", "bus", "nic", "os"))
     sp.add_argument("name", nargs="?", help="one part of that kind: every field and its whole source")
     sp = sub.add_parser("detect", help="write a machine file of the Linux host this runs on",
