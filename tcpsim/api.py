@@ -27,6 +27,9 @@ def simulate(scenario: Scenario) -> Result:
     """
     from . import ceilings, engine
 
+    if not isinstance(scenario, Scenario):
+        raise ConfigError("scenario", type(scenario).__name__, "a tcpsim.Scenario (tcpsim.build_scenario(...) makes "
+                          "one; tcpsim.predict(...) takes its keywords)")
     return _explained(scenario, replace(engine.run(scenario), ceilings_bps=ceilings.ceilings(scenario)))
 
 
@@ -265,6 +268,7 @@ def predict(*, method: str = "simulate", **kwargs: Any) -> Result:
     bound alone, or on a lossy link Mathis et al.'s estimate where it is lower (instant, but blind to
     Nagle, delayed ACK and queueing).
     """
+    check_keywords(kwargs)
     scenario = build_scenario(**kwargs)
     if method == "simulate":
         return simulate(scenario)

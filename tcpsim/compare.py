@@ -51,6 +51,9 @@ def parse_what_if(changes: Union[Mapping[str, Any], Sequence[str], str]) -> dict
     """
     if isinstance(changes, str):
         changes = [changes]
+    if not isinstance(changes, (Mapping, list, tuple)):
+        raise ConfigError("what_if", changes, "a dict of build_scenario keywords or KEY=VALUE strings, e.g. "
+                          "{'mtu': 9000} or ['mtu=9000']")
     items: list[tuple[str, Any]] = []
     if isinstance(changes, Mapping):
         items = list(changes.items())

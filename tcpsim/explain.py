@@ -173,9 +173,10 @@ def explain(segments: int = 40, **kwargs: Any) -> Explanation:
     Segments are data segments and ACKs in the order they left their hosts. The run goes on to
     convergence as usual, so ``.cycle()`` describes the steady state, not the start-up.
     """
-    from .api import build_scenario, simulate
+    from .api import build_scenario, check_keywords, simulate
     from .errors import ConfigError
 
+    check_keywords(kwargs)
     if isinstance(segments, bool) or not isinstance(segments, int) or not 1 <= segments <= 100_000:
         raise ConfigError("segments", segments, "a whole number in 1..100000")
     sc = build_scenario(**kwargs)

@@ -331,7 +331,11 @@ class SweepResult:
         """A :class:`pandas.DataFrame`, one row per point (pandas imported here, only when asked)."""
         import pandas as pd
 
-        return pd.DataFrame(self.to_records(), columns=self._keys())
+        df = pd.DataFrame(self.to_records(), columns=self._keys())
+        for col in df.columns:  # a quantity no point has (transactions_per_s of bulk runs) is NaN, not objects
+            if len(df) and df[col].isna().all():
+                df[col] = df[col].astype(float)
+        return df
 
     def to_csv(self, path: str | os.PathLike | None = None) -> str:
         """CSV text with a header row; written to ``path`` too when given."""
@@ -429,6 +433,8 @@ def sweep(base: Mapping[str, Any] | None = None, *, executor: Executor | None = 
     if n_points > limit:
         raise ConfigError("sweep", f"{n_points:,} points", f"at most {limit:,} points (raise the limit with "
                           "--max-points N, or max_points=N)")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise ConfigError("executor", type(executor).__name__, "a concurrent.futures.Executor (or None: local cores)")
     if workers is not None:
         workers = parse_int(workers, "workers")
         if not 1 <= workers <= MAX_WORKERS:

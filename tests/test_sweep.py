@@ -203,3 +203,25 @@ def test_every_output_column_is_known_before_the_run():
     with pytest.raises(ConfigError) as info:
         check_columns(res.axes, x="mtu", y="goodput")
     assert info.value.field == "y"
+
+
+def test_the_python_api_refuses_what_it_cannot_run_as_a_value_error():
+    """From Jupyter as from the shell: a keyword build_scenario has not, a non-scenario, a what-if of another type
+    and an executor that is none are each a ConfigError (a ValueError) naming it, not a TypeError or
+    AttributeError from deep inside."""
+    import tcpsim
+    from tcpsim.errors import ConfigError
+
+    for call, field in ((lambda: tcpsim.predict(bogus=1), "bogus="), (lambda: tcpsim.simulate("x"), "scenario="),
+                        (lambda: tcpsim.compare({}, what_if=5), "what_if="),
+                        (lambda: tcpsim.sweep(mtu=[1500], executor="x"), "executor=")):
+        with pytest.raises(ConfigError, match=field):
+            call()
+
+
+def test_a_column_no_point_has_is_a_float_column_in_pandas():
+    pytest.importorskip("pandas")
+    from tcpsim.config import Budget
+
+    df = sweep({"budget": Budget(max_sim_time_s=0.005)}, mtu=[1500, 9000], workers=1).to_pandas()
+    assert df["transactions_per_s"].dtype == float and df["transactions_per_s"].isna().all()
