@@ -28,7 +28,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .plan import _Answer, _cautions
-from .units import format_rate, parse_duration, parse_rate
+from .units import UNSHAPED_RATE_BPS, format_rate, parse_duration, parse_rate
 
 __all__ = ["FlowsAnswer", "UplinkShare", "flows_that_fit", "jain_index", "share_uplink"]
 
@@ -163,6 +163,8 @@ def flows_that_fit(target: Any, uplink: Any = "1gbit", rtt: Any = "20ms", queue:
     if target_bps <= 0:
         raise ConfigError("target", target, "a rate above 0 (e.g. 20mbit)")
     sc = build_scenario(**_scenario_kw(1, uplink, rtt, queue, dict(kw)))
+    if sc.link.rate_bps == UNSHAPED_RATE_BPS:
+        raise ConfigError("uplink", uplink, "a rate such as 1gbit (an unshaped uplink has no capacity to share)")
     ts = sc.sender.tcp.timestamps and sc.receiver.tcp.timestamps
     line_bps = framing.line_goodput_bps(sc.link.rate_bps, sc.link.mtu_bytes, ts, sc.link.skb_charged)
     n = min(_MAX_FLOWS, max(1, math.floor(line_bps / target_bps)))
@@ -179,9 +181,14 @@ def flows_that_fit(target: Any, uplink: Any = "1gbit", rtt: Any = "20ms", queue:
         n = max(1, min(n - 1, math.floor(share.goodput_bps / target_bps)))
     up, tgt = format_rate(sc.link.rate_bps), format_rate(target_bps)
     if fits:
-        why = ("as many as the line carries" if fits == math.floor(line_bps / target_bps)
-               else f"the line carries {math.floor(line_bps / target_bps)} at most; with more, queue losses cut the total")
-        reason = f"{fits} flows of {tgt} fit through a {up} uplink ({why}). Simulated: {share.text}"
+        most = math.floor(line_bps / target_bps)
+        why = ("as many as the line carries" if fits == most
+               else f"at most {_MAX_FLOWS} flows are simulated; the line would carry {most}" if fits == _MAX_FLOWS
+               else f"the line carries {most} at most; with more, queue losses cut the total")
+        reason = f"{fits} flows of {tgt} fit through a {up} uplink on average ({why}). Simulated: {share.text}"
+        if share.slowest_bps < target_bps / 2:  # the average hides flows TCP starved
+            reason += (f". Not every flow gets it: the slowest ran at {format_rate(share.slowest_bps)}, so with an even "
+                       f"share required fewer fit")
     else:
         reason = f"not even one flow reaches {tgt} through a {up} uplink. Simulated: {share.text}"
     return FlowsAnswer(flows=fits, target_bps=target_bps, uplink_bps=sc.link.rate_bps, share=share, tried=tuple(tried),

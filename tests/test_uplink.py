@@ -71,6 +71,16 @@ def test_how_many_flows_fit():
     assert none.flows == 0 and none.tried == (1,) and "not even one" in none.reason
 
 
+def test_an_answer_on_average_says_when_a_flow_was_starved():
+    """The count is the most flows whose average reaches the target; where TCP starved one of them (the slowest
+    under half the target) the answer says that fewer fit with an even share required. An unshaped uplink has no
+    capacity to plan for."""
+    a = flows_that_fit("20mbit", uplink="100mbit", rtt="4ms", sockbuf="1M", budget=QUICK)
+    assert (a.share.slowest_bps < 10e6) == ("Not every flow gets it" in a.reason)
+    with pytest.raises(ConfigError, match="uplink='0'"):
+        flows_that_fit("20mbit", uplink="0", rtt="1ms")
+
+
 def test_the_uplink_sets_the_stream_count():
     with pytest.raises(ConfigError, match="streams"):
         share_uplink(4, streams=2)
