@@ -324,13 +324,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           "and record the shipped profiles)")
     if args.joint and not args.cross:
         raise ConfigError("--joint", "given", "together with --cross")
-    for flag, value, default in (("--cross-evals", args.cross_evals, 10), ("--cross-polish", args.cross_polish, 0),
-                                 ("--cross-jacobian", args.cross_jacobian, "full")):
+    for name, default in (("cross_evals", 10), ("cross_polish", 0), ("cross_jacobian", "full")):
+        value = getattr(args, name)
         if value is not None and not args.cross:
-            raise ConfigError(flag, value, "given together with --cross (it sets the leave-one-source-out fits)")
-    args.cross_evals = 10 if args.cross_evals is None else args.cross_evals
-    args.cross_polish = 0 if args.cross_polish is None else args.cross_polish
-    args.cross_jacobian = args.cross_jacobian or "full"
+            raise ConfigError("--" + name.replace("_", "-"), value, "given together with --cross (it sets the "
+                              "leave-one-source-out fits)")
+        setattr(args, name, default if value is None else value)
     if args.cross and args.source:
         raise ConfigError("--source", args.source, "absent with --cross (a fold needs the other sources)")
     t0 = time.perf_counter()
