@@ -213,16 +213,11 @@ def median_runs(passes: list[list[dict]]) -> list[dict]:
         ranked = sorted(runs, key=lambda d: d["measured"]["goodput_bps"])
         pick = dict(ranked[(len(ranked) - 1) // 2])
         pick["passes_goodput_bps"] = [d["measured"]["goodput_bps"] for d in runs]
-        if _is_rr(pick):
+        if pick["scenario"].get("rr_bytes"):  # request/response: goodput is proportional to transactions a second
             pick["passes_transactions_per_s"] = [d["measured"]["transactions_per_s"] for d in runs]
         chosen.append(pick)
     return chosen
 
-
-def _is_rr(run: dict) -> bool:
-    """A request/response run (``tcpsim lab --rr``): its figure is transactions a second, which its goodput is
-    proportional to (the same request and reply every transaction), so the median by goodput is the median run."""
-    return bool(run["scenario"].get("rr_bytes"))
 
 
 def _duration(value_s: Optional[float]) -> str:

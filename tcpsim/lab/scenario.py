@@ -206,10 +206,6 @@ def tool_one_process(tool: Optional[str], version: str = "") -> bool:
     return tool == "iperf3" and not iperf3_threaded(version)
 
 
-LAB_CONGESTION_CONTROLS = CONGESTION_CONTROLS
-"""A lab run's congestion control: those tcpsim models (``tcp_cubic.c``, Reno's ``tcp_reno_cong_avoid``), so the
-prediction beside it follows the same algorithm (the kernel may have more, bbr say, that tcpsim would not predict)."""
-
 _PACING_MIN_BPS, _PACING_MAX_BPS = 8.0, 8.0 * 0xFFFFFFFE
 """``SO_MAX_PACING_RATE`` as iperf3 and the socket option take it: 32-bit bytes per second (~0U means none)."""
 _PACING_RANGE = "0 (none) or 8 bit/s..34 Gbit/s (SO_MAX_PACING_RATE is 32-bit bytes per second)"
@@ -274,8 +270,8 @@ class LabScenario:
             raise bad("response", self.response_bytes, "left out without --rr (a reply answers a request)")
         if self.response_bytes is not None and not 1 <= self.response_bytes <= 1 << 20:
             raise bad("response", self.response_bytes, "1 byte..1 MiB")
-        if self.congestion_control not in LAB_CONGESTION_CONTROLS:
-            raise bad("cc", self.congestion_control, "one of " + ", ".join(LAB_CONGESTION_CONTROLS)
+        if self.congestion_control not in CONGESTION_CONTROLS:  # the kernel may have more (bbr) tcpsim cannot predict
+            raise bad("cc", self.congestion_control, "one of " + ", ".join(CONGESTION_CONTROLS)
                       + " (what tcpsim predicts beside the run)")
         if self.max_pacing_rate_bps and not _PACING_MIN_BPS <= self.max_pacing_rate_bps <= _PACING_MAX_BPS:
             raise bad("max_pacing_rate", self.max_pacing_rate_bps, _PACING_RANGE)
