@@ -66,6 +66,7 @@ def scenario_inputs(sc: Scenario) -> dict[str, Any]:
         "sack": sc.sender.tcp.sack and sc.receiver.tcp.sack,
         "limited_transmit": sc.sender.tcp.limited_transmit,
         "delack": sc.receiver.tcp.delack,
+        "deferred_acks_max": sc.receiver.tcp.deferred_acks_max if sc.receiver.tcp.delack == "solaris" else None,
         "congestion_control": sc.sender.tcp.congestion_control,
         "max_pacing_rate_bps": sc.sender.tcp.max_pacing_rate_bps,
         "os_name": sc.sender.platform.os.name,
@@ -232,9 +233,19 @@ def build_scenario(*, rate: Any = "1gbit", delay: Any = None, rtt: Any = None, m
                                 message_rate_hz=rate_hz)
     if budget is not None and not isinstance(budget, Budget):
         raise ConfigError("budget", budget, "a tcpsim.config.Budget or None")
-    return Scenario(sender=Host(platform=snd_platform, tcp=tcp_for(snd_platform)),
-                    receiver=Host(platform=rcv_platform, tcp=tcp_for(rcv_platform)),
+    snd_tcp, rcv_tcp = tcp_for(snd_platform), tcp_for(rcv_platform)
+    _check_deferred_acks(deferred_acks_max, snd_tcp, rcv_tcp)
+    return Scenario(sender=Host(platform=snd_platform, tcp=snd_tcp), receiver=Host(platform=rcv_platform, tcp=rcv_tcp),
                     link=link, workload=workload, seed=seed, budget=budget or Budget())
+
+
+def _check_deferred_acks(given: Any, *tcps: TcpOptions) -> None:
+    """``deferred_acks_max`` is Solaris's ``tcp_deferred_acks_max``: refused where no host ACKs by the solaris rule,
+    whose count it is (:class:`tcpsim.protocol.delack.SolarisDelayedAck`), rather than dropped without a word."""
+    rules = sorted({t.delack for t in tcps})
+    if given is not None and "solaris" not in rules:
+        raise ConfigError("deferred_acks_max", given, "left out unless a host's delayed-ACK rule is solaris (here: "
+                          f"{', '.join(rules)}, which has no such count); add delack='solaris' (--delack solaris)")
 
 
 DEFAULT_DELAY = "50us"

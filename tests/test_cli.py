@@ -70,6 +70,13 @@ def test_predict_shows_which_buffers_linux_autotunes(capsys):
     assert inputs["sndbuf_autotune_max_bytes"] == 4194304 and inputs["rcv_window_autotune_max_bytes"] > 0
 
 
+def test_predict_json_names_the_deferred_ack_count_where_the_solaris_rule_uses_it(capsys):
+    """The count is an input of the solaris rule only (elsewhere it is refused, test_bad_input)."""
+    for argv, count in ((["--delack", "solaris", "--deferred-acks-max", "8"], 8), (["--delack", "linux"], None)):
+        code, out, _ = _run(capsys, ["predict", "--max-time", "20ms", "--json", *argv])
+        assert code == 0 and json.loads(out)["inputs"]["deferred_acks_max"] == count
+
+
 def test_predict_json_has_every_result_key_and_is_strict_json(capsys):
     code, out, _ = _run(capsys, ["predict", "--sockbuf", "32k", "--json"])  # ideal hosts: inf bus/CPU ceilings
     assert code == 0
