@@ -2,7 +2,8 @@
 
 Ref: RFC 5681 §3.1 (slow start and congestion avoidance), §3.2 (fast retransmit / fast recovery);
 RFC 3465 (appropriate byte counting, L = 2 SMSS in slow start: with delayed ACKs a receiver
-ACKs two or more segments at once); RFC 6582 (NewReno: partial ACKs, ``recover``); RFC 7661 §4.1
+ACKs two or more segments at once); RFC 6582 (NewReno: partial ACKs, ``recover``; the full ACK's deflation is
+RFC 3782's, as FreeBSD before 12 had it); RFC 7661 §4.1
 (congestion-window validation: a window the sender does not use is not grown; Linux
 ``tcp_is_cwnd_limited`` and, from 4.3, ``tcp_cwnd_validate``; 4.4BSD-derived stacks grow it regardless);
 RFC 6675 §5 (with SACK, recovery sets cwnd to ssthresh and sends by the ``pipe`` estimate instead of
@@ -82,8 +83,11 @@ class NewReno:
         mss = self.mss
         if self.in_recovery:
             if ack >= self.recover:
-                # Full ACK. NewReno deflates to min(ssthresh, FlightSize + SMSS) (RFC 6582 §3.2 step 3);
-                # with SACK, cwnd already is ssthresh (RFC 6675 §5) and stays there, as Linux leaves it.
+                # Full ACK. NewReno deflates to min(ssthresh, FlightSize + SMSS): RFC 3782 §3 step 5, as FreeBSD's
+                # newreno_post_recovery (tcp_input's NewReno before it) did until FreeBSD 12 took RFC 6582 §3.2
+                # step 3's max(FlightSize, SMSS) + SMSS. With nothing left in flight that is one segment, which a
+                # delayed-ACK receiver holds for its timer (rule 165's record, validation/README.md). With SACK,
+                # cwnd already is ssthresh (RFC 6675 §5) and stays there, as Linux leaves it.
                 self.in_recovery = False
                 if not self.sack:
                     self.cwnd = min(self.ssthresh, max(flight_bytes, 0) + mss)
