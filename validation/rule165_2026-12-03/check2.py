@@ -1,0 +1,65 @@
+"""Rule 165's check 2 (validation/README.md, "A lossy run stops without waiting for losses its rate cannot feel").
+
+On three rare-loss paths the old rule can finish, each waived by the new bound: seed 0's answer under the new rule
+(``rule165_stopping.py`` beside this file, as built; ``rule165.diff`` is the whole change, which was not adopted)
+must lie within its stated interval of the mean of seeds 0-4 run to the old rule (``old_stopping.py``, the stop
+rule before and after rule 165), budgets lifted. Run from a checkout:
+``python validation/rule165_2026-12-03/check2.py > validation/rule165_2026-12-03/check2.txt``.
+"""
+
+import importlib.util
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import tcpsim.engine as engine
+from tcpsim import build_scenario, simulate
+from tcpsim.config import Budget
+
+PATHS = {
+    "a": dict(rate="1gbit", rtt="1ms", sockbuf="16k", loss=5e-5),
+    "b": dict(rate="1gbit", rtt="100us", sockbuf="64k", loss=4e-6),
+    "c": dict(os="linux", rate="100mbit", rtt="2ms", sockbuf="32k", loss=1e-5),
+}
+LIFTED = Budget(max_events=10**10, max_wall_s=86400.0)
+
+
+def rule_from(file_name: str):
+    here = Path(__file__).with_name(file_name)
+    spec = importlib.util.spec_from_file_location(f"tcpsim._{here.stem}", here, submodule_search_locations=None)
+    mod = importlib.util.module_from_spec(spec)
+    mod.__package__ = "tcpsim"
+    spec.loader.exec_module(mod)
+    return mod.StopRule
+
+
+def main() -> int:
+    new_rule, old = rule_from("rule165_stopping.py"), rule_from("old_stopping.py")
+    failed = 0
+    for name, kw in PATHS.items():
+        engine.StopRule = new_rule
+        new = [simulate(build_scenario(seed=s, **kw)) for s in range(5)]
+        engine.StopRule = old
+        t0 = time.perf_counter()
+        long = [simulate(build_scenario(seed=s, budget=LIFTED, **kw)) for s in range(5)]
+        wall = time.perf_counter() - t0
+        mean = statistics.mean(r.goodput_bps for r in long)
+        r0 = new[0]
+        held = abs(r0.goodput_bps - mean) <= r0.goodput_halfwidth_bps
+        failed += not held
+        print(f"path {name} {kw}")
+        for s, (n, o) in enumerate(zip(new, long)):
+            print(f"  seed {s}: new {n.goodput_bps / 1e6:9.3f} Mbit/s +-{n.goodput_halfwidth_bps / 1e6:.3f} "
+                  f"({n.termination}, {n.sim_time_s:.3f} s, {n.retransmits} retransmits) | old "
+                  f"{o.goodput_bps / 1e6:9.3f} +-{o.goodput_halfwidth_bps / 1e6:.3f} ({o.termination}, "
+                  f"{o.sim_time_s:.1f} s, {o.retransmits} retransmits)")
+        print(f"  old rule's mean over 5 seeds {mean / 1e6:.3f} Mbit/s ({wall:.0f} s wall); seed 0 new "
+              f"{r0.goodput_bps / 1e6:.3f} +-{r0.goodput_halfwidth_bps / 1e6:.3f}: "
+              f"{'held' if held else 'MISSED'} (off by {(r0.goodput_bps / mean - 1):+.3%})")
+        sys.stdout.flush()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
