@@ -1,16 +1,17 @@
 """Rule 165's check 2 (validation/README.md, "A lossy run stops without waiting for losses its rate cannot feel").
 
 On three rare-loss paths the old rule can finish, each waived by the new bound: seed 0's answer under the new rule
-(``rule165_stopping.py`` beside this file, as built; ``rule165.diff`` is the whole change, which was not adopted)
-must lie within its stated interval of the mean of seeds 0-4 run to the old rule (``old_stopping.py``, the stop
-rule before and after rule 165), budgets lifted. Run from a checkout:
+must lie within its stated interval of the mean of seeds 0-4 run to the old rule, budgets lifted. The new rule is
+the checkout's, with ``rule165.diff`` (beside this file; not adopted) applied; the old is ``tcpsim/stopping.py`` at
+:data:`OLD_COMMIT`, read with git. Run from such a checkout:
 ``python validation/rule165_2026-12-03/check2.py > validation/rule165_2026-12-03/check2.txt``.
 """
 
-import importlib.util
 import statistics
+import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import tcpsim.engine as engine
@@ -22,20 +23,23 @@ PATHS = {
     "b": dict(rate="1gbit", rtt="100us", sockbuf="64k", loss=4e-6),
     "c": dict(os="linux", rate="100mbit", rtt="2ms", sockbuf="32k", loss=1e-5),
 }
+OLD_COMMIT = "4c03cd7"
+"""The commit before rule 165 was written."""
 LIFTED = Budget(max_events=10**10, max_wall_s=86400.0)
 
 
-def rule_from(file_name: str):
-    here = Path(__file__).with_name(file_name)
-    spec = importlib.util.spec_from_file_location(f"tcpsim._{here.stem}", here, submodule_search_locations=None)
-    mod = importlib.util.module_from_spec(spec)
+def old_rule():
+    """The stop rule at :data:`OLD_COMMIT` (before rules 165 and 166, and after them: neither was adopted)."""
+    text = subprocess.run(["git", "show", f"{OLD_COMMIT}:tcpsim/stopping.py"], check=True, capture_output=True,
+                          text=True, cwd=Path(__file__).parent).stdout
+    mod = types.ModuleType("tcpsim._old_stopping")
     mod.__package__ = "tcpsim"
-    spec.loader.exec_module(mod)
+    exec(compile(text, "old_stopping.py", "exec"), mod.__dict__)
     return mod.StopRule
 
 
 def main() -> int:
-    new_rule, old = rule_from("rule165_stopping.py"), rule_from("old_stopping.py")
+    new_rule, old = engine.StopRule, old_rule()
     failed = 0
     for name, kw in PATHS.items():
         engine.StopRule = new_rule

@@ -3,7 +3,7 @@ stall counted for every loss").
 
 On rare-loss paths, each of seeds 0-4 that the rule waived (converged with fewer than the twenty losses the old rule
 waits for expected in its measured span) must lie within its stated interval of the mean of seeds 0-4 run to the old
-rule (``../rule165_2026-12-03/old_stopping.py``, the stop rule before rules 165-166), budgets lifted: events and wall
+rule (rule 165's ``check2.old_rule``, the stop rule before rules 165-166), budgets lifted: events and wall
 time without bound, simulated time to Budget's most (3600 s). Run from a checkout with ``rule166.diff`` (beside
 this file) applied:
 ``python validation/rule166_2026-12-03/check2.py > validation/rule166_2026-12-03/check2.txt``.
@@ -29,14 +29,15 @@ LIFTED = Budget(max_events=1 << 40, max_wall_s=86400.0, max_sim_time_s=3600.0)
 
 
 def old_rule():
-    here = Path(__file__).parent.parent / "rule165_2026-12-03" / "old_stopping.py"
-    spec = importlib.util.spec_from_file_location("tcpsim._old_stopping", here)
+    """Rule 165's check's old rule, taking and dropping the stall this rule's engine passes."""
+    here = Path(__file__).parent.parent / "rule165_2026-12-03" / "check2.py"
+    spec = importlib.util.spec_from_file_location("rule165_check2", here)
     mod = importlib.util.module_from_spec(spec)
-    mod.__package__ = "tcpsim"
     spec.loader.exec_module(mod)
+    rule = mod.old_rule()
 
     def make(*, stall_s: float, **kw):
-        return mod.StopRule(**kw)  # the old rule knows no stall: every loss is felt
+        return rule(**kw)  # the old rule knows no stall: every loss is felt
     return make
 
 
