@@ -38,16 +38,25 @@ def old_rule():
     return mod.StopRule
 
 
+def run_both(kw: dict, old, lifted: Budget) -> tuple[list, list, float]:
+    """Seeds 0-4 of path ``kw`` under the checkout's stop rule, then under ``old`` with ``lifted`` budgets (and the
+    latter's wall time)."""
+    new_rule = engine.StopRule
+    new = [simulate(build_scenario(seed=s, **kw)) for s in range(5)]
+    engine.StopRule = old
+    try:
+        t0 = time.perf_counter()
+        long = [simulate(build_scenario(seed=s, budget=lifted, **kw)) for s in range(5)]
+        return new, long, time.perf_counter() - t0
+    finally:
+        engine.StopRule = new_rule
+
+
 def main() -> int:
-    new_rule, old = engine.StopRule, old_rule()
+    old = old_rule()
     failed = 0
     for name, kw in PATHS.items():
-        engine.StopRule = new_rule
-        new = [simulate(build_scenario(seed=s, **kw)) for s in range(5)]
-        engine.StopRule = old
-        t0 = time.perf_counter()
-        long = [simulate(build_scenario(seed=s, budget=LIFTED, **kw)) for s in range(5)]
-        wall = time.perf_counter() - t0
+        new, long, wall = run_both(kw, old, LIFTED)
         mean = statistics.mean(r.goodput_bps for r in long)
         r0 = new[0]
         held = abs(r0.goodput_bps - mean) <= r0.goodput_halfwidth_bps

@@ -12,11 +12,8 @@ this file) applied:
 import importlib.util
 import statistics
 import sys
-import time
 from pathlib import Path
 
-import tcpsim.engine as engine
-from tcpsim import build_scenario, simulate
 from tcpsim.config import Budget
 from tcpsim.stopping import losses_needed
 
@@ -28,13 +25,17 @@ PATHS = {
 LIFTED = Budget(max_events=1 << 40, max_wall_s=86400.0, max_sim_time_s=3600.0)
 
 
-def old_rule():
-    """Rule 165's check's old rule, taking and dropping the stall this rule's engine passes."""
+def _rule165_check():
     here = Path(__file__).parent.parent / "rule165_2026-12-03" / "check2.py"
     spec = importlib.util.spec_from_file_location("rule165_check2", here)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    rule = mod.old_rule()
+    return mod
+
+
+def old_rule():
+    """Rule 165's check's old rule, taking and dropping the stall this rule's engine passes."""
+    rule = _rule165_check().old_rule()
 
     def make(*, stall_s: float, **kw):
         return rule(**kw)  # the old rule knows no stall: every loss is felt
@@ -46,16 +47,10 @@ def waived(r, loss: float) -> bool:
 
 
 def main() -> int:
-    new_rule, old = engine.StopRule, old_rule()
+    old, run_both = old_rule(), _rule165_check().run_both
     failed = 0
     for name, kw in PATHS.items():
-        engine.StopRule = new_rule
-        new = [simulate(build_scenario(seed=s, **kw)) for s in range(5)]
-        engine.StopRule = old
-        t0 = time.perf_counter()
-        long = [simulate(build_scenario(seed=s, budget=LIFTED, **kw)) for s in range(5)]
-        wall = time.perf_counter() - t0
-        engine.StopRule = new_rule
+        new, long, wall = run_both(kw, old, LIFTED)
         mean = statistics.mean(r.goodput_bps for r in long)
         print(f"path {name} {kw}")
         for s, (n, o) in enumerate(zip(new, long)):
