@@ -409,7 +409,7 @@ def describe(sc: Scenario, r: Result) -> str:
     lines.extend(f"caution      {c}" for c in r.cautions)  # the validation's and the run's (api._explained)
     if r.termination in _BUDGETS:
         what, flag = _BUDGETS[r.termination]
-        rare = _rare_loss(sc, r)
+        rare = _rare_loss(sc, r, flag)
         lines.append(f"caution      the {what} budget ended the run before the estimate converged: "
                      + (rare or f"read the goodput with its interval, or allow more ({flag})"))
     return "\n".join(lines)
@@ -421,10 +421,12 @@ def _count(per_s: float, width: int) -> str:
     return f"{per_s:{width},.0f}" if per_s == 0 or per_s >= 10 else f"{per_s:{width}.3g}"
 
 
-def _rare_loss(sc: Scenario, r: Result) -> str:
-    """Why a lossy run that spent its budget could not converge, when its losses are too rare for any budget: the
-    stop rule waits for :func:`tcpsim.stopping.losses_needed` random losses, and at this rate they take longer than
-    the longest run it plans (:data:`tcpsim.stopping.MAX_AUTO_SIM_TIME_S`). Empty otherwise."""
+def _rare_loss(sc: Scenario, r: Result, flag: str) -> str:
+    """Why a lossy run that spent its budget could not converge, where it drew fewer random losses than the stop
+    rule waits for (:func:`tcpsim.stopping.losses_needed`): its goodput is mostly that of the stretches between
+    losses, and a first loss can change the steady state for good (validation/README.md, rules 165 and 166: on Linux
+    it grows the receive window). When at this rate they take longer than the longest run the rule plans
+    (:data:`tcpsim.stopping.MAX_AUTO_SIM_TIME_S`), no budget holds them. Empty otherwise."""
     from .stopping import MAX_AUTO_SIM_TIME_S, losses_needed
 
     p, pps = sc.link.loss_frac, r.data_packets_per_s
@@ -432,8 +434,16 @@ def _rare_loss(sc: Scenario, r: Result) -> str:
         return ""
     needed = losses_needed(sc.workload.n_flows)
     every_s = 1.0 / (p * pps)
-    if needed * every_s <= MAX_AUTO_SIM_TIME_S:
+    if needed * every_s > MAX_AUTO_SIM_TIME_S:
+        return (f"at a loss of {p:g} one comes every {format_duration(every_s)} simulated, and the stop rule "
+                f"averages over {needed}: no budget holds them, so the goodput is that of the stretches between losses "
+                f"(the loss model line gives the long run's where losses set the window)")
+    drawn = p * pps * r.sim_time_s
+    if drawn >= needed:
         return ""
-    return (f"at a loss of {p:g} one comes every {format_duration(every_s)} simulated, and the stop rule "
-            f"averages over {needed}: no budget holds them, so the goodput is that of the stretches between losses "
-            f"(the loss model line gives the long run's)")
+    expect = (f"at a loss of {p:g} it could expect {drawn:.2g} of the {needed} random losses the stop rule averages "
+              f"over (one every {format_duration(every_s)} simulated)")
+    if drawn >= 1.0:
+        return f"{expect}: read the goodput with its interval, or allow more ({flag}) to draw them"
+    return (f"{expect}, so the goodput is most likely that of a run before any loss, and a first loss can change the steady "
+            f"state for good (validation/README.md, rules 165 and 166); allow more ({flag}) to draw them")

@@ -389,6 +389,17 @@ def test_a_loss_too_rare_for_any_budget_is_said_so_not_asked_for_a_bigger_budget
     assert m and 11_000 < int(m.group(1)) < 14_000 and int(m.group(2)) == 24   # 81,274 frames/s; 20 + 4 a stream
 
 
+@pytest.mark.parametrize("loss, first_loss", [("1e-6", True), ("1e-3", False)])
+def test_a_budget_that_ends_a_run_short_of_its_losses_says_how_many_it_could_expect(capsys, loss, first_loss):
+    """Fewer losses than the stop rule averages over: the caution counts them, and where not even one could be
+    expected it says a first loss can change the steady state (validation/README.md, rules 165 and 166)."""
+    code, out, _ = _run(capsys, ["predict", "--os", "linux", "--loss", loss, "--max-events", "20000"])
+    assert code == 0 and "event_budget" in out
+    caution = re.search(r"caution .*budget ended the run.*", out).group(0)
+    assert re.search(r"it could expect [\d.e-]+ of the 24 random losses", caution) and "--max-events" in caution
+    assert ("rules 165 and 166" in caution) is first_loss, caution
+
+
 def test_loss_estimate_follows_mathis_formula_and_the_closed_form_method_uses_it():
     from tcpsim.api import build_scenario
     from tcpsim.ceilings import base_rtt_s, loss_estimate_bps
