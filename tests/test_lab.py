@@ -69,6 +69,20 @@ def test_loss_reaches_the_delay_line_and_the_prediction():
         lab_scenario(rtt="1ms", loss="60%")
 
 
+def test_sack_off_reaches_the_testbed_and_the_prediction():
+    """--sack off: the scenario says so (and reads back from its JSON), and the prediction's hosts offer no SACK."""
+    from tcpsim.lab.scenario import LabScenario, lab_scenario
+
+    sc = lab_scenario(rtt="2ms", sack="off")
+    assert sc.sack is False and sc.predict_kwargs()["sack"] == "off"
+    built = build_scenario(**sc.predict_kwargs(), os="linux")
+    assert not built.sender.tcp.sack and not built.receiver.tcp.sack
+    assert "sack" not in lab_scenario().predict_kwargs() and LabScenario(**sc.to_dict()) == sc
+    assert LabScenario(**{k: v for k, v in sc.to_dict().items() if k != "sack"}).sack  # a run saved before --sack
+    with pytest.raises(ConfigError, match="sack"):
+        lab_scenario(sack="maybe")
+
+
 def test_the_tcp_counters_parse_from_proc_net_netstat_and_name_the_causes():
     from tcpsim.lab.measure import retransmit_note
     from tcpsim.lab.testbed import parse_netstat

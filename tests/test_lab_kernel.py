@@ -96,6 +96,22 @@ def test_the_delay_line_loses_frames_and_the_kernel_retransmits_them():
 
 
 @needs_lab
+def test_sack_off_is_off_in_both_namespaces_and_in_the_prediction():
+    """--sack off: the run records net.ipv4.tcp_sack = 0, the receiver SACKs nothing it queues out of order (no
+    TCPSACKReorder, no DSACK), and tcpsim predicts the same scenario without SACK."""
+    from tcpsim.lab.measure import run_lab
+    from tcpsim.lab.predict import lab_simulation, host_platform
+
+    sc = lab_scenario(rate="100mbit", rtt="2ms", sockbuf="64k", loss=0.01, duration="1s", sack="off")
+    run = run_lab(sc, tool="builtin")
+    assert run.sysctls["net.ipv4.tcp_sack"] == "0"
+    m = run.measured
+    assert m.retransmits > 0 and m.retransmit_causes["TCPSACKReorder"] == 0 == m.retransmit_causes["TCPDSACKRecv"]
+    built = lab_simulation(sc, host_platform(run.sysctls, delay_line=run.delay_line), run.delay_line)
+    assert not built.sender.tcp.sack and not built.receiver.tcp.sack
+
+
+@needs_lab
 def test_the_namespaces_never_default_to_a_congestion_control_that_paces():
     """iperf3 sets TCP_CONGESTION after connect: a socket established under BBR keeps SK_PACING_NEEDED when it
     switches to cubic (tcp_reinit_congestion_control leaves sk_pacing_status), so a "cubic" run would be paced.

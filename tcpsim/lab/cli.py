@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--rr", default=None, help="request/response of this request size (built-in generator)")
     g.add_argument("--response", default=None, help="response size for --rr (default: the request size)")
     g.add_argument("--cc", default="cubic", help="congestion control in the namespaces (default cubic)")
+    g.add_argument("--sack", choices=("on", "off"), default="on",
+                   help="SACK in both namespaces (net.ipv4.tcp_sack; default on): off, losses are repaired from "
+                        "duplicate ACKs alone; tcpsim predicts the same")
     g = p.add_argument_group("run")
     g.add_argument("--duration", default="3s", help="seconds of traffic (default 3s, at most 60s)")
     g.add_argument("--passes", type=typed(parse_int, "passes", lo=1, hi=MAX_PASSES), default=1, metavar="N",
@@ -241,6 +244,7 @@ def _text(d: dict[str, Any]) -> str:
              f"{' TCP_NODELAY' if sc['nodelay'] else ''}"
              + (f", paced to {sc['max_pacing_rate_bps'] / 1e6:g} Mbit/s" if sc.get("max_pacing_rate_bps") else "")
              + (f", loss {format_quantity('loss_frac', sc['loss_frac'])}" if sc.get("loss_frac") else "")
+             + (", SACK off" if sc.get("sack") is False else "")
              + f", {sc['n_streams']} stream(s), {m['tool']}"
              + (f" ({m['tool_version'].removeprefix('iperf ')}{', a thread a stream' if _threaded(m) else ''})"
                 if m.get("tool_version") else "") + ", "
@@ -368,7 +372,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         sc = lab_scenario(rate=a.rate, rtt=a.rtt, delay=a.delay, mtu=a.mtu, sockbuf=a.sockbuf, sndbuf=a.sndbuf,
                           rcvbuf=a.rcvbuf, write=a.write, message=a.message, nodelay=a.nodelay, streams=a.streams,
                           rr=a.rr, response=a.response, duration=a.duration, cc=a.cc, pin=a.pin,
-                          max_pacing_rate=a.max_pacing_rate, loss=a.loss, relay_cpu=a.relay_cpu)
+                          max_pacing_rate=a.max_pacing_rate, loss=a.loss, relay_cpu=a.relay_cpu, sack=a.sack)
         pinned_cpus(sc)  # this machine has those CPUs (and taskset): refused before any namespace exists
         checked_relay_cpu(sc.relay_cpu)
         a.os = a.os or running_linux()

@@ -347,7 +347,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
     """Set up the namespaces, run ``sc`` once, tear everything down; the measurement and the kernel's facts."""
     tool = choose_tool(sc, tool)
     with Testbed(sc.rate_bps, sc.rtt_s, sc.mtu_bytes, delay_line=delay_line, cc=sc.congestion_control,
-                 loss_frac=sc.loss_frac, relay_cpu=sc.relay_cpu) as tb:
+                 loss_frac=sc.loss_frac, relay_cpu=sc.relay_cpu, sack=sc.sack) as tb:
         sysctls = tb.sysctls(SYSCTLS)
         sysctls["congestion_control (per socket)"] = sc.congestion_control
         st0, drops0, mib0 = tb.link_stats(tb.ns_a, tb.dev_a), tb.delay_line_drops(), tb.tcp_counters()

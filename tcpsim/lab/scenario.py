@@ -9,7 +9,8 @@ from typing import Any, Optional
 from ..config import MAX_LOSS_FRAC
 from ..platform import CONGESTION_CONTROLS
 from ..errors import ConfigError
-from ..units import UNSHAPED_RATE_BPS, parse_duration, parse_fraction, parse_int, parse_rate, parse_size
+from ..units import (UNSHAPED_RATE_BPS, parse_duration, parse_fraction, parse_int, parse_rate, parse_size,
+                     parse_switch)
 
 __all__ = ["LabScenario", "lab_scenario", "tool_read_bytes", "tool_one_process", "iperf3_threaded", "tbf_burst_bytes",
            "path_rtt_s",
@@ -236,6 +237,8 @@ class LabScenario:
     loss_frac: float = 0.0
     """Each frame's loss probability on the path, both ways, drawn by the delay line (:mod:`tcpsim.lab.frames`);
     tcpsim's :attr:`tcpsim.config.Link.loss_frac` the same. Needs an added delay (the relay draws it)."""
+    sack: bool = True
+    """False: neither end offers SACK (``net.ipv4.tcp_sack=0`` in both namespaces; tcpsim's ``sack="off"``)."""
     pin_cpus: Optional[tuple[int, int]] = None
     """The CPUs the sending and the receiving tool run on (``taskset``; None: where the scheduler puts them). On
     a small VM the placement decides a CPU-bound row: two ends on one CPU do their work in turn but wake each
@@ -320,6 +323,8 @@ class LabScenario:
             kw["max_pacing_rate"] = self.max_pacing_rate_bps
         if self.loss_frac:
             kw["loss"] = self.loss_frac
+        if not self.sack:
+            kw["sack"] = "off"
         if link["burst_bytes"]:
             kw["burst"] = link["burst_bytes"]
         if self.rr_bytes:
@@ -331,7 +336,7 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
                  sndbuf: Any = None, rcvbuf: Any = None, write: Any = "128k", message: Any = None,
                  nodelay: bool = False, streams: int = 1, rr: Any = None, response: Any = None,
                  duration: Any = "3s", cc: str = "cubic", pin: Any = None,
-                 max_pacing_rate: Any = None, loss: Any = None, relay_cpu: Any = None) -> LabScenario:
+                 max_pacing_rate: Any = None, loss: Any = None, relay_cpu: Any = None, sack: Any = "on") -> LabScenario:
     """A :class:`LabScenario` from human units (``rate="1gbit", rtt="1ms", sockbuf="64k"``)."""
     if rtt is not None and delay is not None:
         raise ConfigError("delay", delay, "left out when --rtt is given (one of --delay, --rtt)")
@@ -357,7 +362,7 @@ def lab_scenario(*, rate: Any = "1gbit", rtt: Any = None, delay: Any = None, mtu
                        duration_s=parse_duration(duration, "duration"), congestion_control=cc,
                        pin_cpus=None if _unplaced(pin) else _pins(pin),
                        max_pacing_rate_bps=pacing_bps,
-                       loss_frac=loss_frac,
+                       loss_frac=loss_frac, sack=parse_switch(sack, "sack"),
                        relay_cpu=relay_cpu_arg(relay_cpu))
 
 

@@ -162,7 +162,7 @@ class Testbed:
 
     def __init__(self, rate_bps: float, rtt_s: float, mtu_bytes: int, *, delay_line: str = "auto",
                  cc: Optional[str] = None, probe: bool = False, loss_frac: float = 0.0,
-                 relay_cpu: Optional[int] = None) -> None:
+                 relay_cpu: Optional[int] = None, sack: bool = True) -> None:
         tag = f"{os.getpid()}-{secrets.token_hex(3)}"
         self.prefix = f"{NS_PREFIX}{tag}"
         self.ns_a, self.ns_b, self.ns_m = f"{self.prefix}-a", f"{self.prefix}-b", f"{self.prefix}-m"
@@ -171,6 +171,9 @@ class Testbed:
         self.dev_ma, self.dev_mb, self.dev_tun = f"ts{short}ma", f"ts{short}mb", f"ts{short}t"
         self.rate_bps, self.rtt_s, self.mtu_bytes = float(rate_bps), float(rtt_s), int(mtu_bytes)
         self.cc = cc
+        self.sack = bool(sack)
+        """False: both ends' namespaces refuse SACK (``net.ipv4.tcp_sack=0``, per namespace): the handshake
+        negotiates none, and the sender recovers by duplicate ACKs alone (``tcp_add_reno_sack``)."""
         self.loss_frac = float(loss_frac)
         """Each frame's loss probability on the delay line, both ways (:mod:`tcpsim.lab.frames`); needs the relay."""
         self.loss_seed = secrets.randbits(31)
@@ -229,6 +232,9 @@ class Testbed:
         if self.cc:
             for ns in (a, b):
                 self._default_cc(ns)
+        if not self.sack:
+            for ns in (a, b):
+                self._sysctl(ns, "net.ipv4.tcp_sack=0")
         if self.rtt_s > 0 and self._want_delay in ("auto", "netem") and has_netem() and not self.loss_frac:
             self.delay_line = "netem"
         elif self.rtt_s > 0:
