@@ -139,7 +139,13 @@ class TcpEndpoint(TcpRack):
                 self.max_sndwnd = seg.wnd
                 if self.mss < self._path_mss:
                     self._bound_to_half_wnd()
-            if self.cc.on_new_ack(acked, ack, self.snd_max - ack):
+            reno_rec = self.cc.reno_prr_rule and self.cc.in_recovery
+            partial = self.cc.on_new_ack(acked, ack, self.snd_max - ack)
+            if reno_rec:
+                self._reno_ack(acked, una_before, partial)
+            elif self.cc.reno_prr_rule:
+                self._reno_sacked = 0  # tcp_reset_reno_sack: snd_una advanced outside recovery
+            if partial:
                 self._retransmit_first(cpu)
             elif self._sack_rec and not self.cc.in_recovery:
                 self._sack_rec = False  # RFC 6675 §5: the cumulative ACK passed RecoveryPoint
@@ -159,11 +165,17 @@ class TcpEndpoint(TcpRack):
         else:
             if self.snd_max > self.snd_una and seg.wnd == self.peer_wnd:
                 new_info = sacked_before < 0 or self._board.sacked_bytes(ack, self.snd_max) > sacked_before
+                held = self.cc.in_recovery and self.snd_una >= self.cc.recover
                 if self.cc.on_dupack(self.snd_max - self.snd_una, self.snd_max, self.snd_una, new_info):
                     if self.sack_ok:
                         self._sack_enter_recovery(cpu, prr)
                         return
+                    if self.cc.reno_prr_rule:
+                        self._prr_sent = self.bytes_sent
+                        self._reno_dupack(True)
                     self._retransmit_first(cpu)
+                elif self.cc.reno_prr_rule and not held:
+                    self._reno_dupack(False)
             if prr and self._sack_rec and not rack:
                 self._prr_step()
             self.peer_wnd = seg.wnd

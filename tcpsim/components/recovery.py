@@ -89,6 +89,42 @@ class TcpRecovery(TcpSender):
         self.cc.prr_reduce(delivered, pipe, self.bytes_sent - self._prr_sent, una > una0, newly_lost,
                            una0 < una and retrans_below)
 
+    # --- Linux recovery without SACK (rule 167; tcp_add_reno_sack, tcp_cwnd_reduction) ------------------------
+    def _reno_dupack(self, entering: bool) -> None:
+        """A duplicate ACK counts one segment SACKed, keeping one hole (``tcp_add_reno_sack``,
+        ``tcp_limit_reno_sacked``); in recovery, the segment it counted was delivered. ``entering``: this third one
+        began the recovery, whose head it marks lost."""
+        before = self._reno_sacked
+        self._reno_sacked = min(before + self.mss, max(self.snd_max - self.snd_una - self.mss, 0))
+        if self.cc.in_recovery:
+            self._reno_reduce(self._reno_sacked - before, self.snd_una, entering)
+
+    def _reno_ack(self, acked: int, una0: int, partial: bool) -> None:
+        """An ACK that moved ``snd_una`` by ``acked`` bytes in recovery. Partial: it delivered max(acked - SACKed, one
+        segment) and eats acked - 1 segment's worth of the duplicate ACKs' count (``tcp_remove_reno_sacks``), and the
+        new head is marked lost (``tcp_newreno_mark_lost``). At ``recover`` itself the count is cleared and cwnd is
+        left as PRR set it (the recovery held, ``tcp_try_undo_recovery``); past it the recovery ended at ssthresh."""
+        if partial:
+            delivered = max(acked - self._reno_sacked, self.mss)
+            self._reno_sacked = max(self._reno_sacked - (acked - self.mss), 0)
+            self._reno_reduce(delivered, una0, True)
+            return
+        self._reno_sacked = 0
+        if self.cc.in_recovery:
+            self.cc.cwnd = self._reno_cwnd
+
+    def _reno_reduce(self, delivered: int, una0: int, head_lost: bool) -> None:
+        """``tcp_cwnd_reduction`` with ``pipe`` = the flight less the segments counted SACKed and the head marked lost
+        and not yet resent (``tcp_packets_in_flight``). The output gates on the flight, so cwnd holds the SACKed
+        count besides (the head is resent on this ACK, and counts in both again)."""
+        if delivered <= 0:
+            return
+        cc, advanced = self.cc, self.snd_una > una0
+        pipe = max(self.snd_max - self.snd_una - self._reno_sacked - (self.mss if head_lost else 0), 0)
+        cc.prr_reduce(delivered, pipe, self.bytes_sent - self._prr_sent, advanced, head_lost, advanced)
+        self._reno_cwnd = cc.cwnd
+        cc.cwnd += self._reno_sacked
+
     def _sack_output(self, cpu: int) -> None:
         """Step (C): while cwnd - pipe allows a segment, NextSeg rule 1 (lost data), 2 (new data), 3 (other
         data below the highest SACKed byte)."""
@@ -117,6 +153,7 @@ class TcpRecovery(TcpSender):
         again from ``snd_una`` (go-back-N, which RFC 6675 §5.1 leaves open) and the timer restarted. RFC 2018 §8: the
         receiver may have reneged, so the SACKed bits are cleared (``tcp_timeout_mark_lost``)."""
         self.cc.on_timeout(self.snd_max - self.snd_una, self.snd_max)
+        self._reno_sacked = 0
         if self.sack_ok:
             self._sack_rec = False
             self._board.clear()

@@ -115,6 +115,8 @@ class EndpointState:
         self._high_rxt = 0
         self._prr_sent = 0  # bytes_sent when SACK recovery began: PRR's prr_out is what was sent since
         self._prr_una = self._prr_sacked = self._prr_lost = 0  # snd_una, SACKed bytes, IsLost's edge before an ACK
+        self._reno_sacked = 0  # without SACK (rule 167): bytes duplicate ACKs count SACKed (Linux sacked_out)
+        self._reno_cwnd = 0  # ... and the cwnd PRR last set, before the output's allowance for them
         # RACK-TLP (Linux 4.18+, :mod:`.rack`): the last delivered segment's transmission, end and round trip; the
         # segments marked lost and not resent, the resent ones not yet delivered; the reordering and probe timers.
         self._rack = opts.rack_tlp and self.sack_ok

@@ -8,7 +8,8 @@ RFC 3782's, as FreeBSD before 12 had it); RFC 7661 §4.1
 ``tcp_is_cwnd_limited`` and, from 4.3, ``tcp_cwnd_validate``; 4.4BSD-derived stacks grow it regardless);
 RFC 6675 §5 (with SACK, recovery sets cwnd to ssthresh and sends by the ``pipe`` estimate instead of
 inflating cwnd per duplicate ACK); RFC 6937 (Linux 3.2 on: Proportional Rate Reduction brings cwnd down over the
-recovery's round trip instead, :mod:`tcpsim.protocol.prr`);
+recovery's round trip instead, :mod:`tcpsim.protocol.prr`, and from 3.2 without SACK too, each duplicate ACK counted as
+a segment SACKed: ``tcp_add_reno_sack``, rule 167);
 RFC 3042 and RFC 5681 §3.2 step 1 (limited transmit: one new segment on each of the first two duplicate
 ACKs, cwnd unchanged).
 """
@@ -31,7 +32,7 @@ class NewReno:
 
     __slots__ = ("mss", "cwnd", "ssthresh", "in_recovery", "recover", "dupacks", "abc_limit", "_ca_acc",
                  "validate", "sack", "limited_transmit", "extra", "now_s", "measured", "_max_out", "_usage_seq",
-                 "_is_limited", "prr_rule", "prior_cwnd", "prr_delivered", "rack", "halve_cwnd")
+                 "_is_limited", "prr_rule", "reno_prr_rule", "prior_cwnd", "prr_delivered", "rack", "halve_cwnd")
 
     MAX_BURST_SEGMENTS = 3
     """Linux ``tcp_max_burst``: a window within this many segments of the flight still counts as used."""
@@ -46,8 +47,13 @@ class NewReno:
         """RACK finds the losses (the endpoint's :meth:`enter_recovery`); duplicate ACKs only count (limited
         transmit)."""
         self.prr_rule = prr_rule if sack else 0
-        """Linux's PRR (``TcpOptions.prr_rule``; SACK recovery only): the endpoint sets cwnd on each ACK of the
+        """Linux's PRR (``TcpOptions.prr_rule``) in SACK recovery: the endpoint sets cwnd on each ACK of the
         recovery (:meth:`prr_reduce`), from the window it had (:attr:`prior_cwnd`) and what was delivered since."""
+        self.reno_prr_rule = 0 if sack else prr_rule
+        """The same for a flow without SACK (rule 167): Linux counts each duplicate ACK as a segment SACKed
+        (``tcp_add_reno_sack``) and reduces by PRR alike; no inflation per duplicate ACK, no RFC 6582 deflation on
+        a partial ACK, and the recovery held until an ACK passes ``recover`` (``tcp_try_undo_recovery``), which
+        ends it at ssthresh (``tcp_end_cwnd_reduction``)."""
         self.prior_cwnd = 0
         self.prr_delivered = 0
         self.validate = validate
@@ -82,6 +88,11 @@ class NewReno:
         self.extra = 0
         mss = self.mss
         if self.in_recovery:
+            if ack >= self.recover and self.reno_prr_rule:
+                if ack > self.recover:  # "Hold old state until something *above* high_seq is ACKed"
+                    self.in_recovery = False
+                    self.cwnd = self.ssthresh
+                return False
             if ack >= self.recover:
                 # Full ACK. NewReno deflates to min(ssthresh, FlightSize + SMSS): RFC 3782 §3 step 5, as FreeBSD's
                 # newreno_post_recovery (tcp_input's NewReno before it) did until FreeBSD 12 took RFC 6582 §3.2
@@ -96,6 +107,8 @@ class NewReno:
                 return False
             if self.sack:
                 return False  # RFC 6675: the scoreboard, not the partial ACK, says what to resend
+            if self.reno_prr_rule:
+                return True  # tcp_newreno_mark_lost: the new head is resent; PRR sets cwnd (the endpoint)
             # Partial ACK: deflate by the amount acked, add back one SMSS, retransmit the next hole.
             self.cwnd = max(self.cwnd - acked_bytes + mss, mss)
             return True
@@ -161,7 +174,7 @@ class NewReno:
         """
         self.dupacks += 1
         if self.in_recovery:
-            if not self.sack:
+            if not (self.sack or self.reno_prr_rule):
                 self.cwnd += self.mss
             return False
         if self.limited_transmit:  # the first two duplicate ACKs only
@@ -183,7 +196,7 @@ class NewReno:
         duplicate ACK: from now on ``pipe`` and cwnd alone say what goes out (RFC 6675 §5, ``tcp_cwnd_reduction``)."""
         self.extra = 0
         self.ssthresh = self.loss_ssthresh(flight_bytes)
-        if self.prr_rule:
+        if self.prr_rule or self.reno_prr_rule:
             self.prior_cwnd = self.cwnd
             self.prr_delivered = 0
         else:

@@ -198,6 +198,25 @@ def test_newreno_slow_start_avoidance_and_recovery():
     assert cc.cwnd == MSS and cc.ssthresh == 4 * MSS
 
 
+def test_linux_without_sack_reduces_by_prr_and_ends_above_recover_at_ssthresh():
+    """Rule 167 (Linux 3.2 on, no SACK): no inflation per duplicate ACK and no RFC 6582 deflation (PRR sets cwnd, the
+    endpoint); an ACK at ``recover`` itself holds the recovery (``tcp_try_undo_recovery``), one above it ends it with
+    cwnd = ssthresh (``tcp_end_cwnd_reduction``)."""
+    cc = NewReno(MSS, initial_window_segments=10, prr_rule=4, halve_cwnd=True)
+    assert cc.reno_prr_rule == 4 and cc.prr_rule == 0
+    flight = 10 * MSS
+    assert [cc.on_dupack(flight, 20 * MSS, 10 * MSS) for _ in range(3)] == [False, False, True]
+    assert cc.in_recovery and cc.prior_cwnd == 10 * MSS and cc.ssthresh == 5 * MSS
+    cwnd = cc.cwnd
+    cc.on_dupack(flight, 20 * MSS, 10 * MSS)
+    assert cc.cwnd == cwnd                                   # no inflation
+    assert cc.on_new_ack(MSS, 11 * MSS, 9 * MSS) and cc.cwnd == cwnd  # partial: resend the head, no deflation
+    assert not cc.on_new_ack(9 * MSS, 20 * MSS, 0) and cc.in_recovery and cc.cwnd == cwnd  # at recover: held
+    assert not cc.on_new_ack(MSS, 21 * MSS, 0) and not cc.in_recovery and cc.cwnd == cc.ssthresh
+    sack = NewReno(MSS, initial_window_segments=10, prr_rule=4, sack=True)
+    assert sack.prr_rule == 4 and sack.reno_prr_rule == 0 and NewReno(MSS).reno_prr_rule == 0
+
+
 def test_newreno_no_fast_retransmit_for_data_sent_before_a_timeout():
     """RFC 6582 §3.2 step 1: duplicate ACKs below ``recover`` (go-back-N resending what the receiver
     holds) do not start a fast retransmit; once the ACKs pass ``recover``, a new loss does."""
