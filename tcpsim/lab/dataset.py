@@ -236,7 +236,7 @@ def csv_row(row: Row, run: dict) -> dict[str, str]:
         dropped = f", the receiver dropped {rx.get('TCPOFODrop', 0) + rx.get('TCPRcvQDrop', 0)}" if rx else ""
         note += (f" ({causes.get('TCPFastRetrans', 0)} fast, {causes.get('TCPLossProbes', 0)} loss probes, "
                  f"{causes.get('TCPTimeouts', 0)} timeouts; {causes.get('TCPDSACKRecv', 0)} D-SACKed, "
-                 f"{causes.get('TCPSACKReorder', 0)} reorderings seen{dropped})")
+                 f"{causes.get('TCPSACKReorder', 0) + causes.get('TCPRenoReorder', 0)} reorderings seen{dropped})")
     if sc.pin_cpus is not None:
         note += f", the tools on CPUs {sc.pin_cpus[0]} (sender) and {sc.pin_cpus[1]} (receiver)"
     if sc.relay_cpu is not None:

@@ -38,6 +38,8 @@ RETRANSMIT_COUNTERS = {
     "TCPSpuriousRTOs": "timeouts undone as spurious (F-RTO, tcp_try_undo_loss)",
     "TCPDSACKRecv": "D-SACKs received: the receiver had the data already (the retransmission was spurious)",
     "TCPSACKReorder": "reorderings the sender saw in SACKs (tcp_check_sack_reordering)",
+    "TCPRenoReorder": "reorderings a sender without SACK inferred from more duplicate ACKs than segments out "
+                      "(tcp_check_reno_reordering), each raising its duplicate-ACK threshold",
 }
 """The sender namespace's ``TcpExt`` counters that say why a run retransmitted (net/ipv4/proc.c's names)."""
 
@@ -336,7 +338,7 @@ def retransmit_note(retransmits: int, causes: dict[str, int], receiver: Optional
     text = (f"its {retransmits} retransmissions: {c('TCPFastRetrans', 0)} in fast recovery, {c('TCPLossProbes', 0)} "
             f"loss probes, {c('TCPTimeouts', 0)} timeouts ({c('TCPSpuriousRTOs', 0)} undone as spurious); the "
             f"receiver reported {c('TCPDSACKRecv', 0)} as duplicates (D-SACK), sent for a delay rather than a loss; "
-            f"the sender saw {c('TCPSACKReorder', 0)} reorderings")
+            f"the sender saw {c('TCPSACKReorder', 0) + c('TCPRenoReorder', 0)} reorderings")
     if receiver:
         text += (f"; the receiver queued {r('TCPOFOQueue', 0)} segments out of order and dropped "
                  f"{r('TCPOFODrop', 0) + r('TCPRcvQDrop', 0)} for want of buffer")
