@@ -1,7 +1,7 @@
-"""Linux recovering a flow without SACK, against the real kernel's runs of rule 167 (validation/README.md, "Linux
-recovers a flow without SACK as tcp_input.c does"): four lossy paths measured with ``tcpsim lab --sack off``
-(``validation/rule167_2026-12-03``), each predicted within issue 22's 15 %. Before the rule tcpsim was 21-38 % low
-on every one of them."""
+"""Linux recovering a flow without SACK, against the real kernel's runs of rules 167 and 168 (validation/README.md,
+"Linux recovers a flow without SACK as tcp_input.c does"): seven lossy paths measured with ``tcpsim lab --sack off``,
+each to be predicted within issue 22's 15 %. Paths 1-4 decided rule 167 (before it tcpsim was 21-38 % low on each);
+paths 5-7 were measured after it, for rule 168, which was not adopted."""
 
 from __future__ import annotations
 
@@ -13,12 +13,16 @@ import pytest
 from tcpsim.lab.predict import predict_lab, tool_goodput_bps
 from tcpsim.lab.scenario import LabScenario
 
-RUNS = Path(__file__).resolve().parents[1] / "validation" / "rule167_2026-12-03"
+VALIDATION = Path(__file__).resolve().parents[1] / "validation"
+RUNS = {**{f"path{i}": "rule167_2026-12-03" for i in range(1, 5)}, **{f"path{i}": "rule168_2026-12-03" for i in (5, 6, 7)}}
+_MISS = pytest.mark.xfail(strict=True, reason=(
+    "path 6 (1 Gbit/s, 1 ms, autotuned, 0.1 %): tcpsim 486 Mbit/s against the kernel's 311, which timed out 17 times "
+    "in 10 s; not the reordering heuristic, not the head waiting for PRR (rule 168)"))
 
 
-@pytest.mark.parametrize("name", ["path1", "path2", "path3", "path4"])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_MISS) if n == "path6" else n for n in RUNS])
 def test_a_lossy_run_without_sack_is_predicted_within_15_percent(name):
-    d = json.loads((RUNS / f"{name}.json").read_text())
+    d = json.loads((VALIDATION / RUNS[name] / f"{name}.json").read_text())
     m, sc = d["measured"], LabScenario(**d["scenario"])
     assert sc.sack is False and d["sysctls"]["net.ipv4.tcp_sack"] == "0"
     result = predict_lab(sc, d["sysctls"], os_name=d["predicted"]["os"], delay_line=d["delay_line"], tool=m["tool"],

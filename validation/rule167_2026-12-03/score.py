@@ -11,9 +11,10 @@ from tcpsim.lab.predict import predict_lab, tool_goodput_bps
 from tcpsim.lab.scenario import LabScenario
 
 
-def main(label: str) -> None:
+def score(label: str, files) -> dict[str, float]:
+    """Each saved run of ``files`` predicted by the tcpsim on ``sys.path``: one line a run, and its error by name."""
     errors = {}
-    for f in sorted(Path(__file__).parent.glob("path*.json")):
+    for f in files:
         d = json.loads(f.read_text())
         m = d["measured"]
         sc = LabScenario(**d["scenario"])
@@ -23,6 +24,11 @@ def main(label: str) -> None:
         errors[f.stem] = goodput / m["goodput_bps"] - 1
         print(f"{label} {f.stem}: measured {m['goodput_bps'] / 1e6:7.2f} Mbit/s, predicted {goodput / 1e6:7.2f} "
               f"({errors[f.stem]:+.1%}; {p.retransmits} retransmits against {m['retransmits']})")
+    return errors
+
+
+def main(label: str) -> None:
+    errors = score(label, sorted(Path(__file__).parent.glob("path*.json")))
     rest = [abs(e) for k, e in errors.items() if k != "path1"]
     print(f"{label} median |error| over paths 2-4: {statistics.median(rest):.1%}")
 
