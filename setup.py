@@ -18,6 +18,7 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 HOT_PATH = [
+    "tcpsim/piecewise.py",
     "tcpsim/components/resources.py",
     "tcpsim/components/segment.py",
     "tcpsim/components/kernel.py",
@@ -30,6 +31,7 @@ HOT_PATH = [
     "tcpsim/components/rack.py",
     "tcpsim/components/endpoint.py",
     "tcpsim/components/app.py",
+    "tcpsim/components/census.py",
     "tcpsim/protocol/congestion.py",
     "tcpsim/protocol/cubic.py",
     "tcpsim/protocol/delack.py",
@@ -37,6 +39,7 @@ HOT_PATH = [
     "tcpsim/protocol/linux_sndbuf.py",
     "tcpsim/protocol/linux_window.py",
     "tcpsim/protocol/nagle.py",
+    "tcpsim/protocol/pacing.py",
     "tcpsim/protocol/prr.py",
     "tcpsim/protocol/push.py",
     "tcpsim/protocol/rack.py",

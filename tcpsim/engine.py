@@ -22,6 +22,7 @@ from .config import Scenario
 from .errors import ConfigError
 from .platform import Platform
 from .components.app import Process, Reader, RequestResponse, Writer
+from .components.census import stream_totals, transactions
 from .components.endpoint import BLOCK_REASONS, TcpEndpoint
 from .components.host import HostRuntime
 from .components.kernel import BudgetExhausted, Kernel
@@ -225,22 +226,6 @@ class _Run:
             self.kernel.stop()
 
     # --- measurement -------------------------------------------------------------------------------
-    def _delivered(self) -> int:
-        if self.rr:
-            return sum(rr.transactions for rr in self.rr)
-        return sum(f[4].delivered_bytes for f in self.flows)
-
-    def _sent(self) -> int:
-        return sum(f[2].snd_max for f in self.flows)
-
-    def _segments(self) -> int:
-        """Data segments sent either way, retransmissions included: the frames random loss can hit."""
-        return sum(f[2].data_segments + f[3].data_segments for f in self.flows)
-
-    def _retransmits(self) -> int:
-        """Data segments sent again, either way: each is lost again with the link's random-loss probability."""
-        return sum(f[2].retransmits + f[3].retransmits for f in self.flows)
-
     def _snapshot(self) -> dict:
         now = self.kernel.now
         wire = {k: d.sent_by(now) for k, d in self.links.items()}
@@ -311,12 +296,18 @@ class _Run:
                         rr=bool(self.rr), window_bytes=self._window_bytes, window_binds=self._window_binds,
                         windows_rising=self._windows_rising)
 
+        senders, receivers = [f[2] for f in self.flows], [f[3] for f in self.flows]
+        readers = [f[4] for f in self.flows if f[4] is not None]
+
         def sample():
             # Equally spaced samples of the cumulative counters (the rule thins them past its bound and
-            # doubles the spacing); only a sample where the warm-up can end needs the full snapshot.
+            # doubles the spacing); only a sample where the warm-up can end needs the full snapshot. Delivered
+            # counts transactions where the streams exchange requests; segments are the data segments sent
+            # either way, retransmissions included (the frames random loss can hit), and again those sent again.
             kernel.check_wall()  # a sample of thousands of streams is slow work
             now = kernel.now
-            rule.record((now, self._delivered(), self._sent(), self._segments(), self._retransmits()),
+            delivered, sent, segments, again = stream_totals(senders, receivers, readers)
+            rule.record((now, transactions(self.rr) if self.rr else delivered, sent, segments, again),
                         self._snapshot)
             if rule.due() and not finite and rule.converged(now):
                 state["termination"] = "converged"

@@ -14,6 +14,7 @@ from typing import Optional
 
 from .errors import ConfigError
 from .fields import check_types
+from .piecewise import from_zero, held_below, quantile_at
 from .protocol.framing import TIMESTAMP_OPTION_BYTES
 from .protocol.linux_window import (DEFAULT_RATIO_6_6, DEFAULT_RATIO_6_8, IP_TCP_HEADER_BYTES, rx_truesize,
                                      scaling_ratio, win_from_space)
@@ -144,12 +145,7 @@ class CpuCost:
 
     def wake_latency_after_s(self, idle_s: float) -> float:
         """The wake-up latency after ``idle_s`` of idling (:attr:`wake_latency_s`)."""
-        prev_gap, prev_late = 0.0, 0.0
-        for gap, late in self.wake_latency_s:
-            if idle_s < gap:
-                return prev_late + (late - prev_late) * (idle_s - prev_gap) / (gap - prev_gap)
-            prev_gap, prev_late = gap, late
-        return prev_late
+        return from_zero(self.wake_latency_s, idle_s)
 
     def wake_latency_factor(self, draw: float) -> float:
         """The factor on a wake-up's median latency for a uniform ``draw`` in [0, 1) (:attr:`wake_latency_spread`,
@@ -169,17 +165,13 @@ class CpuCost:
     def wake_cost_after_s(self, since_s: float) -> float:
         """What a wake-up ``since_s`` after the application's previous one costs the waking CPU
         (:attr:`wake_cost_s`)."""
+        return held_below(self.wake_cost_table, since_s)
+
+    @property
+    def wake_cost_table(self) -> tuple[tuple[float, float], ...]:
+        """:attr:`wake_cost_s` as a table of (gap, cost) pairs: a single cost is one pair, held at every gap."""
         table = self.wake_cost_s
-        if not isinstance(table, tuple):
-            return table
-        prev_gap, prev_cost = table[0]
-        if since_s <= prev_gap:
-            return prev_cost
-        for gap, cost in table[1:]:
-            if since_s < gap:
-                return prev_cost + (cost - prev_cost) * (since_s - prev_gap) / (gap - prev_gap)
-            prev_gap, prev_cost = gap, cost
-        return prev_cost
+        return table if isinstance(table, tuple) else ((1.0, float(table)),)
 
     @property
     def copy_rx_s(self) -> float:
@@ -253,18 +245,6 @@ def mid_quantiles(values: Sequence[float], steps: int) -> list[float]:
         j = min(i + 1, len(xs) - 1)
         out.append(xs[i] + (xs[j] - xs[i]) * min(max(pos - i, 0.0), 1.0))
     return out
-
-
-def quantile_at(quantiles: tuple[float, ...], draw: float) -> float:
-    """The value at a uniform ``draw`` in [0, 1) of a distribution given by its quantiles at the middles of equal
-    steps of probability, linear between them, the ends held at the first and last."""
-    x = draw * len(quantiles) - 0.5
-    if x <= 0.0:
-        return quantiles[0]
-    i = int(x)
-    if i >= len(quantiles) - 1:
-        return quantiles[-1]
-    return quantiles[i] + (quantiles[i + 1] - quantiles[i]) * (x - i)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -11,6 +11,7 @@ import math
 from collections import deque
 from typing import TYPE_CHECKING, Callable
 
+from ..piecewise import from_zero, held_below, quantile_at
 from ..platform import Platform
 from .kernel import Kernel
 from .resources import GapSchedule, LinkDirection, Server
@@ -78,6 +79,9 @@ class HostRuntime:
         self._draw = draw
         """Uniform draws in [0, 1) for the wake-ups' spread and stalls (``CpuCost.wake_latency_spread``,
         ``wake_stall_frac``): the run's, seeded."""
+        self._wake_latency_pts = cpu.wake_latency_s
+        self._wake_spread = cpu.wake_latency_spread
+        self._wake_cost_pts = cpu.wake_cost_table
         self.wakes_late = bool(cpu.wake_latency_s) or self._stall_frac > 0.0
         """Whether a blocked application here runs late once it can (:meth:`wake_delay_s`)."""
         self.charges_wakes = bool(cpu.wake_cost_s)
@@ -486,7 +490,7 @@ class HostRuntime:
         waker = self.waker
         if waker is not None:
             since_s = now - last_woken_s if last_woken_s >= 0.0 else math.inf
-            waker.run(now, self.platform.cpu.wake_cost_after_s(since_s))
+            waker.run(now, held_below(self._wake_cost_pts, since_s))  # CpuCost.wake_cost_after_s
         return now
 
     def hand_up(self, cpu: int) -> float:
@@ -505,11 +509,10 @@ class HostRuntime:
         one draw per wake-up)."""
         if not self.wakes_late:
             return 0.0
-        cpu = self.platform.cpu
-        late = cpu.wake_latency_after_s(idle_s)
+        late = from_zero(self._wake_latency_pts, idle_s)  # CpuCost.wake_latency_after_s
         draw = self._draw
         if self._spread and draw is not None:
-            late *= cpu.wake_latency_factor(draw())
+            late *= quantile_at(self._wake_spread, draw())  # CpuCost.wake_latency_factor
         if draw is not None and self._stall_frac > 0.0 and draw() < self._stall_frac:
             late += self._stall_s
         return late
