@@ -97,6 +97,9 @@ def test_the_tcp_counters_parse_from_proc_net_netstat_and_name_the_causes():
     assert "queued" not in note
     note = retransmit_note(10, counters, {"TCPOFOQueue": 12, "TCPOFODrop": 2})
     assert "queued 12 segments out of order and dropped 2 for want of buffer" in note
+    assert "first of a series" not in note
+    note = retransmit_note(10, {"TCPTimeouts": 5, "TCPRenoFailures": 3, "TCPLossFailures": 1})
+    assert "5 timeouts (0 undone as spurious; first of a series: 3 in disorder, 1 in the loss state)" in note
 
 
 def test_a_table_row_says_why_its_run_retransmitted():

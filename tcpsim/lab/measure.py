@@ -33,7 +33,13 @@ SYSCTLS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.c
 RETRANSMIT_COUNTERS = {
     "TCPFastRetrans": "sent in fast recovery (tcp_xmit_retransmit_queue)",
     "TCPLossProbes": "tail loss probes (tcp_send_loss_probe)",
-    "TCPTimeouts": "retransmission timeouts out of the open state (tcp_retransmit_timer)",
+    "TCPTimeouts": "retransmission timeouts, every one (tcp_retransmit_timer, 5.2 on)",
+    "TCPRenoRecoveryFail": "first timeouts of a series in fast recovery, without SACK (tcp_retransmit_timer)",
+    "TCPSackRecoveryFail": "first timeouts of a series in fast recovery, with SACK",
+    "TCPRenoFailures": "first timeouts of a series in the disorder state or with segments counted SACKed, "
+                       "without SACK: duplicate ACKs came, too few to begin a recovery",
+    "TCPSackFailures": "the same with SACK",
+    "TCPLossFailures": "first timeouts of a series in the loss state: a timeout's retransmission timed out again",
     "TCPSlowStartRetrans": "sent in the loss state after a timeout",
     "TCPSpuriousRTOs": "timeouts undone as spurious (F-RTO, tcp_try_undo_loss)",
     "TCPDSACKRecv": "D-SACKs received: the receiver had the data already (the retransmission was spurious)",
@@ -336,13 +342,23 @@ def retransmit_note(retransmits: int, causes: dict[str, int], receiver: Optional
     increments."""
     c, r = causes.get, (receiver or {}).get
     text = (f"its {retransmits} retransmissions: {c('TCPFastRetrans', 0)} in fast recovery, {c('TCPLossProbes', 0)} "
-            f"loss probes, {c('TCPTimeouts', 0)} timeouts ({c('TCPSpuriousRTOs', 0)} undone as spurious); the "
+            f"loss probes, {c('TCPTimeouts', 0)} timeouts ({c('TCPSpuriousRTOs', 0)} undone as spurious{_timeout_states(c)}); the "
             f"receiver reported {c('TCPDSACKRecv', 0)} as duplicates (D-SACK), sent for a delay rather than a loss; "
             f"the sender saw {c('TCPSACKReorder', 0) + c('TCPRenoReorder', 0)} reorderings")
     if receiver:
         text += (f"; the receiver queued {r('TCPOFOQueue', 0)} segments out of order and dropped "
                  f"{r('TCPOFODrop', 0) + r('TCPRcvQDrop', 0)} for want of buffer")
     return text
+
+
+def _timeout_states(c) -> str:
+    """Where the first timeouts of their series fired (the kernel counts those by state; the rest of
+    ``TCPTimeouts`` are later timeouts of a series or fired in the open state); empty where none was counted."""
+    states = (("in fast recovery", c("TCPRenoRecoveryFail", 0) + c("TCPSackRecoveryFail", 0)),
+              ("in disorder", c("TCPRenoFailures", 0) + c("TCPSackFailures", 0)),
+              ("in the loss state", c("TCPLossFailures", 0)))
+    said = [f"{n} {where}" for where, n in states if n]
+    return "; first of a series: " + ", ".join(said) if said else ""
 
 
 def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> LabRun:
