@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["EPOCH_S", "SERVER_PORT", "CLIENT_PORT_BASE", "write_pcap", "frames", "internet_checksum",
-           "ones_complement_sum"]
+           "ones_complement_sum", "file_header", "record"]
 
 EPOCH_S = 1_700_000_000
 """Capture time of simulated time zero (2023-11-14 22:13:20 UTC): any fixed time, so files are deterministic."""
@@ -174,6 +174,16 @@ def frames(trace: Sequence[tuple], scenario: Any, window_shifts: Mapping[str, in
     return out
 
 
+def file_header(snaplen: int) -> bytes:
+    """A nanosecond libpcap file's header: Ethernet frames of at most ``snaplen`` bytes."""
+    return struct.pack("<IHHiIII", _MAGIC_NS, 2, 4, 0, 0, snaplen, _LINKTYPE_ETHERNET)
+
+
+def record(sec: int, ns: int, data: bytes, orig_len: int) -> bytes:
+    """One frame's record: its capture time (seconds and nanoseconds), the bytes kept, and its length on the wire."""
+    return struct.pack("<IIII", sec, ns, len(data), orig_len) + data
+
+
 def write_pcap(path: str | os.PathLike, trace: Sequence[tuple], scenario: Any, snaplen: int = 65535,
                window_shifts: Mapping[str, int] | None = None) -> int:
     """Write ``trace`` (``Result.trace`` of a run of ``scenario``) to ``path`` as a nanosecond libpcap file
@@ -186,14 +196,14 @@ def write_pcap(path: str | os.PathLike, trace: Sequence[tuple], scenario: Any, s
     records = frames(trace, scenario, window_shifts)
     try:
         with open(path, "wb") as fh:
-            fh.write(struct.pack("<IHHiIII", _MAGIC_NS, 2, 4, 0, 0, snaplen, _LINKTYPE_ETHERNET))
+            fh.write(file_header(snaplen))
             for t, head, size in records:
                 whole = math.floor(t)
                 sec, ns = EPOCH_S + whole, round((t - whole) * 1e9)
                 if ns >= 1_000_000_000:
                     sec, ns = sec + 1, ns - 1_000_000_000
                 data = (head + bytes(max(size - len(head), 0)))[:snaplen]
-                fh.write(struct.pack("<IIII", sec, ns, len(data), size) + data)
+                fh.write(record(sec, ns, data, size))
     except OSError as exc:
         from .errors import OutputError
         from .fileio import is_device_full

@@ -437,3 +437,48 @@ def test_cleanup_removes_only_namespaces_of_dead_runs():
     finally:
         for name in (stale, live):
             subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+@needs_lab
+def test_a_capture_holds_the_run_s_frames_both_ways(tmp_path):
+    """``tcpsim lab --pcap`` writes a nanosecond libpcap file of the sender's interface: data out and ACKs in,
+    headers only, and says how many frames it holds."""
+    import struct
+
+    path = tmp_path / "run.pcap"
+    d, _ = _shaped_relay_run("--pcap", str(path))
+    blob = path.read_bytes()
+    magic, _vmaj, _vmin, _tz, _sig, snaplen, link = struct.unpack("<IHHiIII", blob[:24])
+    assert (magic, snaplen, link) == (0xA1B23C4D, 128, 1)
+    pos, sizes = 24, []
+    while pos + 16 <= len(blob):
+        _s, _ns, kept, size = struct.unpack("<IIII", blob[pos:pos + 16])
+        assert kept <= 128 and kept <= size
+        sizes.append(size)
+        pos += 16 + kept
+    assert pos == len(blob) and len(sizes) > 50
+    assert max(sizes) > 1000 and min(sizes) < 100  # data frames out, bare ACKs in
+    note = next(n for n in d["notes"] if n.startswith("capture:"))
+    assert note.startswith(f"capture: {len(sizes)} frames")
+
+
+def test_each_pass_captures_to_its_own_file():
+    from tcpsim.lab.cli import pass_pcap
+
+    assert pass_pcap(None, 0, 3) is None and pass_pcap("a/run.pcap", 0, 1) == "a/run.pcap"
+    assert [pass_pcap("a/run.pcap", k, 3) for k in range(3)] == ["a/run-pass1.pcap", "a/run-pass2.pcap",
+                                                                  "a/run-pass3.pcap"]
+
+
+def test_a_capture_refuses_an_unbounded_run(capsys):
+    from tcpsim.lab.capture import main
+
+    assert main(["--dev", "lo", "--out", os.devnull, "--seconds", "0"]) == 2
+    assert main(["--dev", "lo", "--out", os.devnull, "--seconds", "5", "--max-frames", "0"]) == 2
+    assert "--seconds in (0, 600]" in capsys.readouterr().err
+
+
+def test_tcpsim_lab_refuses_a_capture_it_cannot_write(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "tcpsim", "lab", "--pcap", str(tmp_path / "no" / "such" / "x.pcap")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "pcap" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -104,7 +104,19 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--json", action="store_true", help="one JSON object: scenario, kernel, sysctls, measured, predicted")
     g.add_argument("--save", default=None, metavar="FILE", help="also write that JSON to FILE (for tcpsim calibrate --lab)")
     g.add_argument("--plot", default=None, metavar="PNG", help="draw measured and predicted over time")
+    g.add_argument("--pcap", default=None, metavar="FILE",
+                   help="capture the sender's interface to FILE (libpcap, headers only; with --passes, FILE-passN "
+                        "for pass N), for Wireshark or a comparison with predict --pcap")
     return p
+
+
+def pass_pcap(path: Optional[str], k: int, passes: int) -> Optional[str]:
+    """Where pass ``k`` (from 0) of ``passes`` writes its capture: ``path`` itself for a single pass, else
+    ``path`` with ``-pass<k+1>`` before its extension."""
+    if not path or passes == 1:
+        return path
+    stem, ext = os.path.splitext(path)
+    return f"{stem}-pass{k + 1}{ext}"
 
 
 def _predicted_dict(result: Any, run: Any) -> dict[str, Any]:
@@ -351,7 +363,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     a = _parser().parse_args(list(argv or []))
     try:
-        check_output_paths(("save", a.save))  # before the run, not after it
+        check_output_paths(("save", a.save), ("pcap", a.pcap))  # before the run, not after it
         check_figure_path(a.plot, "plot")
     except TcpsimError as exc:
         return fail(str(exc))
@@ -393,7 +405,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     print(f"probing this build's delay line once (about a minute), to be cached in {cache}",
                           file=sys.stderr)
                 relay, probe_file, _ = auto_relay_path(sc.relay_cpu)
-            runs = [run_lab(sc, tool=a.tool, delay_line=a.delay_line) for _ in range(a.passes)]
+            runs = [run_lab(sc, tool=a.tool, delay_line=a.delay_line, pcap_path=pass_pcap(a.pcap, k, a.passes))
+                    for k in range(a.passes)]
             run = median_pass(runs)
             result = predict_lab(sc, run.sysctls, platform=host, os_name=a.os, delay_line=run.delay_line,
                                  tool=run.measured.tool, tool_version=run.measured.tool_version, relay=relay)

@@ -7,6 +7,7 @@ import os
 import platform as _platform
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Optional
 
 from ..errors import ConfigError
+from .capture import SNAPLEN_BYTES
 from .iperf3 import client_args, parse_iperf3
 from .scenario import LabScenario
 from .testbed import LabUnavailable, Testbed, has_netem
@@ -58,6 +60,8 @@ RECEIVER_COUNTERS = {
 dropped at the receiving socket."""
 
 _PORT = 5301
+_CAPTURE_SLACK_S = 10.0
+"""A capture's own bound beyond the run's duration (set-up and the tool's start), should no SIGTERM come."""
 _INTERVAL_S = 0.1
 
 
@@ -351,6 +355,34 @@ def retransmit_note(retransmits: int, causes: dict[str, int], receiver: Optional
     return text
 
 
+def _start_capture(tb: Testbed, path: str, duration_s: float) -> subprocess.Popen:
+    """Start capturing the sender's interface to ``path`` (bounded by the run's length and a frame count) and
+    wait until its socket is bound."""
+    cap = tb.spawn(tb.ns_a, [sys.executable, "-m", "tcpsim.lab.capture", "--dev", tb.dev_a, "--out", str(path),
+                             "--seconds", f"{duration_s + _CAPTURE_SLACK_S:g}"], "capture",
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline and cap.poll() is None and not os.path.exists(path):
+        time.sleep(0.02)
+    time.sleep(0.05)  # the header is written once the socket is bound
+    return cap
+
+
+def _stop_capture(cap: subprocess.Popen) -> Optional[tuple[int, int]]:
+    """Stop the capture; the frames it wrote and those it missed for want of buffer (None if it did not end)."""
+    if cap.poll() is None:
+        cap.send_signal(signal.SIGTERM)
+    try:
+        out, _err = cap.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        return None
+    try:
+        frames, dropped = (int(x) for x in out.strip().splitlines()[-1].split())
+    except ValueError:
+        return None
+    return frames, dropped
+
+
 def _timeout_states(c) -> str:
     """Where the first timeouts of their series fired (the kernel counts those by state; the rest of
     ``TCPTimeouts`` are later timeouts of a series or fired in the open state); empty where none was counted."""
@@ -361,12 +393,14 @@ def _timeout_states(c) -> str:
     return "; first of a series: " + ", ".join(said) if said else ""
 
 
-def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> LabRun:
-    """Set up the namespaces, run ``sc`` once, tear everything down; the measurement and the kernel's facts."""
+def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto", pcap_path: Optional[str] = None) -> LabRun:
+    """Set up the namespaces, run ``sc`` once, tear everything down; the measurement and the kernel's facts.
+    ``pcap_path``: also capture the sender's interface there, headers only (:mod:`tcpsim.lab.capture`)."""
     tool = choose_tool(sc, tool)
     with Testbed(sc.rate_bps, sc.rtt_s, sc.mtu_bytes, delay_line=delay_line, cc=sc.congestion_control,
                  loss_frac=sc.loss_frac, relay_cpu=sc.relay_cpu, sack=sc.sack) as tb:
         sysctls = tb.sysctls(SYSCTLS)
+        cap = _start_capture(tb, pcap_path, sc.duration_s) if pcap_path else None
         sysctls["congestion_control (per socket)"] = sc.congestion_control
         st0, drops0, mib0 = tb.link_stats(tb.ns_a, tb.dev_a), tb.delay_line_drops(), tb.tcp_counters()
         rx0 = tb.tcp_counters(tb.ns_b)
@@ -380,6 +414,7 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
         st1, drops1, mib1 = tb.link_stats(tb.ns_a, tb.dev_a), tb.delay_line_drops(), tb.tcp_counters()
         rx1 = tb.tcp_counters(tb.ns_b)
         delay, loss_seed = tb.delay_line, tb.loss_seed
+        captured = _stop_capture(cap) if cap is not None else None
     busy = _busy_frac(cpu0, cpu1)
     tools_cpu = (ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime) / max(wall, 1e-9)
     notes: list[str] = []
@@ -420,6 +455,11 @@ def run_lab(sc: LabScenario, tool: str = "auto", delay_line: str = "auto") -> La
                      "run's retransmissions are partly the path's, not TCP's alone")
     if measured.retransmits and measured.retransmit_causes:
         notes.append(retransmit_note(measured.retransmits, measured.retransmit_causes, measured.receiver_counters))
+    if pcap_path:
+        notes.append(f"capture: {captured[0]} frames of the sender's interface in {pcap_path} (headers, "
+                     f"{SNAPLEN_BYTES} bytes of each; a GSO aggregate is one frame), {captured[1]} missed for want "
+                     "of buffer" if captured is not None
+                     else f"capture: {pcap_path} was not completed (the capture did not stop when asked)")
     if sc.relay_cpu is not None:
         notes.append(f"the delay line ran on CPU {sc.relay_cpu} alone" if delay == "relay" else
                      f"--relay-cpu {sc.relay_cpu} placed nothing: the delay line was {delay}, not the relay")
