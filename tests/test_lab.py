@@ -425,3 +425,11 @@ def test_units_far_from_the_prediction_at_the_line_are_called_the_run_s_own():
     assert units_note(1e9, 950e6, 5_000, 1_850) == ""  # within three times
     assert units_note(1e9, 600e6, 51_000, 1_850) == ""  # under the line: something sets the size there
     assert units_note(0.0, 20e9, 51_000, 1_850) == units_note(1e9, 950e6, 51_000, None) == ""
+
+
+def test_a_lossy_path_on_an_ideal_host_says_to_name_the_host():
+    from tcpsim.lab.cli import lossy_ideal_note
+
+    assert lossy_ideal_note(0.0) == []
+    (note,) = lossy_ideal_note(0.001)
+    assert "--platform lab_vm" in note and "rule 169" in note
