@@ -22,9 +22,9 @@ RUNS = {**{f"path{i}": "rule167_2026-12-03" for i in range(1, 5)},
 _DISORDER = ("duplicate ACKs came, too few to begin a recovery, and the sender waited for its timer; not yet traced "
              "(validation/README.md, 'What scoring the lossy paths on lab_vm gave')")
 MISSES = {
-    "path6": "path 6 (1 Gbit/s, 1 ms, autotuned, 0.1 %): +23.1 % on lab_vm (+56.4 % on an ideal host): the kernel timed "
-             "out 17 times in 10 s, most often when the delay line lost the one ACK of a round trip, which tcpsim's "
-             "receiver now sends as rarely, else when " + _DISORDER,
+    "path6": "path 6 (1 Gbit/s, 1 ms, autotuned, 0.1 %): +23.1 % on lab_vm (+56.4 % on an ideal host): the kernel "
+             "timed out 17 times in 10 s, most often when the delay line lost the one ACK of a round trip, which "
+             "tcpsim's receiver now sends as rarely, else when " + _DISORDER,
     "path8": "path 8 (1 Gbit/s, 2 ms, autotuned, 0.05 %): +18.4 % on lab_vm: the kernel timed out 40 times in 10 s, "
              "39 of them in disorder, " + _DISORDER,
     "path9": "path 9 (500 Mbit/s, 1 ms, autotuned, 0.2 %): +15.7 % on lab_vm: the kernel timed out 16 times in 10 s, "

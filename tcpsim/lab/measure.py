@@ -346,7 +346,8 @@ def retransmit_note(retransmits: int, causes: dict[str, int], receiver: Optional
     increments."""
     c, r = causes.get, (receiver or {}).get
     text = (f"its {retransmits} retransmissions: {c('TCPFastRetrans', 0)} in fast recovery, {c('TCPLossProbes', 0)} "
-            f"loss probes, {c('TCPTimeouts', 0)} timeouts ({c('TCPSpuriousRTOs', 0)} undone as spurious{_timeout_states(c)}); the "
+            f"loss probes, {c('TCPTimeouts', 0)} timeouts ({c('TCPSpuriousRTOs', 0)} undone as spurious"
+            f"{_timeout_states(c)}); the "
             f"receiver reported {c('TCPDSACKRecv', 0)} as duplicates (D-SACK), sent for a delay rather than a loss; "
             f"the sender saw {c('TCPSACKReorder', 0) + c('TCPRenoReorder', 0)} reorderings")
     if receiver:
@@ -357,7 +358,9 @@ def retransmit_note(retransmits: int, causes: dict[str, int], receiver: Optional
 
 def _start_capture(tb: Testbed, path: str, duration_s: float) -> subprocess.Popen:
     """Start capturing the sender's interface to ``path`` (bounded by the run's length and a frame count) and
-    wait until its socket is bound."""
+    wait until its socket is bound (a file of that name is replaced)."""
+    if os.path.exists(path):
+        os.remove(path)
     cap = tb.spawn(tb.ns_a, [sys.executable, "-m", "tcpsim.lab.capture", "--dev", tb.dev_a, "--out", str(path),
                              "--seconds", f"{duration_s + _CAPTURE_SLACK_S:g}"], "capture",
                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
