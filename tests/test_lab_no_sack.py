@@ -31,8 +31,8 @@ MISSES = {
              "6 first of a series in disorder and 7 in recovery",
     "path10": "path 10 (1 Gbit/s, 0.5 ms, 256 KiB, 0.1 %): +20.7 % on lab_vm: the kernel timed out 40 times in 10 s, "
               "39 of them in disorder with the receiver's window full, and tcpsim 38 times alike; its 205-ms stalls "
-              "take 80 % of the run, and tcpsim moves about a fifth more data between them (validation/README.md, "
-              "'What scoring the lossy paths on lab_vm gave')",
+              "take 80 % of the run, and tcpsim moves a quarter to two fifths more data between them "
+              "(validation/README.md, 'What scoring the lossy paths on lab_vm gave')",
 }
 
 
