@@ -123,7 +123,8 @@ class TcpEndpoint(TcpRack):
             if sample is not None:
                 rtt = now - sample
                 # Linux tcp_clean_rtx_queue: srtt from first_ackt (seq_rtt_us), min_rtt and the congestion control
-                # from last_ackt (ca_rtt_us); an ACK covering a retransmission keeps the newest (Karn, see config)
+                # from last_ackt (ca_rtt_us). An ACK covering a retransmission keeps the newest segment sent once,
+                # where Linux takes the timestamp echo or nothing: a known deviation (rule 170, not adopted)
                 seq_rtt = now - oldest if self._srtt_oldest and not karn else rtt
                 self.rto.sample(seq_rtt, ack, self.snd_nxt)
                 if rtt < self._min_rtt_s or self._min_rtt_s <= 0.0:
