@@ -38,8 +38,9 @@ MISSES = {
               "take 80 % of the run, and tcpsim moves a quarter to two fifths more data between them "
               "(validation/README.md, 'What scoring the lossy paths on lab_vm gave')",
     "path13": "path 13 (1 Gbit/s, 1 ms, autotuned, 0.2 %, SACK on): +53.8 % on lab_vm, measured for rule 170: the "
-              "kernel ran 203 Mbit/s with 12 tail loss probes and no timeout; not yet traced (validation/README.md, "
-              "'What timing an ACK over a retransmission by its echo gave')",
+              "kernel ran 203 Mbit/s with no timeout and windows like tcpsim's (cwnd median 38 against 33 KB), but its "
+              "srtt ran 1.78 ms at the median against tcpsim's 1.12 (validation/README.md, 'What timing an ACK over "
+              "a retransmission by its echo gave')",
 }
 
 
