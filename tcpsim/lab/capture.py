@@ -55,7 +55,7 @@ def capture(dev: str, path: str, seconds: float, max_frames: int = MAX_FRAMES,
             fh.write(file_header(snaplen))
             while not stop["now"] and n < max_frames and time.monotonic() < end:
                 try:
-                    size, anc, flags, _addr = sock.recvmsg_into([buf], socket.CMSG_SPACE(16), socket.MSG_TRUNC)
+                    size, anc, _flags, _addr = sock.recvmsg_into([buf], socket.CMSG_SPACE(16), socket.MSG_TRUNC)
                 except (socket.timeout, InterruptedError):
                     continue
                 sec, ns = _stamp(anc)
