@@ -232,7 +232,7 @@ class _Run:
         snap = {
             "t": now,
             "delivered": [f[4].delivered_bytes if f[4] else 0 for f in self.flows],
-            "transactions": sum(rr.transactions for rr in self.rr),
+            "transactions": transactions(self.rr),
             # Frames whose bits have left the interface (not those still queued for it), data by stream.
             "segs": [sum(w[1].get(f[1], 0.0) for w in wire.values()) for f in self.flows],
             "acks": sum(w[1].get(-1, 0.0) for w in wire.values()),

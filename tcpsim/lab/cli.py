@@ -106,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--plot", default=None, metavar="PNG", help="draw measured and predicted over time")
     g.add_argument("--pcap", default=None, metavar="FILE",
                    help="capture the sender's interface to FILE (libpcap, headers only; with --passes, FILE-passN "
-                        "for pass N), for Wireshark or a comparison with predict --pcap")
+                        "for pass N), for Wireshark or a comparison with tcpsim explain --pcap")
     return p
 
 
