@@ -1,0 +1,69 @@
+"""An eleventh machine, against the issues' targets: the Intel Xeon guest of the third and ninth machines' kind (family
+6 model 167, AMX, 2.6 GHz) on kernel build ``-v1147``, on which no row of any table had run (2026-12-03).
+
+Its tables (``validation/xeon167_2026-12-03``: the 46 rows without a delay line in three pinned passes, each row its
+median run, ``window6`` once placed by ``tcpsim lab``'s default, README's smallest example three times, every run
+iperf3's) were measured by a rule written before anything ran on it (validation/README.md, "An eleventh machine")
+and scored once: the file README's step 0 writes (``tcpsim machine detect --probes --spin``, A11S), the one ``--probes``
+alone writes (A11L), README's step 2 from each (B11S, B11L), and the ninth machine's calibrated file borrowed (B9L,
+the same kind of VM on build ``-v1045``). A known miss is a strict xfail.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from machine_scores import (SMALLEST_TARGET, check_rtt0_tables, errors as _errors, median_on, scored_outcomes,
+                            smallest_example_error, tables_not_below_the_calculator, window_limited,
+                            within_window_target)
+
+HERE = Path(__file__).resolve().parent.parent / "validation" / "xeon167_2026-12-03"
+FILES = {"parts_spin": "parts_spin.toml", "parts_lat": "parts_lat.toml", "calibrated_spin": "fit_spin.toml",
+         "calibrated_lat": "fit_lat.toml"}
+CPU_TARGET = 0.15
+
+pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")
+
+
+@pytest.fixture(scope="module")
+def scored():
+    return scored_outcomes(HERE, FILES)
+
+
+@pytest.mark.slow
+def test_the_tables_are_the_measured_ones(scored):
+    check_rtt0_tables(scored, FILES)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["parts_spin", "parts_lat", "calibrated_spin", "calibrated_lat"])
+def test_the_held_out_cpu_and_message_rows_within_target(scored, name):
+    """Issue 21's 15 % from the parts and issue 22's after calibrating, on the 37 held-out rows (at the score: A11S
+    7.8, A11L 2.6, B11S 3.3, B11L 2.7 %)."""
+    assert median_on(scored[name]) <= CPU_TARGET
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["parts_spin", "parts_lat"])
+def test_below_the_calculator_on_every_table_from_the_parts(scored, name):
+    """Issue 21's second target from the parts: every table below the calculator (the closest, A11S's unshaped 42.8
+    against 90.3 % at its score)."""
+    assert tables_not_below_the_calculator(scored[name]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", ["median", pytest.param("max", marks=pytest.mark.xfail(
+    strict=True, reason="19.7 % at its score (median 3.3 %): the window rows' worst, as on the ninth machine's build "
+                        "(16.7 %)"))])
+def test_window6_limited_rows_within_target_from_the_parts(scored, check):
+    """Issue 22's window-limited rows of ``window6`` with no fitted parameter, from README's step 0 file (A11S):
+    median 5 %, none above 15 %."""
+    assert within_window_target(_errors(scored["parts_spin"], window_limited), check)
+
+
+@pytest.mark.xfail(strict=True, reason="+13.4 % at the median of three (+13.7, +12.0, +13.4 %): the bare command "
+                   "predicts ideal hosts on the committed delay line, and this build ran 677-687 Mbit/s against 769.7")
+def test_the_smallest_example_within_ten_percent():
+    """README's smallest example as typed, against the prediction each run printed beside it: issue 22's 10 %, at the
+    median of three."""
+    assert smallest_example_error(HERE) <= SMALLEST_TARGET
