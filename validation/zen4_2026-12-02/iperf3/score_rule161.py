@@ -7,6 +7,8 @@ its tables the same way (``--rr rr2 --cpu cpu9``; the JSON's keys are the tables
     python -P score_rule161.py --json scores_rule161.json
     python -P score_rule161.py --rr rr2 --cpu cpu9 --files B10S=fit_spin.toml B10L=fit_lat.toml \
         A10S=parts_spin.toml A10L=parts_lat.toml --json scores_rule162.json
+
+``--folder DIR`` scores another machine's folder the same way (rule 172: ``../../xeon167_2026-12-03``).
 """
 
 from __future__ import annotations
@@ -47,21 +49,23 @@ def main() -> None:
     ap.add_argument("--rr", default="rr", help="the request/response table (rule 162: rr2)")
     ap.add_argument("--cpu", default="cpu8", help="the goodput table (rule 162: cpu9)")
     ap.add_argument("--files", nargs="*", default=None, metavar="NAME=PATH")
+    ap.add_argument("--folder", default=str(HERE), help="the machine's folder: its tables and files (default: this one)")
     a = ap.parse_args()
+    folder = Path(a.folder).resolve()
     files = dict(f.split("=", 1) for f in a.files) if a.files else FILES
-    runs = median_runs(json.loads((HERE / f"{a.rr}_passes.json").read_text()))
+    runs = median_runs(json.loads((folder / f"{a.rr}_passes.json").read_text()))
     os_name = linux_version_part(runs[0]["kernel"])[0]  # the measured kernel's rules, wherever this runs
     out: dict = {a.rr: {}, a.cpu: {}, "g16": {}, "tables": [a.rr, a.cpu]}
     with ProcessPoolExecutor(2) as ex:
         for name, f in files.items():
-            preds = list(ex.map(predicted_tps, runs, [str(HERE / f)] * len(runs), [os_name] * len(runs)))
+            preds = list(ex.map(predicted_tps, runs, [str(folder / f)] * len(runs), [os_name] * len(runs)))
             out[a.rr][name] = [{"rr_bytes": r["scenario"]["rr_bytes"], "measured_tps": r["measured"]["transactions_per_s"],
                                 "predicted_tps": p, "error": p / r["measured"]["transactions_per_s"] - 1}
                                for r, p in zip(runs, preds)]
-    subprocess.run([sys.executable, "-P", str(HERE.parent.parent / "vm3_2026-12-01" / "score.py"), "--folder", str(HERE),
+    subprocess.run([sys.executable, "-P", str(HERE.parent.parent / "vm3_2026-12-01" / "score.py"), "--folder", str(folder),
                     "--files", *[f"{n}={f}" for n, f in files.items()], "--table", a.cpu,
-                    "--json", str(HERE / f"scores_{a.cpu}.json")], check=True, stdout=subprocess.DEVNULL)
-    gp = json.loads((HERE / f"scores_{a.cpu}.json").read_text())
+                    "--json", str(folder / f"scores_{a.cpu}.json")], check=True, stdout=subprocess.DEVNULL)
+    gp = json.loads((folder / f"scores_{a.cpu}.json").read_text())
     for name in files:
         errs = [r["error"] for r in gp[name]["rows"] if r["table"] == a.cpu and r["error"] is not None]
         out[a.cpu][name] = {"n": len(errs), "g": statistics.median(map(abs, errs)), "errors": errs}
