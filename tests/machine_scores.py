@@ -88,6 +88,30 @@ def check_rtt0_tables(scored: dict[str, list], files: dict[str, str]) -> None:
         assert len(errors(outcomes, window_limited)) == 19
 
 
+def rr_errors(folder: Path, files: dict[str, str], table: str = "rr") -> dict[str, list[float]]:
+    """A request/response table's six rows in ``folder`` (``TABLE_passes.json``, each row its median run), as the
+    tenth machine's ``score_rule161.py`` scores them: transactions a second predicted under each file, against the
+    kernel's, as relative errors."""
+    from tcpsim.machine.detect import linux_version_part
+
+    sr = _load("score_rule161", TENTH / "score_rule161.py")
+    runs = sr.median_runs(json.loads((folder / f"{table}_passes.json").read_text()))
+    os_name = linux_version_part(runs[0]["kernel"])[0]
+    return {name: [sr.predicted_tps(r, str(folder / f), os_name) / r["measured"]["transactions_per_s"] - 1
+                   for r in runs] for name, f in files.items()}
+
+
+def _load(name: str, path: Path):
+    """A validation folder's script, imported once under ``name``, so its functions go to workers by name."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module
+    return sys.modules[name]
+
+
+TENTH = Path(__file__).resolve().parent.parent / "validation" / "zen4_2026-12-02" / "iperf3"
 SIXTH_BUILD = Path(__file__).resolve().parent.parent / "validation" / "build_2026-12-02"
 WINDOW_TARGET, WINDOW_MAX = 0.05, 0.15
 """Issue 22's window-limited target: the median |error| within 5 %, none above 15 %."""
@@ -101,12 +125,7 @@ def within_window_target(errors: list[float], check: str) -> bool:
 def score_relay():
     """The sixth build's ``score_relay.py`` (its ``predicted_bps``: a run as ``tcpsim lab --platform lab_vm`` predicts
     it beside the run), imported once under its own name so its function goes to the workers by name."""
-    if "score_relay" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("score_relay", SIXTH_BUILD / "score_relay.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        sys.modules["score_relay"] = module
-    return sys.modules["score_relay"]
+    return _load("score_relay", SIXTH_BUILD / "score_relay.py")
 
 
 def instrument_scores(folder: Path, probes: dict[str, str]) -> dict[str, dict]:

@@ -6,28 +6,34 @@ median run, ``window6`` once placed by ``tcpsim lab``'s default, README's smalle
 iperf3's) were measured by a rule written before anything ran on it (validation/README.md, "An eleventh machine")
 and scored once: the file README's step 0 writes (``tcpsim machine detect --probes --spin``, A11S), the one ``--probes``
 alone writes (A11L), README's step 2 from each (B11S, B11L), and the ninth machine's calibrated file borrowed (B9L,
-the same kind of VM on build ``-v1045``). A known miss is a strict xfail.
+the same kind of VM on build ``-v1045``). Rule 172 then measured rule 162's held-out tables (``lab/rr2``, ``lab/cpu9``)
+on it, to ask whether step 2 from the short idles' latency earns the classroom's steps on a second VM. A known miss
+is a strict xfail.
 """
 
 from pathlib import Path
 
+import statistics
+
 import pytest
 
-from machine_scores import (SMALLEST_TARGET, check_rtt0_tables, errors as _errors, median_on, scored_outcomes,
-                            smallest_example_error, tables_not_below_the_calculator, window_limited,
+from machine_scores import (HELD_OUT, SMALLEST_TARGET, check_rtt0_tables, errors as _errors, median_on, rr_errors,
+                            scored_outcomes, smallest_example_error, tables_not_below_the_calculator, window_limited,
                             within_window_target)
 
 HERE = Path(__file__).resolve().parent.parent / "validation" / "xeon167_2026-12-03"
 FILES = {"parts_spin": "parts_spin.toml", "parts_lat": "parts_lat.toml", "calibrated_spin": "fit_spin.toml",
          "calibrated_lat": "fit_lat.toml"}
 CPU_TARGET = 0.15
+RTT0 = HELD_OUT + ("writes", "messages_nodelay", "window6")
+"""Rule 171's 67 rows (``lab/cpu9`` and ``rr2`` in the same folder are rule 172's)."""
 
 pytestmark = pytest.mark.skipif(not HERE.is_dir(), reason="run from a checkout (validation/)")
 
 
 @pytest.fixture(scope="module")
 def scored():
-    return scored_outcomes(HERE, FILES)
+    return scored_outcomes(HERE, FILES, {name: RTT0 for name in FILES})
 
 
 @pytest.mark.slow
@@ -67,3 +73,36 @@ def test_the_smallest_example_within_ten_percent():
     """README's smallest example as typed, against the prediction each run printed beside it: issue 22's 10 %, at the
     median of three."""
     assert smallest_example_error(HERE) <= SMALLEST_TARGET
+
+
+@pytest.fixture(scope="module")
+def rule172():
+    """Rule 172's sixteen rows under each file: ``lab/cpu9``'s outcomes and ``lab/rr2``'s relative errors."""
+    files = {"spin": "fit_spin.toml", "lat": "fit_lat.toml", "parts_spin": "parts_spin.toml"}
+    cpu9 = scored_outcomes(HERE, files, {name: ("cpu9",) for name in files})
+    rr2 = rr_errors(HERE, files, "rr2")
+    assert all(len(v) == 10 for v in cpu9.values()) and all(len(v) == 6 for v in rr2.values())
+    return cpu9, rr2
+
+
+@pytest.mark.slow
+def test_step_2_from_the_short_idles_keeps_the_classroom_steps_by_the_rule(rule172):
+    """Rule 172, rule 162's criterion asked of a second VM: B11S against B11L on 16 rows measured after both fits,
+    10.6 against 30.9 % (at least 3 points better; ``lab/rr2`` -9..-18 % against +228..+904 %), and ``lab/cpu9``'s ten
+    6.0 against 5.4 % (not more than 2 worse), so README's steps keep ``machine detect --probes --spin``."""
+    cpu9, rr2 = rule172
+    g16 = {n: statistics.median([abs(e) for e in rr2[n]] + _errors(cpu9[n], lambda p: True)) for n in ("spin", "lat")}
+    assert g16["spin"] <= g16["lat"] - 0.03
+    assert median_on(cpu9["spin"], ("cpu9",)) <= median_on(cpu9["lat"], ("cpu9",)) + 0.02
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [
+    "spin", pytest.param("parts_spin", marks=pytest.mark.xfail(strict=True, reason=(
+        "17.8 % at the score: the parts with the short idles' latency run the unshaped rows fast, as on rule 171's "
+        "cpu3 and unshaped rows (validation/README.md, 'What step 2 from the short idles gave on the eleventh "
+        "machine')")))])
+def test_the_classroom_files_within_target_on_cpu9(rule172, name):
+    """Issue 22's 15 % after calibrating (B11S, 6.0 % at the score) and issue 21's from the parts (A11S), on the ten
+    CPU-bound rows of ``lab/cpu9`` measured after the fits."""
+    assert median_on(rule172[0][name], ("cpu9",)) <= CPU_TARGET

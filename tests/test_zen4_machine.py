@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from machine_scores import (HELD_OUT, SMALLEST_TARGET, check_rtt0_tables, errors as _errors, median_on, scored_outcomes,
+from machine_scores import (HELD_OUT, SMALLEST_TARGET, check_rtt0_tables, errors as _errors, median_on, rr_errors,
+                            scored_outcomes,
                             smallest_example_error, tables_not_below_the_calculator, window_limited,
                             within_window_target)
 
@@ -123,20 +124,8 @@ def test_the_calibrated_file_on_the_tables_measured_after_rule_156_within_target
 
 
 def _rr_errors(files: dict[str, str], table: str = "rr") -> dict[str, list[float]]:
-    """``lab/rr``'s six rows (rule 161; ``rr2``, rule 162), each its median run, as ``score_rule161.py`` scores them:
-    transactions a second predicted under each file beside the kernel's."""
-    import importlib.util
-    import json
-
-    from tcpsim.machine.detect import linux_version_part
-
-    spec = importlib.util.spec_from_file_location("score_rule161", HERE / "score_rule161.py")
-    sr = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(sr)
-    runs = sr.median_runs(json.loads((HERE / f"{table}_passes.json").read_text()))
-    os_name = linux_version_part(runs[0]["kernel"])[0]
-    return {name: [sr.predicted_tps(r, str(HERE / f), os_name) / r["measured"]["transactions_per_s"] - 1
-                   for r in runs] for name, f in files.items()}
+    """This machine's request/response rows (``lab/rr``, rule 161; ``rr2``, rule 162; ``rr3``, rule 163)."""
+    return rr_errors(HERE, files, table)
 
 
 @pytest.mark.slow
