@@ -94,14 +94,14 @@ def rr_errors(folder: Path, files: dict[str, str], table: str = "rr") -> dict[st
     kernel's, as relative errors."""
     from tcpsim.machine.detect import linux_version_part
 
-    sr = _load("score_rule161", TENTH / "score_rule161.py")
+    sr = load_script("score_rule161", TENTH / "score_rule161.py")
     runs = sr.median_runs(json.loads((folder / f"{table}_passes.json").read_text()))
     os_name = linux_version_part(runs[0]["kernel"])[0]
     return {name: [sr.predicted_tps(r, str(folder / f), os_name) / r["measured"]["transactions_per_s"] - 1
                    for r in runs] for name, f in files.items()}
 
 
-def _load(name: str, path: Path):
+def load_script(name: str, path: Path):
     """A validation folder's script, imported once under ``name``, so its functions go to workers by name."""
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, path)
@@ -125,7 +125,7 @@ def within_window_target(errors: list[float], check: str) -> bool:
 def score_relay():
     """The sixth build's ``score_relay.py`` (its ``predicted_bps``: a run as ``tcpsim lab --platform lab_vm`` predicts
     it beside the run), imported once under its own name so its function goes to the workers by name."""
-    return _load("score_relay", SIXTH_BUILD / "score_relay.py")
+    return load_script("score_relay", SIXTH_BUILD / "score_relay.py")
 
 
 def instrument_scores(folder: Path, probes: dict[str, str]) -> dict[str, dict]:

@@ -7,19 +7,20 @@ iperf3's) were measured by a rule written before anything ran on it (validation/
 and scored once: the file README's step 0 writes (``tcpsim machine detect --probes --spin``, A11S), the one ``--probes``
 alone writes (A11L), README's step 2 from each (B11S, B11L), and the ninth machine's calibrated file borrowed (B9L,
 the same kind of VM on build ``-v1045``). Rule 172 then measured rule 162's held-out tables (``lab/rr2``, ``lab/cpu9``)
-on it, to ask whether step 2 from the short idles' latency earns the classroom's steps on a second VM. A known miss
-is a strict xfail.
+on it, to ask whether step 2 from the short idles' latency earns the classroom's steps on a second VM, and rule 173
+eight lossy paths, to ask whether ``tcpsim lab`` should predict them for the machine it runs on. A known miss is a
+strict xfail.
 """
 
-from pathlib import Path
-
+import json
 import statistics
+from pathlib import Path
 
 import pytest
 
-from machine_scores import (HELD_OUT, SMALLEST_TARGET, check_rtt0_tables, errors as _errors, median_on, rr_errors,
-                            scored_outcomes, smallest_example_error, tables_not_below_the_calculator, window_limited,
-                            within_window_target)
+from machine_scores import (HELD_OUT, SMALLEST_TARGET, check_rtt0_tables, errors as _errors, load_script, median_on,
+                            rr_errors, scored_outcomes, smallest_example_error, tables_not_below_the_calculator,
+                            window_limited, within_window_target)
 
 HERE = Path(__file__).resolve().parent.parent / "validation" / "xeon167_2026-12-03"
 FILES = {"parts_spin": "parts_spin.toml", "parts_lat": "parts_lat.toml", "calibrated_spin": "fit_spin.toml",
@@ -106,3 +107,42 @@ def test_the_classroom_files_within_target_on_cpu9(rule172, name):
     """Issue 22's 15 % after calibrating (B11S, 6.0 % at the score) and issue 21's from the parts (A11S), on the ten
     CPU-bound rows of ``lab/cpu9`` measured after the fits."""
     assert median_on(rule172[0][name], ("cpu9",)) <= CPU_TARGET
+
+
+LOSSY = HERE / "lossy"
+LOSSY_MISSES = {
+    name: (f"{err} at the score: the kernel timed out {n} times in the median pass, {k} of them first of their "
+           "series in disorder, as on the EPYC's path of the same scenario; tcpsim takes fewer of those timeouts or "
+           "moves more between them (validation/README.md, 'What predicting the lossy paths for the machine they "
+           "ran on gave')")
+    for name, err, n, k in (("a", "+22.3 %", 15, 8), ("c", "+22.4 %", 21, 6), ("d", "+24.4 %", 40, 37))}
+
+
+@pytest.fixture(scope="module")
+def lossy():
+    """Rule 173's eight lossy paths: each path's |error| on the ideal host (I) and on ``--platform detect``'s file (D),
+    seed 0, as ``tcpsim lab`` predicts them (``lossy/score.py``)."""
+    sp = load_script("score_rule173", LOSSY / "score.py")
+    errors = {}
+    for name in sp.PATHS:
+        measured = json.loads((LOSSY / f"{name}.json").read_text())["measured"]["goodput_bps"]
+        errors[name] = {h: abs(sp.predict(name, h, 0)[0] / measured - 1) for h in ("I", "D")}
+    return errors
+
+
+@pytest.mark.slow
+def test_the_detected_host_did_not_earn_the_lossy_default_by_the_rule(lossy):
+    """Rule 173: ``--platform detect`` came 7.4 -> 3.9 % over the eight paths (max 67.1 -> 24.4 %), not the 5 points
+    below the ideal host its criterion asks, though no path was worse; ``tcpsim lab`` keeps the ideal host."""
+    g = {h: statistics.median(e[h] for e in lossy.values()) for h in ("I", "D")}
+    assert g["D"] > g["I"] - 0.05
+    assert all(e["D"] <= e["I"] + 0.05 for e in lossy.values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=LOSSY_MISSES[n]))
+                                  if n in LOSSY_MISSES else n for n in "abcdefgh"])
+def test_a_lossy_path_on_the_detected_host_within_15_percent(lossy, name):
+    """Issue 22's 15 %, as ``test_lab_no_sack.py`` holds the EPYC's paths, on the file ``tcpsim lab --platform
+    detect`` wrote on this machine."""
+    assert lossy[name]["D"] <= 0.15

@@ -238,7 +238,8 @@ def lossy_ideal_note(loss_frac: float) -> list[str]:
     return ["a lossy path predicted on an ideal host, whose reader acknowledges every skb of a burst the instant it "
             "lands: name the host (--platform lab_vm on this project's VM, detect or a calibrated file elsewhere); "
             "ten lossy paths without SACK read -4.5 to +23 % on lab_vm and up to +60 % on an ideal host "
-            "(validation/README.md, rule 169)"]
+            "(validation/README.md, rule 169); on a second machine eight paths up to +24 % on detect's file and up to "
+            "+67 % on an ideal host (rule 173)"]
 
 
 def generator_caution(tool: Optional[str], platform: Optional[str], limited_by: Optional[str]) -> str:

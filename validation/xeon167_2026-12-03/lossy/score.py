@@ -62,11 +62,11 @@ def main() -> None:
             row[h] = {"bps": g0, "error": g0 / m["goodput_bps"] - 1, "acks_per_s": acks,
                       "seed_median_error": med / m["goodput_bps"] - 1}
         out["paths"][n] = row
+        passes = ", ".join(f"{g / 1e6:.1f}" for g in d["passes_goodput_bps"])
+        hosts = "; ".join(f"{h} {row[h]['error']:+6.1%} ({row[h]['acks_per_s']:5.0f}), "
+                          f"seeds {row[h]['seed_median_error']:+6.1%}" for h in HOSTS)
         print(f"{n} {'SACK on ' if d['scenario'].get('sack', True) else 'SACK off'} measured "
-              f"{m['goodput_bps'] / 1e6:7.1f} Mbit/s (passes {', '.join(f'{g / 1e6:.1f}' for g in d['passes_goodput_bps'])}), "
-              f"{m['rx_units_per_s']:5.0f} ACKs/s; "
-              + "; ".join(f"{h} {row[h]['error']:+6.1%} ({row[h]['acks_per_s']:5.0f}), seeds {row[h]['seed_median_error']:+6.1%}"
-                          for h in HOSTS))
+              f"{m['goodput_bps'] / 1e6:7.1f} Mbit/s (passes {passes}), {m['rx_units_per_s']:5.0f} ACKs/s; {hosts}")
     for h in HOSTS:
         out["g"][h] = statistics.median(abs(out["paths"][n][h]["error"]) for n in PATHS)
         out["g_seed_median"][h] = statistics.median(abs(out["paths"][n][h]["seed_median_error"]) for n in PATHS)
