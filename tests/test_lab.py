@@ -402,6 +402,34 @@ def test_passes_out_of_range_are_refused_before_the_run(monkeypatch, capsys, val
     assert len(err) == 1 and f"passes='{value}'" in err[0] and said in err[0], err
 
 
+@pytest.mark.parametrize("value, said", [("0", "1..9"), ("10", "1..9"), ("three", "whole number")])
+def test_seeds_out_of_range_are_refused_before_the_run(monkeypatch, capsys, value, said):
+    from tcpsim.cli import main
+
+    monkeypatch.setattr("tcpsim.lab.measure.run_lab", lambda *a, **k: pytest.fail("the run started"))
+    assert main(["lab", "--rate", "1gbit", "--seeds", value]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"seeds='{value}'" in err[0] and said in err[0], err
+
+
+def test_several_seeds_show_the_prediction_of_median_goodput():
+    """``--seeds N``: a lossy path predicted at seeds 0..N-1; the prediction shown is the seed of median goodput as the
+    tool counts it (the lower middle of an even count), and a line gives every seed's."""
+    from tcpsim.lab.cli import _seeds_line, median_seed
+    from tcpsim.lab.predict import predict_lab, tool_goodput_bps
+    from tcpsim.lab.scenario import lab_scenario
+
+    sc = lab_scenario(rate="100mbit", rtt="2ms", loss="1%", sockbuf="64k", duration="1s")
+    results = [predict_lab(sc, {}, seed=k, tool="iperf3") for k in range(3)]
+    seed, goodput = median_seed(sc, results, 1.0)
+    assert goodput == [tool_goodput_bps(sc, r, 1.0) for r in results] and len(set(goodput)) == 3
+    assert goodput[seed] == sorted(goodput)[1]
+    assert median_seed(sc, results[:2], 1.0)[0] == min(range(2), key=goodput.__getitem__)
+    line = _seeds_line({"predicted": {"seeds_goodput_bps": goodput, "seed": seed}})
+    assert line.startswith("seeds") and f"seed {seed})" in line and line.count(",") >= 2
+    assert _seeds_line({"predicted": {"goodput_bps": 1.0}}) == ""
+
+
 def test_several_passes_show_the_median_run_and_say_when_they_are_two_states():
     """``--passes N``: the run of median goodput (the lower middle of an even count), as the sweep's rows are chosen,
     and a line of every pass's goodput that calls a spread of 1.5-fold or more two states."""

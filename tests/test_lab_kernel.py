@@ -396,6 +396,20 @@ def test_passes_run_the_kernel_that_many_times_and_keep_the_median():
 
 
 @needs_lab
+def test_seeds_predict_that_many_times_and_show_the_median():
+    from tcpsim.lab.testbed import list_namespaces
+
+    proc = subprocess.run([sys.executable, "-m", "tcpsim", "lab", "--rate", "100mbit", "--rtt", "2ms", "--loss", "1%",
+                           "--sockbuf", "64k", "--duration", "1s", "--seeds", "3", "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    p = json.loads(proc.stdout)["predicted"]
+    seeds = p["seeds_goodput_bps"]
+    assert len(seeds) == 3 and p["goodput_bps"] == sorted(seeds)[1] == seeds[p["seed"]]
+    assert not [n for n in list_namespaces() if n.startswith(f"tcpsim-{proc.pid}-")]
+
+
+@needs_lab
 def test_sigterm_mid_run_removes_the_namespaces():
     from tcpsim.lab.testbed import list_namespaces
 

@@ -16,10 +16,12 @@ from ..errors import TcpsimError
 from ..fileio import check_figure_path, check_output_paths, write_text_reporting
 from ..units import format_duration, format_quantity, parse_int
 
-__all__ = ["main", "median_pass", "units_note", "MAX_PASSES"]
+__all__ = ["main", "median_pass", "median_seed", "units_note", "MAX_PASSES", "MAX_SEEDS"]
 
 MAX_PASSES = 9
 """The most kernel runs one ``tcpsim lab --passes`` makes (each at most a minute)."""
+MAX_SEEDS = 9
+"""The most predictions one ``tcpsim lab --seeds`` makes (each bounded by the run's own budgets)."""
 DETECT = "detect"
 """``--platform detect``: predict for this machine from its parts (:func:`detected_machine_file`)."""
 AUTO_PROBE = "auto"
@@ -91,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="OS of the prediction when no --platform is named (default: the running kernel's release, "
                         "as tcpsim machine detect names it; linux, linux-6.8, linux-2.6, any release from 2.6.32 "
                         "to 7.x such as linux-6.18 ...)")
+    g.add_argument("--seeds", type=typed(parse_int, "seeds", lo=1, hi=MAX_SEEDS), default=1, metavar="N",
+                   help=f"predict with seeds 0..N-1 (at most {MAX_SEEDS}) and show the prediction of median goodput, "
+                        "with every seed's: on a lossy path a prediction is one draw of the losses, as a pass is")
     g.add_argument("--platform", default=None, metavar="NAME|FILE|detect",
                    help="profile of the predicted host (a fitted machine file from tcpsim calibrate, or tcpsim "
                         "machine detect's), on the run's veth: a machine made of parts takes the veth as its NIC; "
@@ -187,6 +192,25 @@ def median_pass(runs: Sequence[Any]) -> Any:
     return sorted(runs, key=lambda r: r.measured.goodput_bps)[(len(runs) - 1) // 2]
 
 
+def median_seed(sc: Any, results: Sequence[Any], duration_s: float) -> tuple[int, list[float]]:
+    """The seed whose prediction has the median goodput as the tool counts it (of an even count the lower middle one,
+    as :func:`median_pass` chooses a run), and every seed's goodput: a prediction, not an average, so its counters go
+    with it."""
+    from .predict import tool_goodput_bps
+
+    goodput = [tool_goodput_bps(sc, r, duration_s) for r in results]
+    return sorted(range(len(goodput)), key=goodput.__getitem__)[(len(goodput) - 1) // 2], goodput
+
+
+def _seeds_line(d: dict[str, Any]) -> str:
+    """Every seed's predicted goodput beside the one shown."""
+    seeds = d["predicted"].get("seeds_goodput_bps") or []
+    if len(seeds) < 2:
+        return ""
+    return (f"{'seeds':16s} " + ", ".join(_mbit(g).strip() for g in seeds)
+            + f"   (the prediction shown is their median, seed {d['predicted']['seed']})")
+
+
 def _passes_line(d: dict[str, Any]) -> str:
     """Every pass's goodput beside the one shown, and whether they are two states rather than noise."""
     passes = d.get("passes_goodput_bps") or []
@@ -281,6 +305,7 @@ def _text(d: dict[str, Any]) -> str:
              f"{'goodput':16s} {_mbit(m['goodput_bps']):>16s} {_mbit(p['goodput_bps']):>16s}   "
              f"({p['goodput_bps'] / m['goodput_bps'] - 1:+.1%} predicted vs measured)" if m["goodput_bps"] else "",
              _passes_line(d),
+             _seeds_line(d),
              f"{'  steady state':16s} {'':>16s} {_mbit(p['steady_goodput_bps']):>16s}   (after the start-up; the "
              f"tool counts the whole {m['duration_s']:.1f} s)"
              if p.get("steady_goodput_bps") and not sc["rr_bytes"] else "",
@@ -421,8 +446,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             runs = [run_lab(sc, tool=a.tool, delay_line=a.delay_line, pcap_path=pass_pcap(a.pcap, k, a.passes))
                     for k in range(a.passes)]
             run = median_pass(runs)
-            result = predict_lab(sc, run.sysctls, platform=host, os_name=a.os, delay_line=run.delay_line,
-                                 tool=run.measured.tool, tool_version=run.measured.tool_version, relay=relay)
+            results = [predict_lab(sc, run.sysctls, platform=host, os_name=a.os, seed=k, delay_line=run.delay_line,
+                                   tool=run.measured.tool, tool_version=run.measured.tool_version, relay=relay)
+                       for k in range(a.seeds)]
+            seed, seeds_goodput = median_seed(sc, results, run.measured.duration_s)
+            result = results[seed]
     except (TcpsimError, ValueError) as exc:
         return fail(str(exc).splitlines()[0])
     d = to_json(run, result, a.platform, a.os)
@@ -435,6 +463,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                               f"{relay.fraction:.2%} of the RTT a round trip, {relay.packet_s * 1e6:.2f} us a packet")
     if len(runs) > 1:
         d["passes_goodput_bps"] = [r.measured.goodput_bps for r in runs]
+    if len(results) > 1:
+        d["predicted"].update(seed=seed, seeds_goodput_bps=seeds_goodput)
     text = json.dumps(d, indent=1, default=float)
     if a.save:
         write_text_reporting(a.save, text, "save")
