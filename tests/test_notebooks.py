@@ -25,7 +25,9 @@ def _execute(path: Path, installed, folder: Path):
     nb = nbformat.read(path, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(
         f"import tcpsim\nassert tcpsim.__file__.startswith({str(installed.python.parents[1])!r}), tcpsim.__file__"))
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name=KERNEL, resources={"metadata": {"path": str(folder)}})
+    # a kernel's start waits for the CPU the suite's workers share: a slow start is load, not a notebook's fault
+    client = nbclient.NotebookClient(nb, timeout=600, startup_timeout=300, kernel_name=KERNEL,
+                                     resources={"metadata": {"path": str(folder)}})
     loop = asyncio.new_event_loop()  # this thread's own, closed when done (nbclient's execute() would leave one open)
     try:
         loop.run_until_complete(client.async_execute())
