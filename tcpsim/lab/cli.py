@@ -189,7 +189,12 @@ def to_json(run: Any, result: Any, platform: Optional[str], os_name: str) -> dic
 def median_pass(runs: Sequence[Any]) -> Any:
     """The run of median goodput (of an even count the lower middle one), as the lab sweep's rows are chosen
     (:func:`tcpsim.lab.dataset.median_runs`): a run, not an average, so its counters and CPU shares go with it."""
-    return sorted(runs, key=lambda r: r.measured.goodput_bps)[(len(runs) - 1) // 2]
+    return _lower_middle(runs, key=lambda r: r.measured.goodput_bps)
+
+
+def _lower_middle(items: Sequence[Any], key: Any) -> Any:
+    """The item of median ``key`` (of an even count the lower middle one)."""
+    return sorted(items, key=key)[(len(items) - 1) // 2]
 
 
 def median_seed(sc: Any, results: Sequence[Any], duration_s: float) -> tuple[int, list[float]]:
@@ -199,7 +204,7 @@ def median_seed(sc: Any, results: Sequence[Any], duration_s: float) -> tuple[int
     from .predict import tool_goodput_bps
 
     goodput = [tool_goodput_bps(sc, r, duration_s) for r in results]
-    return sorted(range(len(goodput)), key=goodput.__getitem__)[(len(goodput) - 1) // 2], goodput
+    return _lower_middle(range(len(goodput)), key=goodput.__getitem__), goodput
 
 
 def _seeds_line(d: dict[str, Any]) -> str:
