@@ -189,6 +189,9 @@ def sweep_rows(duration_s: float = 3.0) -> list[Row]:
     # the first table of another build to join the lab source, with its build's delay line (validation/README.md,
     # "A window table of the seventh build joins the lab source")
     grids("window8", 1e9, ((1500, (0.15, 0.65, 1.3, 2.8), (18, 36, 60)), (9000, (0.65, 1.3, 2.8), (40, 64, 100))))
+    # the out-of-sample A/B of the default host of tcpsim lab, ideal against this machine's parts (validation/README.md,
+    # "tcpsim lab predicts for the machine it runs on, on lossless paths too")
+    grids("window9", 1e9, ((1500, (0.38, 0.85, 1.65, 3.3), (16, 24, 36)), (9000, (0.85, 1.65, 3.3), (30, 46, 76))))
     # request/response, one transaction at a time, scored on transactions a second (the rows of the tenth machine's
     # lab/rr, validation/README.md, "The wake-up latency after short idles")
     for size in (16, 256, 1024, 4096, 16384, 65536):
